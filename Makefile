@@ -1,0 +1,39 @@
+# Two commands: `make run` (serve the demo) and `make test` (the whole check).
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+
+.PHONY: run test check lint typecheck pytest setup docs clean
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || "$$(scripts/find_python.sh)" -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	@touch $@
+
+setup: $(VENV)/.installed
+
+run: setup
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	$(PY) manage.py collectstatic --noinput -v0
+	$(PY) manage.py demo_token --curl --port $(PORT)
+	@echo "Staff admin: create a login with '$(PY) manage.py createsuperuser', then open http://127.0.0.1:$(PORT)/admin/"
+	DEBUG=$${DEBUG:-1} $(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) config.asgi:application
+
+test: setup
+	@scripts/install_chromium.sh
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+	scripts/run_pytest.sh
+
+lint: setup
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+docs: setup
+	$(PY) manage.py generate_tool_docs
+
+clean:
+	rm -rf $(VENV) db.sqlite3 var

@@ -1,0 +1,10 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from config.health import healthz
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("", include("trainer_agent.urls")),
+]
