@@ -14,13 +14,15 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
+# The local demo runs with DEBUG on unless the caller sets it (production sets DEBUG=0 and a SECRET_KEY).
+run: export DEBUG := $(if $(DEBUG),$(DEBUG),1)
 run: setup
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py demo_token --curl --port $(PORT)
 	@echo "Staff admin: create a login with '$(PY) manage.py createsuperuser', then open http://127.0.0.1:$(PORT)/admin/"
-	DEBUG=$${DEBUG:-1} $(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) config.asgi:application
+	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) config.asgi:application
 
 test: setup
 	@scripts/install_chromium.sh

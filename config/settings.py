@@ -7,7 +7,11 @@ import sys
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
+
+# Lets runtime code subscript Django generics (ModelAdmin[Model], QuerySet[Model]) like the type stubs do.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -123,13 +127,13 @@ DEV_JWT_SECRET = "dev-only-jwt-secret-not-for-production-use"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
-    "DEFAULT_PERMISSION_CLASSES": [],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["trainer_agent.auth.SupabaseJWTAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["trainer_agent.auth.IsAuthenticatedUser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
-    
+    "EXCEPTION_HANDLER": "trainer_agent.api.errors.exception_handler",
 }
 
 LOGGING = {

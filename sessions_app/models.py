@@ -41,6 +41,10 @@ class AppendOnlyError(Exception):
     """Raised when code tries to change or delete a stored event."""
 
 
+class SessionNotFound(Exception):
+    """The session does not exist or belongs to another user (deliberately indistinguishable)."""
+
+
 class AgentSession(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user_id = models.UUIDField(db_index=True)
@@ -87,9 +91,12 @@ class AgentSessionEvent(models.Model):
     class Meta:
         db_table = "agent_session_events"
         unique_together = (("session", "sequence_number"),)
-        ordering = ("session", "sequence_number")
+        # session_id, not session: ordering by the relation would join agent_sessions for its ordering.
+        ordering = ("session_id", "sequence_number")
         indexes: ClassVar = [
-            models.Index(fields=["session", "event_type", "sequence_number"], name="agent_evt_session_type_idx"),
+            models.Index(
+                fields=["session", "event_type", "sequence_number"], name="agent_evt_session_type_idx"
+            ),
             models.Index(fields=["event_type", "timestamp"], name="agent_evt_type_time_idx"),
         ]
 

@@ -1,0 +1,1 @@
+"""Tool registry, tool input schemas, the tools themselves, status messages and result formatting."""

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+
+from datasources_app.catalog import exercise_name_key
+from datasources_app.models import Equipment, Exercise, Location, UserProfile, UserSettings
+
+
+@admin.register(UserProfile)
+class UserProfileAdmin(admin.ModelAdmin[UserProfile]):
+    list_display = (
+        "display_name",
+        "user_id",
+        "sex",
+        "birth_year",
+        "height_cm",
+        "weight_kg",
+        "experience_level",
+    )
+    list_filter = ("experience_level", "sex")
+    search_fields = ("display_name", "user_id", "injuries")
+    readonly_fields = ("created_at", "updated_at")
+
+
+@admin.register(UserSettings)
+class UserSettingsAdmin(admin.ModelAdmin[UserSettings]):
+    list_display = ("user_id", "weight_unit", "distance_unit", "timezone", "updated_at")
+    list_filter = ("weight_unit", "distance_unit")
+    search_fields = ("user_id", "timezone")
+    readonly_fields = ("created_at", "updated_at")
+
+
+@admin.register(Equipment)
+class EquipmentAdmin(admin.ModelAdmin[Equipment]):
+    list_display = ("name", "slug", "category", "exercise_count")
+    list_filter = ("category",)
+    search_fields = ("name", "slug")
+    ordering = ("category", "name")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Equipment]:
+        return super().get_queryset(request).annotate(exercise_count=Count("exercises"))
+
+    @admin.display(description="exercises", ordering="exercise_count")
+    def exercise_count(self, obj: Equipment) -> int:
+        return int(getattr(obj, "exercise_count", 0))
+
+
+@admin.register(Location)
+class LocationAdmin(admin.ModelAdmin[Location]):
+    list_display = ("name", "user_id", "is_current", "equipment_count", "updated_at")
+    list_filter = ("is_current",)
+    search_fields = ("name", "user_id", "description")
+    filter_horizontal = ("equipment",)
+    readonly_fields = ("id", "created_at", "updated_at")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Location]:
+        return super().get_queryset(request).annotate(equipment_count=Count("equipment"))
+
+    @admin.display(description="equipment", ordering="equipment_count")
+    def equipment_count(self, obj: Location) -> int:
+        return int(getattr(obj, "equipment_count", 0))
+
+
+@admin.register(Exercise)
+class ExerciseAdmin(admin.ModelAdmin[Exercise]):
+    list_display = ("name", "exercise_type", "category", "level", "primary", "equipment_list")
+    list_filter = ("exercise_type", "category", "level", "mechanic", "equipment")
+    search_fields = ("name", "slug", "aliases", "source_id")
+    filter_horizontal = ("equipment",)
+    readonly_fields = ("name_key",)
+    prepopulated_fields = {"slug": ("name",)}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Exercise]:
+        return super().get_queryset(request).prefetch_related("equipment")
+
+    def save_model(self, request: HttpRequest, obj: Exercise, form: Any, change: bool) -> None:
+        obj.name_key = exercise_name_key(obj.name)  # find_exercise_by_name looks exercises up by this key
+        super().save_model(request, obj, form, change)
+
+    @admin.display(description="primary muscles")
+    def primary(self, obj: Exercise) -> str:
+        return ", ".join(obj.primary_muscles)
+
+    @admin.display(description="equipment")
+    def equipment_list(self, obj: Exercise) -> str:
+        return ", ".join(item.slug for item in obj.equipment.all()) or "bodyweight"

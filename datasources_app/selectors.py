@@ -1,0 +1,239 @@
+"""Reads of the user's fitness data and the exercise catalogue."""
+
+from __future__ import annotations
+
+import uuid
+import zoneinfo
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta, tzinfo
+
+from django.db.models import F, Prefetch, Q, QuerySet
+from django.utils import timezone
+
+from datasources_app.catalog import BODYWEIGHT, exercise_name_key
+from datasources_app.models import (
+    CategoryGoal,
+    CurrentWorkout,
+    Equipment,
+    Exercise,
+    Location,
+    MilestoneGoal,
+    MuscleGoal,
+    Preference,
+    ScheduledWorkout,
+    UserProfile,
+    UserSettings,
+    WorkoutLog,
+    WorkoutLogEntry,
+    WorkoutPlan,
+)
+
+DEFAULT_SEARCH_LIMIT = 20
+
+
+def get_profile(*, user_id: uuid.UUID) -> UserProfile | None:
+    return UserProfile.objects.filter(user_id=user_id).first()
+
+
+def get_settings(*, user_id: uuid.UUID) -> UserSettings:
+    """The user's settings, or unsaved defaults (kg, km, UTC) when they have none."""
+    return UserSettings.objects.filter(user_id=user_id).first() or UserSettings(user_id=user_id)
+
+
+def _locations(user_id: uuid.UUID) -> QuerySet[Location]:
+    equipment = Prefetch("equipment", queryset=Equipment.objects.order_by("category", "name"))
+    return (
+        Location.objects.filter(user_id=user_id).prefetch_related(equipment).order_by("-is_current", "name")
+    )
+
+
+def list_locations(*, user_id: uuid.UUID) -> list[Location]:
+    """All the user's locations with their equipment prefetched, the current one first."""
+    return list(_locations(user_id))
+
+
+def current_location(*, user_id: uuid.UUID) -> Location | None:
+    return _locations(user_id).filter(is_current=True).first()
+
+
+def available_equipment_slugs(*, user_id: uuid.UUID) -> set[str]:
+    """Equipment at the user's current location; always includes "bodyweight"."""
+    slugs = set(
+        Equipment.objects.filter(locations__user_id=user_id, locations__is_current=True).values_list(
+            "slug", flat=True
+        )
+    )
+    return slugs | {BODYWEIGHT}
+
+
+def _mentions_muscle(field: str, muscle: str) -> Q:
+    # JSON-containment lookups do not exist on SQLite; a quoted substring match on the stored list works on
+    # both backends and cannot confuse "Back" with "Lower Back".
+    return Q(**{f"{field}__icontains": f'"{muscle}"'})
+
+
+def search_exercises(
+    *,
+    muscles: Iterable[str] | None = None,
+    equipment: Iterable[str] | None = None,
+    exclude_slugs: Iterable[str] | None = None,
+    exercise_type: str | None = None,
+    category: str | None = None,
+    include_secondary: bool = False,
+    limit: int = DEFAULT_SEARCH_LIMIT,
+) -> list[Exercise]:
+    """Catalogue exercises matching every given filter, by name, with equipment prefetched.
+
+    muscles:   any of them is a primary muscle (or a secondary one too, with include_secondary).
+    equipment: the slugs available; keeps only exercises doable with them (bodyweight ones always are).
+    """
+    queryset = Exercise.objects.prefetch_related("equipment").order_by("name")
+    if muscles is not None:
+        fields = ["primary_muscles", "secondary_muscles"] if include_secondary else ["primary_muscles"]
+        condition = Q()
+        for muscle in muscles:
+            for field in fields:
+                condition |= _mentions_muscle(field, muscle)
+        queryset = queryset.filter(condition) if condition else queryset.none()
+    if equipment is not None:
+        unavailable = Equipment.objects.exclude(slug__in=set(equipment))
+        queryset = queryset.exclude(equipment__in=unavailable)
+    if exclude_slugs:
+        queryset = queryset.exclude(slug__in=set(exclude_slugs))
+    if exercise_type is not None:
+        queryset = queryset.filter(exercise_type=exercise_type)
+    if category is not None:
+        queryset = queryset.filter(category=category)
+    return list(queryset[:limit])
+
+
+def find_exercise_by_name(*, name: str) -> Exercise | None:
+    """The catalogue exercise called `name` or known by it as an alias.
+
+    Case, spacing, hyphens, punctuation and plurals do not matter ("push ups" finds "Push-Up").
+    """
+    key = exercise_name_key(name)
+    if not key:
+        return None
+    exercises = Exercise.objects.prefetch_related("equipment")
+    found = exercises.filter(name_key=key).first()
+    if found is not None:
+        return found
+    for pk, aliases in Exercise.objects.exclude(aliases=[]).values_list("pk", "aliases"):
+        if any(exercise_name_key(alias) == key for alias in aliases):
+            return exercises.get(pk=pk)
+    return None
+
+
+def get_exercise(*, slug: str) -> Exercise | None:
+    return Exercise.objects.prefetch_related("equipment").filter(slug=slug).first()
+
+
+def list_equipment() -> list[Equipment]:
+    return list(Equipment.objects.order_by("category", "name"))
+
+
+# --- Current workout and preferences ------------------------------------------------------------------------
+def get_current_workout(*, user_id: uuid.UUID) -> CurrentWorkout | None:
+    return CurrentWorkout.objects.filter(user_id=user_id).first()
+
+
+def active_preferences(*, user_id: uuid.UUID, now: datetime | None = None) -> list[Preference]:
+    """The user's preferences that have not expired at `now` (default: the current time), newest first."""
+    moment = now or timezone.now()
+    return list(
+        Preference.objects.filter(user_id=user_id)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=moment))
+        .order_by("-created_at", "-id")
+    )
+
+
+# --- Workout logs -------------------------------------------------------------------------------------------
+def workout_history(
+    *, user_id: uuid.UUID, limit: int = 10, days_back: int | None = None, now: datetime | None = None
+) -> list[WorkoutLog]:
+    """The user's most recent logged workouts with their entries prefetched (in order), newest first.
+
+    `days_back` keeps only workouts completed in that many days before `now`.
+    """
+    queryset = WorkoutLog.objects.filter(user_id=user_id)
+    if days_back is not None:
+        queryset = queryset.filter(completed_at__gte=(now or timezone.now()) - timedelta(days=days_back))
+    entries = Prefetch("entries", queryset=WorkoutLogEntry.objects.order_by("order", "completed_at"))
+    return list(queryset.prefetch_related(entries).order_by("-completed_at", "-id")[:limit])
+
+
+def log_entries_between(
+    *, user_id: uuid.UUID, start: datetime, end: datetime | None = None, include_skipped: bool = False
+) -> list[WorkoutLogEntry]:
+    """The user's log entries completed in [start, end], oldest first, with their log selected."""
+    queryset = WorkoutLogEntry.objects.filter(log__user_id=user_id, completed_at__gte=start).select_related(
+        "log"
+    )
+    if end is not None:
+        queryset = queryset.filter(completed_at__lte=end)
+    if not include_skipped:
+        queryset = queryset.filter(skipped=False)
+    return list(queryset.order_by("completed_at", "order"))
+
+
+# --- Time zone ------------------------------------------------------------------------------------------------
+def user_timezone(*, user_id: uuid.UUID) -> tzinfo:
+    """The user's time zone from their settings; UTC when unset or unknown."""
+    name = UserSettings.objects.filter(user_id=user_id).values_list("timezone", flat=True).first() or "UTC"
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def local_today(*, user_id: uuid.UUID, now: datetime | None = None) -> date:
+    """Today's date where the user is."""
+    return (now or timezone.now()).astimezone(user_timezone(user_id=user_id)).date()
+
+
+# --- Goals ------------------------------------------------------------------------------------------------------
+def list_category_goals(*, user_id: uuid.UUID) -> list[CategoryGoal]:
+    """The user's category goals, heaviest first."""
+    return list(CategoryGoal.objects.filter(user_id=user_id).order_by("-weight", "category"))
+
+
+def list_muscle_goals(*, user_id: uuid.UUID) -> list[MuscleGoal]:
+    """The user's muscle goals, heaviest first."""
+    return list(MuscleGoal.objects.filter(user_id=user_id).order_by("-weight", "muscle"))
+
+
+def list_milestone_goals(*, user_id: uuid.UUID, status: str | None = None) -> list[MilestoneGoal]:
+    """The user's milestone goals (optionally of one status): soonest deadline first, undated last."""
+    queryset = MilestoneGoal.objects.filter(user_id=user_id)
+    if status is not None:
+        queryset = queryset.filter(status=status)
+    return list(queryset.order_by(F("deadline").asc(nulls_last=True), "created_at"))
+
+
+# --- Schedule and plans ---------------------------------------------------------------------------------------
+def scheduled_workouts(
+    *,
+    user_id: uuid.UUID,
+    days_ahead: int = 14,
+    start: date | None = None,
+    statuses: Iterable[str] | None = None,
+) -> list[ScheduledWorkout]:
+    """The user's calendar from `start` (default: their today) for `days_ahead` days, in date order."""
+    first = start or local_today(user_id=user_id)
+    queryset = ScheduledWorkout.objects.filter(
+        user_id=user_id, scheduled_date__gte=first, scheduled_date__lte=first + timedelta(days=days_ahead)
+    )
+    if statuses is not None:
+        queryset = queryset.filter(status__in=list(statuses))
+    return list(
+        queryset.select_related("plan").order_by("scheduled_date", F("scheduled_time").asc(nulls_last=True))
+    )
+
+
+def list_workout_plans(*, user_id: uuid.UUID, status: str | None = None) -> list[WorkoutPlan]:
+    """The user's workout plans (optionally of one status), newest first."""
+    queryset = WorkoutPlan.objects.filter(user_id=user_id)
+    if status is not None:
+        queryset = queryset.filter(status=status)
+    return list(queryset.order_by("-created_at", "-id"))

@@ -1,0 +1,540 @@
+"""Writes for the user's fitness data and the exercise catalogue."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import models, transaction
+from django.utils import timezone
+
+from datasources_app import selectors
+from datasources_app.catalog import BODYWEIGHT, EQUIPMENT, EQUIPMENT_SLUGS, EXERCISE_TYPES, exercise_name_key
+from datasources_app.demo import (
+    DEMO_CURRENT_LOCATION,
+    DEMO_LOCATIONS,
+    DEMO_PROFILE,
+    DEMO_SETTINGS,
+    DEMO_USER_ID,
+)
+from datasources_app.models import (
+    CurrentWorkout,
+    DistanceUnit,
+    Equipment,
+    Exercise,
+    Location,
+    Preference,
+    PreferenceType,
+    UserProfile,
+    UserSettings,
+    WeightUnit,
+    WorkoutLog,
+    WorkoutLogEntry,
+)
+
+DEFAULT_CATALOG_PATH = Path(settings.BASE_DIR) / "fixtures" / "exercises.json"
+
+# Exercise fields copied from the catalogue file as they are (`equipment` is the M2M, handled apart).
+_EXERCISE_FIELDS = (
+    "name",
+    "aliases",
+    "exercise_type",
+    "category",
+    "level",
+    "mechanic",
+    "force",
+    "primary_muscles",
+    "secondary_muscles",
+    "muscle_shares",
+    "instructions",
+    "source_id",
+)
+
+
+class UnknownEquipmentError(ValueError):
+    """Raised when a slug names no known equipment."""
+
+
+def read_exercise_catalog(path: Path | None = None) -> list[dict[str, Any]]:
+    """The exercise dicts of the catalogue file (fixtures/exercises.json by default)."""
+    rows: list[dict[str, Any]] = json.loads((path or DEFAULT_CATALOG_PATH).read_text(encoding="utf-8"))
+    return rows
+
+
+def sync_exercise_catalog(
+    *,
+    equipment_model: type[models.Model],
+    exercise_model: type[models.Model],
+    rows: Sequence[Mapping[str, Any]],
+) -> int:
+    """Upsert the equipment list and `rows` with a handful of bulk queries; returns len(rows).
+
+    Takes the model classes so the data migration can pass its historical models. Only fields the given
+    models have are written, so an old migration keeps working when the catalogue file gains fields.
+    Exercises missing from `rows` are left alone: workouts and logs may still name them.
+    """
+    equipment_fields = {field.name for field in equipment_model._meta.get_fields()}
+    exercise_fields = {field.name for field in exercise_model._meta.get_fields()}
+    manager: Any = equipment_model._default_manager
+    manager.bulk_create(
+        [equipment_model(slug=slug, name=name, category=category) for slug, name, category in EQUIPMENT],
+        update_conflicts=True,
+        unique_fields=["slug"],
+        update_fields=[name for name in ("name", "category") if name in equipment_fields],
+    )
+    equipment_ids: dict[str, int] = dict(manager.values_list("slug", "pk"))
+
+    copied = [name for name in _EXERCISE_FIELDS if name in exercise_fields]
+    with_key = "name_key" in exercise_fields
+    objects = []
+    for row in rows:
+        values = {name: row[name] for name in copied if name in row}
+        if with_key:
+            values["name_key"] = exercise_name_key(row["name"])
+        objects.append(exercise_model(slug=row["slug"], **values))
+    exercises: Any = exercise_model._default_manager
+    exercises.bulk_create(
+        objects,
+        update_conflicts=True,
+        unique_fields=["slug"],
+        update_fields=[*copied, *(["name_key"] if with_key else [])],
+    )
+    exercise_ids: dict[str, int] = dict(
+        exercises.filter(slug__in=[row["slug"] for row in rows]).values_list("slug", "pk")
+    )
+
+    through: Any = exercise_model._meta.get_field("equipment").remote_field.through  # type: ignore[union-attr]
+    wanted: set[tuple[int, int]] = set()
+    for row in rows:
+        for slug in row.get("equipment", ()):
+            if slug not in equipment_ids:
+                raise UnknownEquipmentError(f"exercise {row['slug']!r} needs unknown equipment {slug!r}")
+            wanted.add((exercise_ids[row["slug"]], equipment_ids[slug]))
+    links = through._default_manager.filter(exercise_id__in=exercise_ids.values())
+    existing: dict[tuple[int, int], int] = {
+        (exercise_id, equipment_id): pk
+        for pk, exercise_id, equipment_id in links.values_list("pk", "exercise_id", "equipment_id")
+    }
+    stale = [pk for pair, pk in existing.items() if pair not in wanted]
+    if stale:
+        through._default_manager.filter(pk__in=stale).delete()
+    through._default_manager.bulk_create(
+        [through(exercise_id=e, equipment_id=q) for e, q in sorted(wanted - existing.keys())]
+    )
+    return len(rows)
+
+
+def load_exercise_catalog(path: Path | None = None) -> int:
+    """Idempotently upsert the equipment list and the exercise catalogue; returns the number of exercises."""
+    rows = read_exercise_catalog(path)
+    with transaction.atomic():
+        return sync_exercise_catalog(equipment_model=Equipment, exercise_model=Exercise, rows=rows)
+
+
+# --- Profile and settings -----------------------------------------------------------------------------------
+def upsert_profile(*, user_id: uuid.UUID, **fields: Any) -> UserProfile:
+    """Create the user's profile or update the given fields of it."""
+    profile, _ = UserProfile.objects.update_or_create(user_id=user_id, defaults=fields)
+    return profile
+
+
+def upsert_settings(*, user_id: uuid.UUID, **fields: Any) -> UserSettings:
+    """Create the user's settings or update the given fields of them."""
+    user_settings, _ = UserSettings.objects.update_or_create(user_id=user_id, defaults=fields)
+    return user_settings
+
+
+# --- Locations ------------------------------------------------------------------------------------------------
+def _equipment_for(slugs: Iterable[str]) -> list[Equipment]:
+    wanted = set(slugs)
+    found = list(Equipment.objects.filter(slug__in=wanted))
+    missing = wanted - {item.slug for item in found}
+    if missing:
+        raise UnknownEquipmentError(f"unknown equipment: {', '.join(sorted(missing))}")
+    return found
+
+
+def create_location(
+    *,
+    user_id: uuid.UUID,
+    name: str,
+    equipment_slugs: Iterable[str] = (),
+    description: str = "",
+    available_weights_kg: Mapping[str, list[float]] | None = None,
+    make_current: bool = False,
+) -> Location:
+    """Create a location with its equipment; `make_current` also makes it the user's only current one."""
+    equipment = _equipment_for(equipment_slugs)
+    with transaction.atomic():
+        location = Location.objects.create(
+            user_id=user_id,
+            name=name,
+            description=description,
+            available_weights_kg=dict(available_weights_kg or {}),
+        )
+        location.equipment.set(equipment)
+        if make_current:
+            location = set_current_location(user_id=user_id, location_id=location.id)
+    return location
+
+
+def set_location_equipment(*, location: Location, equipment_slugs: Iterable[str]) -> Location:
+    """Replace the equipment available at `location`."""
+    location.equipment.set(_equipment_for(equipment_slugs))
+    return location
+
+
+def set_current_location(*, user_id: uuid.UUID, location_id: uuid.UUID) -> Location:
+    """Make one of the user's locations current and clear the flag on the others (seed 000 §6.6).
+
+    Raises Location.DoesNotExist when the location is not the user's.
+    """
+    with transaction.atomic():
+        location = Location.objects.select_for_update().get(id=location_id, user_id=user_id)
+        # Clear first: the partial unique constraint allows only one current row per user at any moment.
+        Location.objects.filter(user_id=user_id, is_current=True).exclude(id=location.id).update(
+            is_current=False
+        )
+        if not location.is_current:
+            location.is_current = True
+            location.save(update_fields=["is_current", "updated_at"])
+    return location
+
+
+# --- Demo user --------------------------------------------------------------------------------------------------
+def seed_demo_user(*, reset: bool = False) -> list[str]:
+    """Give the demo user a profile, settings and two locations (Home current, Gym); returns what it did.
+
+    Idempotent: what exists is left as it is (the user may have changed it through the agent), unless
+    `reset` puts the demo data back.
+    """
+    user_id = DEMO_USER_ID
+    done: list[str] = []
+    with transaction.atomic():
+        if not UserProfile.objects.filter(user_id=user_id).exists() or reset:
+            upsert_profile(user_id=user_id, **DEMO_PROFILE)
+            done.append("profile: reset" if reset else "profile: created")
+        else:
+            done.append("profile: exists, unchanged")
+        if not UserSettings.objects.filter(user_id=user_id).exists() or reset:
+            upsert_settings(user_id=user_id, **DEMO_SETTINGS)
+            done.append("settings: reset" if reset else "settings: created")
+        else:
+            done.append("settings: exists, unchanged")
+        for demo in DEMO_LOCATIONS:
+            wanted = demo.equipment_slugs if demo.equipment_slugs is not None else EQUIPMENT_SLUGS
+            slugs = [slug for slug in wanted if slug != BODYWEIGHT]
+            location = Location.objects.filter(user_id=user_id, name__iexact=demo.name).first()
+            if location is None:
+                create_location(
+                    user_id=user_id,
+                    name=demo.name,
+                    description=demo.description,
+                    equipment_slugs=slugs,
+                    available_weights_kg=demo.available_weights_kg,
+                )
+                done.append(f"location {demo.name}: created with {len(slugs)} pieces of equipment")
+            elif reset:
+                location.description = demo.description
+                location.available_weights_kg = demo.available_weights_kg
+                location.save(update_fields=["description", "available_weights_kg", "updated_at"])
+                set_location_equipment(location=location, equipment_slugs=slugs)
+                done.append(f"location {demo.name}: reset")
+            else:
+                done.append(f"location {demo.name}: exists, unchanged")
+        has_current = Location.objects.filter(user_id=user_id, is_current=True).exists()
+        if reset or not has_current:
+            home = Location.objects.get(user_id=user_id, name__iexact=DEMO_CURRENT_LOCATION)
+            if not home.is_current:
+                set_current_location(user_id=user_id, location_id=home.id)
+                done.append(f"current location: {home.name}")
+    return done
+
+
+# --- Current workout --------------------------------------------------------------------------------------------
+def save_current_workout(
+    *,
+    user_id: uuid.UUID,
+    workout: dict[str, Any],
+    artifact_id: str,
+    session_id: uuid.UUID | None = None,
+) -> CurrentWorkout:
+    """Make `workout` (already validated) the user's current workout, replacing any previous one."""
+    current, _ = CurrentWorkout.objects.update_or_create(
+        user_id=user_id,
+        defaults={"workout": workout, "artifact_id": artifact_id, "session_id": session_id},
+    )
+    return current
+
+
+def update_current_workout(*, user_id: uuid.UUID, workout: dict[str, Any]) -> CurrentWorkout:
+    """Replace the exercises etc. of the user's current workout, keeping its artifact id.
+
+    Raises CurrentWorkout.DoesNotExist when the user has no current workout.
+    """
+    current = CurrentWorkout.objects.get(user_id=user_id)
+    current.workout = workout
+    current.save(update_fields=["workout", "updated_at"])
+    return current
+
+
+def clear_current_workout(*, user_id: uuid.UUID) -> bool:
+    """Forget the user's current workout; False when there was none."""
+    deleted, _ = CurrentWorkout.objects.filter(user_id=user_id).delete()
+    return deleted > 0
+
+
+# --- Preferences ------------------------------------------------------------------------------------------------
+def create_preference(
+    *,
+    user_id: uuid.UUID,
+    preference_type: str,
+    description: str,
+    guidance: str = "",
+    category: str = "general",
+    exclude_exercises: Iterable[str] = (),
+    exclude_equipment: Iterable[str] = (),
+    expires_at: datetime | None = None,
+    delete_after_use: bool = False,
+) -> Preference:
+    """Store a preference. Raises ValueError for an unknown type or an empty description."""
+    if preference_type not in PreferenceType.values:
+        raise ValueError(
+            f"preference_type must be one of {', '.join(PreferenceType.values)}, not {preference_type!r}"
+        )
+    if not description.strip():
+        raise ValueError("description must not be empty")
+    return Preference.objects.create(
+        user_id=user_id,
+        preference_type=preference_type,
+        category=(category or "general").strip().lower(),
+        description=description.strip(),
+        guidance=guidance.strip(),
+        exclude_exercises=[name.strip() for name in exclude_exercises if name.strip()],
+        exclude_equipment=[slug.strip() for slug in exclude_equipment if slug.strip()],
+        expires_at=expires_at,
+        delete_after_use=delete_after_use,
+    )
+
+
+def delete_preference(*, user_id: uuid.UUID, preference_id: uuid.UUID) -> bool:
+    """Delete one of the user's preferences; False when it is not theirs or does not exist."""
+    deleted, _ = Preference.objects.filter(user_id=user_id, id=preference_id).delete()
+    return deleted > 0
+
+
+def consume_preferences_after_use(*, user_id: uuid.UUID) -> int:
+    """Delete the user's one-shot preferences once a workout has used them; returns how many."""
+    deleted, _ = Preference.objects.filter(user_id=user_id, delete_after_use=True).delete()
+    return deleted
+
+
+# --- Workout logs -------------------------------------------------------------------------------------------
+# Keys a log entry dict may carry: the WorkoutLogEntry fields, plus seed 000's / 001's spellings as aliases.
+_LOG_ENTRY_FIELDS: frozenset[str] = frozenset(
+    {
+        "order",
+        "exercise_name",
+        "exercise_slug",
+        "exercise_type",
+        "muscles",
+        "goals",
+        "target_sets",
+        "target_reps",
+        "target_load_each",
+        "target_hold_sec",
+        "target_duration_min",
+        "target_distance",
+        "target_rounds",
+        "target_work_sec",
+        "target_rest_sec",
+        "actual_sets",
+        "actual_reps",
+        "actual_load_each",
+        "actual_hold_sec",
+        "actual_duration_min",
+        "actual_distance",
+        "actual_rounds",
+        "actual_work_sec",
+        "load_unit",
+        "distance_unit",
+        "rpe",
+        "notes",
+        "skipped",
+        "completed_at",
+    }
+)
+_LOG_ENTRY_ALIASES: dict[str, str] = {
+    "name": "exercise_name",
+    "type": "exercise_type",
+    "muscles_utilized": "muscles",
+    "goals_addressed": "goals",
+}
+_LIST_FIELDS = (
+    "target_reps",
+    "target_load_each",
+    "target_hold_sec",
+    "actual_reps",
+    "actual_load_each",
+    "actual_hold_sec",
+)
+
+
+class InvalidLogEntryError(ValueError):
+    """A log entry dict the model cannot store; the message names every problem."""
+
+
+def _share_list(value: Any, key: str) -> list[dict[str, Any]]:
+    """[{key: name, share: x}] from that list form or from a {name: share} dict."""
+    if isinstance(value, Mapping):
+        return [{key: name, "share": float(share)} for name, share in value.items()]
+    return [{key: item[key], "share": float(item.get("share", 0))} for item in value or ()]
+
+
+def _log_entry_values(entry: Mapping[str, Any], *, index: int, now: datetime) -> dict[str, Any]:
+    """Model field values from one entry dict, or InvalidLogEntryError naming every bad key/value."""
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in entry.items():
+        field = _LOG_ENTRY_ALIASES.get(key, key)
+        if field not in _LOG_ENTRY_FIELDS:
+            problems.append(f"unknown field {key!r}")
+            continue
+        values[field] = value
+    if not str(values.get("exercise_name") or "").strip():
+        problems.append("exercise_name is required")
+    exercise_type = values.setdefault("exercise_type", "reps")
+    if exercise_type not in EXERCISE_TYPES:
+        problems.append(f"exercise_type must be one of {', '.join(EXERCISE_TYPES)}, not {exercise_type!r}")
+    if values.setdefault("load_unit", WeightUnit.KG) not in WeightUnit.values:
+        problems.append(f"load_unit must be kg or lb, not {values['load_unit']!r}")
+    if values.setdefault("distance_unit", DistanceUnit.KM) not in DistanceUnit.values:
+        problems.append(f"distance_unit must be km or mi, not {values['distance_unit']!r}")
+    rpe = values.get("rpe")
+    if rpe is not None and not (isinstance(rpe, int | float) and 1 <= rpe <= 10):
+        problems.append(f"rpe must be a number from 1 to 10, not {rpe!r}")
+    try:
+        values["muscles"] = _share_list(values.get("muscles"), "muscle")
+        values["goals"] = _share_list(values.get("goals"), "goal")
+    except (KeyError, TypeError, ValueError):
+        problems.append('muscles/goals must be [{"muscle"|"goal": name, "share": number}, ...]')
+    for field in _LIST_FIELDS:
+        value = values.get(field)
+        if value is None:
+            values[field] = []
+        elif isinstance(value, int | float):
+            values[field] = [value]  # one number = the same for every set, kept as given
+        elif not isinstance(value, list):
+            problems.append(f"{field} must be a list of numbers")
+    if problems:
+        raise InvalidLogEntryError(f"entry {index + 1}: " + "; ".join(problems))
+    values.setdefault("order", index)
+    values["completed_at"] = values.get("completed_at") or now
+    values["exercise_name"] = str(values["exercise_name"]).strip()
+    return values
+
+
+def record_workout_log(
+    *,
+    user_id: uuid.UUID,
+    entries: list[dict[str, Any]],
+    title: str = "",
+    notes: str = "",
+    session_id: uuid.UUID | None = None,
+    artifact_id: str = "",
+    completed_at: datetime | None = None,
+    started_at: datetime | None = None,
+) -> WorkoutLog:
+    """Store a whole workout with its entries in one transaction.
+
+    Raises InvalidLogEntryError (a ValueError) naming every bad entry before anything is written.
+    """
+    finished = completed_at or timezone.now()
+    problems: list[str] = []
+    rows: list[dict[str, Any]] = []
+    if not entries:
+        problems.append("a workout log needs at least one entry")
+    for index, entry in enumerate(entries):
+        try:
+            rows.append(_log_entry_values(entry, index=index, now=finished))
+        except InvalidLogEntryError as error:
+            problems.append(str(error))
+    if problems:
+        raise InvalidLogEntryError("; ".join(problems))
+    with transaction.atomic():
+        log = WorkoutLog.objects.create(
+            user_id=user_id,
+            session_id=session_id,
+            title=title,
+            notes=notes,
+            artifact_id=artifact_id,
+            started_at=started_at,
+            completed_at=finished,
+        )
+        WorkoutLogEntry.objects.bulk_create([WorkoutLogEntry(log=log, **row) for row in rows])
+    return log
+
+
+def _local_day_bounds(*, user_id: uuid.UUID, now: datetime) -> tuple[datetime, datetime]:
+    """Midnight to midnight of `now`'s date in the user's time zone (UTC when unknown)."""
+    tz = selectors.user_timezone(user_id=user_id)
+    local = now.astimezone(tz)
+    start = datetime.combine(local.date(), time.min, tzinfo=tz)
+    return start, start + timedelta(days=1)
+
+
+def log_single_exercise(
+    *,
+    user_id: uuid.UUID,
+    entry: dict[str, Any],
+    session_id: uuid.UUID | None = None,
+    now: datetime | None = None,
+) -> WorkoutLogEntry:
+    """Log one exercise as done: appended to today's log of that session, or to a new log.
+
+    "Today" is the user's local day. Raises InvalidLogEntryError for a bad entry.
+    """
+    moment = now or timezone.now()
+    start, end = _local_day_bounds(user_id=user_id, now=moment)
+    with transaction.atomic():
+        log = (
+            WorkoutLog.objects.select_for_update()
+            .filter(user_id=user_id, session_id=session_id, completed_at__gte=start, completed_at__lt=end)
+            .order_by("-completed_at")
+            .first()
+        )
+        if log is None:
+            log = WorkoutLog.objects.create(
+                user_id=user_id, session_id=session_id, started_at=moment, completed_at=moment
+            )
+        next_order = log.entries.count()
+        values = _log_entry_values({"order": next_order, **entry}, index=next_order, now=moment)
+        created = WorkoutLogEntry.objects.create(log=log, **values)
+        if created.completed_at > log.completed_at:
+            log.completed_at = created.completed_at
+            log.save(update_fields=["completed_at"])
+    return created
+
+
+def undo_log_entry(*, user_id: uuid.UUID, entry_id: uuid.UUID) -> bool:
+    """Delete one of the user's log entries, and its log if that leaves it empty; False when not theirs."""
+    with transaction.atomic():
+        entry = (
+            WorkoutLogEntry.objects.select_related("log").filter(id=entry_id, log__user_id=user_id).first()
+        )
+        if entry is None:
+            return False
+        log = entry.log
+        entry.delete()
+        if not log.entries.exists():
+            log.delete()
+    return True
+
+
+# Reads of the logs live in selectors; re-exported because callers treat the log API as one unit.
+workout_history = selectors.workout_history

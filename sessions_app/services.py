@@ -1,0 +1,278 @@
+"""Writes to the event store: sessions and their append-only events (seed 000 §7, §11.2)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from uuid import UUID
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from sessions_app.models import (
+    AgentSession,
+    AgentSessionEvent,
+    EventType,
+    SessionNotFound,
+    SessionStatus,
+)
+from sessions_app.selectors import get_session_for_user, last_sequence
+
+# Seed 000 §7.5: up to 5 attempts on a duplicate (session_id, sequence_number), with random backoff.
+APPEND_MAX_ATTEMPTS = 5
+APPEND_BACKOFF_SECONDS = (0.005, 0.050)
+
+# A JSON text escape for U+0000 that is not itself an escaped backslash followed by "u0000".
+_NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+
+
+class InvalidEventData(ValueError):
+    """Event data that cannot be stored as a JSON object identically on SQLite and PostgreSQL."""
+
+
+def create_session(*, user_id: UUID, metadata: dict[str, Any] | None = None) -> AgentSession:
+    """Create an active session for the user, reading context from sequence 0."""
+    return AgentSession.objects.create(
+        user_id=user_id,
+        metadata=_to_json_object(metadata or {}),
+        status=SessionStatus.ACTIVE,
+        context_start_sequence=0,
+    )
+
+
+def get_or_create_session(*, user_id: UUID, session_id: UUID | None = None) -> AgentSession:
+    """Return the user's given session, else their most recent active session, else a new one.
+
+    Raises SessionNotFound when `session_id` is unknown or belongs to another user (one error for
+    both, so callers cannot probe for other users' session ids).
+    """
+    if session_id is not None:
+        return get_session_for_user(user_id=user_id, session_id=session_id)
+    latest_active = (
+        AgentSession.objects.filter(user_id=user_id, status=SessionStatus.ACTIVE)
+        .order_by("-created_at")
+        .first()
+    )
+    return latest_active or create_session(user_id=user_id)
+
+
+def append_event(
+    *,
+    session: AgentSession,
+    event_type: str,
+    data: Mapping[str, Any],
+    duration_ms: int | None = None,
+) -> AgentSessionEvent:
+    """Append one event at the next sequence number (0, 1, 2, … per session). Safe under concurrent writers.
+
+    The first statement of the transaction is an UPDATE of the session row (bumping `updated_at`).
+    On PostgreSQL that takes the same row lock as SELECT … FOR UPDATE and holds it to commit, so
+    writers to one session queue up and each reads a MAX(sequence_number) that includes every
+    committed predecessor: no gaps, no duplicates, no retries. Writers to different sessions do
+    not block each other. SQLite serialises all writers anyway (BEGIN IMMEDIATE in settings).
+    The seed's retry on a duplicate key (5 attempts, 5-50 ms random backoff) stays as the fallback
+    for backends or isolation setups where the lock does not serialise, e.g. SQLite in DEFERRED mode.
+    The lock lasts until the outermost transaction commits: do not wrap slow work (an LLM call)
+    and appends in one transaction, or other writers to the session wait for it.
+
+    Raises ValueError for an unknown event type or a negative duration, InvalidEventData (a
+    ValueError) for data that is not a JSON object, and SessionNotFound if the session is gone.
+    """
+    try:
+        event_type = EventType(event_type).value
+    except ValueError:
+        raise ValueError(
+            f"unknown event type {event_type!r}; expected one of {', '.join(EventType.values)}"
+        ) from None
+    if duration_ms is not None and duration_ms < 0:
+        raise ValueError(f"duration_ms must be >= 0, got {duration_ms}")
+    payload = _to_json_object(data)
+
+    for attempt in range(1, APPEND_MAX_ATTEMPTS + 1):
+        try:
+            with transaction.atomic():
+                now = timezone.now()
+                locked = AgentSession.objects.filter(pk=session.pk).update(updated_at=now)
+                if not locked:
+                    raise SessionNotFound(f"session {session.pk} does not exist")
+                event = AgentSessionEvent.objects.create(
+                    session=session,
+                    sequence_number=last_sequence(session=session) + 1,
+                    event_type=event_type,
+                    duration_ms=duration_ms,
+                    data=payload,
+                )
+        except IntegrityError as exc:
+            if attempt == APPEND_MAX_ATTEMPTS or not _is_sequence_collision(exc):
+                raise
+            _backoff()
+            continue
+        session.updated_at = now
+        return event
+    raise AssertionError("unreachable: the last attempt either returns or raises")
+
+
+def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED) -> AgentSession:
+    """Aggregate usage and cost of every llm_response event into the session row and set its status.
+
+    Stores total_tokens (sum of tokens.total), cached_tokens (sum of tokens.cached) and
+    total_cost_cents on the row, and all buckets plus `llm_calls` and `cache_hit_rate`
+    (cached / (prompt + cached + cache_write), a fraction in 0..1; 0 without tokens) in
+    metadata["usage"]. Recomputed from all events each time, so calling it again is harmless.
+    """
+    status = _check_status(status)
+    if status == SessionStatus.ACTIVE:
+        raise ValueError("end_session needs a final status ('completed' or 'error'), not 'active'")
+    with transaction.atomic():
+        # Lock the row so a concurrent metadata change is not overwritten by our stale copy.
+        current_metadata = (
+            AgentSession.objects.select_for_update()
+            .filter(pk=session.pk)
+            .values_list("metadata", flat=True)
+            .first()
+        )
+        if current_metadata is None:
+            raise SessionNotFound(f"session {session.pk} does not exist")
+        usage = _aggregate_usage(session=session)
+        session.total_tokens = usage["total_tokens"]
+        session.cached_tokens = usage["cached_tokens"]
+        session.total_cost_cents = usage["cost_cents"]
+        session.metadata = {**current_metadata, "usage": usage}
+        session.status = status
+        session.save(
+            update_fields=[
+                "total_tokens",
+                "cached_tokens",
+                "total_cost_cents",
+                "metadata",
+                "status",
+                "updated_at",
+            ],
+        )
+    return session
+
+
+def set_session_status(*, session: AgentSession, status: str) -> AgentSession:
+    """Set the session's status (active, completed or error)."""
+    session.status = _check_status(status)
+    session.save(update_fields=["status", "updated_at"])
+    return session
+
+
+def update_context_start(*, session: AgentSession, sequence: int) -> AgentSession:
+    """Make context building start at `sequence` (a checkpoint event's number); earlier events stay stored.
+
+    `sequence` may be any existing event's number or the next one (an empty context).
+    """
+    next_sequence = last_sequence(session=session) + 1
+    if not 0 <= sequence <= next_sequence:
+        raise ValueError(f"context start must be between 0 and {next_sequence}, got {sequence}")
+    session.context_start_sequence = sequence
+    session.save(update_fields=["context_start_sequence", "updated_at"])
+    return session
+
+
+def delete_session(*, session: AgentSession) -> int:
+    """Delete the session and all its events; the only path the append-only trigger lets through.
+
+    Returns the number of events deleted.
+    """
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                # Transaction-local: it ends with this transaction (or savepoint, if rolled back).
+                cursor.execute("SET LOCAL agent.allow_event_delete = 'on'")
+        _, deleted = AgentSession.objects.filter(pk=session.pk).delete()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                # Inside a caller's longer transaction, later statements must not inherit the permission.
+                cursor.execute("SET LOCAL agent.allow_event_delete = 'off'")
+    return deleted.get(AgentSessionEvent._meta.label, 0)
+
+
+# --- helpers ---------------------------------------------------------------------------------------------
+
+
+def _is_sequence_collision(exc: IntegrityError) -> bool:
+    """True for a duplicate (session_id, sequence_number), False for any other integrity error."""
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None)
+    if sqlstate is not None:  # PostgreSQL (psycopg)
+        return sqlstate == "23505" and "sequence_number" in str(exc)
+    message = str(exc)  # SQLite: "UNIQUE constraint failed: agent_session_events.session_id, …"
+    return "UNIQUE constraint failed" in message and "sequence_number" in message
+
+
+def _backoff() -> None:
+    time.sleep(random.uniform(*APPEND_BACKOFF_SECONDS))
+
+
+def _to_json_object(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Return `data` as it will read back from the database, or raise InvalidEventData.
+
+    UUIDs, datetimes, dates, Decimals and lazy strings are converted the way DjangoJSONEncoder
+    does (to strings), so the event returned by append_event equals the stored one. NaN/Infinity
+    and U+0000 are refused here because PostgreSQL's jsonb refuses them while SQLite accepts them.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidEventData(f"event data must be a JSON object (dict), got {type(data).__name__}")
+    try:
+        text = json.dumps(data, cls=DjangoJSONEncoder, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidEventData(f"event data is not JSON-serialisable: {exc}") from exc
+    if _NUL_ESCAPE.search(text):
+        raise InvalidEventData("event data contains a NUL character (U+0000), which PostgreSQL cannot store")
+    result: dict[str, Any] = json.loads(text)
+    return result
+
+
+def _check_status(status: str) -> str:
+    try:
+        return SessionStatus(status).value
+    except ValueError:
+        raise ValueError(
+            f"unknown session status {status!r}; expected one of {', '.join(SessionStatus.values)}"
+        ) from None
+
+
+def _as_number(value: Any) -> float:
+    """A token count or cost from event data; anything that is not a number counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return value
+
+
+def _aggregate_usage(*, session: AgentSession) -> dict[str, Any]:
+    """Sum token buckets and cost over the session's llm_response events in one query.
+
+    Only `data.tokens` and `data.cost_cents` leave the database (JSON key extraction works on
+    SQLite and PostgreSQL alike); the large `raw_response` does not.
+    """
+    rows = AgentSessionEvent.objects.filter(session=session, event_type=EventType.LLM_RESPONSE).values_list(
+        "data__tokens", "data__cost_cents"
+    )
+    buckets = dict.fromkeys(("prompt", "completion", "cached", "cache_write", "total"), 0)
+    cost_cents = 0.0
+    llm_calls = 0
+    for tokens, cost in rows:
+        llm_calls += 1
+        cost_cents += _as_number(cost)
+        if isinstance(tokens, dict):
+            for bucket in buckets:
+                buckets[bucket] += int(_as_number(tokens.get(bucket)))
+    cache_base = buckets["prompt"] + buckets["cached"] + buckets["cache_write"]
+    return {
+        "llm_calls": llm_calls,
+        "prompt_tokens": buckets["prompt"],
+        "completion_tokens": buckets["completion"],
+        "cached_tokens": buckets["cached"],
+        "cache_write_tokens": buckets["cache_write"],
+        "total_tokens": buckets["total"],
+        "cost_cents": cost_cents,
+        "cache_hit_rate": buckets["cached"] / cache_base if cache_base else 0.0,
+    }

@@ -1,0 +1,62 @@
+import pytest
+from django.test import Client
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_round_trip(client: Client) -> None:
+    """/healthz answers 200 with the database vendor after a real query."""
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["database"] in {"sqlite", "postgresql"}
+
+
+@pytest.mark.django_db
+def test_healthz_refuses_post(client: Client) -> None:
+    """/healthz is read-only."""
+    assert client.post("/healthz").status_code == 405
+
+
+@pytest.mark.django_db
+def test_admin_shows_login_page(client: Client) -> None:
+    """Staff reach the Django admin login at /admin/."""
+    response = client.get("/admin/", follow=True)
+    assert response.status_code == 200
+    assert b"id_username" in response.content
+
+
+def test_settings_refuse_default_secret_with_debug_off() -> None:
+    """The service refuses to start with DEBUG off and the built-in development SECRET_KEY."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_VERSION", "SECRET_KEY", "DEBUG"}}
+    env["DEBUG"] = "0"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "SECRET_KEY" in proc.stderr
+    env["SECRET_KEY"] = "x" * 50
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr

@@ -1,0 +1,148 @@
+"""The communication and state tools (seed 000 §6.3): message_notify_user, message_ask_user, idle.
+
+Argument names are seed 000's; seed 001's `text` (for `message`/`question`) and `attachments`
+(displayable ids, see `tools_app.displayables`) are accepted on input but not advertised in the schema,
+so the model is shown one way to do each thing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, StringConstraints
+from pydantic.json_schema import SkipJsonSchema
+
+from tools_app.displayables import Displayable, resolve_displayables
+from tools_app.formatting import confirmation, summary
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+
+NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class NotifyUserInput(BaseModel):
+    message: NonEmptyText = Field(description="The message shown to the user (markdown allowed).")
+    artifact_id: str | None = Field(
+        default=None,
+        description="ID of an artifact created earlier in this session (e.g. 'art_3f9a1c'), to deliver "
+        "it to the user together with the message.",
+    )
+    # Seed 001: displayable ids to show ('workout_1', 'ex_001', 'art_…').
+    attachments: SkipJsonSchema[list[str] | None] = None
+
+
+class AskUserInput(BaseModel):
+    question: NonEmptyText = Field(description="The question to ask the user.")
+    options: list[NonEmptyText] | None = Field(
+        default=None,
+        description="Suggested answers the user can pick with one tap, e.g. ['30 min', '45 min', '60 min'].",
+    )
+
+
+class IdleInput(BaseModel):
+    reason: NonEmptyText = Field(description="Why the work is finished, in a few words.")
+
+
+def notify_user(args: NotifyUserInput, ctx: ToolContext) -> ToolOutcome:
+    """Send the message; resolve the artifact and attachments it delivers. Unknown ids only warn."""
+    artifact_ref = (args.artifact_id or "").strip()
+    wanted = list(dict.fromkeys([*([artifact_ref] if artifact_ref else []), *(args.attachments or [])]))
+    found, missing = resolve_displayables(session=ctx.session, displayable_ids=wanted)
+
+    artifact: dict[str, Any] | None = None
+    attachments: list[Displayable] = []
+    for displayable in found:
+        if displayable.id == artifact_ref and displayable.artifact is not None:
+            artifact = displayable.artifact
+        else:
+            attachments.append(displayable)
+    if artifact is None:
+        # Seed 001 style: the first workout among the attachments is the one delivered.
+        artifact = next((d.artifact for d in attachments if d.kind == "workout"), None)
+
+    data: dict[str, Any] = {"message": args.message}
+    if artifact is not None:
+        data["artifact_id"] = artifact.get("artifact_id")
+        data["artifact"] = artifact
+    if attachments:
+        data["attachments"] = [d.as_attachment() for d in attachments]
+    warnings = [
+        f"artifact {missing_id} not found"
+        if missing_id == artifact_ref
+        else f"attachment {missing_id} not found"
+        for missing_id in missing
+    ]
+    if warnings:
+        data["warning"] = "; ".join(warnings)
+
+    delivered = f"delivered {data['artifact_id']}" if artifact is not None else None
+    note = "; ".join(part for part in (delivered, data.get("warning")) if part) or None
+    return ToolOutcome(success=True, data=data, text=confirmation(note=note), delivered_artifact=artifact)
+
+
+def ask_user(args: AskUserInput, ctx: ToolContext) -> ToolOutcome:
+    """Put the question to the user; the loop then waits for their answer."""
+    data = {"question": args.question, "options": args.options, "awaiting_response": True}
+    return ToolOutcome(success=True, data=data, text=summary("asked", args.question) + "; awaiting answer")
+
+
+def go_idle(args: IdleInput, ctx: ToolContext) -> ToolOutcome:
+    """Mark the work finished; the loop stops."""
+    return ToolOutcome(
+        success=True, data={"idle": True, "reason": args.reason}, text=summary("idle", args.reason)
+    )
+
+
+MESSAGE_NOTIFY_USER = register(
+    Tool(
+        name="message_notify_user",
+        description=(
+            "Send a message to the user without waiting for a reply: answers, progress, results. "
+            "To show a workout you created, pass its artifact_id; otherwise the user never sees it. "
+            'Example: {"message": "Here is your 30-minute upper-body session.", "artifact_id": "art_3f9a1c"}. '
+            "Returns ok, or a warning when the artifact id is unknown."
+        ),
+        input_model=NotifyUserInput,
+        handler=notify_user,
+        category="communication",
+        priority=10,
+        observation="confirmation",
+        aliases={"text": "message"},
+    )
+)
+
+MESSAGE_ASK_USER = register(
+    Tool(
+        name="message_ask_user",
+        description=(
+            "Ask the user a question and stop until they answer. Use it only when you cannot proceed "
+            "without their input (missing information, a choice, a confirmation). Offer short options "
+            "when the answer is one of a few. The answer arrives as the next user message."
+        ),
+        input_model=AskUserInput,
+        handler=ask_user,
+        category="communication",
+        priority=11,
+        observation="full",
+        aliases={"text": "question"},
+        terminates_loop=True,
+    )
+)
+
+IDLE = register(
+    Tool(
+        name="idle",
+        description=(
+            "Signal that every task for this request is done; the loop stops until the user writes "
+            "again. Always deliver your results with message_notify_user first."
+        ),
+        input_model=IdleInput,
+        handler=go_idle,
+        category="state",
+        priority=900,
+        observation="confirmation",
+        status_start="Wrapping up...",
+        status_done="All done",
+        terminates_loop=True,
+    )
+)

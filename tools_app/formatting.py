@@ -1,0 +1,73 @@
+"""How tool results are written for the model.
+
+Every observation is wrapped in one of two tags (seed 000 §6.2 `wrapInXml`); these are stable, since
+past tool results stay in the cached context:
+
+    <tool_result name="generate_workout">
+    ...observation...
+    </tool_result>
+
+    <tool_error name="generate_workout">
+    ...what went wrong, written so the model can correct its call...
+    </tool_error>
+
+The body is plain text meant for the model, not parsed as XML, so it is not escaped.
+
+Observations come in three sizes (seed 001 §4.11); tools build theirs with the helpers below:
+- `confirmation()`: an acknowledgement only ("ok", ~5 tokens), when the model needs no details;
+- `summary()`: one line saying what changed (~20 tokens);
+- `full_data()`: the data itself, when the model must reason over it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tools_app.types import ObservationCategory
+
+RESULT_TAG = "tool_result"
+ERROR_TAG = "tool_error"
+
+# A summary is a single line; longer values are cut so a summary stays ~20 tokens.
+SUMMARY_VALUE_LIMIT = 80
+
+
+def wrap_in_xml(*, tool_name: str, text: str, is_error: bool) -> str:
+    """Wrap an observation in `<tool_result>` or, for failures, `<tool_error>`."""
+    tag = ERROR_TAG if is_error else RESULT_TAG
+    return f'<{tag} name="{tool_name}">\n{text}\n</{tag}>'
+
+
+def confirmation(word: str = "ok", *, note: str | None = None) -> str:
+    """Category 1: a bare acknowledgement, optionally with a short note (e.g. a non-fatal warning)."""
+    return f"{word} ({note})" if note else word
+
+
+def summary(action: str, *details: Any) -> str:
+    """Category 2: one line, e.g. `summary("saved", "preference", "no squats")` → 'saved: preference, no squats'."""
+    parts = [shorten(str(detail)) for detail in details if detail not in (None, "")]
+    return f"{action}: {', '.join(parts)}" if parts else action
+
+
+def full_data(data: Any) -> str:
+    """Category 3: the data itself, as compact but readable JSON (strings pass through unchanged)."""
+    if isinstance(data, str):
+        return data
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=False, default=str)
+
+
+def shorten(text: str, limit: int = SUMMARY_VALUE_LIMIT) -> str:
+    """Cut `text` to `limit` characters, marking the cut with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def fallback_observation(category: ObservationCategory, data: dict[str, Any]) -> str:
+    """The observation for a tool that did not write its own text."""
+    if category == "confirmation":
+        return confirmation(note=data.get("warning"))
+    if category == "summary":
+        details = [f"{key}={value}" for key, value in data.items() if not isinstance(value, dict | list)]
+        return summary("done", *details)
+    return full_data(data)

@@ -1,0 +1,226 @@
+"""Anthropic Messages API provider: the wire shape of seed 000 §3.3 with the 4 cache breakpoints of §4.2."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import anthropic
+import httpx2
+from anthropic.types import Message
+from anthropic.types import Usage as AnthropicUsage
+from django.conf import settings
+
+from trainer_agent.llm.types import (
+    INVALID_ARGUMENTS_KEY,
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    StructuredResult,
+    ToolCall,
+    Usage,
+    decode_json_body,
+    error_kind_for_status,
+    retry_after_seconds,
+)
+
+EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+CACHE_BREAKPOINTS = 4
+
+
+def build_anthropic_body(request: LLMRequest) -> dict[str, Any]:
+    """The exact keyword arguments for ``client.messages.create``; never mutates ``request``.
+
+    Breakpoints: the last tool, the system prompt block, the user-data block, and the last content block of
+    the last message. Any ``cache_control`` already present in the messages is dropped so the request never
+    exceeds Anthropic's limit of 4 breakpoints.
+    """
+    if not request.tools:
+        raise ValueError("An Anthropic request needs at least one tool: tool use is forced")
+    if not request.messages:
+        raise ValueError("An Anthropic request needs at least one message")
+    if not request.system_prompt or not request.user_data_xml:
+        raise ValueError("The system prompt and the user data XML must both be non-empty text blocks")
+
+    tools: list[dict[str, Any]] = [
+        {"name": tool.name, "description": tool.description, "input_schema": copy.deepcopy(tool.input_schema)}
+        for tool in request.tools
+    ]
+    tools[-1]["cache_control"] = dict(EPHEMERAL)
+
+    system = [
+        {"type": "text", "text": request.system_prompt, "cache_control": dict(EPHEMERAL)},
+        {"type": "text", "text": request.user_data_xml, "cache_control": dict(EPHEMERAL)},
+    ]
+
+    messages = [_without_cache_control(message) for message in copy.deepcopy(request.messages)]
+    last = messages[-1]
+    if isinstance(last.get("content"), str):
+        last["content"] = [{"type": "text", "text": last["content"]}]
+    if not last.get("content"):
+        raise ValueError("The last message has no content block to carry the cache breakpoint")
+    last["content"][-1]["cache_control"] = dict(EPHEMERAL)
+
+    body: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": system,
+        "messages": messages,
+        "tools": tools,
+        "tool_choice": {"type": "any"},
+    }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+def _without_cache_control(message: dict[str, Any]) -> dict[str, Any]:
+    content = message.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                block.pop("cache_control", None)
+    return message
+
+
+def count_cache_breakpoints(body: Any) -> int:
+    """How many ``cache_control`` markers a request body carries (anywhere in it)."""
+    if isinstance(body, Mapping):
+        own = 1 if "cache_control" in body else 0
+        return own + sum(count_cache_breakpoints(value) for value in body.values())
+    if isinstance(body, list):
+        return sum(count_cache_breakpoints(item) for item in body)
+    return 0
+
+
+class AnthropicProvider:
+    """Calls Claude through the official SDK; retries are the SDK's (``LLM_MAX_RETRIES``)."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        http_client: httpx2.Client | None = None,
+        base_url: str | None = None,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.client = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=base_url or None,
+            max_retries=settings.LLM_MAX_RETRIES if max_retries is None else max_retries,
+            timeout=settings.LLM_TIMEOUT_SECONDS if timeout is None else timeout,
+            http_client=http_client,
+        )
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """One forced-tool-use call; raises ``LLMError`` once the SDK has given up."""
+        body = build_anthropic_body(request)
+        started = time.monotonic()
+        with _translated_errors():
+            raw_response = self.client.messages.with_raw_response.create(**body)
+            raw = decode_json_body(raw_response.http_response)
+            message = raw_response.parse()
+        duration_ms = round((time.monotonic() - started) * 1000)
+        if not isinstance(message, Message) or not isinstance(message.content, list):
+            raise LLMError(
+                "invalid_response", "The Messages API answered with something that is not a message"
+            )
+        return LLMResponse(
+            tool_calls=_tool_calls(message),
+            text="\n".join(
+                block.text
+                for block in message.content
+                if block.type == "text" and isinstance(block.text, str)
+            ),
+            usage=_usage(message.usage),
+            stop_reason=message.stop_reason,
+            model=message.model or request.model,
+            raw=raw,
+            duration_ms=duration_ms,
+        )
+
+    def complete_json(
+        self,
+        *,
+        model: str,
+        system: str,
+        user: str,
+        json_schema: dict[str, Any],
+        schema_name: str,
+        max_tokens: int = 1024,
+    ) -> StructuredResult:
+        """Structured output through one forced tool whose input schema is ``json_schema``."""
+        started = time.monotonic()
+        with _translated_errors():
+            raw_response = self.client.messages.with_raw_response.create(
+                model=model,
+                max_tokens=max_tokens,
+                system=system,
+                messages=[{"role": "user", "content": user}],
+                tools=[
+                    {"name": schema_name, "description": "Return the answer.", "input_schema": json_schema}
+                ],
+                tool_choice={"type": "tool", "name": schema_name},
+            )
+            raw = decode_json_body(raw_response.http_response)
+            message = raw_response.parse()
+        duration_ms = round((time.monotonic() - started) * 1000)
+        calls = (
+            _tool_calls(message) if isinstance(message, Message) and isinstance(message.content, list) else []
+        )
+        if not calls or calls[0].has_invalid_arguments:
+            raise LLMError("invalid_response", f"The model did not return a {schema_name} object")
+        return StructuredResult(calls[0].arguments, _usage(message.usage), raw, duration_ms)
+
+
+def _tool_calls(message: Message) -> list[ToolCall]:
+    calls = []
+    for block in message.content:
+        if block.type != "tool_use":
+            continue
+        arguments = block.input if isinstance(block.input, dict) else {INVALID_ARGUMENTS_KEY: block.input}
+        calls.append(ToolCall(id=block.id, name=block.name, arguments=dict(arguments)))
+    return calls
+
+
+def _usage(usage: AnthropicUsage | None) -> Usage:
+    if usage is None:
+        return Usage()
+    return Usage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=usage.cache_read_input_tokens or 0,
+        cache_write_tokens=usage.cache_creation_input_tokens or 0,
+    )
+
+
+@contextmanager
+def _translated_errors() -> Iterator[None]:
+    """Turn the SDK's exceptions into ``LLMError`` with a ``kind`` the loop can act on."""
+    try:
+        yield
+    except LLMError:
+        raise
+    except anthropic.APITimeoutError as exc:
+        raise LLMError("timeout", "Anthropic request timed out") from exc
+    except anthropic.APIConnectionError as exc:
+        raise LLMError("server", f"Could not reach the Anthropic API: {exc.message}") from exc
+    except anthropic.APIStatusError as exc:
+        error_type = exc.type if isinstance(exc.type, str) else None
+        kind = error_kind_for_status(exc.status_code, error_type=error_type)
+        raise LLMError(
+            kind,
+            f"Anthropic API error {exc.status_code}: {exc.api_message or exc.message}",
+            status_code=exc.status_code,
+            retry_after=retry_after_seconds(exc.response.headers),
+        ) from exc
+    except anthropic.APIResponseValidationError as exc:
+        raise LLMError("invalid_response", exc.message, status_code=exc.status_code) from exc
+    except anthropic.CredentialsError as exc:
+        raise LLMError("auth", str(exc)) from exc
+    except anthropic.AnthropicError as exc:
+        raise LLMError("server", f"Anthropic SDK error: {exc}") from exc
