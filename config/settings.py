@@ -59,6 +59,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "trainer_agent.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -145,3 +146,78 @@ LOGGING = {
         "agent.console": {"handlers": ["console"], "level": os.environ.get("AGENT_LOG_LEVEL", "INFO")},
     },
 }
+
+# --- API (owned by the API code: throttling, OpenAPI) -------------------------------------------------
+# Per-user throttling of turns (/agent/chat and /agent/stream); "N/sec|min|hour|day" as in DRF, "" for none.
+# Read by trainer_agent.api.throttling.AgentTurnThrottle on each request (counts live in the default cache).
+AGENT_TURN_RATE = os.environ.get("AGENT_TURN_RATE", "30/min")
+# Strict JSON (no NaN, no BOM, bounded nesting) and JSON for clients whose Accept we cannot meet (no 406).
+REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = ["trainer_agent.api.parsers.StrictJSONParser"]
+REST_FRAMEWORK["DEFAULT_CONTENT_NEGOTIATION_CLASS"] = "trainer_agent.api.negotiation.JSONFallbackNegotiation"
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Trainer agent API",
+    "DESCRIPTION": "AI personal-trainer agent: chat, SSE streaming, sessions and the user's training data.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PUBLIC": True,
+    "TAGS": [
+        {"name": "agent", "description": "Turns (chat and SSE stream) and sessions."},
+        {"name": "user", "description": "The signed-in user's settings and training data."},
+    ],
+    # The SSE endpoints and frame shapes are added by a hook, independent of the streaming views.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "trainer_agent.api.schema.document_streaming_endpoints",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "SessionStatusEnum": "sessions_app.models.SessionStatus",
+        "WeightUnitEnum": "datasources_app.models.WeightUnit",
+        "DistanceUnitEnum": "datasources_app.models.DistanceUnit",
+    },
+}
+
+# --- Streaming (SSE, django-eventstream) ---------------------------------------------------------------
+# Worker threads that run agent turns for /agent/stream (each turn holds one while it runs).
+AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "256"))
+SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
+# Every /agent/stream frame is also stored on the session's channel ("session-<uuid>"), so that
+# GET /agent/sessions/<id>/events can replay from Last-Event-ID; only the session's owner may read it.
+# django-eventstream reads these at import time.
+EVENTSTREAM_STORAGE_CLASS = (
+    "trainer_agent.eventstream.FrameStorage"  # DjangoModelStorage + the id of each frame
+)
+EVENTSTREAM_CHANNELMANAGER_CLASS = "trainer_agent.eventstream.SessionChannelManager"
+
+
+def redis_connection_kwargs(url: str) -> dict[str, object]:
+    """`redis://[user:password@]host[:port][/db]` (or rediss://) as keyword arguments of redis.Redis."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in {"redis", "rediss"}:
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis:// or rediss://, got {url!r}")
+    kwargs: dict[str, object] = {
+        "host": parts.hostname or "127.0.0.1",
+        "port": parts.port or 6379,
+        "db": int(parts.path.strip("/") or 0),
+    }
+    if parts.username:
+        kwargs["username"] = unquote(parts.username)
+    if parts.password:
+        kwargs["password"] = unquote(parts.password)
+    if parts.scheme == "rediss":
+        kwargs["ssl"] = True
+    return kwargs
+
+
+if REDIS_URL:
+    # Fan-out between processes: an event sent on one daphne process reaches subscribers on every other.
+    EVENTSTREAM_REDIS = redis_connection_kwargs(REDIS_URL)
+
+if os.environ.get("PYTEST_VERSION"):
+    # Tests log staff in many times; the production hasher's deliberate slowness buys nothing there.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# --- Long sessions -------------------------------------------------------------------------------------
+# Share of the model's context window at which the next turn starts with a checkpoint.
+CHECKPOINT_THRESHOLD = float(os.environ.get("CHECKPOINT_THRESHOLD", "0.8"))

@@ -7,7 +7,22 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
 from datasources_app.catalog import exercise_name_key
-from datasources_app.models import Equipment, Exercise, Location, UserProfile, UserSettings
+from datasources_app.models import (
+    CategoryGoal,
+    CurrentWorkout,
+    Equipment,
+    Exercise,
+    Location,
+    MilestoneGoal,
+    MuscleGoal,
+    Preference,
+    ScheduledWorkout,
+    UserProfile,
+    UserSettings,
+    WorkoutLog,
+    WorkoutLogEntry,
+    WorkoutPlan,
+)
 
 
 @admin.register(UserProfile)
@@ -88,3 +103,95 @@ class ExerciseAdmin(admin.ModelAdmin[Exercise]):
     @admin.display(description="equipment")
     def equipment_list(self, obj: Exercise) -> str:
         return ", ".join(item.slug for item in obj.equipment.all()) or "bodyweight"
+
+
+@admin.register(CurrentWorkout)
+class CurrentWorkoutAdmin(admin.ModelAdmin[CurrentWorkout]):
+    list_display = ("user_id", "title", "artifact_id", "session_id", "updated_at")
+    search_fields = ("user_id", "artifact_id")
+    readonly_fields = ("created_at", "updated_at")
+
+    @admin.display(description="title")
+    def title(self, obj: CurrentWorkout) -> str:
+        return str((obj.workout or {}).get("title") or "")
+
+
+@admin.register(Preference)
+class PreferenceAdmin(admin.ModelAdmin[Preference]):
+    list_display = ("description", "user_id", "preference_type", "category", "expires_at", "delete_after_use")
+    list_filter = ("preference_type", "category", "delete_after_use")
+    search_fields = ("description", "guidance", "user_id")
+    readonly_fields = ("id", "created_at")
+
+
+class WorkoutLogEntryInline(admin.TabularInline[WorkoutLogEntry, WorkoutLog]):
+    model = WorkoutLogEntry
+    extra = 0
+    fields = (
+        "order",
+        "exercise_name",
+        "exercise_type",
+        "target_sets",
+        "target_reps",
+        "target_load_each",
+        "actual_sets",
+        "actual_reps",
+        "actual_load_each",
+        "load_unit",
+        "rpe",
+        "skipped",
+    )
+
+
+@admin.register(WorkoutLog)
+class WorkoutLogAdmin(admin.ModelAdmin[WorkoutLog]):
+    list_display = ("title", "user_id", "completed_at", "entry_count", "session_id")
+    search_fields = ("title", "user_id", "notes")
+    date_hierarchy = "completed_at"
+    readonly_fields = ("id", "created_at")
+    inlines = (WorkoutLogEntryInline,)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WorkoutLog]:
+        return super().get_queryset(request).annotate(entry_count=Count("entries"))
+
+    @admin.display(description="exercises", ordering="entry_count")
+    def entry_count(self, obj: WorkoutLog) -> int:
+        return int(getattr(obj, "entry_count", 0))
+
+
+@admin.register(CategoryGoal)
+class CategoryGoalAdmin(admin.ModelAdmin[CategoryGoal]):
+    list_display = ("category", "user_id", "weight", "description")
+    search_fields = ("category", "user_id")
+
+
+@admin.register(MuscleGoal)
+class MuscleGoalAdmin(admin.ModelAdmin[MuscleGoal]):
+    list_display = ("muscle", "user_id", "weight")
+    list_filter = ("muscle",)
+    search_fields = ("muscle", "user_id")
+
+
+@admin.register(MilestoneGoal)
+class MilestoneGoalAdmin(admin.ModelAdmin[MilestoneGoal]):
+    list_display = ("title", "user_id", "current_value", "target_value", "unit", "deadline", "status")
+    list_filter = ("status",)
+    search_fields = ("title", "metric", "user_id")
+    readonly_fields = ("id", "created_at", "updated_at", "achieved_at")
+
+
+@admin.register(WorkoutPlan)
+class WorkoutPlanAdmin(admin.ModelAdmin[WorkoutPlan]):
+    list_display = ("name", "user_id", "weeks", "start_date", "status", "created_at")
+    list_filter = ("status",)
+    search_fields = ("name", "goal", "user_id")
+    readonly_fields = ("id", "created_at", "updated_at")
+
+
+@admin.register(ScheduledWorkout)
+class ScheduledWorkoutAdmin(admin.ModelAdmin[ScheduledWorkout]):
+    list_display = ("title", "user_id", "scheduled_date", "scheduled_time", "status", "plan")
+    list_filter = ("status",)
+    search_fields = ("title", "notes", "user_id")
+    date_hierarchy = "scheduled_date"
+    readonly_fields = ("id", "created_at", "updated_at")

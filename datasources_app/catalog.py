@@ -29,6 +29,13 @@ Muscle = Literal[
     "Neck",
 ]
 MUSCLES: Final[tuple[Muscle, ...]] = get_args(Muscle)
+_MUSCLES_BY_KEY: Final[dict[str, Muscle]] = {muscle.casefold(): muscle for muscle in MUSCLES}
+
+
+def canonical_muscle(name: str) -> Muscle | None:
+    """The canonical spelling of one of the 16 muscles ("lower  back" → "Lower Back"), None if unknown."""
+    return _MUSCLES_BY_KEY.get(" ".join(name.split()).casefold())
+
 
 # --- Exercise types and groups (seed 000 §6.4) -----------------------------------------------------------
 ExerciseType = Literal["reps", "hold", "duration", "intervals"]

@@ -51,3 +51,32 @@ DEMO_LOCATIONS: tuple[DemoLocation, ...] = (
     ),
 )
 DEMO_CURRENT_LOCATION = "Home"
+
+DEMO_CATEGORY_GOALS: dict[str, float] = {
+    "strength": 0.4,
+    "hypertrophy": 0.3,
+    "endurance": 0.2,
+    "mobility": 0.1,
+}
+DEMO_CATEGORY_DESCRIPTIONS: dict[str, str] = {
+    "strength": "Compound lifts and progressive overload",
+    "hypertrophy": "Muscle size: moderate loads, 8-15 reps",
+    "endurance": "Aerobic base: running and conditioning",
+    "mobility": "Hips and hamstrings, stretching",
+}
+DEMO_MUSCLE_GOALS: dict[str, float] = {
+    "Chest": 0.15,
+    "Back": 0.2,
+    "Shoulders": 0.1,
+    "Quadriceps": 0.15,
+    "Glutes": 0.15,
+    "Hamstrings": 0.1,
+    "Abs": 0.15,
+}
+DEMO_PREFERENCE: dict[str, Any] = {
+    "preference_type": "permanent",
+    "category": "exercise",
+    "description": "No burpees",
+    "guidance": "Never program burpees; use squat thrusts or mountain climbers for conditioning instead.",
+    "exclude_exercises": ["burpee"],
+}

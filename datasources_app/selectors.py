@@ -164,12 +164,16 @@ def workout_history(
 
 
 def log_entries_between(
-    *, user_id: uuid.UUID, start: datetime, end: datetime | None = None, include_skipped: bool = False
+    *,
+    user_id: uuid.UUID,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    include_skipped: bool = False,
 ) -> list[WorkoutLogEntry]:
-    """The user's log entries completed in [start, end], oldest first, with their log selected."""
-    queryset = WorkoutLogEntry.objects.filter(log__user_id=user_id, completed_at__gte=start).select_related(
-        "log"
-    )
+    """The user's log entries completed in [start, end] (open-ended when None), oldest first, log selected."""
+    queryset = WorkoutLogEntry.objects.filter(log__user_id=user_id).select_related("log")
+    if start is not None:
+        queryset = queryset.filter(completed_at__gte=start)
     if end is not None:
         queryset = queryset.filter(completed_at__lte=end)
     if not include_skipped:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,27 +14,48 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from datasources_app import selectors
-from datasources_app.catalog import BODYWEIGHT, EQUIPMENT, EQUIPMENT_SLUGS, EXERCISE_TYPES, exercise_name_key
+from datasources_app.catalog import (
+    BODYWEIGHT,
+    EQUIPMENT,
+    EQUIPMENT_SLUGS,
+    EXERCISE_TYPES,
+    MUSCLES,
+    canonical_muscle,
+    exercise_name_key,
+)
 from datasources_app.demo import (
+    DEMO_CATEGORY_DESCRIPTIONS,
+    DEMO_CATEGORY_GOALS,
     DEMO_CURRENT_LOCATION,
     DEMO_LOCATIONS,
+    DEMO_MUSCLE_GOALS,
+    DEMO_PREFERENCE,
     DEMO_PROFILE,
     DEMO_SETTINGS,
     DEMO_USER_ID,
 )
+from datasources_app.demo_history import HISTORY_MARKER, demo_workouts
 from datasources_app.models import (
+    CategoryGoal,
     CurrentWorkout,
     DistanceUnit,
     Equipment,
     Exercise,
     Location,
+    MilestoneGoal,
+    MilestoneStatus,
+    MuscleGoal,
+    PlanStatus,
     Preference,
     PreferenceType,
+    ScheduledWorkout,
+    ScheduleStatus,
     UserProfile,
     UserSettings,
     WeightUnit,
     WorkoutLog,
     WorkoutLogEntry,
+    WorkoutPlan,
 )
 
 DEFAULT_CATALOG_PATH = Path(settings.BASE_DIR) / "fixtures" / "exercises.json"
@@ -207,11 +228,12 @@ def set_current_location(*, user_id: uuid.UUID, location_id: uuid.UUID) -> Locat
 
 
 # --- Demo user --------------------------------------------------------------------------------------------------
-def seed_demo_user(*, reset: bool = False) -> list[str]:
-    """Give the demo user a profile, settings and two locations (Home current, Gym); returns what it did.
+def seed_demo_user(*, reset: bool = False, history_days: int = 0) -> list[str]:
+    """Give the demo user a profile, settings, two locations (Home current, Gym), goals, a preference and,
+    with `history_days`, logged workouts for that many past days; returns what it did.
 
     Idempotent: what exists is left as it is (the user may have changed it through the agent), unless
-    `reset` puts the demo data back.
+    `reset` puts the demo data back. Generated history is only added for days that do not have it yet.
     """
     user_id = DEMO_USER_ID
     done: list[str] = []
@@ -253,7 +275,61 @@ def seed_demo_user(*, reset: bool = False) -> list[str]:
             if not home.is_current:
                 set_current_location(user_id=user_id, location_id=home.id)
                 done.append(f"current location: {home.name}")
+        done += _seed_demo_goals_and_preferences(user_id=user_id, reset=reset)
+        if history_days or reset:
+            done.append(_seed_demo_history(user_id=user_id, days=history_days, reset=reset))
     return done
+
+
+def _seed_demo_goals_and_preferences(*, user_id: uuid.UUID, reset: bool) -> list[str]:
+    done = []
+    if reset or not CategoryGoal.objects.filter(user_id=user_id).exists():
+        set_category_goals(
+            user_id=user_id, goals=DEMO_CATEGORY_GOALS, descriptions=DEMO_CATEGORY_DESCRIPTIONS
+        )
+        done.append(f"category goals: {'reset' if reset else 'created'}")
+    else:
+        done.append("category goals: exist, unchanged")
+    if reset or not MuscleGoal.objects.filter(user_id=user_id).exists():
+        set_muscle_goals(user_id=user_id, goals=DEMO_MUSCLE_GOALS)
+        done.append(f"muscle goals: {'reset' if reset else 'created'}")
+    else:
+        done.append("muscle goals: exist, unchanged")
+    existing = Preference.objects.filter(user_id=user_id, description=DEMO_PREFERENCE["description"])
+    if reset:
+        existing.delete()
+    if reset or not existing.exists():
+        create_preference(user_id=user_id, **DEMO_PREFERENCE)
+        done.append(f"preference {DEMO_PREFERENCE['description']!r}: {'reset' if reset else 'created'}")
+    else:
+        done.append(f"preference {DEMO_PREFERENCE['description']!r}: exists, unchanged")
+    return done
+
+
+def _seed_demo_history(*, user_id: uuid.UUID, days: int, reset: bool) -> str:
+    """Logged workouts for the `days` days before today, skipping days that already have generated ones."""
+    generated = WorkoutLog.objects.filter(user_id=user_id, artifact_id=HISTORY_MARKER)
+    removed = generated.delete()[0] if reset else 0
+    tz = selectors.user_timezone(user_id=user_id)
+    seeded_days = {
+        moment.astimezone(tz).date() for moment in generated.values_list("completed_at", flat=True)
+    }
+    workouts = [
+        workout
+        for workout in demo_workouts(days=days, today=selectors.local_today(user_id=user_id), tz=tz)
+        if workout.day not in seeded_days
+    ]
+    for workout in workouts:
+        record_workout_log(
+            user_id=user_id,
+            entries=workout.entries,
+            title=workout.title,
+            artifact_id=HISTORY_MARKER,
+            started_at=workout.started_at,
+            completed_at=workout.completed_at,
+        )
+    removed_text = f", {removed} old rows removed" if removed else ""
+    return f"history: {len(workouts)} workouts added over {days} days{removed_text}"
 
 
 # --- Current workout --------------------------------------------------------------------------------------------
@@ -538,3 +614,296 @@ def undo_log_entry(*, user_id: uuid.UUID, entry_id: uuid.UUID) -> bool:
 
 # Reads of the logs live in selectors; re-exported because callers treat the log API as one unit.
 workout_history = selectors.workout_history
+
+
+# --- Goals ------------------------------------------------------------------------------------------------------
+def _normalised_weights(goals: Mapping[str, float], *, what: str) -> dict[str, float]:
+    """Weights scaled to sum 1.0 (so 50/30/20 and 0.5/0.3/0.2 mean the same); zero weights dropped."""
+    problems = [
+        f"{name}: {weight!r}"
+        for name, weight in goals.items()
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0 or weight != weight
+    ]
+    if problems:
+        raise ValueError(f"{what} weights must be numbers >= 0; bad: {', '.join(problems)}")
+    total = float(sum(goals.values()))
+    if goals and total <= 0:
+        raise ValueError(f"{what} weights must not all be zero")
+    return {name: float(weight) / total for name, weight in goals.items() if weight > 0}
+
+
+def set_category_goals(
+    *,
+    user_id: uuid.UUID,
+    goals: Mapping[str, float],
+    descriptions: Mapping[str, str] | None = None,
+) -> list[CategoryGoal]:
+    """Replace the user's category goals; weights are normalised to sum 1.0. `{}` clears them.
+
+    Category names are free text ("Strength", "Zone 2 Cardio"); two names differing only in case are one
+    category and raise ValueError.
+    """
+    cleaned = {name.strip(): weight for name, weight in goals.items()}
+    if any(not name for name in cleaned):
+        raise ValueError("category names must not be empty")
+    folded = [name.casefold() for name in cleaned]
+    duplicates = sorted({name for name in folded if folded.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"categories given twice (names ignore case): {', '.join(duplicates)}")
+    weights = _normalised_weights(cleaned, what="category goal")
+    notes = {name.strip(): text for name, text in (descriptions or {}).items()}
+    with transaction.atomic():
+        CategoryGoal.objects.filter(user_id=user_id).delete()
+        CategoryGoal.objects.bulk_create(
+            [
+                CategoryGoal(
+                    user_id=user_id, category=name, weight=weight, description=notes.get(name, "").strip()
+                )
+                for name, weight in weights.items()
+            ]
+        )
+    return selectors.list_category_goals(user_id=user_id)
+
+
+def set_muscle_goals(*, user_id: uuid.UUID, goals: Mapping[str, float]) -> list[MuscleGoal]:
+    """Replace the user's muscle goals; names must be among the 16 muscles (any case). `{}` clears them."""
+    named = [(name, canonical_muscle(name), weight) for name, weight in goals.items()]
+    unknown = sorted(name for name, muscle, _ in named if muscle is None)
+    if unknown:
+        raise ValueError(f"unknown muscles: {', '.join(unknown)}. Valid muscles: {', '.join(MUSCLES)}")
+    canonical: dict[str, float] = {}
+    for _, muscle, weight in named:
+        if muscle is None:
+            continue
+        if muscle in canonical:
+            raise ValueError(f"muscle given twice: {muscle}")
+        canonical[muscle] = weight
+    weights = _normalised_weights(canonical, what="muscle goal")
+    with transaction.atomic():
+        MuscleGoal.objects.filter(user_id=user_id).delete()
+        MuscleGoal.objects.bulk_create(
+            [MuscleGoal(user_id=user_id, muscle=muscle, weight=weight) for muscle, weight in weights.items()]
+        )
+    return selectors.list_muscle_goals(user_id=user_id)
+
+
+def create_milestone_goal(
+    *,
+    user_id: uuid.UUID,
+    title: str,
+    target_value: float,
+    metric: str = "",
+    unit: str = "",
+    current_value: float = 0.0,
+    deadline: date | None = None,
+) -> MilestoneGoal:
+    """Start tracking a measurable goal ("Run 5 km", target 5, unit km)."""
+    if not title.strip():
+        raise ValueError("title must not be empty")
+    return MilestoneGoal.objects.create(
+        user_id=user_id,
+        title=title.strip(),
+        metric=metric.strip(),
+        unit=unit.strip(),
+        target_value=target_value,
+        current_value=current_value,
+        deadline=deadline,
+    )
+
+
+def update_milestone_goal(
+    *,
+    user_id: uuid.UUID,
+    milestone_id: uuid.UUID,
+    current_value: float | None = None,
+    status: str | None = None,
+    target_value: float | None = None,
+    deadline: date | None = None,
+    title: str | None = None,
+) -> MilestoneGoal:
+    """Record progress on, or close, one of the user's milestones; `achieved` stamps achieved_at.
+
+    Raises MilestoneGoal.DoesNotExist when it is not the user's, ValueError for an unknown status.
+    """
+    milestone = MilestoneGoal.objects.get(id=milestone_id, user_id=user_id)
+    if status is not None:
+        if status not in MilestoneStatus.values:
+            raise ValueError(f"status must be one of {', '.join(MilestoneStatus.values)}, not {status!r}")
+        milestone.status = status
+        milestone.achieved_at = timezone.now() if status == MilestoneStatus.ACHIEVED else None
+    for field, value in (
+        ("current_value", current_value),
+        ("target_value", target_value),
+        ("deadline", deadline),
+        ("title", title),
+    ):
+        if value is not None:
+            setattr(milestone, field, value)
+    milestone.save()
+    return milestone
+
+
+def delete_milestone_goal(*, user_id: uuid.UUID, milestone_id: uuid.UUID) -> bool:
+    """Delete one of the user's milestones; False when it is not theirs."""
+    deleted, _ = MilestoneGoal.objects.filter(id=milestone_id, user_id=user_id).delete()
+    return deleted > 0
+
+
+# --- Schedule ---------------------------------------------------------------------------------------------------
+def schedule_workout(
+    *,
+    user_id: uuid.UUID,
+    scheduled_date: date,
+    title: str,
+    scheduled_time: time | None = None,
+    duration_minutes: int | None = None,
+    notes: str = "",
+    workout: dict[str, Any] | None = None,
+    plan_id: uuid.UUID | None = None,
+) -> ScheduledWorkout:
+    """Put a workout on the user's calendar. A plan, if given, must be theirs (else WorkoutPlan.DoesNotExist)."""
+    if not title.strip():
+        raise ValueError("title must not be empty")
+    plan = WorkoutPlan.objects.get(id=plan_id, user_id=user_id) if plan_id is not None else None
+    return ScheduledWorkout.objects.create(
+        user_id=user_id,
+        scheduled_date=scheduled_date,
+        scheduled_time=scheduled_time,
+        title=title.strip(),
+        duration_minutes=duration_minutes,
+        notes=notes,
+        workout=workout,
+        plan=plan,
+    )
+
+
+_UNSET: Any = object()
+
+
+def update_scheduled_workout(
+    *,
+    user_id: uuid.UUID,
+    scheduled_workout_id: uuid.UUID,
+    scheduled_date: date | None = None,
+    scheduled_time: time | None = _UNSET,
+    title: str | None = None,
+    duration_minutes: int | None = _UNSET,
+    notes: str | None = None,
+    workout: dict[str, Any] | None = _UNSET,
+    status: str | None = None,
+) -> ScheduledWorkout:
+    """Change the given fields of one of the user's scheduled workouts (nullable ones may be set to None).
+
+    Raises ScheduledWorkout.DoesNotExist when it is not the user's, ValueError for an unknown status.
+    """
+    scheduled = ScheduledWorkout.objects.get(id=scheduled_workout_id, user_id=user_id)
+    if status is not None and status not in ScheduleStatus.values:
+        raise ValueError(f"status must be one of {', '.join(ScheduleStatus.values)}, not {status!r}")
+    if title is not None and not title.strip():
+        raise ValueError("title must not be empty")
+    changes: dict[str, Any] = {
+        "scheduled_date": scheduled_date,
+        "title": title.strip() if title is not None else None,
+        "notes": notes,
+        "status": status,
+    }
+    for field, value in changes.items():
+        if value is not None:
+            setattr(scheduled, field, value)
+    for field, value in (
+        ("scheduled_time", scheduled_time),
+        ("duration_minutes", duration_minutes),
+        ("workout", workout),
+    ):
+        if value is not _UNSET:
+            setattr(scheduled, field, value)
+    scheduled.save()
+    return scheduled
+
+
+def delete_scheduled_workout(*, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID) -> bool:
+    """Remove one of the user's scheduled workouts; False when it is not theirs."""
+    deleted, _ = ScheduledWorkout.objects.filter(id=scheduled_workout_id, user_id=user_id).delete()
+    return deleted > 0
+
+
+# --- Plans ------------------------------------------------------------------------------------------------------
+def create_workout_plan(
+    *,
+    user_id: uuid.UUID,
+    name: str,
+    goal: str = "",
+    weeks: int = 4,
+    start_date: date | None = None,
+    plan: dict[str, Any] | None = None,
+    status: str = PlanStatus.ACTIVE,
+    schedule_days: bool = False,
+) -> WorkoutPlan:
+    """Create a multi-week plan. `plan` is {"weeks": [{"week": 1, "days": [{"date": "YYYY-MM-DD",
+    "title": ..., "notes": ..., "duration_minutes": ...}]}]}; `schedule_days` puts every dated day on the
+    calendar as a scheduled workout linked to the plan.
+    """
+    if not name.strip():
+        raise ValueError("name must not be empty")
+    if weeks < 1:
+        raise ValueError("weeks must be at least 1")
+    if status not in PlanStatus.values:
+        raise ValueError(f"status must be one of {', '.join(PlanStatus.values)}, not {status!r}")
+    with transaction.atomic():
+        created = WorkoutPlan.objects.create(
+            user_id=user_id,
+            name=name.strip(),
+            goal=goal.strip(),
+            weeks=weeks,
+            start_date=start_date,
+            status=status,
+            plan=plan or {"weeks": []},
+        )
+        if schedule_days:
+            ScheduledWorkout.objects.bulk_create(
+                [
+                    ScheduledWorkout(
+                        user_id=user_id,
+                        plan=created,
+                        scheduled_date=date.fromisoformat(str(day["date"])),
+                        title=str(day.get("title") or created.name),
+                        notes=str(day.get("notes") or ""),
+                        duration_minutes=day.get("duration_minutes"),
+                        workout=day.get("workout"),
+                    )
+                    for week in created.plan.get("weeks", [])
+                    for day in week.get("days", [])
+                    if day.get("date")
+                ]
+            )
+    return created
+
+
+def update_workout_plan_status(*, user_id: uuid.UUID, plan_id: uuid.UUID, status: str) -> WorkoutPlan:
+    """Move one of the user's plans to `status`. Archiving or completing it cancels its future sessions.
+
+    Raises WorkoutPlan.DoesNotExist when it is not the user's, ValueError for an unknown status.
+    """
+    if status not in PlanStatus.values:
+        raise ValueError(f"status must be one of {', '.join(PlanStatus.values)}, not {status!r}")
+    with transaction.atomic():
+        plan = WorkoutPlan.objects.select_for_update().get(id=plan_id, user_id=user_id)
+        plan.status = status
+        plan.save(update_fields=["status", "updated_at"])
+        if status in (PlanStatus.ARCHIVED, PlanStatus.COMPLETED):
+            plan.scheduled_workouts.filter(
+                status=ScheduleStatus.SCHEDULED,
+                scheduled_date__gte=selectors.local_today(user_id=user_id),
+            ).update(status=ScheduleStatus.CANCELLED)
+    return plan
+
+
+def delete_workout_plan(*, user_id: uuid.UUID, plan_id: uuid.UUID) -> bool:
+    """Delete one of the user's plans and its not-yet-done scheduled sessions; False when not theirs."""
+    with transaction.atomic():
+        plan = WorkoutPlan.objects.filter(id=plan_id, user_id=user_id).first()
+        if plan is None:
+            return False
+        plan.scheduled_workouts.filter(status=ScheduleStatus.SCHEDULED).delete()
+        plan.delete()
+    return True

@@ -110,3 +110,130 @@ class AgentSessionEvent(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("agent session events are append-only; they cannot be deleted")
+
+
+# --- Read-only SQL views (migration 0004; seed 000 §7.8) ----------------------------------------------------
+# Unmanaged: Django never creates or alters these; the migration's CREATE VIEW statements define them.
+# Token counts and cost are summed over llm_response events; cache_hit_rate is a fraction in 0..1.
+
+
+class UsageColumns(models.Model):
+    """Token buckets, cost and cache hit rate, shared by every usage view."""
+
+    prompt_tokens = models.BigIntegerField()
+    completion_tokens = models.BigIntegerField()
+    cached_tokens = models.BigIntegerField()
+    cache_write_tokens = models.BigIntegerField()
+    total_tokens = models.BigIntegerField()
+    cost_cents = models.FloatField()
+    cache_hit_rate = models.FloatField()
+
+    class Meta:
+        abstract = True
+
+
+class EventCountColumns(models.Model):
+    """Counts of events by kind, shared by the session summary and the daily metrics."""
+
+    user_messages = models.IntegerField()
+    llm_calls = models.IntegerField()
+    iterations = models.IntegerField(
+        help_text="LLM requests of the trainer loop (initializer calls excluded)"
+    )
+    tool_calls = models.IntegerField()
+    tool_failures = models.IntegerField()
+    errors = models.IntegerField()
+    artifacts = models.IntegerField()
+    knowledge = models.IntegerField()
+
+    class Meta:
+        abstract = True
+
+
+class AgentSessionSummary(EventCountColumns, UsageColumns):
+    """One row per session of the `agent_session_summaries` view: the session with its event aggregates."""
+
+    id = models.UUIDField(primary_key=True)
+    user_id = models.UUIDField()
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    status = models.CharField(max_length=16, choices=SessionStatus.choices)
+    context_start_sequence = models.IntegerField()
+    metadata = models.JSONField(default=dict)
+    model = models.CharField(max_length=100, blank=True, help_text="Model of the latest trainer LLM request")
+    event_count = models.IntegerField()
+    last_sequence = models.IntegerField(help_text="-1 when the session has no events")
+    first_event_at = models.DateTimeField(null=True)
+    last_event_at = models.DateTimeField(null=True)
+    duration_ms = models.BigIntegerField(help_text="From the first to the last event (0 without events)")
+
+    class Meta:
+        managed = False
+        db_table = "agent_session_summaries"
+        ordering = ("-created_at",)
+        verbose_name = "session"
+        verbose_name_plural = "sessions"
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.status})"
+
+
+class DailyMetrics(EventCountColumns, UsageColumns):
+    """`agent_daily_metrics`: per UTC day (of the events) and user."""
+
+    pk = models.CompositePrimaryKey("day", "user_id")
+    day = models.DateField()
+    user_id = models.UUIDField()
+    sessions = models.IntegerField(help_text="Sessions with at least one event that day")
+    sessions_with_errors = models.IntegerField()
+    events = models.IntegerField()
+
+    class Meta:
+        managed = False
+        db_table = "agent_daily_metrics"
+        ordering = ("day", "user_id")
+        verbose_name_plural = "daily metrics"
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.user_id}"
+
+
+class DailyModelMetrics(UsageColumns):
+    """`agent_daily_model_metrics`: llm_response events per UTC day, model and purpose."""
+
+    pk = models.CompositePrimaryKey("day", "model", "purpose")
+    day = models.DateField()
+    model = models.CharField(max_length=100)
+    purpose = models.CharField(max_length=32)
+    llm_calls = models.IntegerField()
+    total_duration_ms = models.BigIntegerField()
+
+    class Meta:
+        managed = False
+        db_table = "agent_daily_model_metrics"
+        ordering = ("day", "model", "purpose")
+        verbose_name_plural = "daily model metrics"
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.model} ({self.purpose})"
+
+
+class DailyToolMetrics(models.Model):
+    """`agent_daily_tool_metrics`: tool_result events per UTC day and tool."""
+
+    pk = models.CompositePrimaryKey("day", "tool_name")
+    day = models.DateField()
+    tool_name = models.CharField(max_length=100)
+    calls = models.IntegerField()
+    failures = models.IntegerField()
+    total_duration_ms = models.BigIntegerField()
+    max_duration_ms = models.IntegerField(null=True)
+
+    class Meta:
+        managed = False
+        db_table = "agent_daily_tool_metrics"
+        ordering = ("day", "tool_name")
+        verbose_name_plural = "daily tool metrics"
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.tool_name}"

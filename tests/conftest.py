@@ -28,3 +28,24 @@ def _no_real_llm_keys(settings: pytest.FixtureRequest) -> None:
     settings.ANTHROPIC_API_KEY = ""  # type: ignore[attr-defined]
     settings.OPENAI_API_KEY = ""  # type: ignore[attr-defined]
     settings.OPENAI_BASE_URL = ""  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _exercise_catalogue_after_flush(request: pytest.FixtureRequest) -> None:
+    """Transactional tests flush the database afterwards, data migrations included: reload the catalogue.
+
+    The exercise catalogue is loaded by a data migration, so a test on the same worker that follows a
+    transactional test would otherwise find it empty.
+    """
+    marker = request.node.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
+        name in request.fixturenames for name in ("transactional_db", "live_server")
+    )
+    if not transactional:
+        return
+    request.getfixturevalue("transactional_db")
+    from datasources_app.models import Exercise
+    from datasources_app.services import load_exercise_catalog
+
+    if not Exercise.objects.exists():
+        load_exercise_catalog()

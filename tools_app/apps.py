@@ -7,4 +7,14 @@ class ToolsAppConfig(AppConfig):
 
     def ready(self) -> None:
         # Tool modules register their tools when imported.
-        from tools_app import communication  # noqa: F401
+        from tools_app import (  # noqa: F401
+            analytics_tools,
+            calendar_tools,
+            communication,
+            data_tools,
+            goal_tools,
+            logging_tools,
+            preference_tools,
+            timer_tools,
+            workout_tools,
+        )

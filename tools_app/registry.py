@@ -205,6 +205,8 @@ def _run(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolOutcome:
     try:
         # A savepoint: a handler that fails half-way leaves no partial writes, and on PostgreSQL the
         # surrounding transaction stays usable for recording the failure.
+        if not tool.atomic:
+            return tool.handler(parsed, ctx)
         with transaction.atomic():
             return tool.handler(parsed, ctx)
     except Exception as exc:

@@ -125,3 +125,7 @@ class Tool[InputT: BaseModel]:
     aliases: Mapping[str, str] = field(default_factory=dict)
     # The loop stops after this tool (idle, message_ask_user).
     terminates_loop: bool = False
+    # Run the handler in a savepoint so a failure leaves no partial writes. Read-only tools that fan out to
+    # worker threads (fetch_data) turn it off: threads cannot see rows of an open transaction, so
+    # datasources_app.sources.fetch_many falls back to sequential fetching inside one.
+    atomic: bool = True

@@ -5,3 +5,18 @@ class TrainerAgentConfig(AppConfig):
     name = "trainer_agent"
     verbose_name = "Trainer agent"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The offline coach registers itself here so the provider registry never imports it (see
+        # trainer_agent.llm.providers). It holds no state, so one instance serves every model config.
+        from trainer_agent.llm.providers import register_provider_factory
+        from trainer_agent.offline.coach import OfflineCoach
+
+        coach = OfflineCoach()
+        register_provider_factory("offline", lambda model: coach)
+        from trainer_agent.admin_replay import register as register_admin_replay  # staff admin: step replay
+
+        register_admin_replay()
+        from trainer_agent.agents.definitions import load_agents  # validate the agent registry at start
+
+        load_agents()

@@ -1,7 +1,6 @@
-from django.urls import path
-
-from trainer_agent.api.whoami import WhoAmIApi
+from django.urls import include, path
 
 urlpatterns = [
-    path("agent/whoami", WhoAmIApi.as_view(), name="agent-whoami"),
+    path("", include("trainer_agent.api.urls")),
+    path("", include("trainer_agent.streaming_urls")),
 ]

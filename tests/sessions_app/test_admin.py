@@ -1,6 +1,9 @@
-"""Staff admin for sessions: list, search, read-only event inline, deletion through delete_session."""
+"""Staff session list on the summaries view: columns, search, filters, sorting, bounded queries, deletion."""
 
 from __future__ import annotations
+
+import re
+import uuid
 
 import pytest
 from django.db import connection
@@ -8,77 +11,158 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from tests.sessions_app.factories import AgentSessionEventFactory, AgentSessionFactory
+from sessions_app.admin import AgentSessionSummaryAdmin
+from sessions_app.models import AgentSession, AgentSessionEvent
+from tests.trainer_agent.observability.support import busy_session, login_staff, metrics_fixture
 
 pytestmark = pytest.mark.django_db
 
-
-def _changelist_url() -> str:
-    return reverse("admin:sessions_app_agentsession_changelist")
+CHANGELIST = "admin:sessions_app_agentsessionsummary_changelist"
 
 
-def _change_url(session: AgentSession) -> str:
-    return reverse("admin:sessions_app_agentsession_change", args=[session.pk])
+@pytest.fixture
+def staff_client(client: Client) -> Client:
+    return login_staff(client)
 
 
-def _count_queries(client: Client, url: str) -> int:
+def _list(client: Client, **params: str) -> str:
+    response = client.get(reverse(CHANGELIST), params)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _queries(client: Client, url: str) -> int:
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
     return len(queries)
 
 
-def test_changelist_shows_sessions_with_a_constant_number_of_queries(admin_client: Client) -> None:
-    """The session list renders its columns, and 6 sessions cost no more queries than 1."""
-    first = AgentSessionFactory.create(total_tokens=1234)
-    one_session = _count_queries(admin_client, _changelist_url())
-    AgentSessionFactory.create_batch(5)
-    assert _count_queries(admin_client, _changelist_url()) == one_session
-    page = admin_client.get(_changelist_url()).content.decode()
-    assert str(first.user_id) in page
-    assert "1,234" in page or "1234" in page
+def _listed(page: str) -> list[str]:
+    """Session ids in the order the rows appear (the row link holds the full id)."""
+    return re.findall(r"agentsessionsummary/([0-9a-f-]{36})/change/", page)
 
 
-def test_search_by_session_id_finds_it_and_ignores_non_uuid_terms(admin_client: Client) -> None:
-    """Searching a session id lists that session only; a term that is not a UUID matches nothing, without error."""
-    wanted, other = AgentSessionFactory.create(), AgentSessionFactory.create()
-    page = admin_client.get(_changelist_url(), {"q": str(wanted.id)}).content.decode()
-    assert str(wanted.id) in page
-    assert str(other.id) not in page
-    response = admin_client.get(_changelist_url(), {"q": "not-a-uuid"})
-    assert response.status_code == 200
-    assert str(wanted.id) not in response.content.decode()
+def test_list_shows_each_sessions_aggregates(staff_client: Client) -> None:
+    """A row shows user, status, model, iterations, tokens, cache hit %, cost, duration and errors."""
+    fixture = metrics_fixture()
+    page = _list(staff_client)
+    row = page[page.index(f"{fixture.a.pk}/change/") :]
+    row = row[: row.index("</tr>")]
+    for text in (
+        str(fixture.a.user_id),
+        "claude-sonnet-4-5",
+        "obs-status-completed",
+        "8,910",
+        "81%",
+        "$0.0201",
+        "20.0s",
+    ):
+        assert text in row, text
+    b_row = page[page.index(f"{fixture.b.pk}/change/") :]
+    assert 'class="obs-error-count">1<' in b_row[: b_row.index("</tr>")]
+    assert reverse("admin:sessions_app_agentsessionsummary_dashboard") in page
 
 
-def test_session_page_lists_events_read_only_in_sequence_order(admin_client: Client) -> None:
-    """The session page shows its events in order with a data preview, offers no event editing, and
-    costs the same number of queries for 3 events as for 30."""
-    session = AgentSessionFactory.create()
-    AgentSessionEventFactory.create(
-        session=session, event_type=EventType.USER_MESSAGE, data={"message": "first words"}
-    )
-    AgentSessionEventFactory.create(session=session, event_type=EventType.TOOL_CALL)
-    AgentSessionEventFactory.create(session=session, event_type=EventType.ERROR, data={"message": "x" * 500})
-    page = admin_client.get(_change_url(session)).content.decode()
-
-    assert page.index("first words") < page.index("tool_call") < page.index("xxxx")
-    assert "x" * 200 not in page  # long data is cut short in the preview
-    assert 'name="events-MAX_NUM_FORMS" value="0"' in page  # no event can be added
-    assert 'name="events-0-DELETE"' not in page  # nor deleted
-    assert 'name="events-0-data"' not in page  # nor edited
-
-    three_events = _count_queries(admin_client, _change_url(session))
-    AgentSessionEventFactory.create_batch(27, session=session)
-    assert _count_queries(admin_client, _change_url(session)) == three_events
+def test_search_by_session_id_or_user_id(staff_client: Client) -> None:
+    """A full session id or user id finds its sessions; a term that is not a UUID matches nothing, without error."""
+    fixture = metrics_fixture()
+    assert _listed(_list(staff_client, q=str(fixture.b.pk))) == [str(fixture.b.pk)]
+    assert set(_listed(_list(staff_client, q=str(fixture.c.user_id)))) == {
+        str(fixture.c.pk),
+        str(fixture.d.pk),
+    }
+    assert _listed(_list(staff_client, q="not-a-uuid")) == []
 
 
-def test_deleting_a_session_in_the_admin_removes_it_and_its_events(admin_client: Client) -> None:
-    """The admin delete action goes through delete_session, which the append-only trigger lets through."""
-    session = AgentSessionFactory.create()
-    AgentSessionEventFactory.create_batch(2, session=session)
-    response = admin_client.post(
-        _changelist_url(), {"action": "delete_selected", "_selected_action": [str(session.pk)], "post": "yes"}
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"status__exact": "error"}, {"b"}),
+        ({"model": "claude-sonnet-4-5"}, {"a"}),
+        ({"has_errors": "yes"}, {"b"}),
+        ({"has_errors": "no"}, {"a", "c", "d"}),
+        ({"created_from": "2025-03-11"}, {"c", "d"}),
+        ({"created_to": "2025-03-10"}, {"a", "b"}),
+        ({"created_from": "2025-03-10", "created_to": "2025-03-10", "status__exact": "completed"}, {"a"}),
+        ({"created_from": "garbage"}, {"a", "b", "c", "d"}),
+    ],
+)
+def test_filters(staff_client: Client, params: dict[str, str], expected: set[str]) -> None:
+    """Status, model, has-errors and the created date range (UTC days, both ends included) filter the list."""
+    fixture = metrics_fixture()
+    names = {str(fixture.a.pk): "a", str(fixture.b.pk): "b", str(fixture.c.pk): "c", str(fixture.d.pk): "d"}
+    assert {names[pk] for pk in _listed(_list(staff_client, **params))} == expected
+
+
+def test_date_range_form_keeps_other_filters(staff_client: Client) -> None:
+    """The date range form resubmits the other active filters as hidden fields."""
+    metrics_fixture()
+    page = _list(staff_client, status__exact="completed", created_from="2025-03-10")
+    assert '<input type="hidden" name="status__exact" value="completed">' in page
+    assert 'name="created_from" value="2025-03-10"' in page
+
+
+@pytest.mark.parametrize("column", ["cost", "duration"])
+def test_sortable_by_cost_and_duration(staff_client: Client, column: str) -> None:
+    """Clicking the cost or duration header sorts the view in SQL, descending then ascending."""
+    fixture = metrics_fixture()
+    index = AgentSessionSummaryAdmin.list_display.index(column) + 1
+    descending = _listed(_list(staff_client, o=f"-{index}"))
+    assert descending[0] == str(fixture.a.pk)
+    ascending = _listed(_list(staff_client, o=str(index)))
+    assert ascending[-1] == str(fixture.a.pk)
+
+
+def test_list_queries_do_not_grow_with_sessions_or_events(staff_client: Client) -> None:
+    """The list costs the same queries for 1 session as for 6, one of them with 2,000 events."""
+    busy_session(events=3)
+    one = _queries(staff_client, reverse(CHANGELIST))
+    busy_session(events=2000)
+    for _ in range(4):
+        busy_session(events=5)
+    assert _queries(staff_client, reverse(CHANGELIST)) == one
+    assert one <= 8
+
+
+def test_rows_open_the_session_timeline(staff_client: Client) -> None:
+    """Each row links to the session's detail page."""
+    fixture = metrics_fixture()
+    page = _list(staff_client)
+    assert reverse("admin:sessions_app_agentsessionsummary_change", args=[fixture.a.pk]) in page
+
+
+def test_deleting_from_the_list_removes_sessions_and_events(staff_client: Client) -> None:
+    """The delete action goes through delete_session, which the append-only trigger lets through."""
+    fixture = metrics_fixture()
+    response = staff_client.post(
+        reverse(CHANGELIST),
+        {
+            "action": "delete_selected",
+            "_selected_action": [str(fixture.a.pk), str(fixture.b.pk)],
+            "post": "yes",
+        },
     )
     assert response.status_code == 302
-    assert not AgentSession.objects.filter(pk=session.pk).exists()
-    assert not AgentSessionEvent.objects.exists()
+    assert set(AgentSession.objects.values_list("pk", flat=True)) == {fixture.c.pk, fixture.d.pk}
+    assert not AgentSessionEvent.objects.filter(session_id__in=[fixture.a.pk, fixture.b.pk]).exists()
+
+
+def test_nothing_can_be_added_or_edited(staff_client: Client) -> None:
+    """There is no add page, and a session's page has no form to submit."""
+    fixture = metrics_fixture()
+    assert staff_client.get(reverse("admin:sessions_app_agentsessionsummary_add")).status_code == 403
+    page = staff_client.get(reverse("admin:sessions_app_agentsessionsummary_change", args=[fixture.a.pk]))
+    assert "<form" not in page.content.decode().split('id="content-main"')[1].split("obs-timeline")[0]
+
+
+def test_staff_pages_need_a_staff_login(client: Client) -> None:
+    """Anonymous visitors are sent to the admin login for the list, dashboard and live tail."""
+    session_id = uuid.uuid4()
+    for url in (
+        reverse(CHANGELIST),
+        reverse("admin:sessions_app_agentsessionsummary_dashboard"),
+        reverse("admin:sessions_app_agentsessionsummary_events_json", args=[session_id]),
+    ):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert "/admin/login/" in response["Location"]

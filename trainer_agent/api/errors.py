@@ -6,14 +6,41 @@ from collections.abc import Iterator
 from typing import Any
 
 from rest_framework import status
-from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
+from rest_framework.exceptions import APIException, AuthenticationFailed, NotAuthenticated, NotFound
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
+from sessions_app.models import SessionNotFound
 from trainer_agent.auth import ACCESS_TOKEN_REQUIRED, INVALID_TOKEN, TokenInvalid, TokenMissing
+from trainer_agent.turns import TurnInProgress, TurnRequestError
 
 NON_FIELD_KEYS = frozenset({"non_field_errors", "detail"})
+SESSION_NOT_FOUND = "Session not found."
+
+
+class BadRequest(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_detail = "Invalid request."
+    default_code = "invalid"
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "A turn is already running in this session; wait for it to finish."
+    default_code = "conflict"
+
+
+def translate_domain_error(exc: Exception) -> Exception:
+    """The API error for an exception raised below the views (turns, selectors); others unchanged."""
+    if isinstance(exc, SessionNotFound):
+        # One answer for unknown and someone else's sessions, so ids cannot be probed.
+        return NotFound(SESSION_NOT_FOUND)
+    if isinstance(exc, TurnInProgress):
+        return Conflict()
+    if isinstance(exc, TurnRequestError):
+        return BadRequest(exc.detail)
+    return exc
 
 
 def unauthorized_response(message: str) -> Response:
@@ -36,7 +63,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, TokenInvalid | AuthenticationFailed):
         set_rollback()
         return unauthorized_response(INVALID_TOKEN)
-    response = drf_exception_handler(exc, context)
+    response = drf_exception_handler(translate_domain_error(exc), context)
     if response is None:
         return None
     response.data = {"detail": flatten_error_detail(response.data)}

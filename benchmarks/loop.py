@@ -1,0 +1,306 @@
+"""Agent-loop benchmark: framework overhead per iteration (everything but the model call) and queries.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/loop.py
+    .venv/bin/python benchmarks/loop.py        # SQLite file var/bench.sqlite3
+
+A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Every
+turn runs in a fresh session whose history (10, 100 or 500 events of realistic turns: user messages,
+knowledge, LLM request/response, tool calls and results, artifacts) is bulk-inserted first. The time between
+the model returning and the model being called again is one iteration of framework work: record the response
+and the tool call, run the tool, record its result and the stream frames, rebuild the context from the
+database (events and fresh user data) and record the next request. Queries are counted for the same
+intervals in a second pass (query capture slows the code, so it is kept out of the timings).
+
+Migrates the target database, creates the demo user's data if missing, and deletes its sessions afterwards.
+Prints Markdown tables (docs/benchmarks.md keeps the recorded results).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+if str(BASE_DIR) not in sys.path:
+    sys.path.insert(0, str(BASE_DIR))
+
+from benchmarks.event_store import describe_database, percentile, setup_django  # noqa: E402
+
+if TYPE_CHECKING:
+    from sessions_app.models import AgentSession
+    from trainer_agent.llm.types import LLMRequest, LLMResponse
+
+HISTORY_SIZES = (10, 100, 500)
+TURNS_PER_SIZE = 20
+NOTIFIES_PER_TURN = 3  # then idle: 4 model calls, 3 measured intervals per turn
+MODEL = "claude-haiku-4-5"
+
+
+@dataclass
+class Boundaries:
+    """Clock readings (wall and this process's CPU) and query counts when each model call started and returned."""
+
+    started: list[float] = field(default_factory=list)
+    returned: list[float] = field(default_factory=list)
+    cpu_started: list[float] = field(default_factory=list)
+    cpu_returned: list[float] = field(default_factory=list)
+    queries_at_start: list[int] = field(default_factory=list)
+    queries_at_return: list[int] = field(default_factory=list)
+
+    def intervals_ms(self) -> list[float]:
+        return [(s - r) * 1000 for r, s in zip(self.returned, self.started[1:], strict=False)]
+
+    def cpu_ms(self) -> list[float]:
+        return [(s - r) * 1000 for r, s in zip(self.cpu_returned, self.cpu_started[1:], strict=False)]
+
+    def query_counts(self) -> list[int]:
+        return [s - r for r, s in zip(self.queries_at_return, self.queries_at_start[1:], strict=False)]
+
+
+class ClockedProvider:
+    """Wraps a provider and notes when each call starts and returns (and how many queries ran so far)."""
+
+    def __init__(self, inner: Any, boundaries: Boundaries, query_count: Callable[[], int]) -> None:
+        self.inner = inner
+        self.boundaries = boundaries
+        self.query_count = query_count
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        self.boundaries.queries_at_start.append(self.query_count())
+        self.boundaries.cpu_started.append(time.process_time())
+        self.boundaries.started.append(time.perf_counter())
+        response: LLMResponse = self.inner.complete(request)
+        self.boundaries.returned.append(time.perf_counter())
+        self.boundaries.cpu_returned.append(time.process_time())
+        self.boundaries.queries_at_return.append(self.query_count())
+        return response
+
+
+def history_events(count: int) -> list[tuple[str, dict[str, Any]]]:
+    """`count` events of repeated realistic turns (15 events each), with unique call and artifact ids."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    turn = 0
+    while len(events) < count:
+        turn += 1
+        exercises = [
+            {
+                "id": f"ex_{turn:03d}{n}",
+                "order": n,
+                "exercise_name": name,
+                "exercise_type": "reps",
+                "sets": 3,
+                "reps": [10, 10, 8],
+                "load_each": [20, 20, 22.5],
+                "load_unit": "kg",
+                "rest_sec": 90,
+                "muscles_utilized": [{"muscle": "Chest", "share": 0.7}, {"muscle": "Triceps", "share": 0.3}],
+                "goals_addressed": [
+                    {"goal": "strength", "share": 0.6},
+                    {"goal": "hypertrophy", "share": 0.4},
+                ],
+                "reasoning": "Main press with the dumbbells at home.",
+                "equipment": ["dumbbells", "bench"],
+            }
+            for n, name in enumerate(("Dumbbell Bench Press", "Push-Up", "Dumbbell Fly", "Dumbbell Row"), 1)
+        ]
+        artifact = {
+            "artifact_id": f"art_bench{turn:05d}",
+            "type": "exercise_list",
+            "schema_version": "1.0",
+            "title": "Chest session",
+            "summary": {"exercise_count": 4, "estimated_duration_min": 35},
+            "auto_start": False,
+            "payload": {"exercises": exercises, "title": "Chest session"},
+        }
+        usage = {"prompt": 900, "completion": 250, "cached": 6000, "cache_write": 300, "total": 7450}
+        gen, notify, idle = (f"toolu_bench_{turn}_{n}" for n in range(3))
+        events += [
+            ("user_message", {"message": "Give me a 30 minute chest workout with dumbbells."}),
+            (
+                "knowledge",
+                {
+                    "source": "workout_history",
+                    "params": {"days_back": 14},
+                    "data": "Workout history, last 14 days:\n"
+                    + "- Mon: bench 4x8 @ 60 kg, row 4x8 @ 50 kg\n" * 20,
+                },
+            ),
+            ("llm_request", {"model": MODEL, "prompt": "p" * 2000, "estimated_tokens": 7000}),
+            ("llm_response", {"raw_response": {"content": "r" * 1500}, "tokens": usage, "cost_cents": 0.2}),
+            (
+                "tool_call",
+                {
+                    "tool_name": "generate_workout",
+                    "arguments": {"workout": {"exercises": exercises}},
+                    "call_id": gen,
+                },
+            ),
+            (
+                "tool_result",
+                {
+                    "tool_name": "generate_workout",
+                    "success": True,
+                    "call_id": gen,
+                    "result": {
+                        "success": True,
+                        "data": {"artifact_id": artifact["artifact_id"]},
+                        "formatted": '<tool_result name="generate_workout">\nCreated workout '
+                        + "x" * 600
+                        + "\n</tool_result>",
+                    },
+                },
+            ),
+            ("artifact", artifact),
+            ("llm_request", {"model": MODEL, "prompt": "p" * 2000, "estimated_tokens": 7400}),
+            ("llm_response", {"raw_response": {"content": "r" * 400}, "tokens": usage, "cost_cents": 0.1}),
+            (
+                "tool_call",
+                {
+                    "tool_name": "message_notify_user",
+                    "arguments": {"message": "Here it is.", "artifact_id": artifact["artifact_id"]},
+                    "call_id": notify,
+                },
+            ),
+            (
+                "tool_result",
+                {
+                    "tool_name": "message_notify_user",
+                    "success": True,
+                    "call_id": notify,
+                    "result": {
+                        "success": True,
+                        "data": {"message": "Here it is."},
+                        "formatted": '<tool_result name="message_notify_user">\nok\n</tool_result>',
+                    },
+                },
+            ),
+            ("llm_request", {"model": MODEL, "prompt": "p" * 2000, "estimated_tokens": 7500}),
+            ("llm_response", {"raw_response": {"content": "r" * 300}, "tokens": usage, "cost_cents": 0.1}),
+            ("tool_call", {"tool_name": "idle", "arguments": {"reason": "done"}, "call_id": idle}),
+            (
+                "tool_result",
+                {
+                    "tool_name": "idle",
+                    "success": True,
+                    "call_id": idle,
+                    "result": {
+                        "success": True,
+                        "data": {"idle": True},
+                        "formatted": '<tool_result name="idle">\nidle: done\n</tool_result>',
+                    },
+                },
+            ),
+        ]
+    return events[:count]
+
+
+def session_with_history(user_id: uuid.UUID, count: int) -> AgentSession:
+    from sessions_app.models import AgentSessionEvent
+    from sessions_app.services import create_session
+
+    session = create_session(user_id=user_id, metadata={"benchmark": "loop"})
+    AgentSessionEvent.objects.bulk_create(
+        AgentSessionEvent(session=session, sequence_number=n, event_type=kind, data=data)
+        for n, (kind, data) in enumerate(history_events(count))
+    )
+    return session
+
+
+def scripted_turn_provider() -> Any:
+    from trainer_agent.llm.scripted import ScriptedProvider, tool_response
+
+    steps = [
+        tool_response("message_notify_user", {"message": f"Update {n}."}) for n in range(NOTIFIES_PER_TURN)
+    ]
+    return ScriptedProvider([*steps, tool_response("idle", {"reason": "done"})])
+
+
+def run_turns(
+    user_id: uuid.UUID, history: int, *, count_queries: bool, created: list[AgentSession]
+) -> tuple[list[float], list[float], list[int]]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from trainer_agent.llm.providers import override_provider
+    from trainer_agent.loop import run_turn
+
+    intervals: list[float] = []
+    cpu: list[float] = []
+    queries: list[int] = []
+    turns = TURNS_PER_SIZE if not count_queries else 2
+    for _ in range(turns):
+        session = session_with_history(user_id, history)
+        created.append(session)
+        boundaries = Boundaries()
+        capture = CaptureQueriesContext(connection)
+        # The query log only grows while a CaptureQueriesContext is active (the counting pass).
+        provider = ClockedProvider(scripted_turn_provider(), boundaries, lambda: len(connection.queries_log))
+        with override_provider(MODEL, provider):
+            if count_queries:
+                with capture:
+                    run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
+            else:
+                run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
+        intervals += boundaries.intervals_ms()
+        cpu += boundaries.cpu_ms()
+        queries += boundaries.query_counts()
+    return intervals, cpu, queries
+
+
+def main() -> None:
+    setup_django()
+    import logging
+
+    import django
+    from django.conf import settings
+    from django.db import connection
+
+    from datasources_app.demo import DEMO_USER_ID
+    from datasources_app.services import seed_demo_user
+    from sessions_app.services import delete_session
+
+    logging.getLogger("agent.console").setLevel(logging.WARNING)  # no console lines in the timings
+    settings.INITIALIZER_MODEL = "offline"
+    seed_demo_user()
+    created: list[AgentSession] = []
+    rows = []
+    try:
+        run_turns(DEMO_USER_ID, 10, count_queries=False, created=created)  # warm-up
+        for history in HISTORY_SIZES:
+            timings, cpu, _ = run_turns(DEMO_USER_ID, history, count_queries=False, created=created)
+            _, _, queries = run_turns(DEMO_USER_ID, history, count_queries=True, created=created)
+            rows.append((history, timings, cpu, queries))
+    finally:
+        for session in created:
+            delete_session(session=session)
+        connection.close()
+
+    load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(
+        f"database: {describe_database()}; Python {platform.python_version()}; Django {django.get_version()}; "
+        f"load average after the run: {load}"
+    )
+    print()
+    print(
+        "| history (events) | iterations | median (ms) | p95 (ms) | min (ms) | CPU of this process, median (ms) "
+        "| queries per iteration |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    for history, timings, cpu, queries in rows:
+        spread = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
+        print(
+            f"| {history} | {len(timings)} | {statistics.median(timings):.2f} | {percentile(timings, 0.95):.2f} "
+            f"| {min(timings):.2f} | {statistics.median(cpu):.2f} | {spread} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""How the user's recent training is spread over muscles and goal categories, against their goals.
+
+Each logged entry contributes a *volume proxy* (sets for reps/hold work, minutes / 5 for continuous work,
+rounds for intervals) split over its muscles and goals by their shares. A muscle's (or category's) actual
+share is its part of the total; its `debt` is goal weight − actual share, so a positive debt means
+under-trained and is what the next workout should favour.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from datasources_app import selectors
+from datasources_app.catalog import canonical_muscle
+from datasources_app.models import WorkoutLogEntry
+
+DEFAULT_WINDOW_DAYS = 14
+# Minutes of continuous work that count as much as one set.
+MINUTES_PER_SET = 5.0
+# A muscle is "trained hard" by an entry that gives it at least this share (a prime mover, not a helper).
+HARD_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class ShareRow:
+    """One muscle or category: goal weight, share of the window's volume, and the gap between them."""
+
+    name: str
+    target: float
+    actual: float
+    volume: float
+
+    @property
+    def debt(self) -> float:
+        return self.target - self.actual
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Rows for every goal and everything trained, most under-trained (largest debt) first."""
+
+    kind: str  # "muscle" | "category"
+    window_days: int
+    entry_count: int
+    total_volume: float
+    rows: tuple[ShareRow, ...]
+
+    def row(self, name: str) -> ShareRow | None:
+        folded = name.casefold()
+        return next((row for row in self.rows if row.name.casefold() == folded), None)
+
+
+def _first_number(*values: float | int | None) -> float | None:
+    return next((float(value) for value in values if value), None)
+
+
+def entry_volume(entry: WorkoutLogEntry) -> float:
+    """The entry's volume proxy from what was done (falling back to the target); 0 for skipped entries.
+
+    reps/hold: sets; duration: minutes / 5; intervals: rounds. An entry with none of these counts as 1.
+    """
+    if entry.skipped:
+        return 0.0
+    if entry.exercise_type == "duration":
+        minutes = _first_number(entry.actual_duration_min, entry.target_duration_min)
+        return minutes / MINUTES_PER_SET if minutes else 1.0
+    if entry.exercise_type == "intervals":
+        return _first_number(entry.actual_rounds, entry.target_rounds) or 1.0
+    per_set = entry.actual_reps if entry.exercise_type == "reps" else entry.actual_hold_sec
+    return (
+        _first_number(entry.actual_sets, len(per_set or ()), entry.target_sets, len(entry.target_reps or ()))
+        or 1.0
+    )
+
+
+def _volumes(
+    entries: Iterable[WorkoutLogEntry], key: str, canonical: bool
+) -> tuple[dict[str, float], dict[str, str]]:
+    """Volume per (case-folded) name and the display spelling of each."""
+    volumes: dict[str, float] = defaultdict(float)
+    spelling: dict[str, str] = {}
+    for entry in entries:
+        volume = entry_volume(entry)
+        items = entry.muscles if key == "muscle" else entry.goals
+        for item in items or ():
+            raw = str(item.get(key) or "").strip()
+            name = (canonical_muscle(raw) or raw) if canonical else raw
+            if not name:
+                continue
+            folded = name.casefold()
+            volumes[folded] += volume * float(item.get("share") or 0)
+            spelling.setdefault(folded, name)
+    return volumes, spelling
+
+
+def distribution_from_entries(
+    *,
+    entries: list[WorkoutLogEntry],
+    goals: Mapping[str, float],
+    kind: str,
+    window_days: int = DEFAULT_WINDOW_DAYS,
+) -> Distribution:
+    """The distribution of `entries` over muscles (kind="muscle") or goal categories ("category").
+
+    `goals` maps names to weights (summing to 1); names match case-insensitively.
+    """
+    key = "muscle" if kind == "muscle" else "goal"
+    volumes, spelling = _volumes(entries, key, canonical=kind == "muscle")
+    total = sum(volumes.values())
+    targets = {name.casefold(): float(weight) for name, weight in goals.items()}
+    for name in goals:
+        spelling[name.casefold()] = name  # the goal's own spelling wins for display
+    names = set(volumes) | set(targets)
+    rows = [
+        ShareRow(
+            name=spelling[name],
+            target=targets.get(name, 0.0),
+            actual=volumes.get(name, 0.0) / total if total else 0.0,
+            volume=volumes.get(name, 0.0),
+        )
+        for name in names
+    ]
+    rows.sort(key=lambda row: (-round(row.debt, 9), -row.target, row.name))
+    return Distribution(
+        kind=kind,
+        window_days=window_days,
+        entry_count=sum(1 for entry in entries if not entry.skipped),
+        total_volume=total,
+        rows=tuple(rows),
+    )
+
+
+def _window_entries(*, user_id: uuid.UUID, days: int, now: datetime | None) -> list[WorkoutLogEntry]:
+    moment = now or timezone.now()
+    return selectors.log_entries_between(user_id=user_id, start=moment - timedelta(days=days), end=moment)
+
+
+def muscle_distribution(
+    *, user_id: uuid.UUID, days: int = DEFAULT_WINDOW_DAYS, now: datetime | None = None
+) -> Distribution:
+    """Share of the last `days` days' volume per muscle against the user's muscle goals."""
+    goals = {goal.muscle: goal.weight for goal in selectors.list_muscle_goals(user_id=user_id)}
+    entries = _window_entries(user_id=user_id, days=days, now=now)
+    return distribution_from_entries(entries=entries, goals=goals, kind="muscle", window_days=days)
+
+
+def category_distribution(
+    *, user_id: uuid.UUID, days: int = DEFAULT_WINDOW_DAYS, now: datetime | None = None
+) -> Distribution:
+    """Share of the last `days` days' volume per goal category against the user's category goals."""
+    goals = {goal.category: goal.weight for goal in selectors.list_category_goals(user_id=user_id)}
+    entries = _window_entries(user_id=user_id, days=days, now=now)
+    return distribution_from_entries(entries=entries, goals=goals, kind="category", window_days=days)
+
+
+def recently_trained_muscles(
+    *,
+    user_id: uuid.UUID,
+    hours: int = 48,
+    min_share: float = HARD_SHARE,
+    now: datetime | None = None,
+) -> dict[str, float]:
+    """Muscles some entry of the last `hours` hours worked as a prime mover (share ≥ `min_share`).
+
+    Maps each to the hours since it was last trained that hard (one decimal), most recent first.
+    """
+    moment = now or timezone.now()
+    entries = selectors.log_entries_between(
+        user_id=user_id, start=moment - timedelta(hours=hours), end=moment
+    )
+    last: dict[str, datetime] = {}
+    for entry in entries:
+        for item in entry.muscles or ():
+            muscle = canonical_muscle(str(item.get("muscle") or ""))
+            if muscle is None or float(item.get("share") or 0) < min_share:
+                continue
+            if muscle not in last or entry.completed_at > last[muscle]:
+                last[muscle] = entry.completed_at
+    ago = {muscle: round((moment - when).total_seconds() / 3600, 1) for muscle, when in last.items()}
+    return dict(sorted(ago.items(), key=lambda item: (item[1], item[0])))

@@ -1,0 +1,542 @@
+"""Compact text renderings of the user's data for the model's context (seed 001 §3.4.5).
+
+One line per item, abbreviations ("3×8 @ 20kg", "Mon 14 Nov"), the user's units, emptiness stated in words.
+Every function is pure and deterministic for the same data, so text in the cached prompt prefix stays
+byte-identical between turns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, tzinfo
+from typing import Any
+
+from datasources_app.distribution import Distribution, ShareRow
+from datasources_app.models import (
+    CategoryGoal,
+    CurrentWorkout,
+    Location,
+    MilestoneGoal,
+    MuscleGoal,
+    Preference,
+    ScheduledWorkout,
+    UserProfile,
+    UserSettings,
+    WorkoutLog,
+    WorkoutLogEntry,
+    WorkoutPlan,
+)
+from datasources_app.stats import convert_distance, convert_weight
+
+
+@dataclass(frozen=True)
+class Units:
+    """How to show numbers and dates to one user."""
+
+    weight: str = "kg"
+    distance: str = "km"
+    tz: tzinfo = field(default=UTC)
+
+    @classmethod
+    def from_settings(cls, settings: UserSettings, tz: tzinfo) -> Units:
+        return cls(weight=settings.weight_unit, distance=settings.distance_unit, tz=tz)
+
+
+# --- Primitives -------------------------------------------------------------------------------------------
+def number(value: float | int) -> str:
+    """At most one decimal, no trailing ".0": 20 → "20", 16.53 → "16.5"."""
+    rounded = round(float(value), 1)
+    return str(int(rounded)) if rounded.is_integer() else f"{rounded:.1f}"
+
+
+def percent(share: float) -> str:
+    return f"{round(share * 100)}%"
+
+
+def signed_percent(share: float) -> str:
+    points = round(share * 100)
+    return f"+{points}%" if points > 0 else f"{points}%"
+
+
+def day(value: date | datetime, units: Units | None = None, *, with_year: bool = False) -> str:
+    """ "Mon 14 Nov" (with the year when asked); datetimes are shown in the user's time zone."""
+    if isinstance(value, datetime):
+        value = value.astimezone(units.tz if units else UTC).date()
+    text = f"{value:%a} {value.day} {value:%b}"
+    return f"{text} {value.year}" if with_year else text
+
+
+def _same_or_slashes(values: Sequence[str]) -> str:
+    return values[0] if len(set(values)) == 1 else "/".join(values)
+
+
+def weight(value: float, *, from_unit: str, units: Units) -> str:
+    return number(convert_weight(value, from_unit=from_unit, to_unit=units.weight))
+
+
+def loads(values: Sequence[float], *, from_unit: str, units: Units) -> str:
+    """ " @ 20kg" or " @ 20/20/22.5kg"; empty when there are no loads (bodyweight)."""
+    shown = [weight(value, from_unit=from_unit, units=units) for value in values if value]
+    return f" @ {_same_or_slashes(shown)}{units.weight}" if shown else ""
+
+
+def sets_reps(sets: int | None, reps: Sequence[Any], suffix: str = "") -> str:
+    """ "3×8", "3×8/8/6", "3×45s"; "3 sets" without reps; "" without either."""
+    shown = [number(rep) for rep in reps if rep is not None]
+    count = sets or len(shown)
+    if not shown:
+        return f"{count} sets" if count else ""
+    return f"{count}×{_same_or_slashes(shown)}{suffix}"
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def prescription(
+    *,
+    exercise_type: str,
+    units: Units,
+    sets: int | None = None,
+    reps: Any = None,
+    load_each: Any = None,
+    load_unit: str = "kg",
+    hold_sec: Any = None,
+    duration_min: float | None = None,
+    distance: float | None = None,
+    distance_unit: str = "km",
+    rounds: int | None = None,
+    work_sec: int | None = None,
+    rest_sec: int | None = None,
+) -> str:
+    """What one exercise asks for or what was done, by type: "3×8 @ 20kg", "3×45s", "30min 5km", "8×20s/10s"."""
+    if exercise_type == "hold":
+        return sets_reps(sets, _as_list(hold_sec), "s")
+    if exercise_type == "duration":
+        parts = [f"{number(duration_min)}min"] if duration_min else []
+        if distance:
+            shown = convert_distance(distance, from_unit=distance_unit, to_unit=units.distance)
+            parts.append(f"{number(shown)}{units.distance}")
+        return " ".join(parts)
+    if exercise_type == "intervals":
+        if not rounds:
+            return ""
+        work = f"{work_sec}s" if work_sec else "?"
+        return f"{rounds}×{work}/{rest_sec}s" if rest_sec is not None else f"{rounds}×{work}"
+    return sets_reps(sets, _as_list(reps)) + loads(_as_list(load_each), from_unit=load_unit, units=units)
+
+
+# --- Logs -----------------------------------------------------------------------------------------------------
+def _entry_done(entry: WorkoutLogEntry, units: Units) -> str:
+    return prescription(
+        exercise_type=entry.exercise_type,
+        units=units,
+        sets=entry.actual_sets,
+        reps=entry.actual_reps,
+        load_each=entry.actual_load_each,
+        load_unit=entry.load_unit,
+        hold_sec=entry.actual_hold_sec,
+        duration_min=entry.actual_duration_min,
+        distance=entry.actual_distance,
+        distance_unit=entry.distance_unit,
+        rounds=entry.actual_rounds,
+        work_sec=entry.actual_work_sec,
+        rest_sec=entry.target_rest_sec,
+    )
+
+
+def _entry_target(entry: WorkoutLogEntry, units: Units) -> str:
+    return prescription(
+        exercise_type=entry.exercise_type,
+        units=units,
+        sets=entry.target_sets,
+        reps=entry.target_reps,
+        load_each=entry.target_load_each,
+        load_unit=entry.load_unit,
+        hold_sec=entry.target_hold_sec,
+        duration_min=entry.target_duration_min,
+        distance=entry.target_distance,
+        distance_unit=entry.distance_unit,
+        rounds=entry.target_rounds,
+        work_sec=entry.target_work_sec,
+        rest_sec=entry.target_rest_sec,
+    )
+
+
+def log_entry(entry: WorkoutLogEntry, units: Units) -> str:
+    """ "Goblet Squat 3×10/9/8 @ 20kg (target 3×10 @ 20kg) RPE 8"; the target only when it differs."""
+    if entry.skipped:
+        return f"{entry.exercise_name} skipped"
+    done = _entry_done(entry, units)
+    target = _entry_target(entry, units)
+    text = f"{entry.exercise_name} {done}".rstrip() if done else entry.exercise_name
+    if target and target != done:
+        text += f" (target {target})"
+    if entry.rpe is not None:
+        text += f" RPE {number(entry.rpe)}"
+    return text
+
+
+def workout_log(log: WorkoutLog, units: Units) -> str:
+    """ "Mon 14 Nov Push Day (45min): Bench Press 3×8 @ 60kg RPE 8; Plank 3×45s"."""
+    title = f" {log.title}" if log.title else ""
+    minutes = ""
+    if log.started_at and log.completed_at > log.started_at:
+        minutes = f" ({round((log.completed_at - log.started_at).total_seconds() / 60)}min)"
+    entries = "; ".join(log_entry(entry, units) for entry in log.entries.all())
+    notes = f" | notes: {log.notes}" if log.notes else ""
+    return f"{day(log.completed_at, units)}{title}{minutes}: {entries or 'no exercises'}{notes}"
+
+
+def format_workout_history(
+    logs: Sequence[WorkoutLog], units: Units, *, days_back: int | None, limit: int
+) -> str:
+    scope = f' days_back="{days_back}"' if days_back is not None else ""
+    if not logs:
+        empty = (
+            f"No workouts logged in the last {days_back} days." if days_back else "No workouts logged yet."
+        )
+        return f"<workout_history{scope}>{empty}</workout_history>"
+    more = f' limit="{limit}"' if len(logs) >= limit else ""
+    lines = "\n".join(workout_log(log, units) for log in logs)
+    return f'<workout_history{scope} count="{len(logs)}"{more}>\n{lines}\n</workout_history>'
+
+
+# --- Profile, settings, locations -----------------------------------------------------------------------------
+def _height(cm: float, units: Units) -> str:
+    if units.distance == "mi":
+        inches = round(cm / 2.54)
+        return f"{inches // 12}'{inches % 12}\""
+    return f"{number(cm)}cm"
+
+
+def body_stats_lines(profile: UserProfile | None, units: Units, *, today: date) -> list[str]:
+    """ "Sex: male", "Age: 31", … for what the profile knows (seed 000 §4.4 `<body_stats>`)."""
+    if profile is None:
+        return []
+    lines = []
+    if profile.sex and profile.sex != "unspecified":
+        lines.append(f"Sex: {profile.sex}")
+    if profile.birth_year:
+        lines.append(f"Age: {today.year - profile.birth_year}")
+    if profile.height_cm:
+        lines.append(f"Height: {_height(profile.height_cm, units)}")
+    if profile.weight_kg:
+        lines.append(f"Weight: {weight(profile.weight_kg, from_unit='kg', units=units)}{units.weight}")
+    if profile.body_fat_pct:
+        lines.append(f"Body Fat: {number(profile.body_fat_pct)}%")
+    lines.append(f"Experience: {profile.experience_level}")
+    if profile.injuries:
+        lines.append(f"Injuries: {' '.join(profile.injuries.split())}")
+    if profile.limitations:
+        lines.append(f"Limitations: {', '.join(profile.limitations)}")
+    return lines
+
+
+def format_user_profile(profile: UserProfile | None, units: Units, *, today: date) -> str:
+    if profile is None:
+        return "<user_profile>No profile saved yet.</user_profile>"
+    name = f"Name: {profile.display_name}\n" if profile.display_name else ""
+    return f"<user_profile>\n{name}{chr(10).join(body_stats_lines(profile, units, today=today))}\n</user_profile>"
+
+
+def format_user_settings(settings: UserSettings, units: Units) -> str:
+    saved = "" if settings.pk else " (defaults, never saved)"
+    return (
+        f"<user_settings>Weight: {settings.weight_unit} · Distance: {settings.distance_unit} · "
+        f"Time zone: {settings.timezone}{saved}</user_settings>"
+    )
+
+
+def _weights_for(location: Location, slug: str, units: Units) -> str:
+    values = (location.available_weights_kg or {}).get(slug) or []
+    if not values:
+        return ""
+    shown = sorted({convert_weight(float(value), from_unit="kg", to_unit=units.weight) for value in values})
+    return f"{', '.join(number(value) for value in shown)}{units.weight}"
+
+
+def equipment_lines(location: Location, units: Units) -> list[str]:
+    """ "  - Dumbbells (free_weights): 5, 10, 15kg" / "  - Pull-up Bar" (seed 000 §4.4)."""
+    lines = []
+    for item in location.equipment.all():
+        available = _weights_for(location, item.slug, units)
+        lines.append(f"  - {item.name} ({item.category}): {available}" if available else f"  - {item.name}")
+    return lines
+
+
+def location_block(location: Location | None, units: Units) -> str:
+    """The `<current_location>` block of the user data XML."""
+    if location is None:
+        return "<current_location>\nNo current location set: assume bodyweight only.\n</current_location>"
+    equipment = equipment_lines(location, units)
+    listing = "Equipment:\n" + "\n".join(equipment) if equipment else "Equipment: none (bodyweight only)"
+    return f"<current_location>\nLocation: {location.name}\n{listing}\n</current_location>"
+
+
+def location_line(location: Location, units: Units) -> str:
+    """ "Gym (current): Barbell, Dumbbells 2.5–50kg, …" on one line."""
+    names = []
+    for item in location.equipment.all():
+        available = _weights_for(location, item.slug, units)
+        names.append(f"{item.name} [{available}]" if available else item.name)
+    current = " (current)" if location.is_current else ""
+    return f"- {location.name}{current}: {', '.join(names) if names else 'bodyweight only'}"
+
+
+def format_all_locations(locations: Sequence[Location], units: Units) -> str:
+    if not locations:
+        return "<locations>No locations saved: assume bodyweight only.</locations>"
+    return (
+        "<locations>\n"
+        + "\n".join(location_line(location, units) for location in locations)
+        + "\n</locations>"
+    )
+
+
+def format_current_location(location: Location | None, units: Units) -> str:
+    return location_block(location, units)
+
+
+def user_data_xml(
+    *,
+    profile: UserProfile | None,
+    settings: UserSettings,
+    locations: Sequence[Location],
+    units: Units,
+    today: date,
+) -> str:
+    """The `<user_data>` block of seed 000 §4.4: units, body stats, current and other locations."""
+    current = next((location for location in locations if location.is_current), None)
+    others = [location for location in locations if not location.is_current]
+    stats = body_stats_lines(profile, units, today=today) or ["Unknown: no profile saved yet."]
+    parts = [
+        "<user_data>",
+        f"<unit_preferences>\nWeight: {settings.weight_unit}\nDistance: {settings.distance_unit}\n</unit_preferences>",
+        "",
+        "<body_stats>\n" + "\n".join(stats) + "\n</body_stats>",
+        "",
+        location_block(current, units),
+    ]
+    if others:
+        lines = "\n".join(location_line(location, units) for location in others)
+        parts += ["", f"<other_locations>\n{lines}\n</other_locations>"]
+    parts.append("</user_data>")
+    return "\n".join(parts)
+
+
+# --- Goals and distribution -----------------------------------------------------------------------------------
+def _goal_row(row: ShareRow, descriptions: Mapping[str, str]) -> str:
+    target = f"target {percent(row.target)}" if row.target else "no target"
+    described = f" — {descriptions[row.name]}" if descriptions.get(row.name) else ""
+    return f"{row.name}: {target}, actual {percent(row.actual)}, debt {signed_percent(row.debt)}{described}"
+
+
+def _goals_text(
+    tag: str,
+    goals: Sequence[CategoryGoal] | Sequence[MuscleGoal],
+    distribution: Distribution,
+    descriptions: Mapping[str, str],
+) -> str:
+    """Goals with the window's actual share and debt, most under-trained first."""
+    open_tag = f'<{tag} window_days="{distribution.window_days}">'
+    if not goals:
+        lines = [f"No {tag.replace('_', ' ')} set."]
+        if distribution.entry_count:
+            lines.append("Trained in the window (share of volume):")
+            lines += [f"{row.name}: {percent(row.actual)}" for row in distribution.rows if row.actual]
+    elif not distribution.entry_count:
+        lines = [
+            f"No training logged in the last {distribution.window_days} days: every debt equals its target."
+        ]
+        lines += [
+            f"{row.name}: target {percent(row.target)}"
+            + (f" — {descriptions[row.name]}" if descriptions.get(row.name) else "")
+            for row in distribution.rows
+        ]
+    else:
+        lines = [_goal_row(row, descriptions) for row in distribution.rows]
+    return open_tag + "\n" + "\n".join(lines) + f"\n</{tag}>"
+
+
+def format_category_goals(goals: Sequence[CategoryGoal], distribution: Distribution) -> str:
+    """ "strength: target 40%, actual 55%, debt -15% — Compound lifts" per category, most under-trained first."""
+    descriptions = {goal.category: goal.description for goal in goals if goal.description}
+    return _goals_text("category_goals", goals, distribution, descriptions)
+
+
+def format_muscle_goals(goals: Sequence[MuscleGoal], distribution: Distribution) -> str:
+    return _goals_text("muscle_goals", goals, distribution, {})
+
+
+def format_exercise_distribution(muscles: Distribution, categories: Distribution) -> str:
+    """Where the window's volume went, per muscle and per goal category (with debt where goals exist)."""
+    tag = f'<exercise_distribution window_days="{muscles.window_days}" entries="{muscles.entry_count}">'
+    if not muscles.entry_count:
+        return f"{tag}No training logged in the last {muscles.window_days} days.</exercise_distribution>"
+
+    def line(rows: Iterable[Any]) -> str:
+        shown = sorted(
+            (row for row in rows if row.actual or row.target), key=lambda row: (-row.actual, row.name)
+        )
+        return ", ".join(
+            f"{row.name} {percent(row.actual)}" + (f" (target {percent(row.target)})" if row.target else "")
+            for row in shown
+        )
+
+    return (
+        f"{tag}\nMuscles: {line(muscles.rows)}\nCategories: {line(categories.rows)}\n</exercise_distribution>"
+    )
+
+
+# --- Preferences ------------------------------------------------------------------------------------------
+def preference_line(preference: Preference, units: Units) -> str:
+    """ "- [id] exercise: No burpees → Never program burpees (excludes: burpee; until Mon 14 Nov 18:00)"."""
+    text = f"- [{preference.id}] {preference.category}: {preference.description}"
+    if preference.guidance:
+        text += f" → {preference.guidance}"
+    extras = []
+    if preference.exclude_exercises:
+        extras.append(f"excludes exercises: {', '.join(preference.exclude_exercises)}")
+    if preference.exclude_equipment:
+        extras.append(f"excludes equipment: {', '.join(preference.exclude_equipment)}")
+    if preference.expires_at:
+        local = preference.expires_at.astimezone(units.tz)
+        extras.append(f"until {day(local, units)} {local:%H:%M}")
+    if preference.delete_after_use:
+        extras.append("next workout only")
+    return f"{text} ({'; '.join(extras)})" if extras else text
+
+
+def format_active_preferences(preferences: Sequence[Preference], units: Units) -> str:
+    if not preferences:
+        return "<preferences>No active preferences.</preferences>"
+    temporary = [
+        p for p in preferences if p.preference_type == "temporary" or p.expires_at or p.delete_after_use
+    ]
+    permanent = [p for p in preferences if p not in temporary]
+    lines = []
+    if temporary:
+        lines += ["Temporary:", *(preference_line(p, units) for p in temporary)]
+    if permanent:
+        lines += ["Permanent:", *(preference_line(p, units) for p in permanent)]
+    return "<preferences>\n" + "\n".join(lines) + "\n</preferences>"
+
+
+# --- Current workout --------------------------------------------------------------------------------------
+def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Units) -> str:
+    """ "✓ 1. Push-Up (reps) 3×10 @ 20kg" from a workout dict's exercise (seed 000 or 001 spellings)."""
+    kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
+    load_each = exercise.get("load_each", exercise.get("load", exercise.get("load_kg")))
+    load_unit = str(exercise.get("load_unit") or units.weight).rstrip("s")  # seed 001 spells pounds "lbs"
+    details = prescription(
+        exercise_type=kind,
+        units=units,
+        sets=exercise.get("sets"),
+        reps=exercise.get("reps"),
+        load_each=load_each,
+        load_unit=load_unit if load_unit in ("kg", "lb") else units.weight,
+        hold_sec=exercise.get("hold_sec"),
+        duration_min=exercise.get("duration_min"),
+        distance=exercise.get("distance"),
+        distance_unit=str(exercise.get("distance_unit") or units.distance),
+        rounds=exercise.get("rounds"),
+        work_sec=exercise.get("work_sec"),
+        rest_sec=exercise.get("rest_sec") if kind == "intervals" else None,
+    )
+    status = "✓" if exercise.get("completed") else "○"
+    name = exercise.get("exercise_name") or exercise.get("name") or "?"
+    group = exercise.get("group") or {}
+    in_group = (
+        f" [{group.get('type')} {group.get('id')}]" if isinstance(group, Mapping) and group.get("id") else ""
+    )
+    return f"{status} {position}. {name} ({kind}) {details}".rstrip() + in_group
+
+
+def format_current_workout(current: CurrentWorkout | None, units: Units) -> str:
+    exercises = list((current.workout or {}).get("exercises") or []) if current else []
+    if current is None or not exercises:
+        return "<current_workout>No active workout.</current_workout>"
+    title = current.workout.get("title") or "Workout"
+    done = sum(1 for exercise in exercises if exercise.get("completed"))
+    lines = [
+        workout_exercise_line(exercise, int(exercise.get("order") or index), units)
+        for index, exercise in enumerate(exercises, start=1)
+    ]
+    return (
+        f'<current_workout title="{title}" artifact_id="{current.artifact_id}">\n'
+        f"Progress: {done}/{len(exercises)}\n" + "\n".join(lines) + "\n</current_workout>"
+    )
+
+
+# --- Calendar, plans, milestones --------------------------------------------------------------------------
+def scheduled_line(item: ScheduledWorkout, units: Units) -> str:
+    """ "Mon 14 Nov 18:00 Upper Body Strength (45min) [scheduled] id=…"."""
+    when = day(item.scheduled_date) + (f" {item.scheduled_time:%H:%M}" if item.scheduled_time else "")
+    minutes = f" ({item.duration_minutes}min)" if item.duration_minutes else ""
+    plan = f" plan: {item.plan.name}" if item.plan_id and item.plan else ""
+    planned = len((item.workout or {}).get("exercises") or []) if isinstance(item.workout, dict) else 0
+    exercises = f" {planned} exercises planned" if planned else ""
+    notes = f" — {item.notes}" if item.notes else ""
+    return f"{when} {item.title}{minutes} [{item.status}]{plan}{exercises}{notes} id={item.id}"
+
+
+def format_scheduled_workouts(items: Sequence[ScheduledWorkout], units: Units, *, days_ahead: int) -> str:
+    tag = f'<schedule days_ahead="{days_ahead}">'
+    if not items:
+        return f"{tag}No workouts scheduled in the next {days_ahead} days.</schedule>"
+    return f"{tag}\n" + "\n".join(scheduled_line(item, units) for item in items) + "\n</schedule>"
+
+
+def plan_line(plan: WorkoutPlan, *, scheduled: int, completed: int) -> str:
+    """ "4-Week Strength [active] 4 weeks from Mon 14 Nov 2025, goal: …, sessions 3/12 done id=…"."""
+    start = f" from {day(plan.start_date, with_year=True)}" if plan.start_date else ""
+    goal = f", goal: {plan.goal}" if plan.goal else ""
+    days = sum(len(week.get("days") or []) for week in (plan.plan or {}).get("weeks") or [])
+    layout = f", {days} planned day{'s' if days != 1 else ''}" if days else ""
+    sessions = f", sessions {completed}/{scheduled} done" if scheduled else ""
+    return f"- {plan.name} [{plan.status}] {plan.weeks} weeks{start}{goal}{layout}{sessions} id={plan.id}"
+
+
+def format_workout_plans(
+    plans: Sequence[WorkoutPlan], counts: Mapping[Any, tuple[int, int]], *, status: str | None
+) -> str:
+    if not plans:
+        which = f"{status} " if status else ""
+        return f"<workout_plans>No {which}workout plans.</workout_plans>"
+    lines = [
+        plan_line(plan, scheduled=counts.get(plan.id, (0, 0))[0], completed=counts.get(plan.id, (0, 0))[1])
+        for plan in plans
+    ]
+    return "<workout_plans>\n" + "\n".join(lines) + "\n</workout_plans>"
+
+
+def milestone_line(milestone: MilestoneGoal) -> str:
+    """ "- Bench press 100 kg: 80/100kg (80%) by Mon 1 Jun 2026 [active] id=…"."""
+    unit = milestone.unit or ""
+    progress = (
+        f" ({percent(milestone.current_value / milestone.target_value)})"
+        if milestone.target_value and not math.isclose(milestone.target_value, 0)
+        else ""
+    )
+    deadline = f" by {day(milestone.deadline, with_year=True)}" if milestone.deadline else ""
+    metric = f" {milestone.metric}" if milestone.metric else ""
+    return (
+        f"- {milestone.title}:{metric} {number(milestone.current_value)}/{number(milestone.target_value)}{unit}"
+        f"{progress}{deadline} [{milestone.status}] id={milestone.id}"
+    )
+
+
+def format_milestone_goals(milestones: Sequence[MilestoneGoal], *, status: str | None) -> str:
+    if not milestones:
+        which = f"{status} " if status else ""
+        return f"<milestone_goals>No {which}milestone goals.</milestone_goals>"
+    return (
+        "<milestone_goals>\n"
+        + "\n".join(milestone_line(item) for item in milestones)
+        + "\n</milestone_goals>"
+    )

@@ -1,0 +1,379 @@
+"""Workout statistics computed from the logs: frequency, volume, personal records and weekly trends.
+
+Volume is tonnage: Σ reps × load over the sets actually done, converted to the unit asked for (lb↔kg at
+2.20462). Estimated one-rep max uses Epley: load × (1 + reps / 30).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Literal
+
+from django.utils import timezone
+
+from datasources_app import selectors
+from datasources_app.catalog import canonical_muscle, exercise_name_key
+from datasources_app.distribution import entry_volume
+from datasources_app.models import WorkoutLogEntry
+
+LB_PER_KG = 2.20462
+# A half's mean must move by more than this fraction of the other half's to count as a trend.
+TREND_THRESHOLD = 0.10
+
+TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
+PERIOD_DAYS: dict[str, int | None] = {"week": 7, "month": 30, "quarter": 91, "year": 365, "all_time": None}
+Direction = Literal["up", "down", "flat"]
+
+
+def convert_weight(value: float, *, from_unit: str, to_unit: str) -> float:
+    """`value` in `from_unit` ("kg" | "lb") expressed in `to_unit`."""
+    if from_unit == to_unit:
+        return float(value)
+    return float(value) * LB_PER_KG if to_unit == "lb" else float(value) / LB_PER_KG
+
+
+def convert_distance(value: float, *, from_unit: str, to_unit: str) -> float:
+    """`value` in `from_unit` ("km" | "mi") expressed in `to_unit`."""
+    km_per_mile = 1.609344
+    if from_unit == to_unit:
+        return float(value)
+    return float(value) / km_per_mile if to_unit == "mi" else float(value) * km_per_mile
+
+
+def epley_one_rep_max(load: float, reps: int) -> float:
+    return load * (1 + reps / 30)
+
+
+@dataclass(frozen=True)
+class SetDone:
+    reps: int
+    load: float  # in the unit the caller asked for
+
+
+def _expand(values: Sequence[float] | None, count: int) -> list[float]:
+    """Per-set values from a list that may hold one value for every set."""
+    items = list(values or ())
+    if len(items) == 1 and count > 1:
+        return items * count
+    return items
+
+
+def sets_done(entry: WorkoutLogEntry, *, unit: str) -> list[SetDone]:
+    """The loaded sets of a reps entry as done (actual values), loads in `unit`; [] when unloaded."""
+    if entry.skipped or entry.exercise_type != "reps":
+        return []
+    count = entry.actual_sets or max(len(entry.actual_reps or ()), len(entry.actual_load_each or ()))
+    reps = _expand(entry.actual_reps, count)
+    loads = _expand(entry.actual_load_each, count)
+    return [
+        SetDone(reps=int(r), load=convert_weight(float(load), from_unit=entry.load_unit, to_unit=unit))
+        for r, load in zip(reps, loads, strict=False)
+        if r and load
+    ]
+
+
+def entry_tonnage(entry: WorkoutLogEntry, *, unit: str) -> float:
+    """Σ reps × load of the entry's sets, in `unit`."""
+    return sum(done.reps * done.load for done in sets_done(entry, unit=unit))
+
+
+def entry_set_count(entry: WorkoutLogEntry) -> int:
+    """Sets done (reps/hold), falling back to the per-set lists; 0 for other types and skipped entries."""
+    if entry.skipped or entry.exercise_type not in ("reps", "hold"):
+        return 0
+    per_set = entry.actual_reps if entry.exercise_type == "reps" else entry.actual_hold_sec
+    return int(entry.actual_sets or len(per_set or ()))
+
+
+def entry_minutes(entry: WorkoutLogEntry) -> float:
+    """Minutes of continuous or interval work done (0 for reps/hold work)."""
+    if entry.skipped:
+        return 0.0
+    if entry.exercise_type == "duration":
+        return float(entry.actual_duration_min or 0)
+    if entry.exercise_type == "intervals":
+        return (entry.actual_rounds or 0) * (entry.actual_work_sec or entry.target_work_sec or 0) / 60
+    return 0.0
+
+
+def period_start(*, period: str, now: datetime | None = None) -> datetime | None:
+    """Start of a named time period ending now (None for all_time). Raises ValueError if unknown."""
+    if period not in PERIOD_DAYS:
+        raise ValueError(f"time period must be one of {', '.join(PERIOD_DAYS)}, not {period!r}")
+    days = PERIOD_DAYS[period]
+    return None if days is None else (now or timezone.now()) - timedelta(days=days)
+
+
+def _entries(*, user_id: uuid.UUID, start: datetime | None, end: datetime | None) -> list[WorkoutLogEntry]:
+    return selectors.log_entries_between(user_id=user_id, start=start, end=end)
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    items = list(values)
+    return sum(items) / len(items) if items else None
+
+
+# --- Overview ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WorkoutStatistics:
+    unit: str
+    start: datetime | None
+    end: datetime
+    workouts: int
+    exercises: int
+    sets: int
+    total_volume: float
+    total_minutes: float
+    average_rpe: float | None
+    workouts_per_week: float
+    active_days: int
+
+
+def workout_statistics(
+    *,
+    user_id: uuid.UUID,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    unit: str | None = None,
+) -> WorkoutStatistics:
+    """Totals over [start, end] (start None = since the first log): workouts, sets, volume, RPE, frequency.
+
+    Frequency is workouts per 7 days of the period (from the first log when start is None).
+    """
+    finish = end or timezone.now()
+    weight_unit = unit or selectors.get_settings(user_id=user_id).weight_unit
+    entries = _entries(user_id=user_id, start=start, end=finish)
+    tz = selectors.user_timezone(user_id=user_id)
+    logs = {entry.log_id for entry in entries}
+    first = start or (min(entry.completed_at for entry in entries) if entries else finish)
+    days = max((finish - first).total_seconds() / 86400, 1.0)
+    return WorkoutStatistics(
+        unit=weight_unit,
+        start=start,
+        end=finish,
+        workouts=len(logs),
+        exercises=len(entries),
+        sets=sum(entry_set_count(entry) for entry in entries),
+        total_volume=sum(entry_tonnage(entry, unit=weight_unit) for entry in entries),
+        total_minutes=sum(entry_minutes(entry) for entry in entries),
+        average_rpe=_mean(entry.rpe for entry in entries if entry.rpe is not None),
+        workouts_per_week=len(logs) / max(days / 7, 1.0),
+        active_days=len({entry.completed_at.astimezone(tz).date() for entry in entries}),
+    )
+
+
+# --- Per exercise ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ExerciseStats:
+    name: str
+    exercise_type: str
+    sessions: int
+    sets: int
+    volume: float
+    best_set: SetDone | None  # heaviest load, most reps at it
+    best_estimated_1rm: float | None
+    best_estimated_1rm_set: SetDone | None
+    last_performed: datetime
+    average_rpe: float | None
+
+
+def exercise_key(entry: WorkoutLogEntry) -> str:
+    """Entries of one exercise share this key: the catalogue slug, else the normalised name."""
+    return entry.exercise_slug or exercise_name_key(entry.exercise_name)
+
+
+def _exercise_stats(entries: list[WorkoutLogEntry], *, unit: str) -> ExerciseStats:
+    latest = max(entries, key=lambda entry: entry.completed_at)
+    done = [item for entry in entries for item in sets_done(entry, unit=unit)]
+    best = max(done, key=lambda item: (item.load, item.reps), default=None)
+    best_e1rm = max(done, key=lambda item: epley_one_rep_max(item.load, item.reps), default=None)
+    return ExerciseStats(
+        name=latest.exercise_name,
+        exercise_type=latest.exercise_type,
+        sessions=len({entry.log_id for entry in entries}),
+        sets=sum(entry_set_count(entry) for entry in entries),
+        volume=sum(entry_tonnage(entry, unit=unit) for entry in entries),
+        best_set=best,
+        best_estimated_1rm=epley_one_rep_max(best_e1rm.load, best_e1rm.reps) if best_e1rm else None,
+        best_estimated_1rm_set=best_e1rm,
+        last_performed=latest.completed_at,
+        average_rpe=_mean(entry.rpe for entry in entries if entry.rpe is not None),
+    )
+
+
+def exercise_breakdown(
+    *,
+    user_id: uuid.UUID,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    unit: str | None = None,
+    exercise_name: str | None = None,
+) -> list[ExerciseStats]:
+    """Per exercise: sessions, sets, volume, best set, personal records; most sessions first.
+
+    `exercise_name` keeps only that exercise (matched ignoring case, hyphens and plurals).
+    """
+    weight_unit = unit or selectors.get_settings(user_id=user_id).weight_unit
+    groups: dict[str, list[WorkoutLogEntry]] = defaultdict(list)
+    wanted = exercise_name_key(exercise_name) if exercise_name else None
+    for entry in _entries(user_id=user_id, start=start, end=end):
+        if wanted and wanted not in (
+            exercise_name_key(entry.exercise_name),
+            exercise_name_key(entry.exercise_slug),
+        ):
+            continue
+        groups[exercise_key(entry)].append(entry)
+    stats = [_exercise_stats(entries, unit=weight_unit) for entries in groups.values()]
+    return sorted(
+        stats, key=lambda item: (-item.sessions, -item.sets, -item.last_performed.timestamp(), item.name)
+    )
+
+
+@dataclass(frozen=True)
+class BreakdownRow:
+    name: str
+    entries: int
+    volume_share: float  # of the volume proxy (see distribution.entry_volume)
+
+
+def grouped_breakdown(
+    *,
+    user_id: uuid.UUID,
+    by: Literal["muscle", "category", "exercise_type", "exercise_name"],
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> list[BreakdownRow]:
+    """Share of training (volume proxy) per muscle, goal category, exercise type or exercise; largest first."""
+    volumes: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    for entry in _entries(user_id=user_id, start=start, end=end):
+        volume = entry_volume(entry)
+        if by in ("muscle", "category"):
+            key, items = ("muscle", entry.muscles) if by == "muscle" else ("goal", entry.goals)
+            for item in items or ():
+                raw = str(item.get(key) or "").strip()
+                name = (canonical_muscle(raw) or raw) if by == "muscle" else raw.lower()
+                if name:
+                    volumes[name] += volume * float(item.get("share") or 0)
+                    counts[name] += 1
+        else:
+            name = entry.exercise_type if by == "exercise_type" else entry.exercise_name
+            volumes[name] += volume
+            counts[name] += 1
+    total = sum(volumes.values())
+    rows = [BreakdownRow(name, counts[name], volumes[name] / total if total else 0.0) for name in volumes]
+    return sorted(rows, key=lambda row: (-row.volume_share, -row.entries, row.name))
+
+
+# --- Weekly trend ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WeekPoint:
+    week_start: date  # Monday, in the user's time zone
+    sessions: int
+    sets: int
+    volume: float
+    average_rpe: float | None
+    best_estimated_1rm: float | None
+
+
+@dataclass(frozen=True)
+class Trend:
+    unit: str
+    exercise_name: str | None
+    weeks: tuple[WeekPoint, ...]
+    metric: str
+    direction: Direction
+    change: float | None  # relative change of the second half's mean over the first half's
+
+
+def trend_direction(
+    values: Sequence[float], *, threshold: float = TREND_THRESHOLD
+) -> tuple[Direction, float | None]:
+    """Compare the mean of the second half with the first (the middle value of an odd count is left out)."""
+    half = len(values) // 2
+    if half == 0:
+        return "flat", None
+    first = sum(values[:half]) / half
+    second = sum(values[-half:]) / half
+    if first == 0:
+        return ("up", None) if second > 0 else ("flat", None)
+    change = (second - first) / first
+    if change > threshold:
+        return "up", change
+    if change < -threshold:
+        return "down", change
+    return "flat", change
+
+
+def _week_start(moment: datetime, tz: tzinfo) -> date:
+    day = moment.astimezone(tz).date()
+    return day - timedelta(days=day.weekday())
+
+
+def weekly_trend(
+    *,
+    user_id: uuid.UUID,
+    weeks: int = 8,
+    metric: Literal["volume", "sessions", "sets", "rpe", "e1rm"] = "volume",
+    exercise_name: str | None = None,
+    unit: str | None = None,
+    now: datetime | None = None,
+) -> Trend:
+    """The last `weeks` calendar weeks (Monday-based, the current one last), and the metric's direction.
+
+    With `exercise_name` only that exercise's entries count. Weeks without data count as 0 for volume,
+    sessions and sets, and are left out of the rpe / e1rm direction.
+    """
+    if weeks < 1:
+        raise ValueError("weeks must be at least 1")
+    moment = now or timezone.now()
+    weight_unit = unit or selectors.get_settings(user_id=user_id).weight_unit
+    tz = selectors.user_timezone(user_id=user_id)
+    this_week = _week_start(moment, tz)
+    starts = [this_week - timedelta(weeks=back) for back in range(weeks - 1, -1, -1)]
+    first = datetime.combine(starts[0], datetime.min.time(), tzinfo=tz)
+    wanted = exercise_name_key(exercise_name) if exercise_name else None
+    by_week: dict[date, list[WorkoutLogEntry]] = defaultdict(list)
+    for entry in _entries(user_id=user_id, start=first, end=moment):
+        if wanted and wanted not in (
+            exercise_name_key(entry.exercise_name),
+            exercise_name_key(entry.exercise_slug),
+        ):
+            continue
+        by_week[_week_start(entry.completed_at, tz)].append(entry)
+    points = []
+    for start in starts:
+        entries = by_week.get(start, [])
+        done = [item for entry in entries for item in sets_done(entry, unit=weight_unit)]
+        points.append(
+            WeekPoint(
+                week_start=start,
+                sessions=len({entry.log_id for entry in entries}),
+                sets=sum(entry_set_count(entry) for entry in entries),
+                volume=sum(entry_tonnage(entry, unit=weight_unit) for entry in entries),
+                average_rpe=_mean(entry.rpe for entry in entries if entry.rpe is not None),
+                best_estimated_1rm=max(
+                    (epley_one_rep_max(item.load, item.reps) for item in done), default=None
+                ),
+            )
+        )
+    series: list[float]
+    if metric == "rpe":
+        series = [point.average_rpe for point in points if point.average_rpe is not None]
+    elif metric == "e1rm":
+        series = [point.best_estimated_1rm for point in points if point.best_estimated_1rm is not None]
+    else:
+        series = [float(getattr(point, metric)) for point in points]
+    direction, change = trend_direction(series)
+    return Trend(
+        unit=weight_unit,
+        exercise_name=exercise_name,
+        weeks=tuple(points),
+        metric=metric,
+        direction=direction,
+        change=change,
+    )

@@ -1,0 +1,331 @@
+// Demo chat: POST /agent/stream with fetch(), read the SSE frames from the body stream, render them.
+// Plain JS, no dependencies. Every piece of text is inserted with textContent (never as HTML).
+(function () {
+  "use strict";
+
+  var SESSION_KEY = "trainer-demo-session";
+  var log = document.getElementById("log");
+  var form = document.getElementById("composer");
+  var input = document.getElementById("message");
+  var sendButton = document.getElementById("send");
+  var tokenInput = document.getElementById("token");
+  var modelSelect = document.getElementById("model");
+  var sessionLabel = document.getElementById("session-label");
+
+  var sessionId = sessionStorage.getItem(SESSION_KEY) || null;
+  var busy = false;
+  var statusLines = {}; // tool name -> the status line of its running call
+
+  // ---- small DOM helpers -------------------------------------------------------------------------
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function append(node) {
+    var welcome = log.querySelector(".welcome");
+    if (welcome) welcome.remove();
+    log.appendChild(node);
+    node.scrollIntoView({ block: "end", behavior: "smooth" });
+    return node;
+  }
+
+  function line(kind, text) {
+    return append(el("div", "line " + kind, text));
+  }
+
+  // Light markdown: paragraphs, "- " bullet lists and **bold**, built as DOM nodes.
+  function richText(container, text) {
+    var list = null;
+    String(text || "").split(/\n/).forEach(function (raw) {
+      var bullet = /^\s*[-*•]\s+(.*)$/.exec(raw);
+      if (bullet) {
+        if (!list) list = container.appendChild(el("ul"));
+        inline(list.appendChild(el("li")), bullet[1]);
+        return;
+      }
+      list = null;
+      if (raw.trim()) inline(container.appendChild(el("p")), raw);
+    });
+    return container;
+  }
+
+  function inline(parent, text) {
+    String(text).split(/(\*\*[^*]+\*\*)/).forEach(function (part) {
+      if (/^\*\*[^*]+\*\*$/.test(part)) parent.appendChild(el("strong", null, part.slice(2, -2)));
+      else if (part) parent.appendChild(document.createTextNode(part));
+    });
+  }
+
+  function setSession(id) {
+    sessionId = id || null;
+    if (sessionId) sessionStorage.setItem(SESSION_KEY, sessionId);
+    else sessionStorage.removeItem(SESSION_KEY);
+    sessionLabel.textContent = sessionId ? "Session " + sessionId.slice(0, 8) : "New session";
+    sessionLabel.title = sessionId || "";
+  }
+
+  function setBusy(value) {
+    busy = value;
+    sendButton.disabled = value;
+    document.querySelectorAll(".option, .suggestion").forEach(function (b) { b.disabled = value; });
+  }
+
+  // ---- workout cards -----------------------------------------------------------------------------
+
+  function sameValues(values) {
+    return values.every(function (v) { return v === values[0]; });
+  }
+
+  function joinValues(values) {
+    return sameValues(values) ? String(values[0]) : values.join("/");
+  }
+
+  function prescription(ex) {
+    var parts = [];
+    var type = ex.exercise_type;
+    if (type === "reps") {
+      var reps = ex.reps || [];
+      var sets = ex.sets || reps.length;
+      var text = sets + " × " + (reps.length ? joinValues(reps) : "?");
+      var loads = ex.load_each || [];
+      if (loads.length) text += " @ " + joinValues(loads) + " " + (ex.load_unit || "");
+      else text += " · bodyweight";
+      parts.push(text.trim());
+    } else if (type === "hold") {
+      var holds = ex.hold_sec || [];
+      parts.push((ex.sets || holds.length) + " × " + (holds.length ? joinValues(holds) : "?") + " s hold");
+    } else if (type === "duration") {
+      var d = [];
+      if (ex.duration_min) d.push(ex.duration_min + " min");
+      if (ex.distance) d.push(ex.distance + " " + (ex.distance_unit || ""));
+      if (ex.target_pace) d.push("pace " + ex.target_pace);
+      parts.push(d.join(" · ") || "continuous");
+    } else if (type === "intervals") {
+      var iv = (ex.rounds || "?") + " rounds × " + (ex.work_sec || "?") + " s on";
+      if (ex.rest_sec !== undefined && ex.rest_sec !== null) iv += " / " + ex.rest_sec + " s off";
+      parts.push(iv);
+    }
+    if ((type === "reps" || type === "hold") && ex.rest_sec) {
+      parts.push("rest " + ex.rest_sec + " s");
+    }
+    return parts.join(" · ");
+  }
+
+  function muscles(ex) {
+    return (ex.muscles_utilized || [])
+      .slice()
+      .sort(function (a, b) { return (b.share || 0) - (a.share || 0); })
+      .map(function (m) { return m.muscle + " " + Math.round((m.share || 0) * 100) + "%"; })
+      .join(" · ");
+  }
+
+  function workoutCard(artifact) {
+    var payload = artifact.payload || {};
+    var exercises = (payload.exercises || []).slice().sort(function (a, b) { return (a.order || 0) - (b.order || 0); });
+    var summary = artifact.summary || payload.summary || {};
+    var card = el("section", "card workout-card");
+    card.dataset.artifactId = artifact.artifact_id || "";
+
+    var head = card.appendChild(el("div", "card-head"));
+    head.appendChild(el("h3", null, artifact.title || payload.title || "Your workout"));
+    var meta = [];
+    if (summary.estimated_duration_min) meta.push("~" + summary.estimated_duration_min + " min");
+    meta.push(exercises.length + (exercises.length === 1 ? " exercise" : " exercises"));
+    head.appendChild(el("span", "card-meta", meta.join(" · ")));
+
+    var tags = el("div", "card-tags");
+    (summary.primary_goals || []).forEach(function (g) { tags.appendChild(el("span", "tag goal", g)); });
+    (summary.muscles_targeted || []).slice(0, 6).forEach(function (m) { tags.appendChild(el("span", "tag", m)); });
+    if (tags.childNodes.length) card.appendChild(tags);
+
+    var list = card.appendChild(el("ol", "exercises"));
+    exercises.forEach(function (ex, index) {
+      var item = list.appendChild(el("li", "exercise"));
+      item.appendChild(el("span", "ex-order", ex.order || index + 1));
+      var title = item.appendChild(el("div", "ex-title"));
+      title.appendChild(el("span", "ex-name", ex.exercise_name));
+      title.appendChild(el("span", "badge " + (ex.exercise_type || ""), ex.exercise_type));
+      if (ex.group && ex.group.type) {
+        title.appendChild(el("span", "badge group", ex.group.name || ex.group.type.replace(/_/g, " ")));
+      }
+      item.appendChild(el("div", "ex-rx", prescription(ex)));
+      var m = muscles(ex);
+      if (m) item.appendChild(el("div", "ex-muscles", m));
+      if (ex.notes) item.appendChild(el("div", "ex-notes", ex.notes));
+    });
+    return append(card);
+  }
+
+  // ---- frames (seed 000 §8.3) --------------------------------------------------------------------
+
+  function handleFrame(frame) {
+    var type = frame.type;
+    if (type === "knowledge") {
+      line("knowledge", "Loaded: " + ((frame.data && (frame.data.displayName || frame.data.source)) || "data"));
+    } else if (type === "status") {
+      var data = frame.data || {};
+      if (data.phase === "start") {
+        statusLines[data.tool] = line("running", data.message);
+      } else {
+        var existing = statusLines[data.tool];
+        var kind = data.phase === "error" ? "failed" : "done";
+        if (existing) {
+          existing.className = "line " + kind;
+          existing.textContent = data.message;
+          delete statusLines[data.tool];
+        } else {
+          line(kind, data.message);
+        }
+      }
+    } else if (type === "done") {
+      setSession(frame.sessionId);
+    } else if (type === "error") {
+      line("error", frame.message || "Something went wrong.");
+    } else if (Object.prototype.hasOwnProperty.call(frame, "formatted")) {
+      toolResult(frame);
+    }
+    // tool_start frames ({type: <tool>, data: {status: "running"}}) are shown by their status line.
+  }
+
+  function toolResult(frame) {
+    var data = frame.data || {};
+    if (frame.status === "failed") {
+      var reason = data.error ? String(data.error).split("\n")[0] : "";
+      line("failed", frame.type.replace(/_/g, " ") + " failed" + (reason ? ": " + reason.slice(0, 160) : ""));
+      return;
+    }
+    if (frame.type === "message_notify_user") {
+      if (data.message) append(richText(el("div", "bubble coach"), data.message));
+      if (frame.artifact && frame.artifact.payload) workoutCard(frame.artifact);
+    } else if (frame.type === "message_ask_user") {
+      var box = append(el("div", "question"));
+      box.appendChild(richText(el("div", "bubble coach"), data.question));
+      var options = box.appendChild(el("div", "options"));
+      (data.options || []).forEach(function (option) {
+        var button = options.appendChild(el("button", "chip option", option));
+        button.type = "button";
+        button.addEventListener("click", function () { send(option); });
+      });
+    }
+  }
+
+  // ---- SSE over fetch ----------------------------------------------------------------------------
+
+  function parseEvent(block) {
+    var data = [];
+    block.split("\n").forEach(function (raw) {
+      if (!raw || raw.charAt(0) === ":") return; // comment (": ping") or empty
+      var colon = raw.indexOf(":");
+      var field = colon < 0 ? raw : raw.slice(0, colon);
+      var value = colon < 0 ? "" : raw.slice(colon + 1);
+      if (value.charAt(0) === " ") value = value.slice(1);
+      if (field === "data") data.push(value);
+    });
+    return data.length ? JSON.parse(data.join("\n")) : null;
+  }
+
+  async function streamTurn(body) {
+    var response = await fetch("/agent/stream", {
+      method: "POST",
+      headers: {
+        "Authorization": "Bearer " + tokenInput.value.trim(),
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream"
+      },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok) {
+      var detail = response.statusText;
+      try {
+        var json = await response.json();
+        detail = json.detail || json.error || detail;
+      } catch (ignored) { /* not JSON */ }
+      throw new Error(response.status + " · " + detail);
+    }
+    var header = response.headers.get("X-Session-Id");
+    if (header) setSession(header);
+    var reader = response.body.getReader();
+    var decoder = new TextDecoder();
+    var buffer = "";
+    var sawFrame = false;
+    for (;;) {
+      var chunk = await reader.read();
+      if (chunk.done) break;
+      buffer += decoder.decode(chunk.value, { stream: true });
+      var end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        var frame = parseEvent(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (frame) {
+          if (!sawFrame) { sawFrame = true; clearThinking(); }
+          handleFrame(frame);
+        }
+      }
+    }
+  }
+
+  var thinking = null;
+  function clearThinking() {
+    if (thinking) { thinking.remove(); thinking = null; }
+  }
+
+  async function send(text) {
+    text = String(text || "").trim();
+    if (!text || busy) return;
+    if (!tokenInput.value.trim()) {
+      line("error", "Paste an access token under Connection first.");
+      document.querySelector(".settings").open = true;
+      return;
+    }
+    setBusy(true);
+    append(el("div", "bubble user", text));
+    thinking = line("thinking", "Thinking…");
+    statusLines = {};
+    var body = { message: text, model: modelSelect.value };
+    if (sessionId) body.sessionId = sessionId;
+    try {
+      await streamTurn(body);
+    } catch (error) {
+      line("error", error.message || String(error));
+    } finally {
+      clearThinking();
+      setBusy(false);
+      input.focus();
+    }
+  }
+
+  // ---- wiring ------------------------------------------------------------------------------------
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var text = input.value;
+    input.value = "";
+    input.style.height = "";
+    send(text);
+  });
+  input.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  input.addEventListener("input", function () {
+    input.style.height = "";
+    input.style.height = Math.min(input.scrollHeight, 160) + "px";
+  });
+  document.querySelectorAll(".suggestion").forEach(function (button) {
+    button.addEventListener("click", function () { send(button.textContent); });
+  });
+  document.getElementById("new-session").addEventListener("click", function () {
+    setSession(null);
+    log.replaceChildren();
+    line("done", "Started a new session.");
+  });
+
+  setSession(sessionId);
+  input.focus();
+})();

@@ -1,0 +1,353 @@
+"""schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan (seed 001 §4.7)
+and the pure plan builder behind the last one."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from datasources_app.models import ScheduledWorkout, WorkoutPlan
+from tests.datasources_app.factories import ScheduledWorkoutFactory, WorkoutPlanFactory
+from tests.tools_app.workout_support import Trainee, make_trainee
+from tools_app.calendar_tools import next_monday
+from tools_app.plan_builder import build_plan, classify_goal, parse_weekdays
+from tools_app.registry import get_tool
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def trainee() -> Trainee:
+    return make_trainee()
+
+
+def in_days(days: int) -> dt.date:
+    return timezone.localdate() + dt.timedelta(days=days)
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "done", "observation"),
+    [
+        ("schedule_workout", "Adding it to your calendar...", "Workout scheduled", "summary"),
+        ("update_scheduled_workout", "Updating your calendar...", "Schedule updated", "summary"),
+        (
+            "delete_scheduled_workout",
+            "Removing it from your calendar...",
+            "Workout removed from calendar",
+            "confirmation",
+        ),
+        ("create_workout_plan", "Building your plan...", "Plan ready", "full"),
+    ],
+)
+def test_calendar_tools_metadata(name: str, start: str, done: str, observation: str) -> None:
+    """Status messages in the seed 000 §6.7 style and seed 001 §4.11 observation sizes."""
+    tool = get_tool(name)
+    assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
+        start,
+        done,
+        "calendar",
+        observation,
+    )
+
+
+# --- schedule_workout ------------------------------------------------------------------------------------------
+def test_schedule_workout(trainee: Trainee) -> None:
+    """A workout goes on the calendar with its date, time, length and notes; the summary gives the id."""
+    when = in_days(3)
+    result = trainee.run(
+        "schedule_workout",
+        {
+            "date": when.isoformat(),
+            "time": "18:00",
+            "title": "Upper Body",
+            "duration_minutes": 45,
+            "notes": "heavy",
+        },
+    )
+    assert result.success, result.formatted
+    item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
+    assert (item.scheduled_date, item.scheduled_time, item.title, item.duration_minutes, item.notes) == (
+        when,
+        dt.time(18, 0),
+        "Upper Body",
+        45,
+        "heavy",
+    )
+    assert result.raw_formatted == (
+        f"scheduled: Upper Body on {when:%a} {when.day} {when:%b} 18:00, id={item.id}"
+    )
+    assert result.data["scheduled_workout"]["workout_id"] == str(item.id)
+
+
+def test_schedule_workout_accepts_seed_001_spelling(trainee: Trainee) -> None:
+    """scheduled_date with a time, workout_type as title and an exercises list as the workout."""
+    when = in_days(1)
+    result = trainee.run(
+        "schedule_workout",
+        {
+            "scheduled_date": f"{when.isoformat()}T07:30:00Z",
+            "workout_type": "Easy run",
+            "exercises": [{"exercise_name": "Outdoor Run"}],
+        },
+    )
+    assert result.success, result.formatted
+    item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
+    assert (item.scheduled_date, item.scheduled_time, item.title) == (when, dt.time(7, 30), "Easy run")
+    assert item.workout == {"exercises": [{"exercise_name": "Outdoor Run"}]}
+
+
+def test_schedule_today_is_allowed_but_the_past_is_not(trainee: Trainee) -> None:
+    """Today is fine; yesterday fails and stores nothing more."""
+    assert trainee.run("schedule_workout", {"date": in_days(0).isoformat(), "title": "Now"}).success
+    past = trainee.run("schedule_workout", {"date": in_days(-1).isoformat(), "title": "Then"})
+    assert not past.success and "in the past" in past.data["error"]
+    assert ScheduledWorkout.objects.filter(user_id=trainee.user_id).count() == 1
+
+
+def test_schedule_rejects_bad_dates_and_titles(trainee: Trainee) -> None:
+    """An unparsable date and a blank title are named in one validation failure."""
+    result = trainee.run("schedule_workout", {"date": "next friday", "title": " "})
+    assert not result.success
+    assert "date" in result.data["error"] and "title" in result.data["error"]
+
+
+# --- update / delete --------------------------------------------------------------------------------------------
+def test_update_moves_and_marks_a_scheduled_workout(trainee: Trainee) -> None:
+    """Given fields change; the others stay; null clears the time."""
+    item = ScheduledWorkoutFactory.create(user_id=trainee.user_id, scheduled_time=dt.time(9, 0), notes="keep")
+    new_date = in_days(5)
+    result = trainee.run(
+        "update_scheduled_workout",
+        {"workout_id": str(item.id), "date": new_date.isoformat(), "time": None, "status": "skipped"},
+    )
+    assert result.success, result.formatted
+    item.refresh_from_db()
+    assert (item.scheduled_date, item.scheduled_time, item.status, item.notes) == (
+        new_date,
+        None,
+        "skipped",
+        "keep",
+    )
+    assert result.raw_formatted.startswith(f"updated: {item.title} on ")
+    assert result.raw_formatted.endswith("[skipped], changed date, status, time")
+
+
+@pytest.mark.parametrize(
+    ("which", "message"),
+    [
+        ("unknown", "not found"),
+        ("not-a-uuid", "not found"),
+        ("other user", "not found"),
+        ("nothing", "Nothing to change"),
+        ("past", "in the past"),
+    ],
+)
+def test_update_failures(trainee: Trainee, which: str, message: str) -> None:
+    """Unknown or foreign ids, no changes and past dates fail; the foreign workout is untouched."""
+    own = ScheduledWorkoutFactory.create(user_id=trainee.user_id, title="Mine")
+    foreign = ScheduledWorkoutFactory.create(title="Theirs")
+    args: dict[str, Any] = {
+        "unknown": {"workout_id": str(uuid.uuid4()), "title": "X"},
+        "not-a-uuid": {"workout_id": "monday", "title": "X"},
+        "other user": {"workout_id": str(foreign.id), "title": "X"},
+        "nothing": {"workout_id": str(own.id)},
+        "past": {"workout_id": str(own.id), "date": in_days(-3).isoformat()},
+    }[which]
+    result = trainee.run("update_scheduled_workout", args)
+    assert not result.success and message in result.data["error"]
+    if message == "not found":
+        assert str(own.id) in result.data["error"]  # the user's upcoming workouts are listed
+    foreign.refresh_from_db()
+    own.refresh_from_db()
+    assert (foreign.title, own.title) == ("Theirs", "Mine")
+
+
+def test_delete_scheduled_workout(trainee: Trainee) -> None:
+    """Deleting answers with a bare confirmation."""
+    item = ScheduledWorkoutFactory.create(user_id=trainee.user_id)
+    result = trainee.run("delete_scheduled_workout", {"workout_id": str(item.id)})
+    assert result.success and result.raw_formatted == "deleted"
+    assert not ScheduledWorkout.objects.filter(id=item.id).exists()
+
+
+@pytest.mark.parametrize("which", ["unknown", "other user"])
+def test_delete_unknown_or_foreign_scheduled_workout_fails(trainee: Trainee, which: str) -> None:
+    """Only the user's own scheduled workouts can be deleted."""
+    foreign = ScheduledWorkoutFactory.create()
+    reference = str(uuid.uuid4()) if which == "unknown" else str(foreign.id)
+    result = trainee.run("delete_scheduled_workout", {"workout_id": reference})
+    assert not result.success and "not found" in result.data["error"]
+    assert ScheduledWorkout.objects.filter(id=foreign.id).exists()
+
+
+# --- create_workout_plan ------------------------------------------------------------------------------------------
+def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Trainee) -> None:
+    """12 weeks × 3 days by default: 36 sessions on the calendar, deloads in weeks 5 and 10."""
+    start = next_monday(in_days(1))
+    result = trainee.run(
+        "create_workout_plan",
+        {
+            "name": "Strength Block",
+            "goal": "get stronger at squat and bench",
+            "days_per_week": 3,
+            "start_date": start.isoformat(),
+        },
+    )
+    assert result.success, result.formatted
+    plan = WorkoutPlan.objects.get(user_id=trainee.user_id)
+    assert (plan.status, plan.weeks, plan.start_date, plan.plan["goal_type"]) == (
+        "active",
+        12,
+        start,
+        "strength",
+    )
+    assert plan.plan["deload_weeks"] == [5, 10]
+    sessions = ScheduledWorkout.objects.filter(plan=plan).order_by("scheduled_date")
+    assert sessions.count() == 36
+    assert [item.scheduled_date.weekday() for item in sessions[:3]] == [0, 2, 4]
+    assert sessions[0].scheduled_date == start and sessions[0].title == "Full Body A (week 1)"
+    lines = result.raw_formatted.splitlines()
+    assert lines[0].startswith(f"Plan: Strength Block id={plan.id} [active] strength, 12 weeks")
+    assert "36 sessions added to the calendar" in lines[0]
+    assert lines[2] == "  Week 1: 3 workouts (build, RPE 7, 70% 1RM): Full Body A, Full Body B, Full Body C"
+    assert lines[6] == "  Week 5: 3 workouts (deload, RPE 6, 60% 1RM): Full Body A, Full Body B, Full Body C"
+    assert result.data["scheduled_sessions"] == 36
+
+
+def test_create_plan_accepts_seed_001_spelling_and_defaults_to_next_monday(trainee: Trainee) -> None:
+    """plan_name, goal_description, duration_weeks, workouts_per_week and preferred_days are accepted."""
+    result = trainee.run(
+        "create_workout_plan",
+        {
+            "plan_name": "5K Plan",
+            "goal_description": "Run a 5K under 25 minutes",
+            "duration_weeks": 6,
+            "preferred_days": ["Tuesday", "thu", "Sat"],
+        },
+    )
+    assert result.success, result.formatted
+    plan = WorkoutPlan.objects.get(user_id=trainee.user_id)
+    assert (plan.name, plan.weeks, plan.plan["goal_type"], plan.plan["weekdays"]) == (
+        "5K Plan",
+        6,
+        "endurance",
+        ["Tue", "Thu", "Sat"],
+    )
+    assert plan.start_date == next_monday(timezone.localdate())
+    assert plan.scheduled_workouts.count() == 18
+
+
+def test_a_new_plan_archives_the_active_one_and_cancels_its_future_sessions(trainee: Trainee) -> None:
+    """Only one plan is active: the old one is archived and its upcoming sessions cancelled."""
+    old = WorkoutPlanFactory.create(user_id=trainee.user_id, status="active")
+    upcoming = ScheduledWorkoutFactory.create(user_id=trainee.user_id, plan=old, scheduled_date=in_days(2))
+    result = trainee.run(
+        "create_workout_plan", {"name": "New", "goal": "build muscle", "weeks": 4, "days_per_week": 4}
+    )
+    assert result.success, result.formatted
+    old.refresh_from_db()
+    upcoming.refresh_from_db()
+    assert (old.status, upcoming.status) == ("archived", "cancelled")
+    assert result.data["archived_plans"] == [str(old.id)]
+    assert f"Archived the previous active plan: {old.name} id={old.id}." in result.raw_formatted
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"start_date": "2001-01-01"}, "in the past"),
+        (
+            {"days_per_week": 2, "preferred_days": ["Mon", "Wed", "Fri"]},
+            "preferred_days lists 3 days but days_per_week is 2",
+        ),
+        ({"preferred_days": ["Mon", "Funday"]}, "unknown weekday 'Funday'"),
+        ({"weeks": 4, "deload_weeks": [6]}, "deload weeks [6] are outside weeks 1..4"),
+    ],
+)
+def test_create_plan_failures(trainee: Trainee, args: dict[str, Any], message: str) -> None:
+    """A past start, mismatched or unknown days and impossible deload weeks fail; nothing is stored."""
+    result = trainee.run("create_workout_plan", {"name": "P", "goal": "fitness", **args})
+    assert not result.success and message in result.data["error"]
+    assert not WorkoutPlan.objects.filter(user_id=trainee.user_id).exists()
+
+
+def test_create_plan_bounds_are_validated(trainee: Trainee) -> None:
+    """weeks above 52 and 8 days per week are schema failures naming both fields."""
+    result = trainee.run("create_workout_plan", {"name": "P", "goal": "g", "weeks": 60, "days_per_week": 8})
+    assert not result.success
+    assert "weeks" in result.data["error"] and "days_per_week" in result.data["error"]
+
+
+# --- build_plan (pure) --------------------------------------------------------------------------------------------------
+MONDAY = dt.date(2026, 1, 5)
+
+
+def test_build_plan_is_deterministic() -> None:
+    """The same arguments give the same plan."""
+    kwargs: dict[str, Any] = {"goal": "get strong", "weeks": 12, "days_per_week": 4, "start_date": MONDAY}
+    assert build_plan(**kwargs) == build_plan(**kwargs)
+
+
+def test_strength_plan_progresses_and_resumes_after_deloads() -> None:
+    """Intensity +2.5% per build week; deload weeks drop to 60%; the next build week continues the climb."""
+    plan = build_plan(goal="strength", weeks=12, days_per_week=3, start_date=MONDAY)
+    intensity = [week["intensity_pct"] for week in plan["weeks"]]
+    assert intensity == [70, 72.5, 75, 77.5, 60, 80, 82.5, 85, 87.5, 60, 90, 92.5]
+    assert [week["deload"] for week in plan["weeks"]].count(True) == 2
+    assert [week["volume_factor"] for week in plan["weeks"]][4] == 0.6
+    assert plan["end_date"] == "2026-03-29"
+
+
+def test_endurance_plan_adds_about_ten_percent_a_week() -> None:
+    """The long session grows ~10% per build week and shrinks in the deload week."""
+    plan = build_plan(goal="run a faster 10K", weeks=6, days_per_week=3, start_date=MONDAY)
+    long_runs = [week["days"][2]["duration_minutes"] for week in plan["weeks"]]
+    assert [day["session"] for day in plan["weeks"][0]["days"]] == ["Easy Run", "Intervals Run", "Long Run"]
+    assert long_runs == [45, 50, 55, 60, 25, 65]
+
+
+def test_days_fall_on_the_chosen_weekdays_from_a_mid_week_start() -> None:
+    """Starting on a Wednesday with Mon/Wed/Fri: week 1 is Wed, Fri, then the next Monday."""
+    plan = build_plan(goal="fitness", weeks=2, days_per_week=3, start_date=dt.date(2026, 1, 7))
+    dates = [day["date"] for week in plan["weeks"] for day in week["days"]]
+    assert dates == ["2026-01-07", "2026-01-09", "2026-01-12", "2026-01-14", "2026-01-16", "2026-01-19"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "expected"),
+    [
+        ("Run my first marathon", "endurance"),
+        ("Get stronger", "strength"),
+        ("Build muscle mass", "hypertrophy"),
+        ("lose fat before summer", "fat_loss"),
+        ("feel better", "general"),
+    ],
+)
+def test_goals_are_classified_by_keywords(goal: str, expected: str) -> None:
+    """The goal text decides the kind of plan."""
+    assert classify_goal(goal) == expected
+
+
+def test_splits_by_days_per_week() -> None:
+    """Upper/lower for 4 days, push/pull/legs for 3 days of hypertrophy."""
+    assert build_plan(goal="strength", weeks=1, days_per_week=4, start_date=MONDAY)["split"] == [
+        "Upper A",
+        "Lower A",
+        "Upper B",
+        "Lower B",
+    ]
+    assert build_plan(goal="build muscle", weeks=1, days_per_week=3, start_date=MONDAY)["split"] == [
+        "Push",
+        "Pull",
+        "Legs",
+    ]
+
+
+def test_parse_weekdays_rejects_repeats() -> None:
+    """A weekday given twice is an error."""
+    with pytest.raises(ValueError, match="given twice"):
+        parse_weekdays(["Mon", "monday"])

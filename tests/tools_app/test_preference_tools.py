@@ -1,0 +1,183 @@
+"""set_preference and delete_preference (seed 001 §4.4)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+import zoneinfo
+
+import pytest
+from django.utils import timezone
+
+from datasources_app.models import Preference, UserSettings
+from datasources_app.selectors import active_preferences
+from tests.datasources_app.factories import PreferenceFactory
+from tests.tools_app.workout_support import Trainee, generate, make_trainee, reps_exercise
+from tools_app.registry import get_tool
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def trainee() -> Trainee:
+    return make_trainee()
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "done", "observation"),
+    [
+        ("set_preference", "Saving your preference...", "Preference saved", "summary"),
+        ("delete_preference", "Removing preference...", "Preference removed", "confirmation"),
+    ],
+)
+def test_preference_tools_metadata(name: str, start: str, done: str, observation: str) -> None:
+    """Status messages in the seed 000 §6.7 style and seed 001 §4.11 observation sizes."""
+    tool = get_tool(name)
+    assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
+        start,
+        done,
+        "preferences",
+        observation,
+    )
+
+
+def test_permanent_preference_is_saved_and_enforced(trainee: Trainee) -> None:
+    """A preference without an end is permanent; its excluded exercise is then refused by generate_workout."""
+    result = trainee.run(
+        "set_preference",
+        {
+            "category": "exercise",
+            "description": "Hates dumbbell bench press",
+            "guidance": "Never program it",
+            "exclude_exercises": ["Dumbbell Bench Press"],
+        },
+    )
+    assert result.success, result.formatted
+    preference = Preference.objects.get(user_id=trainee.user_id)
+    assert (preference.preference_type, preference.category, preference.exclude_exercises) == (
+        "permanent",
+        "exercise",
+        ["Dumbbell Bench Press"],
+    )
+    assert result.raw_formatted == f"saved: exercise - Hates dumbbell bench press id={preference.id}"
+    refused = generate(trainee, {"title": "Push", "exercises": [reps_exercise(1)]})
+    assert not refused.success and "Hates dumbbell bench press" in refused.data["error"]
+
+
+def test_seed_001_type_becomes_category_and_expiry_makes_it_temporary(trainee: Trainee) -> None:
+    """Seed 001's `type: injury` is the category; an ISO expiry in the future makes it temporary."""
+    expires = (timezone.now() + dt.timedelta(days=14)).replace(microsecond=0)
+    result = trainee.run(
+        "set_preference",
+        {
+            "type": "injury",
+            "description": "Shoulder pain - temporary avoidance",
+            "guidance": "Exclude all shoulder-focused exercises",
+            "expires_at": expires.isoformat().replace("+00:00", "Z"),
+        },
+    )
+    assert result.success, result.formatted
+    preference = Preference.objects.get(user_id=trainee.user_id)
+    assert (preference.preference_type, preference.category, preference.expires_at) == (
+        "temporary",
+        "injury",
+        expires,
+    )
+    assert "(temporary until " in result.raw_formatted
+
+
+def test_date_only_expiry_lasts_through_that_day_in_the_users_zone(db: None) -> None:
+    """'YYYY-MM-DD' expires at the next local midnight; a naive date-time is read in the user's zone."""
+    trainee = make_trainee()
+    UserSettings.objects.filter(user_id=trainee.user_id).update(timezone="Europe/Berlin")
+    berlin = zoneinfo.ZoneInfo("Europe/Berlin")
+    day = timezone.localdate() + dt.timedelta(days=10)
+    result = trainee.run(
+        "set_preference",
+        {"description": "Short sessions", "guidance": "30 min max", "expires_at": day.isoformat()},
+    )
+    assert result.success, result.formatted
+    stored = Preference.objects.get(user_id=trainee.user_id).expires_at
+    assert stored == dt.datetime.combine(day + dt.timedelta(days=1), dt.time.min, tzinfo=berlin)
+    naive = trainee.run(
+        "set_preference",
+        {"description": "Evenings", "guidance": "-", "expires_at": f"{day.isoformat()}T18:30:00"},
+    )
+    assert naive.success, naive.formatted
+    assert Preference.objects.get(description="Evenings").expires_at == dt.datetime.combine(
+        day, dt.time(18, 30), tzinfo=berlin
+    )
+
+
+def test_delete_after_use_preference_is_consumed_by_the_next_workout(trainee: Trainee) -> None:
+    """delete_after_use makes a one-off temporary preference, gone after generate_workout uses it."""
+    result = trainee.run(
+        "set_preference",
+        {
+            "description": "Go easy today",
+            "guidance": "RPE 6 max",
+            "delete_after_use": True,
+            "category": "intensity",
+        },
+    )
+    assert result.success, result.formatted
+    assert Preference.objects.get(user_id=trainee.user_id).preference_type == "temporary"
+    assert "next workout only" in result.raw_formatted
+    assert generate(trainee).success
+    assert not Preference.objects.filter(user_id=trainee.user_id).exists()
+
+
+def test_excluded_equipment_is_normalised_to_slugs(trainee: Trainee) -> None:
+    """Equipment spelled as display names becomes catalogue slugs."""
+    result = trainee.run(
+        "set_preference",
+        {"description": "No barbell work", "guidance": "-", "exclude_equipment": ["Barbell", "pull-up bar"]},
+    )
+    assert result.success, result.formatted
+    assert Preference.objects.get(user_id=trainee.user_id).exclude_equipment == ["barbell", "pull_up_bar"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"expires_at": "2001-01-01T00:00:00Z"}, "in the past"),
+        ({"expires_at": "next tuesday"}, "is not an ISO 8601 date"),
+        ({"preference_type": "permanent", "delete_after_use": True}, "permanent preference cannot have"),
+        ({"preference_type": "temporary"}, "temporary preference needs expires_at"),
+        ({"exclude_equipment": ["flux capacitor"]}, "Unknown equipment in exclude_equipment: flux_capacitor"),
+    ],
+)
+def test_set_preference_failures(trainee: Trainee, extra: dict[str, object], message: str) -> None:
+    """Past or unparsable expiries, contradicting types and unknown equipment fail; nothing is stored."""
+    result = trainee.run("set_preference", {"description": "Something", "guidance": "Do this", **extra})
+    assert not result.success
+    assert message in result.data["error"]
+    assert not Preference.objects.filter(user_id=trainee.user_id).exists()
+
+
+def test_set_preference_requires_description_and_guidance(trainee: Trainee) -> None:
+    """Missing description and guidance are both named."""
+    result = trainee.run("set_preference", {"description": " "})
+    assert not result.success
+    assert "description" in result.data["error"] and "guidance" in result.data["error"]
+
+
+def test_delete_own_preference(trainee: Trainee) -> None:
+    """Deleting answers with a bare confirmation and removes the row."""
+    preference = PreferenceFactory.create(user_id=trainee.user_id)
+    result = trainee.run("delete_preference", {"preference_id": str(preference.id)})
+    assert result.success and result.raw_formatted == "deleted"
+    assert result.data["preference_id"] == str(preference.id)
+    assert active_preferences(user_id=trainee.user_id) == []
+
+
+@pytest.mark.parametrize("which", ["unknown", "not-a-uuid", "other user"])
+def test_delete_unknown_or_foreign_preference_fails(trainee: Trainee, which: str) -> None:
+    """Only the user's own preferences can be deleted; the failure lists their active ones."""
+    own = PreferenceFactory.create(user_id=trainee.user_id, description="Keep me")
+    foreign = PreferenceFactory.create()
+    reference = {"unknown": str(uuid.uuid4()), "not-a-uuid": "burpees", "other user": str(foreign.id)}[which]
+    result = trainee.run("delete_preference", {"preference_id": reference})
+    assert not result.success
+    assert "not found" in result.data["error"] and str(own.id) in result.data["error"]
+    assert Preference.objects.filter(id=foreign.id).exists()

@@ -1,0 +1,192 @@
+"""log_workout (seed 000 §6.4): targets and actuals recorded apart, the current workout cleared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from datasources_app.models import WorkoutLog, WorkoutLogEntry
+from datasources_app.selectors import get_current_workout
+from tests.tools_app.workout_support import Trainee, generate, make_trainee
+from tools_app.types import ToolContext
+from tools_app.workout_tools import workout_exercises
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def trainee() -> Trainee:
+    return make_trainee()
+
+
+@pytest.fixture
+def exercises(trainee: Trainee) -> list[dict[str, Any]]:
+    artifact = generate(trainee).artifact
+    assert artifact is not None
+    return workout_exercises(artifact)
+
+
+def entries_of(log: WorkoutLog) -> list[WorkoutLogEntry]:
+    return list(log.entries.order_by("order"))
+
+
+def test_log_records_targets_beside_actuals_and_clears_the_workout(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """Each completed exercise is stored with its planned and actual values; the workout is cleared."""
+    completed = [
+        {
+            "exercise_id": exercises[0]["id"],
+            "sets": 3,
+            "reps": [10, 9, 7],
+            "load_each": [20, 20, 20],
+            "rpe": 8,
+        },
+        {"exercise_id": "3", "hold_sec": [30, 40, 45]},
+        {"exercise_id": exercises[3]["id"], "duration_min": 22, "distance": 4.2},
+        {"exercise_id": 5, "skipped": True, "notes": "ran out of time"},
+    ]
+    result = trainee.run("log_workout", {"completed_exercises": completed, "workout_notes": "Felt strong"})
+    assert result.success, result.formatted
+    log = WorkoutLog.objects.get(user_id=trainee.user_id)
+    assert result.data == {
+        "logged_count": 4,
+        "total_in_workout": 5,
+        "skipped_count": 1,
+        "already_logged_count": 0,
+        "log_id": str(log.id),
+    }
+    assert (log.title, log.notes, log.session_id) == ("Home Push & Core", "Felt strong", trainee.session.id)
+    assert log.artifact_id.startswith("art_")
+    press, plank, run, climber = entries_of(log)
+    assert (press.exercise_name, press.exercise_slug, press.exercise_type, press.order) == (
+        "Dumbbell Bench Press",
+        "dumbbell-bench-press",
+        "reps",
+        1,
+    )
+    assert (press.target_sets, press.target_reps, press.target_load_each, press.target_rest_sec) == (
+        3,
+        [10, 10, 8],
+        [20, 20, 22.5],
+        90,
+    )
+    assert (press.actual_sets, press.actual_reps, press.actual_load_each, press.rpe) == (
+        3,
+        [10, 9, 7],
+        [20, 20, 20],
+        8,
+    )
+    assert press.load_unit == "kg"
+    assert press.muscles[0] == {"muscle": "Chest", "share": 0.7}
+    assert press.goals[0] == {"goal": "strength", "share": 0.6}
+    assert (plank.target_hold_sec, plank.actual_hold_sec, plank.actual_sets) == (
+        [30, 45, 60],
+        [30, 40, 45],
+        3,
+    )
+    assert (run.target_duration_min, run.actual_duration_min, run.actual_distance, run.distance_unit) == (
+        20,
+        22,
+        4.2,
+        "km",
+    )
+    assert climber.skipped and climber.actual_rounds is None and climber.target_rounds == 8
+    assert climber.notes == "ran out of time"
+    assert get_current_workout(user_id=trainee.user_id) is None
+    assert result.raw_formatted == (
+        "Logged 4 of 5 exercises (1 skipped): Dumbbell Bench Press, Plank, Outdoor Run. "
+        "The current workout is cleared."
+    )
+    assert result.status_message == "Workout logged"
+
+
+def test_omitted_actuals_count_as_done_as_planned(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
+    """An exercise given by id alone is logged with the planned values as actuals."""
+    trainee.run("log_workout", {"completed_exercises": [{"exercise_id": "1"}]})
+    (entry,) = WorkoutLogEntry.objects.filter(log__user_id=trainee.user_id)
+    assert (entry.actual_sets, entry.actual_reps, entry.actual_load_each) == (3, [10, 10, 8], [20, 20, 22.5])
+
+
+def test_an_unplanned_exercise_can_be_logged_by_name(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """A name not in the workout is logged as an extra exercise after the planned ones."""
+    completed = [{"exercise_name": "Plank"}, {"name": "Burpee", "sets": 2, "reps": [10, 10]}]
+    result = trainee.run("log_workout", {"completed_exercises": completed})
+    assert result.success, result.formatted
+    plank, burpee = entries_of(WorkoutLog.objects.get(user_id=trainee.user_id))
+    assert (plank.order, plank.target_hold_sec) == (3, [30, 45, 60])
+    assert (burpee.order, burpee.exercise_slug, burpee.exercise_type) == (6, "burpee", "reps")
+    assert (burpee.target_sets, burpee.actual_sets, burpee.actual_reps) == (None, 2, [10, 10])
+
+
+def test_seed_001_spellings_are_accepted(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
+    """exercise_order, a scalar load, `exercises` and `notes` are normalised."""
+    args = {"exercises": [{"exercise_order": 1, "sets": 3, "load": 25}], "notes": "ok"}
+    result = trainee.run("log_workout", args)
+    assert result.success, result.formatted
+    (entry,) = WorkoutLogEntry.objects.filter(log__user_id=trainee.user_id)
+    assert entry.actual_load_each == [25, 25, 25] and entry.log.notes == "ok"
+
+
+def test_without_a_current_workout_logging_fails(trainee: Trainee) -> None:
+    """'No active workout' and nothing is stored."""
+    result = trainee.run("log_workout", {"completed_exercises": [{"exercise_id": "1"}]})
+    assert not result.success
+    assert result.data["error"] == "No active workout: create one with generate_workout first."
+    assert not WorkoutLog.objects.filter(user_id=trainee.user_id).exists()
+
+
+def test_bad_references_fail_with_every_problem_and_keep_the_workout(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """Unknown ids, repeats and items without id or name are all listed; nothing is logged or cleared."""
+    completed = [
+        {"exercise_id": "ex_gone00"},
+        {"exercise_id": "1"},
+        {"exercise_id": exercises[0]["id"]},
+        {"sets": 3},
+    ]
+    result = trainee.run("log_workout", {"completed_exercises": completed})
+    assert not result.success
+    assert result.data["problems"] == [
+        "completed exercise 1: 'ex_gone00' is not in the current workout",
+        f"completed exercise 3: {exercises[0]['id']} was already given as completed exercise 2",
+        "completed exercise 4: give exercise_id or exercise_name",
+    ]
+    assert not WorkoutLog.objects.filter(user_id=trainee.user_id).exists()
+    assert get_current_workout(user_id=trainee.user_id) is not None
+
+
+def test_rpe_outside_one_to_ten_is_an_argument_error(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """RPE is validated with the arguments, naming the field."""
+    result = trainee.run("log_workout", {"completed_exercises": [{"exercise_id": "1", "rpe": 11}]})
+    assert not result.success
+    assert result.data["error"].startswith("Invalid arguments for log_workout: completed_exercises.0.rpe:")
+
+
+def test_an_empty_list_is_an_argument_error(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
+    """At least one completed exercise is needed."""
+    result = trainee.run("log_workout", {"completed_exercises": []})
+    assert not result.success and "completed_exercises" in result.data["error"]
+
+
+def test_logging_an_override_workout_clears_only_the_override(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """With an override, the log is recorded and the override cleared; the stored workout stays."""
+    stored = get_current_workout(user_id=trainee.user_id)
+    assert stored is not None
+    ctx = ToolContext(
+        user_id=trainee.user_id, session=trainee.session, current_workout_override=dict(stored.workout)
+    )
+    trainee.ctx = ctx
+    result = trainee.run("log_workout", {"completed_exercises": [{"exercise_id": "2"}]})
+    assert result.success, result.formatted
+    assert ctx.current_workout_override is None
+    assert get_current_workout(user_id=trainee.user_id) is not None
+    assert WorkoutLog.objects.filter(user_id=trainee.user_id).count() == 1

@@ -1,0 +1,426 @@
+"""swap_exercise, adjust_exercise, remove_exercise (seed 000 §6.4, seed 001 §4.9 modification tools)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+import pytest
+
+from datasources_app.models import CurrentWorkout
+from datasources_app.selectors import get_current_workout
+from datasources_app.services import set_current_location
+from tests.tools_app.workout_support import (
+    Trainee,
+    bodyweight_exercise,
+    generate,
+    hold_exercise,
+    make_trainee,
+    reps_exercise,
+)
+from tools_app.types import ToolContext, ToolResult
+from tools_app.workout_tools import current_workout_record, workout_exercises
+
+pytestmark = pytest.mark.django_db
+
+TOOLS = ("swap_exercise", "adjust_exercise", "remove_exercise")
+
+
+@pytest.fixture
+def trainee() -> Trainee:
+    return make_trainee()
+
+
+@pytest.fixture
+def generated(trainee: Trainee) -> dict[str, Any]:
+    """The artifact of a generated five-exercise workout."""
+    result = generate(trainee)
+    assert result.success and result.artifact is not None
+    return result.artifact
+
+
+def stored(trainee: Trainee) -> dict[str, Any]:
+    current = get_current_workout(user_id=trainee.user_id)
+    assert current is not None
+    return current.workout
+
+
+def exercises_of(artifact: dict[str, Any]) -> list[dict[str, Any]]:
+    return workout_exercises(artifact)
+
+
+def swap_args(reference: Any, **overrides: Any) -> dict[str, Any]:
+    new = reps_exercise(
+        exercise_name="Dumbbell Lateral Raise", equipment=["dumbbells"], reasoning="Shoulders."
+    )
+    new["muscles_utilized"] = [{"muscle": "Shoulders", "share": 1.0}]
+    del new["order"]
+    new.update(overrides)
+    return {"exercise_id": reference, "new_exercise": new, "reason": "sore chest"}
+
+
+def call(trainee: Trainee, tool: str, reference: Any) -> ToolResult:
+    return trainee.run(tool, args_for(tool, reference))
+
+
+def assert_new_version(result: ToolResult, previous: dict[str, Any], trainee: Trainee) -> dict[str, Any]:
+    """A change creates a new artifact with the same structure, stored as the current workout."""
+    assert result.success, result.formatted
+    artifact = result.artifact
+    assert artifact is not None
+    assert re.fullmatch(r"art_[0-9a-f]{12}", artifact["artifact_id"])
+    assert artifact["artifact_id"] != previous["artifact_id"]
+    assert set(artifact) == set(previous)
+    assert (artifact["type"], artifact["title"]) == (previous["type"], previous["title"])
+    assert result.data["artifact_id"] == artifact["artifact_id"]
+    assert result.data["previous_artifact_id"] == previous["artifact_id"]
+    assert stored(trainee) == current_workout_record(artifact)
+    assert f"Call message_notify_user with artifact_id={artifact['artifact_id']}" in result.raw_formatted
+    return artifact
+
+
+# --- Shared failures -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_without_a_current_workout_the_tools_fail(trainee: Trainee, tool: str) -> None:
+    """'No active workout' when the user has none."""
+    result = call(trainee, tool, "1")
+    assert not result.success
+    assert result.data["error"] == "No active workout: create one with generate_workout first."
+    assert result.formatted.startswith(f'<tool_error name="{tool}">')
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("reference", ["ex_nope00", "9", 0, "Deadlift"])
+def test_unknown_exercise_reference_fails_and_lists_the_ids(
+    trainee: Trainee, generated: dict[str, Any], tool: str, reference: Any
+) -> None:
+    """'Exercise not found' names the reference and the ids the model can use; nothing changes."""
+    result = call(trainee, tool, reference)
+    assert not result.success
+    first = exercises_of(generated)[0]
+    assert result.data["error"].startswith(f"Exercise '{reference}' not found in the current workout.")
+    assert f"{first['id']} (1. Dumbbell Bench Press)" in result.data["error"]
+    assert stored(trainee) == current_workout_record(generated)
+
+
+def args_for(tool: str, reference: Any, *, key: str = "exercise_id") -> dict[str, Any]:
+    if tool == "swap_exercise":
+        args = swap_args(reference)
+        return {key: args.pop("exercise_id"), **args}
+    if tool == "adjust_exercise":
+        return {key: reference, "adjustments": {"notes": "Slow eccentric"}}
+    return {key: reference}
+
+
+def affected_id(tool: str, result: ToolResult) -> str:
+    if tool == "swap_exercise":
+        return str(result.data["old_exercise"]["id"])
+    if tool == "adjust_exercise":
+        return str(result.data["exercise_id"])
+    return str(result.data["removed_exercise"]["id"])
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize(
+    ("form", "key"),
+    [("id", "exercise_id"), ("text", "exercise_id"), ("number", "exercise_id"), ("number", "exercise_order")],
+)
+def test_exercises_are_found_by_id_or_order_number(trainee: Trainee, tool: str, form: str, key: str) -> None:
+    """An ex_ id, an order as text or as a number, and seed 001's exercise_order all name an exercise."""
+    generated = generate(trainee).artifact
+    assert generated is not None
+    second = exercises_of(generated)[1]
+    reference = {"id": second["id"], "text": "2", "number": 2}[form]
+    result = trainee.run(tool, args_for(tool, reference, key=key))
+    assert result.success, result.formatted
+    assert affected_id(tool, result) == second["id"]
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_uuid_ids_from_an_override_workout_are_accepted(trainee: Trainee, tool: str) -> None:
+    """A workout supplied through the context override may carry UUID ids; they resolve too, and the
+    stored workout is not touched."""
+    ids = [str(uuid.uuid4()), str(uuid.uuid4())]
+    override = {
+        "artifact_id": "art_override001",
+        "type": "exercise_list",
+        "schema_version": "1.0",
+        "title": "Given",
+        "summary": {},
+        "auto_start": False,
+        "payload": {
+            "title": "Given",
+            "exercises": [
+                {**reps_exercise(1), "id": ids[0]},
+                {**bodyweight_exercise(2), "id": ids[1]},
+            ],
+        },
+    }
+    trainee.ctx = ToolContext(
+        user_id=trainee.user_id, session=trainee.session, current_workout_override=override
+    )
+    result = call(trainee, tool, ids[1].upper())
+    assert result.success, result.formatted
+    assert trainee.ctx.current_workout_override == current_workout_record(result.artifact)  # type: ignore[arg-type]
+    assert get_current_workout(user_id=trainee.user_id) is None
+
+
+# --- swap_exercise -------------------------------------------------------------------------------------------------
+
+
+def test_swap_replaces_the_exercise_in_place_with_a_new_id(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """The new exercise takes the old one's order, gets a new ex_ id, and a new artifact version is stored."""
+    old = exercises_of(generated)[0]
+    result = trainee.run("swap_exercise", swap_args(old["id"]))
+    artifact = assert_new_version(result, generated, trainee)
+    exercises = exercises_of(artifact)
+    new = exercises[0]
+    assert new["exercise_name"] == "Dumbbell Lateral Raise" and new["order"] == 1
+    assert new["id"] != old["id"] and re.fullmatch(r"ex_[0-9a-f]{6}", new["id"])
+    assert [e["id"] for e in exercises[1:]] == [e["id"] for e in exercises_of(generated)[1:]]
+    assert result.data["old_exercise"] == {
+        "id": old["id"],
+        "exercise_name": "Dumbbell Bench Press",
+        "order": 1,
+    }
+    assert result.data["new_id"] == new["id"] and result.data["new_exercise"] == new
+    assert result.raw_formatted.startswith(
+        f"Replaced {old['id']} (Dumbbell Bench Press) → {new['id']}: Dumbbell Lateral Raise"
+    )
+    assert result.status_message == "Exercise swapped"
+
+
+def test_swap_accepts_seed_001_spellings(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """The replacement may use name/type/muscles/goals and a scalar load."""
+    new = {
+        "name": "Dumbbell Lateral Raise",
+        "type": "reps",
+        "sets": 3,
+        "reps": [12, 12, 12],
+        "load": 8,
+        "load_unit": "kg",
+        "rest_sec": 60,
+        "muscles": [{"name": "shoulders", "share": 1}],
+        "goals": [{"name": "Hypertrophy", "share": 1}],
+        "reasoning": "Shoulder isolation.",
+    }
+    result = trainee.run("swap_exercise", {"exercise_id": "1", "new_exercise": new})
+    exercise = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert exercise["load_each"] == [8, 8, 8]
+    assert exercise["muscles_utilized"] == [{"muscle": "Shoulders", "share": 1.0}]
+    assert exercise["equipment"] == ["dumbbells"]
+
+
+def test_swap_keeps_the_group_unless_given(trainee: Trainee) -> None:
+    """A swapped superset member stays in its group."""
+    first = reps_exercise(1, group={"id": "ss", "type": "superset", "position": 1, "rounds": 3})
+    second = bodyweight_exercise(2, group={"id": "ss", "type": "superset", "position": 2})
+    generated = generate(trainee, {"exercises": [first, second]}).artifact
+    assert generated is not None
+    result = trainee.run("swap_exercise", swap_args("1"))
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert new["group"] == {"id": "ss", "type": "superset", "position": 1, "rounds": 3}
+
+
+def test_swap_can_move_the_new_exercise(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """An order on the replacement moves it and renumbers the workout."""
+    result = trainee.run("swap_exercise", swap_args("1", order=3))
+    exercises = exercises_of(assert_new_version(result, generated, trainee))
+    assert [e["order"] for e in exercises] == [1, 2, 3, 4, 5]
+    assert [e["exercise_name"] for e in exercises][:3] == ["Push-Up", "Plank", "Dumbbell Lateral Raise"]
+
+
+def test_swap_validates_the_replacement(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """An invalid replacement is refused with every problem, and the workout is unchanged."""
+    args = swap_args("1", exercise_name="Barbell Curl", equipment=["barbell"], load_unit="lb")
+    result = trainee.run("swap_exercise", args)
+    assert not result.success
+    assert result.data["problems"] == [
+        "exercise 1 'Barbell Curl': load_unit lb but the user trains in kg",
+        "exercise 1 'Barbell Curl': needs barbell, which is not available at Home "
+        "(available: bench, bodyweight, dumbbells, resistance_bands)",
+    ]
+    assert result.data["error"].startswith("The exercise was not swapped.")
+    assert stored(trainee) == current_workout_record(generated)
+
+
+def test_swap_is_not_refused_for_other_exercises_that_no_longer_fit(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """Only the replacement is re-checked: moving to a location without dumbbells does not block a swap
+    of a bodyweight exercise."""
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    trainee.gym.equipment.set([])
+    replacement = bodyweight_exercise(exercise_name="Wide-Grip Push-Up")
+    del replacement["order"]
+    result = trainee.run("swap_exercise", {"exercise_id": "2", "new_exercise": replacement})
+    assert result.success, result.formatted
+    assert exercises_of(result.artifact)[0]["exercise_name"] == "Dumbbell Bench Press"  # type: ignore[arg-type]
+
+
+# --- adjust_exercise -----------------------------------------------------------------------------------------------
+
+
+def test_adjust_changes_fields_and_keeps_the_id(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """Adjusted fields change, the id stays, old values are reported, and a new version is stored."""
+    old = exercises_of(generated)[0]
+    adjustments = {"sets": 4, "reps": [8, 8, 8, 8], "load_each": [24, 24, 24, 24], "rest_sec": 120}
+    result = trainee.run("adjust_exercise", {"exercise_id": old["id"], "adjustments": adjustments})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert new["id"] == old["id"]
+    assert (new["sets"], new["reps"], new["load_each"], new["rest_sec"]) == (
+        4,
+        [8, 8, 8, 8],
+        [24, 24, 24, 24],
+        120,
+    )
+    assert result.data["exercise_id"] == old["id"] and result.data["exercise_name"] == "Dumbbell Bench Press"
+    assert result.data["old_values"] == {
+        "sets": 3,
+        "reps": [10, 10, 8],
+        "load_each": [20, 20, 22.5],
+        "rest_sec": 90,
+    }
+    assert result.data["adjustments"] == {
+        "sets": 4,
+        "reps": [8, 8, 8, 8],
+        "load_each": [24, 24, 24, 24],
+        "rest_sec": 120,
+    }
+    assert result.raw_formatted.startswith(
+        f"Updated {old['id']}: Dumbbell Bench Press - sets 3→4, reps [10,10,8]→[8,8,8,8]"
+    )
+
+
+def test_adjust_keeps_keys_other_tools_added(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """A completion flag set on a stored exercise survives an adjustment."""
+    record = stored(trainee)
+    record["exercises"][0]["completed"] = True
+    CurrentWorkout.objects.filter(user_id=trainee.user_id).update(workout=record)
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {"rest_sec": 60}})
+    assert result.success, result.formatted
+    assert exercises_of(stored(trainee))[0]["completed"] is True
+
+
+@pytest.mark.parametrize("field", ["id", "type", "exercise_type"])
+def test_adjust_refuses_to_change_id_or_type(trainee: Trainee, generated: dict[str, Any], field: str) -> None:
+    """id and type are protected (seed 000 §6.4)."""
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {field: "hold", "sets": 5}})
+    assert not result.success
+    assert result.data["error"].startswith(f"adjust_exercise cannot change {field}:")
+    assert stored(trainee) == current_workout_record(generated)
+
+
+def test_adjust_refuses_unknown_fields_and_empty_adjustments(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """Unknown field names and an empty adjustment are failures that say what is allowed."""
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {"weight": 30}})
+    assert not result.success and result.data["error"].startswith(
+        "Unknown field(s) weight. Adjustable fields:"
+    )
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {}})
+    assert not result.success and result.data["error"].startswith("adjustments is empty")
+
+
+def test_adjust_revalidates_the_exercise(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """The adjusted exercise must still be valid: per-set counts, units, known muscles."""
+    adjustments = {"sets": 5, "load_unit": "lb", "muscles_utilized": [{"muscle": "Wings", "share": 1}]}
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": adjustments})
+    assert not result.success
+    problems = result.data["problems"]
+    assert "exercise 1 'Dumbbell Bench Press': reps has 3 values for 5 sets (one per set)" in problems
+    assert "exercise 1 'Dumbbell Bench Press': load_unit lb but the user trains in kg" in problems
+    assert any("unknown muscle 'Wings'" in problem for problem in problems)
+    assert stored(trainee) == current_workout_record(generated)
+
+
+def test_adjusting_sets_stretches_uniform_per_set_lists(trainee: Trainee) -> None:
+    """More sets of '3x10 @ 20' become '4x10 @ 20' without restating reps and loads."""
+    generated = generate(
+        trainee, {"exercises": [reps_exercise(1, reps=[10, 10, 10], load_each=[20, 20, 20])]}
+    ).artifact
+    assert generated is not None
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {"sets": 4}})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert (new["reps"], new["load_each"]) == ([10, 10, 10, 10], [20, 20, 20, 20])
+
+
+def test_adjust_accepts_seed_001_flat_fields_and_scalar_load(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """Seed 001 puts the fields beside exercise_id and uses a scalar load."""
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "load": 25})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert new["load_each"] == [25, 25, 25]
+
+
+def test_adjust_load_null_makes_the_exercise_bodyweight(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """Seed 001's `load: null` removes the loads (and their unit)."""
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {"load": None}})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert "load_each" not in new and "load_unit" not in new
+    assert "bodyweight" in result.raw_formatted
+
+
+def test_adjust_order_moves_the_exercise(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """Changing order moves the exercise and renumbers the rest."""
+    plank = exercises_of(generated)[2]
+    result = trainee.run("adjust_exercise", {"exercise_id": plank["id"], "adjustments": {"order": 1}})
+    exercises = exercises_of(assert_new_version(result, generated, trainee))
+    assert exercises[0]["id"] == plank["id"]
+    assert [e["order"] for e in exercises] == [1, 2, 3, 4, 5]
+
+
+# --- remove_exercise -----------------------------------------------------------------------------------------------
+
+
+def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """The rest keep their ids and are renumbered 1..N-1."""
+    before = exercises_of(generated)
+    result = trainee.run("remove_exercise", {"exercise_id": before[1]["id"], "reason": "wrist"})
+    exercises = exercises_of(assert_new_version(result, generated, trainee))
+    assert [e["id"] for e in exercises] == [before[i]["id"] for i in (0, 2, 3, 4)]
+    assert [e["order"] for e in exercises] == [1, 2, 3, 4]
+    assert result.data["removed_exercise"] == {"id": before[1]["id"], "exercise_name": "Push-Up", "order": 2}
+    assert result.data["remaining_count"] == 4
+    assert result.artifact is not None and result.artifact["summary"]["exercise_count"] == 4
+    assert result.raw_formatted.startswith(f"Removed {before[1]['id']} (Push-Up); 4 exercises remain.")
+
+
+def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Trainee) -> None:
+    """A circuit keeps positions 1..k (header moves to the new first); a superset left with one dissolves."""
+    circuit = {"id": "c", "type": "circuit", "position": 1, "name": "Core", "rounds": 3}
+    workout = {
+        "exercises": [
+            reps_exercise(1, group={"id": "s", "type": "superset", "position": 1}),
+            bodyweight_exercise(2, group={"id": "s", "type": "superset", "position": 2}),
+            hold_exercise(3, group=circuit),
+            bodyweight_exercise(
+                4, exercise_name="Wide-Grip Push-Up", group={"id": "c", "type": "circuit", "position": 2}
+            ),
+            hold_exercise(5, exercise_name="Side Plank", group={"id": "c", "type": "circuit", "position": 3}),
+        ]
+    }
+    generated = generate(trainee, workout).artifact
+    assert generated is not None
+    result = trainee.run("remove_exercise", {"exercise_id": "3"})
+    exercises = exercises_of(assert_new_version(result, generated, trainee))
+    assert exercises[2]["group"] == {"id": "c", "type": "circuit", "position": 1, "name": "Core", "rounds": 3}
+    assert exercises[3]["group"] == {"id": "c", "type": "circuit", "position": 2}
+    result = trainee.run("remove_exercise", {"exercise_id": "1"})
+    exercises = exercises_of(result.artifact)  # type: ignore[arg-type]
+    assert "group" not in exercises[0]
+    assert "group s (superset) dissolved" in result.raw_formatted
+
+
+def test_the_only_exercise_cannot_be_removed(trainee: Trainee) -> None:
+    """A workout keeps at least one exercise."""
+    generate(trainee, {"exercises": [reps_exercise(1)]})
+    result = trainee.run("remove_exercise", {"exercise_id": "1"})
+    assert not result.success and result.data["error"].startswith("That is the workout's only exercise")

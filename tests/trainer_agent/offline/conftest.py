@@ -1,0 +1,124 @@
+"""Fixtures for the offline coach: the demo user in a known state, and helpers to run turns and inspect them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from datasources_app.demo import DEMO_USER_ID
+from datasources_app.models import Location
+from datasources_app.selectors import find_exercise_by_name
+from datasources_app.services import (
+    record_workout_log,
+    seed_demo_user,
+    set_current_location,
+    upsert_profile,
+)
+from tools_app.workout_schema import Workout
+from tools_app.workout_validation import validate_workout
+from trainer_agent.loop import TurnResult, run_turn
+
+HOME_EQUIPMENT = frozenset({"dumbbells", "bench", "resistance_bands"})
+LEGS = ("Quadriceps", "Hamstrings", "Glutes")
+# Slug fragments the demo user's knee limitation rules out (jumping and deep knee flexion).
+KNEE_UNSAFE = (
+    "lunge",
+    "split-squat",
+    "step-up",
+    "jump",
+    "burpee",
+    "tuck-jump",
+    "box-",
+    "high-knees",
+    "bound",
+)
+
+
+@dataclass
+class DemoUser:
+    """The seeded demo user (knee limitation, "No burpees" preference, Home current), with setup helpers."""
+
+    user_id: uuid.UUID
+
+    def at(self, name: str) -> None:
+        location = Location.objects.get(user_id=self.user_id, name=name)
+        set_current_location(user_id=self.user_id, location_id=location.id)
+
+    def injured(self, injuries: str, *limitations: str) -> None:
+        upsert_profile(user_id=self.user_id, injuries=injuries, limitations=list(limitations))
+
+    def trained_legs(self, *, hours_ago: float) -> None:
+        """A heavy leg session logged `hours_ago` hours ago."""
+
+        def entry(name: str, muscles: dict[str, float], load: float) -> dict[str, Any]:
+            return {
+                "exercise_name": name,
+                "exercise_type": "reps",
+                "muscles": [{"muscle": m, "share": s} for m, s in muscles.items()],
+                "goals": [{"goal": "strength", "share": 1.0}],
+                "target_sets": 5,
+                "target_reps": [5] * 5,
+                "actual_sets": 5,
+                "actual_reps": [5] * 5,
+                "actual_load_each": [load] * 5,
+                "load_unit": "kg",
+            }
+
+        record_workout_log(
+            user_id=self.user_id,
+            title="Heavy legs",
+            entries=[
+                entry("Barbell Back Squat", {"Quadriceps": 0.6, "Glutes": 0.25, "Hamstrings": 0.15}, 100),
+                entry("Romanian Deadlift", {"Hamstrings": 0.6, "Glutes": 0.3, "Lower Back": 0.1}, 80),
+                entry("Walking Lunge", {"Quadriceps": 0.5, "Glutes": 0.4, "Hamstrings": 0.1}, 20),
+            ],
+            completed_at=timezone.now() - timedelta(hours=hours_ago),
+        )
+
+    def run(self, message: str, *, session_id: uuid.UUID | None = None) -> TurnResult:
+        return run_turn(user_id=self.user_id, message=message, model="offline", session_id=session_id)
+
+
+@pytest.fixture
+def demo(db: None) -> DemoUser:
+    seed_demo_user()
+    return DemoUser(DEMO_USER_ID)
+
+
+def tools_of(result: TurnResult) -> list[str]:
+    return [action.tool for action in result.actions]
+
+
+def generated(result: TurnResult) -> list[dict[str, Any]]:
+    """The exercises of the turn's (last successful) generate_workout call, as sent to the tool."""
+    calls = [a for a in result.actions if a.tool == "generate_workout" and a.result.get("success")]
+    assert calls, f"no successful generate_workout in {tools_of(result)}"
+    exercises: list[dict[str, Any]] = calls[-1].args["workout"]["exercises"]
+    return exercises
+
+
+def main_exercises(exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in exercises if (e.get("group") or {}).get("type") not in ("warmup", "cooldown")]
+
+
+def slug_of(exercise: dict[str, Any]) -> str:
+    found = find_exercise_by_name(name=exercise["exercise_name"])
+    assert found is not None, exercise["exercise_name"]
+    return found.slug
+
+
+def validation_problems(exercises: list[dict[str, Any]], user_id: uuid.UUID) -> list[str]:
+    return validate_workout(Workout.model_validate({"exercises": exercises}), user_id=user_id)
+
+
+def hard_share(exercise: dict[str, Any], muscles: tuple[str, ...]) -> float:
+    return max((m["share"] for m in exercise["muscles_utilized"] if m["muscle"] in muscles), default=0.0)
+
+
+Check = Callable[[DemoUser, TurnResult], None]

@@ -1,0 +1,155 @@
+"""The offline coach's reading of user messages (pure text rules, no database)."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainer_agent.offline.intents import Adjustment, parse_message
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("Give me a quick chest workout", "workout"),
+        ("Show me a leg workout", "workout"),
+        ("Full-body strength (45 min)", "workout"),
+        ("Legs and glutes", "workout"),
+        ("push day", "workout"),
+        ("swap the 2nd exercise", "swap"),
+        ("replace squats with something else", "swap"),
+        ("no bench today", "swap"),
+        ("make it easier", "adjust"),
+        ("fewer sets", "adjust"),
+        ("change reps of exercise 3 to 12", "adjust"),
+        ("remove the last one", "remove"),
+        ("drop exercise 2", "remove"),
+        ("I did it", "log"),
+        ("finished!", "log"),
+        ("log my workout", "log"),
+        ("I did 3x8 at 20kg on bench", "log"),
+        ("I hate burpees", "preference"),
+        ("no running this week", "preference"),
+        ("I don't have a barbell", "preference"),
+        ("how am I doing this month", "stats"),
+        ("show me my progress", "stats"),
+        ("I'm at the gym", "location"),
+        ("hi", "greeting"),
+        ("thanks!", "thanks"),
+        ("who are you", "smalltalk"),
+        ("yes please", "affirm"),
+        ("nah", "decline"),
+        ("help", "ambiguous"),
+        ("what should I do", "ambiguous"),
+        ("train?", "ambiguous"),
+        ("blorp", "ambiguous"),
+    ],
+)
+def test_message_kind(message: str, kind: str) -> None:
+    """Each kind of request is recognised from everyday wording."""
+    assert parse_message(message).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("message", "focus", "minutes", "style"),
+    [
+        ("Give me a quick chest workout", ("chest",), 20, None),
+        ("Quick 20-minute HIIT", (), 20, "hiit"),
+        ("pull workout, about an hour", ("pull",), 60, None),
+        ("half an hour of cardio", (), 30, "cardio"),
+        ("upper body strength, 45 min", ("upper body",), 45, "strength"),
+        ("a stretching session for my lower back", ("lower back",), None, "mobility"),
+        ("chest and triceps", ("chest", "triceps"), None, None),
+        ("I'm at the gym, give me a workout", (), None, None),
+    ],
+)
+def test_workout_details(
+    message: str, focus: tuple[str, ...], minutes: int | None, style: str | None
+) -> None:
+    """Body areas, duration and style are read from the request; "gym" is a place, not a muscle."""
+    ask = parse_message(message).workout
+    assert ask is not None
+    assert (ask.focus, ask.duration_min, ask.style) == (focus, minutes, style)
+
+
+def test_full_body_without_legs_drops_the_legs() -> None:
+    """ "full body, no legs" keeps the whole body except the legs."""
+    ask = parse_message("full body workout, no legs").workout
+    assert ask is not None
+    weights = ask.target_weights()
+    assert "Quadriceps" not in weights and "Chest" in weights
+
+
+def test_full_body_is_not_an_explicit_ask_for_any_muscle() -> None:
+    """An open request names no muscle explicitly, so recovering muscles may be left out of it."""
+    assert parse_message("full body workout").workout.explicit_muscles() == frozenset()  # type: ignore[union-attr]
+    assert "Quadriceps" in parse_message("leg day").workout.explicit_muscles()  # type: ignore[union-attr]
+
+
+def test_references_to_exercises() -> None:
+    """Ordinals, numbers, "last", names and equipment all point at exercises."""
+    assert parse_message("swap the 2nd exercise").ref.orders == (2,)
+    assert parse_message("remove exercise 4").ref.orders == (4,)
+    assert parse_message("remove the last one").ref.last
+    assert parse_message("replace squats with something else").ref.words == ("squat",)
+    assert parse_message("no bench today").ref.equipment == ("bench",)
+    swap = parse_message("replace the fly with push-ups")
+    assert swap.replacement == "push-ups" and swap.ref.words == ("fly",)
+
+
+@pytest.mark.parametrize(
+    ("message", "adjustment"),
+    [
+        ("make it easier", Adjustment("overall", "down")),
+        ("this is too easy", Adjustment("overall", "up")),
+        ("fewer sets please", Adjustment("sets", "down")),
+        ("lighter", Adjustment("load", "down")),
+        ("more rest", Adjustment("rest", "up")),
+        ("change reps of exercise 3 to 12", Adjustment("reps", None, 12.0)),
+    ],
+)
+def test_adjustments(message: str, adjustment: Adjustment) -> None:
+    """Easier/harder, sets, reps, load and rest changes, with or without a number."""
+    assert parse_message(message).adjustment == adjustment
+
+
+def test_logged_numbers() -> None:
+    """ "3x8 at 20kg on bench" gives sets, reps, load, unit and the exercise's words."""
+    (logged,) = parse_message("I did 3x8 at 20kg on bench").logged
+    assert (logged.sets, logged.reps, logged.load, logged.unit, logged.words) == (
+        3,
+        8,
+        20.0,
+        "kg",
+        ("bench",),
+    )
+    skipped = parse_message("done, but I skipped the planks")
+    assert skipped.kind == "log" and skipped.skipped == (("plank",),)
+
+
+@pytest.mark.parametrize(
+    ("message", "phrases", "equipment", "days", "today"),
+    [
+        ("I hate burpees", ("burpees",), (), None, False),
+        ("no running this week", ("running",), (), 7, False),
+        ("avoid jumping for 2 weeks", ("jumping",), (), 14, False),
+        ("I don't have a barbell", (), ("barbell",), None, False),
+    ],
+)
+def test_preferences(
+    message: str, phrases: tuple[str, ...], equipment: tuple[str, ...], days: int | None, today: bool
+) -> None:
+    """What to avoid, whether it is equipment, and for how long."""
+    preference = parse_message(message).preference
+    assert preference is not None
+    assert (preference.phrases, preference.equipment, preference.expires_in_days, preference.today_only) == (
+        phrases,
+        equipment,
+        days,
+        today,
+    )
+
+
+def test_location_names_come_from_the_user() -> None:
+    """A location the user has, by any name, is recognised; unknown places are not."""
+    assert parse_message("at the office today", known_locations=["Office", "Home"]).location == "Office"
+    assert parse_message("at the office today", known_locations=["Home", "Gym"]).location is None

@@ -1,0 +1,475 @@
+"""POST /agent/stream and GET /agent/sessions/<id>/events against a real daphne process (raw HTTP client)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from datasources_app.demo import DEMO_USER_ID
+from tests.support.live_server import DaphneServer, LiveDatabase, LiveScripts, mint_test_token
+from tests.trainer_agent.streaming.sse_client import (
+    SSEEvent,
+    SSEStream,
+    follow_session,
+    open_stream,
+    post_turn,
+)
+
+pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
+
+WAIT_S = 30.0
+KNOWLEDGE_MESSAGE = "Plan me a quick workout"  # the offline initializer loads knowledge for workout requests
+
+
+# --- helpers ------------------------------------------------------------------------------------------
+
+
+def new_user() -> tuple[uuid.UUID, str]:
+    user_id = uuid.uuid4()
+    return user_id, mint_test_token(user_id)
+
+
+def event_number(event: SSEEvent, session_id: str) -> int:
+    assert event.id is not None, event
+    channel, _, number = event.id.rpartition(":")
+    assert channel == f"session-{session_id}"
+    return int(number)
+
+
+def wait_until(condition: Any, *, what: str, timeout: float = WAIT_S) -> Any:
+    """Poll `condition()` until it returns something truthy (bounded); fail naming `what` otherwise."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def session_status(db: LiveDatabase, session_id: str) -> str | None:
+    value = db.scalar("SELECT status FROM agent_sessions WHERE id = %s", [_db_uuid(db, session_id)])
+    return str(value) if value is not None else None
+
+
+def _db_uuid(db: LiveDatabase, value: str) -> str:
+    # Django stores UUIDs as 32 hex characters on SQLite and as uuid on PostgreSQL.
+    return value if db.postgres_admin_url else uuid.UUID(value).hex
+
+
+def stored_event_types(db: LiveDatabase, session_id: str) -> list[str]:
+    rows = db.query(
+        "SELECT event_type FROM agent_session_events WHERE session_id = %s ORDER BY sequence_number",
+        [_db_uuid(db, session_id)],
+    )
+    return [str(row[0]) for row in rows]
+
+
+def stored_frames(db: LiveDatabase, session_id: str) -> list[tuple[int, dict[str, Any]]]:
+    """The frames django-eventstream stored on the session's channel, (event number, frame), in order."""
+    rows = db.query(
+        "SELECT eid, data FROM django_eventstream_event WHERE channel = %s AND eid > 0 ORDER BY eid",
+        [f"session-{session_id}"],
+    )
+    return [(int(eid), json.loads(json.loads(data))) for eid, data in rows]
+
+
+def sessions_of(db: LiveDatabase, user_id: uuid.UUID) -> int:
+    return int(
+        db.scalar("SELECT COUNT(*) FROM agent_sessions WHERE user_id = %s", [_db_uuid(db, str(user_id))])
+    )
+
+
+def signature(frame: dict[str, Any]) -> tuple[str, ...]:
+    """A frame reduced to its kind: ("knowledge",), ("status", phase, tool), ("start"|"result", tool), ("done",)."""
+    kind = frame["type"]
+    if kind in ("knowledge", "done", "error"):
+        return (kind,)
+    if kind == "status":
+        return ("status", frame["data"]["phase"], frame["data"]["tool"])
+    return ("result", kind) if "formatted" in frame else ("start", kind)
+
+
+def first_frame(stream: SSEStream) -> SSEEvent:
+    return next(iter(stream.frames()))
+
+
+def drain(stream: SSEStream) -> list[SSEEvent]:
+    try:
+        return stream.read_frames_until_done()
+    finally:
+        stream.close()
+
+
+# --- the stream ---------------------------------------------------------------------------------------
+
+
+def test_frames_arrive_in_order_with_the_seed_shapes(live_server_process: DaphneServer) -> None:
+    """A workout turn streams knowledge, status + tool_start/tool_result pairs, then done, in §8.3 shapes."""
+    token = mint_test_token(DEMO_USER_ID)
+    stream = post_turn(
+        live_server_process.base_url,
+        token,
+        {"message": "Give me a quick chest workout", "model": "scripted-workout"},
+        headers={"Accept-Encoding": "gzip"},
+    )
+    assert stream.status == 200
+    assert stream.headers["content-type"] == "text/event-stream"
+    assert stream.headers["cache-control"] == "no-cache"
+    assert stream.headers["x-accel-buffering"] == "no"
+    assert "content-encoding" not in stream.headers
+    session_id = stream.headers["x-session-id"]
+    events = drain(stream)
+    frames = [event.json() for event in events]
+
+    numbers = [event_number(event, session_id) for event in events]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+    knowledge = [f for f in frames if f["type"] == "knowledge"]
+    assert knowledge and frames[: len(knowledge)] == knowledge, "knowledge frames come first"
+    for frame in knowledge:
+        assert set(frame) == {"type", "data"}
+        assert set(frame["data"]) == {"source", "displayName", "status"} and frame["data"]["status"] == "done"
+
+    tool_frames = [f for f in frames[len(knowledge) : -1] if f["type"] != "status"]
+    assert [signature(f) for f in tool_frames] == [
+        ("start", "generate_workout"),
+        ("result", "generate_workout"),
+        ("start", "message_notify_user"),
+        ("result", "message_notify_user"),
+        ("start", "idle"),
+        ("result", "idle"),
+    ]
+    for start, result in zip(tool_frames[::2], tool_frames[1::2], strict=True):
+        assert set(start) == {"type", "data"} and set(start["data"]) == {"status", "args"}
+        assert start["data"]["status"] == "running" and isinstance(start["data"]["args"], dict)
+        assert (
+            {"type", "data", "formatted", "status"}
+            <= set(result)
+            <= {
+                "type",
+                "data",
+                "formatted",
+                "status",
+                "artifact",
+                "artifact_id",
+            }
+        )
+        assert result["status"] == "done" and isinstance(result["formatted"], str)
+
+    created, delivered = tool_frames[1], tool_frames[3]
+    artifact_id = created["artifact_id"]
+    assert "artifact" not in created, "generate_workout creates the artifact; notify delivers it"
+    assert delivered["artifact_id"] == artifact_id
+    assert delivered["artifact"]["artifact_id"] == artifact_id
+    exercises = delivered["artifact"]["payload"]["exercises"]
+    assert [e["exercise_name"] for e in exercises] == ["Dumbbell Bench Press", "Push-Up", "Plank"]
+
+    # Status frames: "start" just before its tool_start, "done" right after the tool's frames.
+    statuses = [(i, f) for i, f in enumerate(frames) if f["type"] == "status"]
+    assert [signature(f) for _, f in statuses] == [
+        ("status", "start", "generate_workout"),
+        ("status", "done", "generate_workout"),
+        ("status", "start", "idle"),
+        ("status", "done", "idle"),
+    ]
+    for index, frame in statuses:
+        assert set(frame) == {"type", "data"} and set(frame["data"]) == {"message", "tool", "phase"}
+        if frame["data"]["phase"] == "start":
+            assert signature(frames[index + 1]) == ("start", frame["data"]["tool"])
+        else:
+            assert ("result", frame["data"]["tool"]) in {
+                signature(frames[index - 1]),
+                signature(frames[index + 1]),
+            }
+    assert statuses[0][1]["data"]["message"] == "Creating your workout..."
+
+    assert frames[-1] == {"type": "done", "sessionId": session_id}
+
+
+def test_first_frame_arrives_while_the_model_is_still_answering(
+    live_server_process: DaphneServer, live_database: LiveDatabase, live_scripts: LiveScripts
+) -> None:
+    """Frames are streamed as they happen: the first arrives (and pings follow) before the model's first answer."""
+    user_id, token = new_user()
+    stream = post_turn(
+        live_server_process.base_url, token, {"message": KNOWLEDGE_MESSAGE, "model": "scripted-gated"}
+    )
+    assert stream.status == 200
+    session_id = stream.headers["x-session-id"]
+    events = stream.events()
+
+    first = next(e for e in events if e.data)
+    assert first.json()["type"] == "knowledge"
+    # The model's first answer is held behind a gate the test has not opened: nothing can have been buffered.
+    assert "llm_response" not in stored_event_types(live_database, session_id)
+    assert next(e for e in events if e.is_comment).comments == ["ping"]
+
+    for step in (1, 2, 3):
+        live_scripts.open_gate(user_id, step)
+    rest = drain(stream)
+    messages = [
+        f.json()["data"].get("message")
+        for f in rest
+        if signature(f.json()) == ("result", "message_notify_user")
+    ]
+    assert messages == ["Step one", "Step two"]
+    assert rest[-1].json() == {"type": "done", "sessionId": session_id}
+
+
+def test_turn_completes_and_is_stored_after_the_client_disconnects(
+    live_server_process: DaphneServer, live_database: LiveDatabase, live_scripts: LiveScripts
+) -> None:
+    """A client that leaves after the first frame does not stop the turn: it completes and every event is kept."""
+    user_id, token = new_user()
+    stream = post_turn(
+        live_server_process.base_url, token, {"message": KNOWLEDGE_MESSAGE, "model": "scripted-gated"}
+    )
+    session_id = stream.headers["x-session-id"]
+    first_frame(stream)
+    stream.close()
+    for step in (1, 2, 3):
+        live_scripts.open_gate(user_id, step)
+
+    # `completed` is set just before the `done` frame is published: wait for both.
+    wait_until(
+        lambda: (
+            session_status(live_database, session_id) == "completed"
+            and stored_frames(live_database, session_id)[-1][1]["type"] == "done"
+        ),
+        what="the session to complete",
+    )
+    types = stored_event_types(live_database, session_id)
+    assert types[0] == "user_message"
+    assert "knowledge" in types
+    for kind in ("llm_request", "llm_response", "tool_call", "tool_result"):
+        assert types.count(kind) == 3, (kind, types)
+    frames = [frame for _, frame in stored_frames(live_database, session_id)]
+    assert [signature(f) for f in frames if f["type"] not in ("knowledge", "status")] == [
+        ("start", "message_notify_user"),
+        ("result", "message_notify_user"),
+        ("start", "message_notify_user"),
+        ("result", "message_notify_user"),
+        ("start", "idle"),
+        ("result", "idle"),
+        ("done",),
+    ]
+    metadata = live_database.scalar(
+        "SELECT metadata FROM agent_sessions WHERE id = %s", [_db_uuid(live_database, session_id)]
+    )
+    lock = json.loads(metadata) if isinstance(metadata, str) else metadata
+    assert "turn_running_since" not in lock, "the turn lock is released"
+
+
+def test_resume_replays_exactly_the_missed_frames_then_follows_live(
+    live_server_process: DaphneServer, live_database: LiveDatabase, live_scripts: LiveScripts
+) -> None:
+    """Reconnecting with Last-Event-ID yields every missed frame once, in order, then the live ones."""
+    user_id, token = new_user()
+    stream = post_turn(
+        live_server_process.base_url, token, {"message": KNOWLEDGE_MESSAGE, "model": "scripted-gated"}
+    )
+    session_id = stream.headers["x-session-id"]
+    first = first_frame(stream)
+    stream.close()
+
+    # While disconnected: the rest of the knowledge and the first tool call happen (stored, not sent).
+    live_scripts.open_gate(user_id, 1)
+    wait_until(
+        lambda: any(
+            signature(f) == ("result", "message_notify_user")
+            for _, f in stored_frames(live_database, session_id)
+        ),
+        what="the first tool result to be stored",
+    )
+    missed_so_far = len(stored_frames(live_database, session_id)) - 1
+
+    resumed = follow_session(live_server_process.base_url, token, session_id, last_event_id=first.id)
+    assert resumed.status == 200
+    assert resumed.headers["content-type"].startswith("text/event-stream")
+    frames = resumed.frames()
+    replayed = [next(frames) for _ in range(missed_so_far)]
+    # Now follow live: let the turn finish.
+    live_scripts.open_gate(user_id, 2)
+    live_scripts.open_gate(user_id, 3)
+    live: list[SSEEvent] = []
+    for event in frames:
+        live.append(event)
+        if event.json()["type"] == "done":
+            break
+    resumed.close()
+
+    received = replayed + live
+    numbers = [event_number(e, session_id) for e in received]
+    first_number = event_number(first, session_id)
+    assert numbers == list(range(first_number + 1, first_number + 1 + len(received))), "no gap, no duplicate"
+    stored = stored_frames(live_database, session_id)
+    assert [(n, f) for n, f in stored if n > first_number] == [
+        (event_number(e, session_id), e.json()) for e in received
+    ]
+    assert received[-1].json() == {"type": "done", "sessionId": session_id}
+
+
+def test_events_endpoint_replays_everything_from_zero(
+    live_server_process: DaphneServer, live_database: LiveDatabase
+) -> None:
+    """Last-Event-ID `<channel>:0` (or a bare number) replays a finished turn from its first frame."""
+    token = mint_test_token(DEMO_USER_ID)
+    stream = post_turn(
+        live_server_process.base_url, token, {"message": "Quick chest workout", "model": "scripted-workout"}
+    )
+    session_id = stream.headers["x-session-id"]
+    original = drain(stream)
+
+    replay = follow_session(live_server_process.base_url, token, session_id, last_event_id="0")
+    replayed = drain(replay)
+    assert [(e.id, e.json()) for e in replayed] == [(e.id, e.json()) for e in original]
+
+
+# --- refused before streaming -------------------------------------------------------------------------
+
+
+BAD_REQUESTS: list[tuple[str, dict[str, Any], int, dict[str, str] | str]] = [
+    ("no token", {"token": None, "body": {"message": "hi"}}, 401, {"error": "Access token required"}),
+    ("garbage token", {"token": "not-a-jwt", "body": {"message": "hi"}}, 401, {"error": "Invalid token"}),
+    (
+        "wrong content type",
+        {"raw_body": b'{"message": "hi"}', "headers": {"Content-Type": "text/plain"}},
+        415,
+        "Unsupported media type",
+    ),
+    (
+        "malformed JSON",
+        {"raw_body": b'{"message": ', "headers": {"Content-Type": "application/json"}},
+        400,
+        "Malformed JSON",
+    ),
+    ("empty message", {"body": {"message": "   "}}, 400, "message: must not be empty."),
+    ("number for message", {"body": {"message": 42}}, 400, "message: must be a string"),
+    ("array body", {"body": [{"message": "hi"}]}, 400, "The request body must be a JSON object."),
+    ("unknown model", {"body": {"message": "hi", "model": "gpt-99"}}, 400, "model: must be one of"),
+    ("bad session id", {"body": {"message": "hi", "sessionId": "nope"}}, 400, "sessionId: must be a UUID."),
+    (
+        "unknown session",
+        {"body": {"message": "hi", "sessionId": str(uuid.uuid4())}},
+        404,
+        "Session not found.",
+    ),
+    (
+        "too large",
+        {
+            "raw_body": b'{"message": "' + b"x" * 70_000 + b'"}',
+            "headers": {"Content-Type": "application/json"},
+        },
+        413,
+        "Request body too large",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "request_kwargs", "status", "expected"), BAD_REQUESTS, ids=[c[0] for c in BAD_REQUESTS]
+)
+def test_refused_requests_get_json_errors_and_write_nothing(
+    live_server_process: DaphneServer,
+    live_database: LiveDatabase,
+    case: str,
+    request_kwargs: dict[str, Any],
+    status: int,
+    expected: dict[str, str] | str,
+) -> None:
+    """Bad tokens and bodies are answered 4xx with a JSON error before any stream starts; no row is written."""
+    user_id, token = new_user()
+    kwargs = dict(request_kwargs)
+    sent_token = kwargs.pop("token", token)
+    response = open_stream(
+        live_server_process.base_url, "/agent/stream", method="POST", token=sent_token, **kwargs
+    )
+    assert response.status == status
+    assert response.headers["content-type"] == "application/json"
+    body = response.body_json()
+    if isinstance(expected, dict):
+        assert body == expected
+    else:
+        assert expected in body["detail"], body
+    assert sessions_of(live_database, user_id) == 0
+
+
+def test_get_is_not_allowed(live_server_process: DaphneServer) -> None:
+    """The stream endpoint only takes POST."""
+    response = open_stream(live_server_process.base_url, "/agent/stream", token=new_user()[1])
+    assert response.status == 405
+    assert response.headers["allow"] == "POST"
+
+
+def test_other_users_session_is_not_found_and_untouched(
+    live_server_process: DaphneServer, live_database: LiveDatabase
+) -> None:
+    """Naming someone else's session is a 404 on both endpoints; nothing is appended to it."""
+    owner_token = mint_test_token(DEMO_USER_ID)
+    stream = post_turn(
+        live_server_process.base_url, owner_token, {"message": "hello", "model": "scripted-workout"}
+    )
+    session_id = stream.headers["x-session-id"]
+    drain(stream)
+    before = stored_event_types(live_database, session_id)
+
+    intruder, intruder_token = new_user()
+    refused = post_turn(
+        live_server_process.base_url, intruder_token, {"message": "mine now", "sessionId": session_id}
+    )
+    assert refused.status == 404
+    assert refused.body_json() == {"detail": "Session not found."}
+    follow = follow_session(live_server_process.base_url, intruder_token, session_id, last_event_id="0")
+    assert follow.status == 404
+    assert follow.body_json() == {"detail": "Session not found."}
+    assert stored_event_types(live_database, session_id) == before
+    assert sessions_of(live_database, intruder) == 0
+
+
+def test_second_turn_in_a_running_session_is_a_conflict(
+    live_server_process: DaphneServer, live_database: LiveDatabase, live_scripts: LiveScripts
+) -> None:
+    """While a turn runs, another turn in the same session is refused with 409 and writes nothing."""
+    user_id, token = new_user()
+    running = post_turn(
+        live_server_process.base_url, token, {"message": KNOWLEDGE_MESSAGE, "model": "scripted-gated"}
+    )
+    session_id = running.headers["x-session-id"]
+    first_frame(running)  # the turn holds the lock now (it waits at the first gate)
+
+    refused = post_turn(
+        live_server_process.base_url, token, {"message": "and another", "sessionId": session_id}
+    )
+    assert refused.status == 409
+    assert "already running" in refused.body_json()["detail"]
+
+    for step in (1, 2, 3):
+        live_scripts.open_gate(user_id, step)
+    assert drain(running)[-1].json()["type"] == "done"
+    assert stored_event_types(live_database, session_id).count("user_message") == 1
+    assert sessions_of(live_database, user_id) == 1
+
+
+def test_events_endpoint_refuses_bad_tokens_and_ids(live_server_process: DaphneServer) -> None:
+    """The replay endpoint needs the owner's token, a session id and a Last-Event-ID of that session."""
+    base = live_server_process.base_url
+    session_id = str(uuid.uuid4())
+    assert open_stream(base, f"/agent/sessions/{session_id}/events").body_json() == {
+        "error": "Access token required"
+    }
+    assert open_stream(base, f"/agent/sessions/{session_id}/events", token="x.y.z").status == 401
+    assert open_stream(base, "/agent/sessions/not-a-uuid/events", token=new_user()[1]).status == 404
+
+    token = mint_test_token(DEMO_USER_ID)
+    stream = post_turn(base, token, {"message": "hello", "model": "scripted-workout"})
+    own_session = stream.headers["x-session-id"]
+    drain(stream)
+    for bad in ("abc", f"session-{session_id}:3", "1:2:3"):
+        response = follow_session(base, token, own_session, last_event_id=bad)
+        assert response.status == 400, bad
+        assert "Last-Event-ID" in response.body_json()["detail"]

@@ -1,0 +1,344 @@
+"""The pieces of streaming: frame encoding, the frame queue, the turn's worker, channels, and the test hooks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django_eventstream.models import Event as StoredFrame
+
+from config.settings import redis_connection_kwargs
+from sessions_app.models import AgentSession, SessionStatus
+from sessions_app.services import create_session
+from trainer_agent import streaming, testing_hooks
+from trainer_agent.auth import AuthenticatedUser
+from trainer_agent.eventstream import (
+    SessionChannelManager,
+    channel_session_id,
+    normalize_last_event_id,
+    publish_frame,
+    session_channel,
+)
+from trainer_agent.llm.providers import override_provider
+from trainer_agent.llm.scripted import ScriptedProvider, tool_response
+from trainer_agent.llm.types import LLMError, LLMRequest
+from trainer_agent.streaming import FrameQueue, PreparedTurn, encode_frame, run_streamed_turn
+from trainer_agent.turns import TURN_LOCK_KEY, TurnRequest, claim_turn
+
+MODEL = "claude-haiku-4-5"
+
+
+# --- encoding and ids ---------------------------------------------------------------------------------
+
+
+def test_frame_is_one_id_line_and_one_data_line() -> None:
+    """A frame becomes `id: …`, one `data:` line of JSON (newlines escaped) and a blank line."""
+    frame = {"type": "message_notify_user", "data": {"message": "line one\nline two"}}
+    text = encode_frame(frame, "session-x:7")
+    assert text.endswith("\n\n")
+    lines = text[:-2].split("\n")
+    assert lines[0] == "id: session-x:7"
+    assert len(lines) == 2 and lines[1].startswith("data: ")
+    assert json.loads(lines[1].removeprefix("data: ")) == frame
+    assert encode_frame({"type": "done", "sessionId": "s"}) == 'data: {"type": "done", "sessionId": "s"}\n\n'
+
+
+def test_last_event_ids_are_normalised_to_the_sessions_channel() -> None:
+    """Full ids of this session and bare numbers are accepted; other sessions' ids and junk are not."""
+    session_id = uuid.uuid4()
+    channel = session_channel(session_id)
+    assert normalize_last_event_id(f"{channel}:12", session_id=session_id) == f"{channel}:12"
+    assert normalize_last_event_id(" 0 ", session_id=session_id) == f"{channel}:0"
+    for bad in (f"session-{uuid.uuid4()}:1", "x", "-1", f"{channel}:", f"{channel}:1,{channel}:2", "1.5"):
+        assert normalize_last_event_id(bad, session_id=session_id) is None, bad
+
+
+def test_channel_names_map_to_sessions() -> None:
+    """`session-<uuid>` names its session; anything else names none."""
+    session_id = uuid.uuid4()
+    assert channel_session_id(session_channel(session_id)) == session_id
+    assert channel_session_id("session-nope") is None
+    assert channel_session_id(f"other-{session_id}") is None
+
+
+@pytest.mark.django_db
+def test_only_the_owner_can_read_a_session_channel() -> None:
+    """The channel manager lets the session's owner read its channel, nobody else (and no anonymous user)."""
+    owner = uuid.uuid4()
+    session = create_session(user_id=owner)
+    manager = SessionChannelManager()
+    channel = session_channel(session.pk)
+    assert manager.can_read_channel(AuthenticatedUser(owner, None, None), channel)
+    assert not manager.can_read_channel(AuthenticatedUser(uuid.uuid4(), None, None), channel)
+    assert not manager.can_read_channel(None, channel)
+    assert not manager.can_read_channel(AuthenticatedUser(owner, None, None), "everything")
+
+
+@pytest.mark.django_db
+def test_published_frames_are_stored_with_consecutive_ids() -> None:
+    """Each published frame is stored on the session's channel and gets the next `session-<id>:<n>` id."""
+    session = create_session(user_id=uuid.uuid4())
+    channel = session_channel(session.pk)
+    ids = [publish_frame(session_id=session.pk, frame={"type": "status", "n": n}) for n in range(3)]
+    assert ids == [f"{channel}:1", f"{channel}:2", f"{channel}:3"]
+    stored = StoredFrame.objects.filter(channel=channel, eid__gt=0).order_by("eid")
+    assert [json.loads(json.loads(e.data)) for e in stored] == [{"type": "status", "n": n} for n in range(3)]
+
+
+def test_redis_url_becomes_client_arguments() -> None:
+    """REDIS_URL is turned into redis.Redis keyword arguments (db, credentials, TLS)."""
+    assert redis_connection_kwargs("redis://127.0.0.1:6379/14") == {
+        "host": "127.0.0.1",
+        "port": 6379,
+        "db": 14,
+    }
+    assert redis_connection_kwargs("rediss://u:p%40ss@cache.example:6380") == {
+        "host": "cache.example",
+        "port": 6380,
+        "db": 0,
+        "username": "u",
+        "password": "p@ss",
+        "ssl": True,
+    }
+    with pytest.raises(Exception, match="redis://"):
+        redis_connection_kwargs("http://cache")
+
+
+# --- the frame queue ----------------------------------------------------------------------------------
+
+
+def test_frame_queue_streams_frames_pings_while_idle_and_stops_at_the_end() -> None:
+    """Frames put from another thread come out in order; a ping fills the silence; finish() ends the stream."""
+
+    async def scenario() -> list[str]:
+        out = FrameQueue(asyncio.get_running_loop())
+        chunks: list[str] = []
+        stream = out.frames(heartbeat_s=0.01)
+        chunks.append(await anext(stream))  # nothing queued yet: a ping
+
+        def produce() -> None:
+            out.put("c:1", {"type": "knowledge"})
+            out.put(None, {"type": "done"})
+            out.finish()
+
+        producer = threading.Thread(target=produce)
+        producer.start()
+        async for chunk in stream:
+            if chunk != streaming.PING:
+                chunks.append(chunk)
+        producer.join()
+        return chunks
+
+    chunks = asyncio.run(scenario())
+    assert chunks == [
+        streaming.PING,
+        'id: c:1\ndata: {"type": "knowledge"}\n\n',
+        'data: {"type": "done"}\n\n',
+    ]
+
+
+def test_frame_queue_drops_frames_once_the_client_is_gone() -> None:
+    """After the generator is closed (client disconnect) later frames are skipped, never raised."""
+
+    async def scenario() -> FrameQueue:
+        out = FrameQueue(asyncio.get_running_loop())
+        stream = out.frames(heartbeat_s=10)
+        out.put("c:1", {"type": "knowledge"})
+        assert (await anext(stream)).startswith("id: c:1")
+        await stream.aclose()
+        out.put("c:2", {"type": "status"})
+        out.finish()
+        return out
+
+    out = asyncio.run(scenario())
+    assert not out.attached
+    assert out.queue.empty()
+
+
+# --- the worker ---------------------------------------------------------------------------------------
+
+
+class RecordingQueue(FrameQueue):
+    """A FrameQueue that records what the worker hands over instead of scheduling it on a loop."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.attached = True
+
+    def _put(self, item: Any) -> None:
+        self.items.append(item)
+
+    @property
+    def frames_with_ids(self) -> list[tuple[str | None, dict[str, Any]]]:
+        return [item for item in self.items if isinstance(item, tuple)]
+
+
+def prepared(session: AgentSession, message: str = "hello") -> PreparedTurn:
+    user = AuthenticatedUser(session.user_id, None, None)
+    return PreparedTurn(
+        user=user,
+        turn=TurnRequest(message=message, session_id=session.pk, current_workout=None, model=MODEL),
+        session=session,
+    )
+
+
+@pytest.mark.django_db
+def test_worker_streams_publishes_and_releases_the_lock() -> None:
+    """The worker runs the turn: every frame is published (with its id) and queued, the lock is released, the end is signalled."""
+    session = create_session(user_id=uuid.uuid4())
+    out = RecordingQueue()
+    provider = ScriptedProvider(
+        [tool_response("message_notify_user", {"message": "hi"}), tool_response("idle", {"reason": "ok"})]
+    )
+    with override_provider(MODEL, provider):
+        run_streamed_turn(prepared(session), out)
+    frames = out.frames_with_ids
+    assert frames[-1] == (
+        f"{session_channel(session.pk)}:{len(frames)}",
+        {"type": "done", "sessionId": str(session.pk)},
+    )
+    assert [event_id for event_id, _ in frames] == [
+        f"{session_channel(session.pk)}:{n}" for n in range(1, len(frames) + 1)
+    ]
+    assert out.items[-1] is streaming._END
+    session.refresh_from_db()
+    assert session.status == SessionStatus.COMPLETED
+    assert TURN_LOCK_KEY not in session.metadata
+    assert StoredFrame.objects.filter(channel=session_channel(session.pk), eid__gt=0).count() == len(frames)
+
+
+@pytest.mark.django_db
+def test_worker_that_loses_the_lock_race_reports_an_error_and_publishes_nothing() -> None:
+    """If another turn took the session after the pre-stream check, the stream gets an error frame only."""
+    session = create_session(user_id=uuid.uuid4())
+    claim_turn(session)
+    out = RecordingQueue()
+    run_streamed_turn(prepared(session), out)
+    assert [frame["type"] for _, frame in out.frames_with_ids] == ["error"]
+    assert out.frames_with_ids[0][0] is None
+    assert out.items[-1] is streaming._END
+    assert not StoredFrame.objects.filter(channel=session_channel(session.pk)).exists()
+
+
+@pytest.mark.django_db
+def test_worker_passes_on_the_loops_error_frame_when_the_model_fails() -> None:
+    """A model failure ends the stream with the loop's `error` frame (published), the session in `error`."""
+    session = create_session(user_id=uuid.uuid4())
+    out = RecordingQueue()
+    with override_provider(MODEL, ScriptedProvider([LLMError("overloaded", "Model overloaded")])):
+        run_streamed_turn(prepared(session), out)
+    last_id, last = out.frames_with_ids[-1]
+    assert last == {"type": "error", "message": "Model overloaded"}
+    assert last_id is not None
+    session.refresh_from_db()
+    assert session.status == SessionStatus.ERROR
+    assert TURN_LOCK_KEY not in session.metadata
+
+
+@pytest.mark.django_db
+def test_worker_survives_an_unexpected_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug outside the model call still ends the stream with an error frame and frees the session."""
+    session = create_session(user_id=uuid.uuid4())
+
+    def broken_turn(**kwargs: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(streaming, "run_turn", broken_turn)
+    out = RecordingQueue()
+    run_streamed_turn(prepared(session), out)
+    assert out.frames_with_ids[-1][1] == {"type": "error", "message": "Internal error: RuntimeError"}
+    assert out.items[-1] is streaming._END
+    session.refresh_from_db()
+    assert session.status == SessionStatus.ERROR
+    assert TURN_LOCK_KEY not in session.metadata
+
+
+# --- scripted models for live servers ------------------------------------------------------------------
+
+
+def request_with(messages: list[dict[str, Any]]) -> LLMRequest:
+    return LLMRequest(
+        model="m", system_prompt="", user_data_xml="", messages=messages, tools=[], user_id="u-1"
+    )
+
+
+def tool_use(name: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "tool_use", "id": name, "name": name, "input": {}}]}
+
+
+def test_script_step_follows_the_turn_not_a_global_cursor() -> None:
+    """The step is the number of tool calls since the last terminal one, so concurrent turns do not interfere."""
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+    assert testing_hooks.calls_this_turn(request_with([user])) == 0
+    assert testing_hooks.calls_this_turn(request_with([user, tool_use("fetch_data"), user])) == 1
+    history = [user, tool_use("fetch_data"), user, tool_use("idle"), user, tool_use("generate_workout"), user]
+    assert testing_hooks.calls_this_turn(request_with(history)) == 1
+
+
+def test_script_fills_user_and_latest_artifact(tmp_path: Path) -> None:
+    """`{user_id}` and `{last_artifact_id}` are filled in from the request, in nested arguments too."""
+    artifact = {"type": "text", "text": '<artifact type="exercise_list" id="art_2">\nx\n</artifact>'}
+    older = {"type": "text", "text": '<artifact type="exercise_list" id="art_1">\nx\n</artifact>'}
+    request = request_with([{"role": "user", "content": [older, artifact]}])
+    script = testing_hooks.TurnScript(
+        [
+            {
+                "tool": "message_notify_user",
+                "args": {"message": "for {user_id}", "artifact_id": "{last_artifact_id}"},
+            }
+        ]
+    )
+    call = script(request).tool_calls[0]
+    assert call.arguments == {"message": "for u-1", "artifact_id": "art_2"}
+
+
+def test_gated_step_waits_for_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step with wait_for_file answers once the file exists, and fails as a timeout if it never appears."""
+    script = testing_hooks.TurnScript(
+        [{"tool": "idle", "args": {}, "wait_for_file": str(tmp_path / "{user_id}")}]
+    )
+    (tmp_path / "u-1").touch()
+    assert script(request_with([])).tool_calls[0].name == "idle"
+    monkeypatch.setattr(testing_hooks, "GATE_TIMEOUT_S", 0.0)
+    with pytest.raises(LLMError, match="not opened"):
+        script(
+            LLMRequest(model="m", system_prompt="", user_data_xml="", messages=[], tools=[], user_id="u-2")
+        )
+
+
+def test_installing_scripts_registers_models(tmp_path: Path) -> None:
+    """Each model of the file becomes a registered model id served by its scripted provider."""
+    from trainer_agent.llm.models import unregister_model
+    from trainer_agent.llm.providers import get_provider
+
+    path = tmp_path / "scripts.json"
+    path.write_text(
+        json.dumps({"models": {"scripted-unit": {"delay_s": 0, "steps": [{"tool": "idle", "args": {}}]}}})
+    )
+    try:
+        assert testing_hooks.install_scripts(path) == ["scripted-unit"]
+        response = get_provider("scripted-unit").complete(request_with([]))
+        assert response.tool_calls[0].name == "idle"
+    finally:
+        unregister_model("scripted-unit")
+
+
+@pytest.mark.django_db
+def test_frame_storage_trims_old_events_only_now_and_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library's delete-old-events pass runs on the first append of a thread and then every TRIM_EVERY-th."""
+    from django_eventstream.storage import DjangoModelStorage
+
+    from trainer_agent.eventstream import FrameStorage
+
+    trims: list[int] = []
+    monkeypatch.setattr(DjangoModelStorage, "trim_event_log", lambda self: trims.append(1))
+    storage = FrameStorage()
+    for n in range(FrameStorage.TRIM_EVERY + 1):
+        event = storage.append_event("session-trim-test", "message", {"n": n})
+        assert storage.last_appended is event
+    assert len(trims) == 2

@@ -1,0 +1,379 @@
+"""The calendar and planning tools (seed 001 §4.7): schedule_workout, update_scheduled_workout,
+delete_scheduled_workout and create_workout_plan.
+
+Dates are the user's local dates and may not lie in the past. Seed 001's spellings are accepted:
+`scheduled_date` (a date, or a date-time that also sets the time), `workout_type` (the title), `exercises`
+(a list, stored as the workout's exercises); for plans `plan_name`, `goal_description`, `duration_weeks`,
+`workouts_per_week`. Plans come from `tools_app.plan_builder.build_plan` (a pure function), are stored
+active, and every planned day goes on the calendar linked to the plan. A new plan replaces the user's
+active one: the old plan is archived and its future sessions cancelled.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints, model_validator
+
+from datasources_app import selectors, services
+from datasources_app.formatters import day
+from datasources_app.models import PlanStatus, ScheduledWorkout, WorkoutPlan
+from tools_app.formatting import confirmation, summary
+from tools_app.plan_builder import MAX_WEEKS, build_plan
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+
+NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+DEFAULT_PLAN_WEEKS = 12
+DEFAULT_DAYS_PER_WEEK = 3
+
+
+class _AcceptsSeed001ScheduleFields(BaseModel):
+    @model_validator(mode="before")
+    @classmethod
+    def _split_seed_001_fields(cls, data: Any) -> Any:
+        """`scheduled_date` may carry a time ('2026-01-20T18:00'); `exercises` is a bare list of exercises."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        when = data.get("date")
+        if isinstance(when, str) and "T" in when:
+            day_part, _, time_part = when.partition("T")
+            data["date"] = day_part
+            if time_part and data.get("time") is None:
+                data["time"] = time_part[:5]
+        if isinstance(data.get("exercises"), list) and data.get("workout") is None:
+            data["workout"] = {"exercises": data.pop("exercises")}
+        return data
+
+
+class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
+    date: dt.date = Field(
+        description="Day of the workout, ISO date in the user's calendar, e.g. '2026-01-20'."
+    )
+    time: dt.time | None = Field(default=None, description="Start time, e.g. '18:00'.")
+    title: NonEmptyText = Field(
+        description="What kind of workout, e.g. 'Upper Body Strength', 'Easy 5K run'."
+    )
+    duration_minutes: int | None = Field(
+        default=None, ge=1, le=600, description="Expected length in minutes."
+    )
+    notes: str | None = Field(default=None, description="Focus areas or reminders.")
+    workout: dict[str, Any] | None = Field(
+        default=None,
+        description='Optional pre-planned workout, e.g. {"exercises": [...]} as in generate_workout.',
+    )
+
+
+class UpdateScheduledWorkoutInput(_AcceptsSeed001ScheduleFields):
+    workout_id: NonEmptyText = Field(
+        description="The scheduled workout's id, from the scheduled_workouts data."
+    )
+    date: dt.date | None = Field(default=None, description="New day (ISO date).")
+    time: dt.time | None = Field(default=None, description="New start time, e.g. '07:30'.")
+    title: str | None = Field(default=None, description="New title.")
+    duration_minutes: int | None = Field(default=None, ge=1, le=600, description="New length in minutes.")
+    notes: str | None = Field(default=None, description="New notes (replaces the old ones).")
+    workout: dict[str, Any] | None = Field(default=None, description="New pre-planned workout.")
+    status: Literal["scheduled", "completed", "skipped", "cancelled"] | None = Field(
+        default=None, description="Mark it completed, skipped or cancelled (or back to scheduled)."
+    )
+
+
+class DeleteScheduledWorkoutInput(BaseModel):
+    workout_id: NonEmptyText = Field(
+        description="The scheduled workout's id, from the scheduled_workouts data."
+    )
+
+
+class CreateWorkoutPlanInput(BaseModel):
+    name: NonEmptyText = Field(description="Name of the plan, e.g. '12-Week Strength Block'.")
+    goal: NonEmptyText = Field(
+        description="What the user wants to achieve, in their words (e.g. 'run a 5K under 25 min', 'get "
+        "stronger', 'build muscle'); it decides the kind of plan."
+    )
+    weeks: int = Field(
+        default=DEFAULT_PLAN_WEEKS, ge=1, le=MAX_WEEKS, description="How many weeks (default 12)."
+    )
+    days_per_week: int | None = Field(
+        default=None,
+        ge=1,
+        le=7,
+        description="Training days per week (default 3, or as many as preferred_days).",
+    )
+    start_date: dt.date | None = Field(
+        default=None, description="First day (ISO date); default the coming Monday (today if it is Monday)."
+    )
+    preferred_days: list[str] | None = Field(
+        default=None, description="Weekdays to train on, e.g. ['Monday', 'Wednesday', 'Friday']."
+    )
+    deload_weeks: list[int] | None = Field(
+        default=None, description="Weeks with reduced load; default every 5th week (5 and 10 of 12)."
+    )
+
+
+def _failure(message: str) -> ToolOutcome:
+    return ToolOutcome(success=False, data={"error": message}, text=message)
+
+
+def _past(when: dt.date, today: dt.date) -> ToolOutcome:
+    return _failure(
+        f"date {when.isoformat()} is in the past (today is {today.isoformat()}); choose today or later."
+    )
+
+
+def _scheduled_data(item: ScheduledWorkout) -> dict[str, Any]:
+    return {
+        "workout_id": str(item.id),
+        "date": item.scheduled_date.isoformat(),
+        "time": item.scheduled_time.strftime("%H:%M") if item.scheduled_time else None,
+        "title": item.title,
+        "duration_minutes": item.duration_minutes,
+        "notes": item.notes,
+        "status": item.status,
+        "has_workout": bool(item.workout),
+        "plan_id": str(item.plan_id) if item.plan_id else None,
+    }
+
+
+def _when(item: ScheduledWorkout) -> str:
+    return day(item.scheduled_date) + (f" {item.scheduled_time:%H:%M}" if item.scheduled_time else "")
+
+
+def _find_scheduled(ctx: ToolContext, reference: str) -> ScheduledWorkout | ToolOutcome:
+    try:
+        wanted: uuid.UUID | None = uuid.UUID(reference)
+    except ValueError:
+        wanted = None
+    found = ScheduledWorkout.objects.filter(id=wanted, user_id=ctx.user_id).first() if wanted else None
+    if found is not None:
+        return found
+    upcoming = selectors.scheduled_workouts(user_id=ctx.user_id, days_ahead=30)
+    listing = "; ".join(f"{_when(item)} {item.title} id={item.id}" for item in upcoming[:10]) or "none"
+    return _failure(f"Scheduled workout {reference} not found. Next 30 days: {listing}.")
+
+
+def schedule_workout(args: ScheduleWorkoutInput, ctx: ToolContext) -> ToolOutcome:
+    """Put a workout on the user's calendar."""
+    today = selectors.local_today(user_id=ctx.user_id)
+    if args.date < today:
+        return _past(args.date, today)
+    item = services.schedule_workout(
+        user_id=ctx.user_id,
+        scheduled_date=args.date,
+        scheduled_time=args.time,
+        title=args.title,
+        duration_minutes=args.duration_minutes,
+        notes=args.notes or "",
+        workout=args.workout,
+    )
+    text = summary("scheduled", f"{item.title} on {_when(item)}", f"id={item.id}")
+    return ToolOutcome(success=True, data={"scheduled_workout": _scheduled_data(item)}, text=text)
+
+
+def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext) -> ToolOutcome:
+    """Change the given fields of one scheduled workout."""
+    changes = {field: getattr(args, field) for field in args.model_fields_set if field != "workout_id"}
+    if not changes:
+        return _failure(
+            "Nothing to change: give date, time, title, duration_minutes, notes, workout or status."
+        )
+    found = _find_scheduled(ctx, args.workout_id)
+    if isinstance(found, ToolOutcome):
+        return found
+    today = selectors.local_today(user_id=ctx.user_id)
+    if args.date is not None and args.date < today:
+        return _past(args.date, today)
+    if "title" in changes and not (args.title or "").strip():
+        return _failure("title must not be empty.")
+    kwargs: dict[str, Any] = {
+        {"date": "scheduled_date", "time": "scheduled_time"}.get(field, field): value
+        for field, value in changes.items()
+    }
+    if kwargs.get("notes") is None:
+        kwargs.pop("notes", None)
+    item = services.update_scheduled_workout(user_id=ctx.user_id, scheduled_workout_id=found.id, **kwargs)
+    text = summary(
+        "updated", f"{item.title} on {_when(item)} [{item.status}]", f"changed {', '.join(sorted(changes))}"
+    )
+    return ToolOutcome(success=True, data={"scheduled_workout": _scheduled_data(item)}, text=text)
+
+
+def delete_scheduled_workout(args: DeleteScheduledWorkoutInput, ctx: ToolContext) -> ToolOutcome:
+    """Remove one scheduled workout from the calendar."""
+    found = _find_scheduled(ctx, args.workout_id)
+    if isinstance(found, ToolOutcome):
+        return found
+    services.delete_scheduled_workout(user_id=ctx.user_id, scheduled_workout_id=found.id)
+    data = {"deleted": True, "workout_id": str(found.id), "title": found.title}
+    return ToolOutcome(success=True, data=data, text=confirmation("deleted"))
+
+
+def next_monday(today: dt.date) -> dt.date:
+    return today + dt.timedelta(days=(7 - today.weekday()) % 7)
+
+
+def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolOutcome:
+    """Build a multi-week plan, store it as the active plan and put its days on the calendar."""
+    today = selectors.local_today(user_id=ctx.user_id)
+    start = args.start_date or next_monday(today)
+    if start < today:
+        return _past(start, today)
+    days_per_week = args.days_per_week or (
+        len(args.preferred_days) if args.preferred_days else DEFAULT_DAYS_PER_WEEK
+    )
+    try:
+        plan = build_plan(
+            goal=args.goal,
+            weeks=args.weeks,
+            days_per_week=days_per_week,
+            start_date=start,
+            preferred_days=args.preferred_days,
+            deload_weeks=args.deload_weeks,
+        )
+    except ValueError as exc:
+        return _failure(f"Plan not created: {exc}.")
+    replaced = selectors.list_workout_plans(user_id=ctx.user_id, status=PlanStatus.ACTIVE)
+    for old in replaced:
+        services.update_workout_plan_status(user_id=ctx.user_id, plan_id=old.id, status=PlanStatus.ARCHIVED)
+    created = services.create_workout_plan(
+        user_id=ctx.user_id,
+        name=args.name,
+        goal=args.goal,
+        weeks=args.weeks,
+        start_date=start,
+        plan=plan,
+        status=PlanStatus.ACTIVE,
+        schedule_days=True,
+    )
+    return ToolOutcome(success=True, data=_plan_data(created, replaced), text=_plan_text(created, replaced))
+
+
+def _plan_data(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> dict[str, Any]:
+    plan = created.plan
+    return {
+        "plan_id": str(created.id),
+        "name": created.name,
+        "status": created.status,
+        "goal_type": plan["goal_type"],
+        "weeks": created.weeks,
+        "start_date": plan["start_date"],
+        "end_date": plan["end_date"],
+        "weekdays": plan["weekdays"],
+        "deload_weeks": plan["deload_weeks"],
+        "scheduled_sessions": sum(len(week["days"]) for week in plan["weeks"]),
+        "archived_plans": [str(old.id) for old in replaced],
+    }
+
+
+def _plan_text(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> str:
+    plan = created.plan
+    start = dt.date.fromisoformat(plan["start_date"])
+    end = dt.date.fromisoformat(plan["end_date"])
+    sessions = sum(len(week["days"]) for week in plan["weeks"])
+    lines = [
+        f"Plan: {created.name} id={created.id} [{created.status}] {plan['goal_type']}, {created.weeks} weeks "
+        f"{day(start, with_year=True)} to {day(end, with_year=True)}, {plan['days_per_week']} days/week "
+        f"({', '.join(plan['weekdays'])}); {sessions} sessions added to the calendar.",
+        f"Progression: {plan['progression']}",
+    ]
+    for week in plan["weeks"]:
+        titles = ", ".join(item["session"] for item in week["days"])
+        intensity = f", {week['intensity_pct']:g}% 1RM" if week.get("intensity_pct") is not None else ""
+        lines.append(
+            f"  Week {week['week']}: {len(week['days'])} workouts ({week['phase']}, RPE {week['target_rpe']:g}{intensity}): {titles}"
+        )
+    if replaced:
+        lines.append(
+            "Archived the previous active plan: "
+            + ", ".join(f"{old.name} id={old.id}" for old in replaced)
+            + "."
+        )
+    return "\n".join(lines)
+
+
+SCHEDULE_WORKOUT = register(
+    Tool(
+        name="schedule_workout",
+        description=(
+            "Put a workout on the user's calendar for a day (today or later), optionally at a time. "
+            'Example: {"date": "2026-01-20", "time": "18:00", "title": "Upper Body Strength", '
+            '"duration_minutes": 45}. Returns its id for update_scheduled_workout / delete_scheduled_workout.'
+        ),
+        input_model=ScheduleWorkoutInput,
+        handler=schedule_workout,
+        category="calendar",
+        priority=600,
+        observation="summary",
+        status_start="Adding it to your calendar...",
+        status_done="Workout scheduled",
+        aliases={"scheduled_date": "date", "workout_type": "title", "scheduled_time": "time"},
+    )
+)
+
+UPDATE_SCHEDULED_WORKOUT = register(
+    Tool(
+        name="update_scheduled_workout",
+        description=(
+            "Change a scheduled workout: move it (date, time), rename it, change its length, notes or "
+            "workout, or mark it completed, skipped or cancelled. Give only the fields that change."
+        ),
+        input_model=UpdateScheduledWorkoutInput,
+        handler=update_scheduled_workout,
+        category="calendar",
+        priority=601,
+        observation="summary",
+        status_start="Updating your calendar...",
+        status_done="Schedule updated",
+        aliases={
+            "scheduled_date": "date",
+            "workout_type": "title",
+            "scheduled_time": "time",
+            "scheduled_workout_id": "workout_id",
+        },
+    )
+)
+
+DELETE_SCHEDULED_WORKOUT = register(
+    Tool(
+        name="delete_scheduled_workout",
+        description="Remove a scheduled workout from the user's calendar by its id.",
+        input_model=DeleteScheduledWorkoutInput,
+        handler=delete_scheduled_workout,
+        category="calendar",
+        priority=602,
+        observation="confirmation",
+        status_start="Removing it from your calendar...",
+        status_done="Workout removed from calendar",
+        aliases={"scheduled_workout_id": "workout_id"},
+    )
+)
+
+CREATE_WORKOUT_PLAN = register(
+    Tool(
+        name="create_workout_plan",
+        description=(
+            "Create a multi-week training plan toward a goal (strength, muscle, endurance such as a 5K, fat "
+            "loss or general fitness): a split for the days per week, progressive overload week to week, "
+            "and deload weeks (every 5th week by default). Every session goes on the user's calendar. It "
+            "becomes the active plan; an earlier active plan is archived. "
+            'Example: {"name": "12-Week Strength", "goal": "get stronger at squat and bench", "weeks": 12, '
+            '"days_per_week": 3}.'
+        ),
+        input_model=CreateWorkoutPlanInput,
+        handler=create_workout_plan,
+        category="calendar",
+        priority=610,
+        observation="full",
+        status_start="Building your plan...",
+        status_done="Plan ready",
+        aliases={
+            "plan_name": "name",
+            "goal_description": "goal",
+            "duration_weeks": "weeks",
+            "workouts_per_week": "days_per_week",
+        },
+    )
+)

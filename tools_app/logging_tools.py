@@ -1,0 +1,560 @@
+"""The exercise logging tools (seed 001 §4.5): log_completed_exercise, undo_logged_exercise and
+mark_exercise_complete.
+
+Each logs ONE exercise now (`datasources_app.services.log_single_exercise`: appended to today's log of
+this session). An exercise of the current workout keeps its planned values as the entry's targets, and the
+current workout records that it is done: the exercise gets `completed: true`, `completed_at` and the
+`log_entry_id`, so the current_workout_session source shows progress and undo can clear the flag again.
+The workout is updated in place (same artifact id): ticking an exercise off is not a new workout.
+
+Values the model does not give count as done as planned. Seed 001 spellings are accepted: `load_kg`,
+`distance_km`, scalar `reps`/`hold_sec`/`load`, `actual_*` prefixes, and its older exercise types
+(strength, hiit, isometric, ...) mapped onto reps | hold | duration | intervals.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import timedelta
+from typing import Annotated, Any, Literal
+
+from django.utils import timezone
+from pydantic import BaseModel, BeforeValidator, Field, model_validator
+
+from datasources_app import formatters, selectors, services
+from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
+from datasources_app.models import WorkoutLogEntry
+from datasources_app.sources import units_for
+from datasources_app.stats import convert_distance, convert_weight
+from tools_app.formatting import confirmation
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_schema import GoalShare, MuscleShare
+from tools_app.workout_tools import find_exercise, load_current_workout, workout_exercises
+
+# Seed 001's exercise types (§4.5-4.6), mapped onto the four of seed 000.
+SEED_001_EXERCISE_TYPES: dict[str, str] = {
+    "strength": "reps",
+    "bodyweight": "reps",
+    "circuit": "reps",
+    "sport_specific": "reps",
+    "cardio_distance": "duration",
+    "cardio_time": "duration",
+    "yoga": "duration",
+    "hiit": "intervals",
+    "isometric": "hold",
+    "flexibility": "hold",
+    "balance": "hold",
+}
+# Catalogue categories as goal categories, for exercises logged without goals.
+_CATALOG_CATEGORY_GOALS = {
+    "strength": "strength",
+    "powerlifting": "strength",
+    "olympic": "power",
+    "strongman": "strength",
+    "plyometrics": "power",
+    "cardio": "cardio",
+    "stretching": "mobility",
+    "mobility": "mobility",
+}
+PERFORMANCE_FIELDS = (
+    "sets",
+    "reps",
+    "load_each",
+    "hold_sec",
+    "duration_min",
+    "distance",
+    "rounds",
+    "work_sec",
+)
+_PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
+_UNIT_SPELLINGS = {"kgs": "kg", "kilograms": "kg", "lbs": "lb", "pounds": "lb", "miles": "mi", "kms": "km"}
+
+
+def exercise_type_from_any(value: Any) -> Any:
+    """'Reps', 'HIIT', 'cardio-time' → one of reps | hold | duration | intervals; other values unchanged."""
+    if not isinstance(value, str):
+        return value
+    token = re.sub(r"[\s\-]+", "_", value.strip().lower())
+    return SEED_001_EXERCISE_TYPES.get(token, token)
+
+
+ExerciseType = Annotated[
+    Literal["reps", "hold", "duration", "intervals"], BeforeValidator(exercise_type_from_any)
+]
+
+
+def _unit(value: Any) -> Any:
+    if isinstance(value, str):
+        cleaned = value.strip().lower()
+        return _UNIT_SPELLINGS.get(cleaned, cleaned)
+    return value
+
+
+def per_set_values(value: Any, sets: Any) -> Any:
+    """A scalar given for a per-set field becomes one value per set."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        count = sets if isinstance(sets, int) and not isinstance(sets, bool) and 0 < sets <= 100 else 1
+        return [value] * count
+    return value
+
+
+class ExercisePerformance(BaseModel):
+    """What the user did for one exercise; omitted values count as done as planned."""
+
+    sets: int | None = Field(default=None, ge=1, description="Sets done.")
+    reps: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="Reps done, one number per set, e.g. [10, 10, 8]."
+    )
+    load_each: list[Annotated[float, Field(ge=0)]] | None = Field(
+        default=None, description="Load per set, e.g. [60, 60, 57.5]; omit for bodyweight."
+    )
+    load_unit: Literal["kg", "lb"] | None = Field(
+        default=None, description="Unit of load_each; default the user's weight unit."
+    )
+    hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(
+        default=None, description="Seconds held, one number per set."
+    )
+    duration_min: float | None = Field(default=None, ge=0, description="Minutes of continuous work.")
+    distance: float | None = Field(default=None, ge=0, description="Distance covered.")
+    distance_unit: Literal["km", "mi"] | None = Field(
+        default=None, description="Unit of distance; default the user's distance unit."
+    )
+    rounds: int | None = Field(default=None, ge=1, description="Interval rounds done.")
+    work_sec: int | None = Field(default=None, ge=1, description="Seconds of work per interval round.")
+    rpe: float | None = Field(default=None, ge=1, le=10, description="Effort felt, 1-10.")
+    notes: str | None = Field(default=None, description="Anything the user said about it.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_seed_001_spellings(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = {key.removeprefix("actual_"): value for key, value in data.items()}
+        if "load_kg" in data:
+            data.setdefault("load_each", data.pop("load_kg"))
+            data.setdefault("load_unit", "kg")
+        if "load" in data:
+            data.setdefault("load_each", data.pop("load"))
+        if "distance_km" in data:
+            data.setdefault("distance", data.pop("distance_km"))
+            data.setdefault("distance_unit", "km")
+        for field in _PER_SET_FIELDS:
+            if field in data:
+                data[field] = per_set_values(data[field], data.get("sets"))
+        for field in ("load_unit", "distance_unit"):
+            if field in data:
+                data[field] = _unit(data[field])
+        return data
+
+    def given(self) -> dict[str, Any]:
+        return {
+            field: getattr(self, field) for field in PERFORMANCE_FIELDS if getattr(self, field) is not None
+        }
+
+
+ExerciseRef = Annotated[
+    str,
+    BeforeValidator(
+        lambda value: str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    ),
+    Field(min_length=1),
+]
+
+
+class LogCompletedExerciseInput(ExercisePerformance):
+    exercise_id: ExerciseRef | None = Field(
+        default=None,
+        description="Id (e.g. 'ex_7f8a9b') or order number of the exercise in the current workout; its "
+        "planned values become the targets.",
+    )
+    exercise_name: str | None = Field(
+        default=None, description="Name of the exercise, when it is not in the current workout."
+    )
+    exercise_type: ExerciseType | None = Field(
+        default=None,
+        description="reps | hold | duration | intervals; taken from the workout or catalogue when omitted.",
+    )
+    muscles_utilized: list[MuscleShare] | None = Field(
+        default=None, description="For an exercise outside the workout and catalogue: muscles worked."
+    )
+    goals_addressed: list[GoalShare] | None = Field(
+        default=None, description="For an exercise outside the workout: goals served."
+    )
+
+
+class MarkExerciseCompleteInput(ExercisePerformance):
+    exercise_id: ExerciseRef = Field(
+        description="Id (e.g. 'ex_7f8a9b') or order number of the exercise in the current workout."
+    )
+
+
+class UndoLoggedExerciseInput(BaseModel):
+    exercise_id: ExerciseRef = Field(
+        description="The log entry id (UUID) returned when it was logged, or the id of a completed "
+        "exercise of the current workout (e.g. 'ex_7f8a9b')."
+    )
+
+
+def _failure(message: str, **data: Any) -> ToolOutcome:
+    return ToolOutcome(success=False, data={"error": message, **data}, text=message)
+
+
+# --- The current workout's completion flags -------------------------------------------------------------------
+def save_workout_exercises(
+    ctx: ToolContext, workout: dict[str, Any], exercises: list[dict[str, Any]]
+) -> None:
+    """Write `exercises` back into the current workout in place (same artifact id)."""
+    updated = dict(workout)
+    if isinstance(workout.get("payload"), dict):
+        updated["payload"] = {**workout["payload"], "exercises": exercises}
+    else:
+        updated["exercises"] = exercises
+    if ctx.current_workout_override is not None:
+        ctx.current_workout_override = updated
+    else:
+        services.update_current_workout(user_id=ctx.user_id, workout=updated)
+
+
+def _mark(exercise: dict[str, Any], entry: WorkoutLogEntry) -> None:
+    exercise["completed"] = True
+    exercise["completed_at"] = entry.completed_at.isoformat()
+    exercise["log_entry_id"] = str(entry.id)
+
+
+def _unmark(exercise: dict[str, Any]) -> None:
+    for key in ("completed", "completed_at", "log_entry_id"):
+        exercise.pop(key, None)
+
+
+# --- Building one log entry -----------------------------------------------------------------------------------
+def _catalog_facts(name: str) -> dict[str, Any]:
+    """Slug, canonical name, type, muscles and goals the catalogue knows for `name` ({} if unknown)."""
+    exercise = selectors.find_exercise_by_name(name=name)
+    if exercise is None:
+        return {}
+    order = [*exercise.primary_muscles, *exercise.secondary_muscles]
+    shares = exercise.muscle_shares or {}
+    muscles = [{"muscle": muscle, "share": float(shares[muscle])} for muscle in order if muscle in shares]
+    goal = _CATALOG_CATEGORY_GOALS.get(exercise.category)
+    return {
+        "exercise_name": exercise.name,
+        "exercise_slug": exercise.slug,
+        "exercise_type": exercise.exercise_type,
+        "muscles_utilized": muscles,
+        "goals_addressed": [{"goal": goal, "share": 1.0}] if goal else [],
+    }
+
+
+def _inferred_type(values: dict[str, Any]) -> str:
+    if values.get("hold_sec"):
+        return "hold"
+    if values.get("rounds") is not None or values.get("work_sec") is not None:
+        return "intervals"
+    if values.get("duration_min") is not None or values.get("distance") is not None:
+        return "duration"
+    return "reps"
+
+
+def _missing_for_type(exercise_type: str, actual: dict[str, Any]) -> str | None:
+    needed = {
+        "reps": ("reps",),
+        "hold": ("hold_sec",),
+        "duration": ("duration_min", "distance"),
+        "intervals": ("rounds",),
+    }[exercise_type]
+    if any(actual.get(field) for field in needed):
+        return None
+    return " or ".join(needed)
+
+
+def _normalised_shares(items: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    total = sum(float(item.get("share") or 0) for item in items)
+    if total <= 0:
+        return items
+    return [{key: item[key], "share": round(float(item["share"]) / total, 4)} for item in items]
+
+
+def build_log_entry(
+    ctx: ToolContext,
+    *,
+    planned: dict[str, Any] | None,
+    performance: ExercisePerformance,
+    exercise_name: str | None = None,
+    exercise_type: str | None = None,
+    muscles: list[dict[str, Any]] | None = None,
+    goals: list[dict[str, Any]] | None = None,
+) -> dict[str, Any] | str:
+    """A log_single_exercise entry (targets from `planned`, actuals given or as planned), or a problem."""
+    target = planned or {}
+    catalog = {} if planned else _catalog_facts(exercise_name or "")
+    name = target.get("exercise_name") or catalog.get("exercise_name") or (exercise_name or "").strip()
+    if not name:
+        return "Give exercise_id (an exercise of the current workout) or exercise_name."
+    user_settings = selectors.get_settings(user_id=ctx.user_id)
+    given = performance.given()
+    kind = (
+        target.get("exercise_type") or exercise_type or catalog.get("exercise_type") or _inferred_type(given)
+    )
+    if kind not in EXERCISE_TYPES:
+        return f"exercise_type must be one of {', '.join(EXERCISE_TYPES)}, not {kind!r}."
+
+    load_unit = str(target.get("load_unit") or performance.load_unit or user_settings.weight_unit)
+    distance_unit = str(
+        target.get("distance_unit") or performance.distance_unit or user_settings.distance_unit
+    )
+    if given.get("load_each") and performance.load_unit and performance.load_unit != load_unit:
+        given["load_each"] = [
+            round(convert_weight(value, from_unit=performance.load_unit, to_unit=load_unit), 2)
+            for value in given["load_each"]
+        ]
+    if (
+        given.get("distance") is not None
+        and performance.distance_unit
+        and performance.distance_unit != distance_unit
+    ):
+        given["distance"] = round(
+            convert_distance(given["distance"], from_unit=performance.distance_unit, to_unit=distance_unit), 3
+        )
+    actual = {field: given.get(field, target.get(field)) for field in PERFORMANCE_FIELDS}
+    if actual["sets"] is None and kind in ("reps", "hold"):
+        per_set = actual["reps"] if kind == "reps" else actual["hold_sec"]
+        actual["sets"] = len(per_set) if per_set else None
+    missing = _missing_for_type(kind, actual)
+    if missing:
+        return f"Nothing to log for {name} ({kind}): give {missing}."
+
+    entry: dict[str, Any] = {
+        "exercise_name": name,
+        "exercise_slug": target.get("exercise_slug") or catalog.get("exercise_slug") or "",
+        "exercise_type": kind,
+        "muscles": target.get("muscles_utilized")
+        or _normalised_shares(muscles or [], "muscle")
+        or catalog.get("muscles_utilized")
+        or [],
+        "goals": target.get("goals_addressed")
+        or _normalised_shares(goals or [], "goal")
+        or catalog.get("goals_addressed")
+        or [],
+        "load_unit": load_unit,
+        "distance_unit": distance_unit,
+        "rpe": performance.rpe,
+        "notes": performance.notes or "",
+        "target_rest_sec": target.get("rest_sec"),
+    }
+    for field in PERFORMANCE_FIELDS:
+        empty: Any = [] if field in _PER_SET_FIELDS else None
+        planned_value = target.get(field)
+        entry[f"target_{field}"] = planned_value if planned_value is not None else empty
+        entry[f"actual_{field}"] = actual[field] if actual[field] is not None else empty
+    return entry
+
+
+def _log(ctx: ToolContext, entry: dict[str, Any]) -> WorkoutLogEntry | ToolOutcome:
+    try:
+        return services.log_single_exercise(user_id=ctx.user_id, entry=entry, session_id=ctx.session.pk)
+    except services.InvalidLogEntryError as exc:
+        return _failure(f"Nothing was logged: {exc}")
+
+
+def _logged_outcome(
+    ctx: ToolContext, logged: WorkoutLogEntry, *, workout_exercise_id: str | None
+) -> ToolOutcome:
+    line = formatters.log_entry(logged, units_for(user_id=ctx.user_id))
+    data = {
+        "log_entry_id": str(logged.id),
+        "log_id": str(logged.log_id),
+        "exercise_name": logged.exercise_name,
+        "exercise_type": logged.exercise_type,
+        "workout_exercise_id": workout_exercise_id,
+        "sets": logged.actual_sets,
+        "reps": logged.actual_reps,
+        "load_each": logged.actual_load_each,
+        "load_unit": logged.load_unit,
+        "rpe": logged.rpe,
+    }
+    done = " (marked done in the current workout)" if workout_exercise_id else ""
+    return ToolOutcome(success=True, data=data, text=f"logged: {line}{done}; entry id={logged.id}")
+
+
+def _current_workout_exercise(
+    ctx: ToolContext, reference: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], int] | ToolOutcome:
+    workout = load_current_workout(ctx)
+    if workout is None:
+        return _failure(f"No active workout, so there is no exercise '{reference}' to use.")
+    exercises = workout_exercises(workout)
+    index = find_exercise(exercises, reference)
+    if index is None:
+        listing = ", ".join(
+            f"{ex.get('id')} ({ex.get('order')}. {ex.get('exercise_name')})" for ex in exercises
+        )
+        return _failure(f"Exercise '{reference}' is not in the current workout. Exercises: {listing}.")
+    return workout, exercises, index
+
+
+def _already_done(exercise: dict[str, Any]) -> ToolOutcome:
+    return _failure(
+        f"{exercise.get('id')} ({exercise.get('exercise_name')}) is already logged as entry "
+        f"{exercise.get('log_entry_id')}. To log it again, undo that entry with undo_logged_exercise first."
+    )
+
+
+def _log_workout_exercise(ctx: ToolContext, reference: str, performance: ExercisePerformance) -> ToolOutcome:
+    found = _current_workout_exercise(ctx, reference)
+    if isinstance(found, ToolOutcome):
+        return found
+    workout, exercises, index = found
+    planned = exercises[index]
+    if planned.get("completed"):
+        return _already_done(planned)
+    entry = build_log_entry(ctx, planned=planned, performance=performance)
+    if isinstance(entry, str):
+        return _failure(entry)
+    logged = _log(ctx, entry)
+    if isinstance(logged, ToolOutcome):
+        return logged
+    _mark(exercises[index], logged)
+    save_workout_exercises(ctx, workout, exercises)
+    return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.get("id")))
+
+
+# --- Handlers ------------------------------------------------------------------------------------------------------
+def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) -> ToolOutcome:
+    """Log one exercise the user did, now; an exercise of the current workout is also marked done."""
+    if args.exercise_id:
+        return _log_workout_exercise(ctx, args.exercise_id, args)
+    name = (args.exercise_name or "").strip()
+    if not name:
+        return _failure("Give exercise_id (an exercise of the current workout) or exercise_name.")
+    workout = load_current_workout(ctx)
+    if workout is not None:
+        exercises = workout_exercises(workout)
+        index = find_exercise(exercises, name)
+        if index is not None and not exercises[index].get("completed"):
+            return _log_workout_exercise(ctx, str(exercises[index].get("id")), args)
+    entry = build_log_entry(
+        ctx,
+        planned=None,
+        performance=args,
+        exercise_name=name,
+        exercise_type=args.exercise_type,
+        muscles=[item.model_dump() for item in args.muscles_utilized or ()],
+        goals=[item.model_dump() for item in args.goals_addressed or ()],
+    )
+    if isinstance(entry, str):
+        return _failure(entry)
+    unknown = sorted(
+        {str(item["muscle"]) for item in entry["muscles"] if canonical_muscle(str(item["muscle"])) is None}
+    )
+    if unknown:
+        return _failure(f"Unknown muscles: {', '.join(unknown)}. Valid muscles: {', '.join(MUSCLES)}.")
+    logged = _log(ctx, entry)
+    if isinstance(logged, ToolOutcome):
+        return logged
+    return _logged_outcome(ctx, logged, workout_exercise_id=None)
+
+
+def mark_exercise_complete(args: MarkExerciseCompleteInput, ctx: ToolContext) -> ToolOutcome:
+    """Tick off an exercise of the current workout and log it (its targets as actuals unless given)."""
+    return _log_workout_exercise(ctx, args.exercise_id, args)
+
+
+def undo_logged_exercise(args: UndoLoggedExerciseInput, ctx: ToolContext) -> ToolOutcome:
+    """Delete one logged exercise; an exercise of the current workout it ticked off is open again."""
+    reference = args.exercise_id.strip()
+    workout = load_current_workout(ctx)
+    exercises = workout_exercises(workout) if workout is not None else []
+    entry_id: uuid.UUID | None = None
+    try:
+        entry_id = uuid.UUID(reference)
+    except ValueError:
+        index = find_exercise(exercises, reference) if exercises else None
+        if index is not None and exercises[index].get("log_entry_id"):
+            entry_id = uuid.UUID(str(exercises[index]["log_entry_id"]))
+    entry = (
+        WorkoutLogEntry.objects.filter(id=entry_id, log__user_id=ctx.user_id).first() if entry_id else None
+    )
+    if entry is None or entry_id is None:
+        recent = selectors.log_entries_between(
+            user_id=ctx.user_id, start=timezone.now() - timedelta(days=1), include_skipped=True
+        )
+        listing = "; ".join(f"{item.id} ({item.exercise_name})" for item in recent[-10:]) or "none"
+        return _failure(f"No logged exercise '{reference}' found. Logged in the last 24 hours: {listing}.")
+    services.undo_log_entry(user_id=ctx.user_id, entry_id=entry_id)
+    reopened = None
+    for exercise in exercises:
+        if str(exercise.get("log_entry_id")) == str(entry_id):
+            _unmark(exercise)
+            reopened = exercise.get("id")
+    if reopened is not None and workout is not None:
+        save_workout_exercises(ctx, workout, exercises)
+    data = {"removed": True, "log_entry_id": str(entry_id), "exercise_name": entry.exercise_name}
+    if reopened is not None:
+        data["workout_exercise_id"] = reopened
+    return ToolOutcome(success=True, data=data, text=confirmation("removed", note=entry.exercise_name))
+
+
+_PERFORMANCE_HELP = (
+    "Give what was actually done (sets, reps[], load_each[] with load_unit, hold_sec[], duration_min, "
+    "distance, rounds, work_sec, rpe); values you omit count as done as planned."
+)
+
+LOG_COMPLETED_EXERCISE = register(
+    Tool(
+        name="log_completed_exercise",
+        description=(
+            "Log one exercise the user just did to their history, now. For an exercise of the current "
+            "workout give its exercise_id (its plan becomes the target and it is ticked off); otherwise "
+            "give exercise_name and what was done. " + _PERFORMANCE_HELP + " Returns the log entry id "
+            'for undo_logged_exercise. Example: {"exercise_name": "Push-Up", "sets": 3, "reps": [15, 12, 10]}.'
+        ),
+        input_model=LogCompletedExerciseInput,
+        handler=log_completed_exercise,
+        category="logging",
+        priority=500,
+        observation="summary",
+        status_start="Logging your exercise...",
+        status_done="Exercise logged",
+        aliases={"name": "exercise_name", "type": "exercise_type", "exercise_order": "exercise_id"},
+    )
+)
+
+MARK_EXERCISE_COMPLETE = register(
+    Tool(
+        name="mark_exercise_complete",
+        description=(
+            "Tick off one exercise of the current workout as done and log it. Its planned values are "
+            "logged as done unless you give what was actually done (sets, reps[], load_each[] with "
+            "load_unit, hold_sec[], duration_min, distance, rounds, work_sec) and rpe."
+        ),
+        input_model=MarkExerciseCompleteInput,
+        handler=mark_exercise_complete,
+        category="logging",
+        priority=501,
+        observation="summary",
+        status_start="Marking exercise done...",
+        status_done="Exercise completed",
+        aliases={"exercise_order": "exercise_id"},
+    )
+)
+
+UNDO_LOGGED_EXERCISE = register(
+    Tool(
+        name="undo_logged_exercise",
+        description=(
+            "Delete a logged exercise from the user's history, e.g. when it was logged by mistake. Give the "
+            "log entry id returned when it was logged, or the current workout's exercise id; that exercise "
+            "is then open again."
+        ),
+        input_model=UndoLoggedExerciseInput,
+        handler=undo_logged_exercise,
+        category="logging",
+        priority=502,
+        observation="confirmation",
+        status_start="Undoing that log...",
+        status_done="Log entry removed",
+        aliases={"log_entry_id": "exercise_id"},
+    )
+)

@@ -1,0 +1,180 @@
+"""`manage.py generate_tool_docs [--check]`: write docs/tools.md from the tool registry.
+
+The page lists every tool in the order the model sees them, with its category, observation size, status
+messages, description, the seed 001 spellings it accepts, and an argument table taken from the JSON schema
+sent to the LLM APIs (nested objects and list items flattened to dotted paths). `--check` writes nothing
+and exits non-zero when the file differs from what the registry gives, so stale docs fail CI.
+"""
+
+from __future__ import annotations
+
+import json
+from argparse import ArgumentParser
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from tools_app.registry import all_tools, llm_input_schema
+from tools_app.types import Tool
+
+DOCS_PATH = Path(settings.BASE_DIR) / "docs" / "tools.md"
+# How deep nested objects are expanded in the argument tables.
+MAX_DEPTH = 4
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def schema_type(node: dict[str, Any]) -> str:
+    """A short type for a JSON schema node: 'integer ≥ 1', 'list of string', 'one of "a", "b"', ..."""
+    if "enum" in node:
+        values = ", ".join(f"`{value}`" for value in node["enum"])
+        base = node.get("type")
+        return f"{base}: one of {values}" if base else f"one of {values}"
+    branches = node.get("anyOf")
+    if branches:
+        return " or ".join(schema_type(branch) for branch in branches)
+    kind = node.get("type", "any")
+    if kind == "array":
+        items = node.get("items")
+        return f"list of {schema_type(items)}" if isinstance(items, dict) else "list"
+    if kind == "object" and isinstance(node.get("additionalProperties"), dict):
+        return f"object of {schema_type(node['additionalProperties'])}"
+    bounds = [
+        f"{symbol} {node[key]}"
+        for key, symbol in (
+            ("minimum", "≥"),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "≤"),
+            ("exclusiveMaximum", "<"),
+        )
+        if key in node
+    ]
+    if kind == "string" and node.get("format"):
+        bounds.append(f"format {node['format']}")
+    if "minItems" in node:
+        bounds.append(f"at least {node['minItems']} items")
+    if "minLength" in node:
+        bounds.append(f"length ≥ {node['minLength']}")
+    return f"{kind} ({', '.join(bounds)})" if bounds else str(kind)
+
+
+def argument_rows(
+    schema: dict[str, Any], prefix: str = "", depth: int = 0
+) -> Iterator[tuple[str, str, bool, str]]:
+    """(path, type, required, description) per property, nested objects and list items flattened."""
+    required = set(schema.get("required", []))
+    for name, node in schema.get("properties", {}).items():
+        path = f"{prefix}{name}"
+        description = node.get("description", "")
+        if "default" in node:
+            description = f"{description} Default: `{json.dumps(node['default'])}`.".strip()
+        yield path, schema_type(node), name in required, description
+        if depth >= MAX_DEPTH:
+            continue
+        if node.get("type") == "object" and node.get("properties"):
+            yield from argument_rows(node, f"{path}.", depth + 1)
+        items = node.get("items")
+        if node.get("type") == "array" and isinstance(items, dict) and items.get("properties"):
+            yield from argument_rows(items, f"{path}[].", depth + 1)
+
+
+def _status(tool: Tool[Any]) -> str:
+    if not tool.status_start and not tool.status_done:
+        return "none"
+    return f'"{tool.status_start or ""}" → "{tool.status_done or ""}"'
+
+
+def render_tool(tool: Tool[Any]) -> list[str]:
+    schema = llm_input_schema(tool.input_model)
+    facts = [
+        f"category `{tool.category}`",
+        f"priority {tool.priority}",
+        f"observation `{tool.observation}`",
+        f"status {_status(tool)}",
+    ]
+    if tool.terminates_loop:
+        facts.append("ends the loop")
+    lines = [f"## `{tool.name}`", "", " · ".join(facts), "", tool.description, ""]
+    rows = list(argument_rows(schema))
+    if rows:
+        lines += ["| argument | type | required | description |", "|---|---|---|---|"]
+        lines += [
+            f"| `{path}` | {_cell(kind)} | {'yes' if required else 'no'} | {_cell(description)} |"
+            for path, kind, required, description in rows
+        ]
+    else:
+        lines.append("No arguments.")
+    if tool.aliases:
+        spelled = ", ".join(f"`{alias}` → `{canonical}`" for alias, canonical in sorted(tool.aliases.items()))
+        lines += ["", f"Also accepted (seed 001 spellings, renamed on input): {spelled}."]
+    return [*lines, ""]
+
+
+def render_tool_docs(tools: Sequence[Tool[Any]]) -> str:
+    """The whole of docs/tools.md for these tools (in the given order)."""
+    lines = [
+        "# Tools",
+        "",
+        "<!-- Generated by `manage.py generate_tool_docs` from the tool registry; do not edit by hand. -->",
+        "",
+        f"The {len(tools)} tools the trainer agent can call, in the order they are sent to the model (by "
+        "priority, then name; the list is part of the cached prompt prefix). Arguments come from the JSON schema "
+        "generated from each tool's pydantic input model, the same schema sent as Anthropic `input_schema` and "
+        "OpenAI `parameters`. Nested fields are shown as dotted paths (`a.b`, list items as `a[].b`).",
+        "",
+        "**Aliases.** Argument names are seed 000's; seed 001's spellings are accepted on input and renamed "
+        "before validation (listed under each tool), and some input models also accept seed 001's shapes "
+        "(e.g. `category_goals` as a list, exercise fields at the top level). Only the canonical names are "
+        "advertised to the model.",
+        "",
+        "**Observations** (seed 001 §4.11): `confirmation` (an acknowledgement), `summary` (one line of what "
+        "changed) or `full` (the data the model must reason over). Status messages (seed 000 §6.7) are shown to "
+        "the user while a tool runs (start) and when it finishes (done).",
+        "",
+        "| # | tool | category | observation | status (start → done) |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {number} | [`{tool.name}`](#{tool.name}) | {tool.category} | {tool.observation} | {_cell(_status(tool))} |"
+        for number, tool in enumerate(tools, start=1)
+    ]
+    lines.append("")
+    for tool in tools:
+        lines += render_tool(tool)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+class Command(BaseCommand):
+    help = "Write docs/tools.md from the tool registry; --check exits non-zero when the file is stale."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(
+            "--check", action="store_true", help="Only compare; fail when docs/tools.md is stale."
+        )
+        parser.add_argument(
+            "--output", type=Path, default=DOCS_PATH, help="Where to write (default docs/tools.md)."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["output"]
+        text = render_tool_docs(all_tools())
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if options["check"]:
+            if current != text:
+                raise CommandError(
+                    f"{path} is stale: run `manage.py generate_tool_docs` and commit the result."
+                )
+            self.stdout.write(f"{path} is up to date ({len(all_tools())} tools).")
+            return
+        if current == text:
+            self.stdout.write(f"{path} unchanged ({len(all_tools())} tools).")
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.stdout.write(f"wrote {path} ({len(all_tools())} tools).")

@@ -1,0 +1,365 @@
+"""A deterministic multi-week training plan: `build_plan(...)` is a pure function of its arguments.
+
+The goal text picks a plan type (strength, hypertrophy, endurance, fat_loss or general) by keywords; the
+number of days per week picks the split (full body, upper/lower, push/pull/legs, ...; easy/interval/tempo/
+long sessions for endurance). Every week progresses on the one before it (progressive overload: more load
+and effort for strength, more sets and effort for hypertrophy, ~10 % more time for endurance), except the
+deload weeks (every 5th week by default: weeks 5 and 10 of a 12-week plan), which drop volume to about
+60 % and effort to RPE 6 before the next build block resumes where the last one stopped.
+
+The result is plain JSON: {"goal_type", "split", "weekdays", "deload_weeks", "progression", "weeks": [{"week",
+"phase", "deload", "target_rpe", "volume_factor", "days": [{"day", "date", "weekday", "title", "session",
+"focus", "duration_minutes", "prescription", "notes"}]}]}. `datasources_app.services.create_workout_plan`
+stores it and puts each dated day on the calendar.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, timedelta
+from typing import Any, Literal
+
+GoalType = Literal["strength", "hypertrophy", "endurance", "fat_loss", "general"]
+
+MAX_WEEKS = 52
+DELOAD_EVERY = 5
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_WEEKDAY_NAMES = {name.lower(): index for index, name in enumerate(WEEKDAYS)} | {
+    name: index
+    for index, name in enumerate(
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
+}
+# Which weekdays to train on for each number of days, spread to leave rest days between sessions.
+DEFAULT_WEEKDAYS: dict[int, tuple[int, ...]] = {
+    1: (0,),
+    2: (0, 3),
+    3: (0, 2, 4),
+    4: (0, 1, 3, 4),
+    5: (0, 1, 2, 3, 4),
+    6: (0, 1, 2, 3, 4, 5),
+    7: (0, 1, 2, 3, 4, 5, 6),
+}
+
+_KEYWORDS: tuple[tuple[GoalType, tuple[str, ...]], ...] = (
+    (
+        "endurance",
+        (
+            "run",
+            "5k",
+            "10k",
+            "marathon",
+            "endurance",
+            "cardio",
+            "cycl",
+            "ride",
+            "swim",
+            "race",
+            "aerobic",
+            "stamina",
+        ),
+    ),
+    ("strength", ("strength", "strong", "powerlift", "1rm", "squat", "bench", "deadlift", "lift heavier")),
+    ("hypertrophy", ("hypertrophy", "muscle", "size", "bulk", "mass", "bodybuild")),
+    ("fat_loss", ("fat", "lose weight", "weight loss", "lean", "cut", "tone", "toning")),
+)
+
+_FOCUS: dict[str, tuple[str, ...]] = {
+    "Full Body": ("Quadriceps", "Chest", "Back", "Hamstrings", "Shoulders", "Abs"),
+    "Upper": ("Chest", "Back", "Shoulders", "Biceps", "Triceps"),
+    "Lower": ("Quadriceps", "Hamstrings", "Glutes", "Calves", "Abs"),
+    "Push": ("Chest", "Shoulders", "Triceps"),
+    "Pull": ("Back", "Biceps", "Trapezius", "Forearms"),
+    "Legs": ("Quadriceps", "Hamstrings", "Glutes", "Calves"),
+    "Conditioning": ("Quadriceps", "Glutes", "Abs", "Shoulders"),
+    "Active Recovery": (),
+}
+
+_STRENGTH_SPLITS: dict[int, tuple[str, ...]] = {
+    1: ("Full Body",),
+    2: ("Full Body A", "Full Body B"),
+    3: ("Full Body A", "Full Body B", "Full Body C"),
+    4: ("Upper A", "Lower A", "Upper B", "Lower B"),
+    5: ("Upper", "Lower", "Push", "Pull", "Legs"),
+    6: ("Push A", "Pull A", "Legs A", "Push B", "Pull B", "Legs B"),
+    7: ("Push A", "Pull A", "Legs A", "Push B", "Pull B", "Legs B", "Active Recovery"),
+}
+_HYPERTROPHY_SPLITS = {**_STRENGTH_SPLITS, 3: ("Push", "Pull", "Legs")}
+_FAT_LOSS_SPLITS: dict[int, tuple[str, ...]] = {
+    1: ("Full Body Circuit",),
+    2: ("Full Body Circuit A", "Conditioning"),
+    3: ("Full Body Circuit A", "Conditioning", "Full Body Circuit B"),
+    4: ("Upper A", "Conditioning", "Lower A", "Full Body Circuit"),
+    5: ("Upper", "Conditioning", "Lower", "Conditioning B", "Full Body Circuit"),
+    6: ("Upper A", "Conditioning A", "Lower A", "Upper B", "Conditioning B", "Lower B"),
+    7: ("Upper A", "Conditioning A", "Lower A", "Upper B", "Conditioning B", "Lower B", "Active Recovery"),
+}
+_ENDURANCE_SPLITS: dict[int, tuple[str, ...]] = {
+    1: ("Long",),
+    2: ("Easy", "Long"),
+    3: ("Easy", "Intervals", "Long"),
+    4: ("Easy", "Intervals", "Strength", "Long"),
+    5: ("Easy", "Intervals", "Easy", "Tempo", "Long"),
+    6: ("Easy", "Intervals", "Strength", "Tempo", "Easy", "Long"),
+    7: ("Easy", "Intervals", "Strength", "Tempo", "Easy", "Long", "Recovery"),
+}
+# Endurance session minutes in week 1, before progression.
+_ENDURANCE_MINUTES = {"Easy": 30, "Intervals": 35, "Tempo": 35, "Long": 45, "Strength": 40, "Recovery": 20}
+
+
+def classify_goal(goal: str) -> GoalType:
+    """The plan type a goal's words point to; 'general' when none match."""
+    text = goal.lower()
+    for goal_type, words in _KEYWORDS:
+        if any(re.search(rf"\b{re.escape(word)}", text) for word in words):
+            return goal_type
+    return "general"
+
+
+def parse_weekdays(names: Sequence[str]) -> list[int]:
+    """Weekday numbers (Mon=0) from names like 'Monday', 'mon', 'Wed'. Raises ValueError for others."""
+    days: list[int] = []
+    for name in names:
+        key = name.strip().lower()
+        index = _WEEKDAY_NAMES.get(key, _WEEKDAY_NAMES.get(key[:3]) if len(key) >= 3 else None)
+        if index is None:
+            raise ValueError(f"unknown weekday {name!r}; use Monday..Sunday")
+        if index in days:
+            raise ValueError(f"weekday {name!r} given twice")
+        days.append(index)
+    return sorted(days)
+
+
+def default_deload_weeks(weeks: int, every: int = DELOAD_EVERY) -> list[int]:
+    """Every `every`-th week: 5 and 10 of a 12-week plan."""
+    return [week for week in range(every, weeks + 1, every)]
+
+
+def _session_focus(session: str) -> list[str]:
+    for prefix, muscles in _FOCUS.items():
+        if session.startswith(prefix):
+            return list(muscles)
+    return list(_FOCUS["Full Body"])
+
+
+def _endurance_modality(goal: str) -> str:
+    text = goal.lower()
+    if any(word in text for word in ("cycl", "ride", "bike")):
+        return "Ride"
+    if "swim" in text:
+        return "Swim"
+    if any(word in text for word in ("run", "5k", "10k", "marathon", "race", "jog")):
+        return "Run"
+    return "Cardio"
+
+
+def _week_parameters(goal_type: GoalType, step: int, deload: bool) -> dict[str, Any]:
+    """Targets of one week: `step` counts the build weeks before it (progression survives deloads)."""
+    if deload:
+        return {
+            "target_rpe": 6.0,
+            "volume_factor": 0.6,
+            "intensity_pct": 60 if goal_type == "strength" else None,
+        }
+    rpe = min(7.0 + 0.5 * step, 9.5)
+    if goal_type == "strength":
+        return {"target_rpe": rpe, "volume_factor": 1.0, "intensity_pct": min(70 + 2.5 * step, 92.5)}
+    if goal_type == "hypertrophy":
+        return {
+            "target_rpe": min(7.0 + 0.25 * step, 9.0),
+            "volume_factor": 1.0 + 0.1 * min(step, 6),
+            "intensity_pct": None,
+        }
+    if goal_type == "endurance":
+        return {
+            "target_rpe": min(6.0 + 0.25 * step, 8.0),
+            "volume_factor": round(1.1**step, 3),
+            "intensity_pct": None,
+        }
+    return {
+        "target_rpe": min(6.5 + 0.25 * step, 8.5),
+        "volume_factor": 1.0 + 0.05 * min(step, 6),
+        "intensity_pct": None,
+    }
+
+
+def _rpe(value: float) -> str:
+    return f"{value:g}"
+
+
+def _strength_day(session: str, params: dict[str, Any], deload: bool) -> tuple[str, int, str]:
+    if session.startswith("Active Recovery"):
+        return "20-30 min easy movement and mobility", 30, "Keep it easy; no load."
+    sets = 2 if deload else 4
+    reps = 5
+    text = f"main lifts {sets}×{reps} @ {params['intensity_pct']:g}% 1RM, RPE {_rpe(params['target_rpe'])}; accessories 3×8-10"
+    note = (
+        "Deload: lighter and fewer sets; leave plenty in the tank."
+        if deload
+        else "Add load when every set hits the target reps at or below the RPE."
+    )
+    return text, 45 if deload else 60, note
+
+
+def _hypertrophy_day(session: str, params: dict[str, Any], deload: bool) -> tuple[str, int, str]:
+    if session.startswith("Active Recovery"):
+        return "20-30 min easy movement and mobility", 30, "Keep it easy; no load."
+    sets = 2 if deload else min(3 + round((params["volume_factor"] - 1.0) * 10) // 2, 6)
+    text = f"5-6 exercises × {sets} sets of 8-12 reps, RPE {_rpe(params['target_rpe'])}, rest 60-90 s"
+    note = (
+        "Deload: half the sets at an easy effort."
+        if deload
+        else "Add a rep or a little load each week; stop 1-3 reps short of failure."
+    )
+    return text, 45 if deload else 60, note
+
+
+def _endurance_day(session: str, params: dict[str, Any], deload: bool, modality: str) -> tuple[str, int, str]:
+    minutes = int(5 * round(_ENDURANCE_MINUTES.get(session, 30) * params["volume_factor"] / 5))
+    if session == "Strength":
+        sets = 2 if deload else 3
+        return (
+            f"full body strength {sets}×8-10, RPE {_rpe(params['target_rpe'])}",
+            40,
+            "Supports injury-free mileage.",
+        )
+    descriptions = {
+        "Easy": f"easy {modality.lower()} {minutes} min, conversational pace (RPE 4-5)",
+        "Intervals": f"{modality.lower()} intervals: 10 min warm-up, {max(4, minutes // 6)}×2 min hard / 2 min easy, cool-down",
+        "Tempo": f"tempo {modality.lower()} {minutes} min with {max(10, minutes // 2)} min comfortably hard (RPE 7)",
+        "Long": f"long {modality.lower()} {minutes} min at an easy pace",
+        "Recovery": f"recovery {modality.lower()} {minutes} min, very easy",
+    }
+    note = "Deload: shorter sessions, easy effort." if deload else "About 10 % more time than last week."
+    return descriptions.get(session, f"{modality.lower()} {minutes} min"), minutes, note
+
+
+def _general_day(session: str, params: dict[str, Any], deload: bool) -> tuple[str, int, str]:
+    if session.startswith("Active Recovery"):
+        return "20-30 min easy movement and mobility", 30, "Keep it easy."
+    rounds = 2 if deload else 3 + (1 if params["volume_factor"] >= 1.15 else 0)
+    if session.startswith("Conditioning"):
+        text = f"conditioning intervals {rounds * 3}×40 s work / 20 s rest, RPE {_rpe(params['target_rpe'])}"
+    else:
+        text = f"{rounds} rounds of 5-6 exercises × 10-15 reps, RPE {_rpe(params['target_rpe'])}, short rests"
+    note = (
+        "Deload: fewer rounds, easy effort." if deload else "Shorten rests or add a round as it gets easier."
+    )
+    return text, 35 if deload else 45, note
+
+
+def _sessions(goal_type: GoalType, days_per_week: int, modality: str) -> tuple[str, ...]:
+    if goal_type == "endurance":
+        return tuple(
+            f"{name} {modality}" if name not in ("Strength",) else "Strength"
+            for name in _ENDURANCE_SPLITS[days_per_week]
+        )
+    if goal_type == "hypertrophy":
+        return _HYPERTROPHY_SPLITS[days_per_week]
+    if goal_type == "fat_loss":
+        return _FAT_LOSS_SPLITS[days_per_week]
+    return _STRENGTH_SPLITS[days_per_week]
+
+
+def _day_content(
+    goal_type: GoalType, session: str, params: dict[str, Any], deload: bool, modality: str
+) -> tuple[str, int, str]:
+    if goal_type == "endurance":
+        return _endurance_day(session.removesuffix(f" {modality}"), params, deload, modality)
+    if goal_type == "strength":
+        return _strength_day(session, params, deload)
+    if goal_type == "hypertrophy":
+        return _hypertrophy_day(session, params, deload)
+    return _general_day(session, params, deload)
+
+
+_PROGRESSION = {
+    "strength": "Main lifts 4×5 from 70% 1RM, +2.5% and +0.5 RPE each build week (to 92.5% / RPE 9.5).",
+    "hypertrophy": "8-12 reps from 3 sets, about one set more every two build weeks, RPE 7 rising to 9.",
+    "endurance": "Session time +10% each build week; intensity stays mostly easy, with one interval and one tempo day.",
+    "fat_loss": "Circuits and conditioning; a round more once volume is up 15%, rests shortened as fitness improves.",
+    "general": "Full body strength and conditioning; a round more once volume is up 15%, RPE 6.5 rising to 8.5.",
+}
+
+
+def build_plan(
+    *,
+    goal: str,
+    weeks: int,
+    days_per_week: int,
+    start_date: date,
+    preferred_days: Sequence[str] | None = None,
+    deload_weeks: Sequence[int] | None = None,
+) -> dict[str, Any]:
+    """The plan's weeks and dated days. Raises ValueError naming the problem for invalid arguments."""
+    if not 1 <= weeks <= MAX_WEEKS:
+        raise ValueError(f"weeks must be from 1 to {MAX_WEEKS}, not {weeks}")
+    if not 1 <= days_per_week <= 7:
+        raise ValueError(f"days_per_week must be from 1 to 7, not {days_per_week}")
+    weekdays = parse_weekdays(preferred_days) if preferred_days else list(DEFAULT_WEEKDAYS[days_per_week])
+    if len(weekdays) != days_per_week:
+        raise ValueError(f"preferred_days lists {len(weekdays)} days but days_per_week is {days_per_week}")
+    deloads = sorted(set(deload_weeks)) if deload_weeks is not None else default_deload_weeks(weeks)
+    outside = [week for week in deloads if not 1 <= week <= weeks]
+    if outside:
+        raise ValueError(f"deload weeks {outside} are outside weeks 1..{weeks}")
+
+    goal_type = classify_goal(goal)
+    modality = _endurance_modality(goal)
+    sessions = _sessions(goal_type, days_per_week, modality)
+    # Week k runs from start_date + 7(k-1); each training weekday falls once in those 7 days.
+    offsets = sorted((weekday - start_date.weekday()) % 7 for weekday in weekdays)
+    plan_weeks = []
+    step = 0
+    for week in range(1, weeks + 1):
+        deload = week in deloads
+        params = _week_parameters(goal_type, step, deload)
+        week_start = start_date + timedelta(weeks=week - 1)
+        days = []
+        for number, (offset, session) in enumerate(zip(offsets, sessions, strict=True), start=1):
+            when = week_start + timedelta(days=offset)
+            prescription, minutes, note = _day_content(goal_type, session, params, deload, modality)
+            days.append(
+                {
+                    "day": number,
+                    "date": when.isoformat(),
+                    "weekday": WEEKDAYS[when.weekday()],
+                    "title": f"{session} (week {week}{', deload' if deload else ''})",
+                    "session": session,
+                    "focus": _session_focus(session)
+                    if goal_type != "endurance" or session == "Strength"
+                    else [],
+                    "duration_minutes": minutes,
+                    "prescription": prescription,
+                    "notes": f"{prescription}. {note}",
+                }
+            )
+        plan_weeks.append(
+            {
+                "week": week,
+                "phase": "deload" if deload else "build",
+                "deload": deload,
+                "target_rpe": params["target_rpe"],
+                "volume_factor": params["volume_factor"],
+                **(
+                    {"intensity_pct": params["intensity_pct"]}
+                    if params.get("intensity_pct") is not None
+                    else {}
+                ),
+                "days": days,
+            }
+        )
+        if not deload:
+            step += 1
+    return {
+        "goal_type": goal_type,
+        "split": list(sessions),
+        "days_per_week": days_per_week,
+        "weekdays": [WEEKDAYS[day] for day in weekdays],
+        "deload_weeks": deloads,
+        "progression": _PROGRESSION[goal_type],
+        "start_date": start_date.isoformat(),
+        "end_date": (start_date + timedelta(weeks=weeks, days=-1)).isoformat(),
+        "weeks": plan_weeks,
+    }

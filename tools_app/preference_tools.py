@@ -1,0 +1,228 @@
+"""The preference tools (seed 001 §4.4): set_preference and delete_preference.
+
+The model reads preferences with fetch_data (`active_preferences`, which lists their ids). Seed 001's `type`
+names a category ("injury", "exercise", ...) while this service's `preference_type` is permanent or
+temporary: a `type` of "permanent"/"temporary" fills preference_type, any other value fills category.
+Without preference_type, a preference with expires_at or delete_after_use is temporary, else permanent.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime, time, timedelta
+from typing import Annotated, Any, Literal
+
+from django.utils import timezone
+from pydantic import BaseModel, Field, StringConstraints, model_validator
+
+from datasources_app import selectors, services
+from datasources_app.catalog import EQUIPMENT_SLUGS
+from datasources_app.formatters import day
+from datasources_app.models import Preference, PreferenceType
+from datasources_app.sources import units_for
+from tools_app.formatting import confirmation, shorten
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_schema import canonical_equipment
+
+NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+# Seed 001's preference `type` values: categories, not temporal behaviour.
+SEED_001_CATEGORIES = (
+    "workout",
+    "injury",
+    "time",
+    "equipment",
+    "intensity",
+    "muscle_group",
+    "exercise",
+    "goal",
+    "recovery",
+    "other",
+)
+
+
+class SetPreferenceInput(BaseModel):
+    description: NonEmptyText = Field(description="What the user wants or does not want, in their words.")
+    guidance: NonEmptyText = Field(description="How this should change the workouts you create.")
+    preference_type: Literal["permanent", "temporary"] | None = Field(
+        default=None,
+        description="permanent: until deleted; temporary: ends at expires_at or after the next workout "
+        "(delete_after_use). Inferred from those two fields when omitted.",
+    )
+    category: str | None = Field(
+        default=None,
+        description="What it is about: " + ", ".join(SEED_001_CATEGORIES) + " (default general).",
+    )
+    exclude_exercises: list[str] | None = Field(
+        default=None, description="Exercise names never to program while this holds, e.g. ['Burpee']."
+    )
+    exclude_equipment: list[str] | None = Field(
+        default=None, description="Equipment slugs not to use while this holds, e.g. ['barbell']."
+    )
+    expires_at: str | None = Field(
+        default=None,
+        description="When it ends: ISO 8601 date-time (e.g. '2026-01-27T18:00:00Z'; without an offset, "
+        "the user's time zone) or date (the preference holds through that day). Must be in the future.",
+    )
+    delete_after_use: bool = Field(
+        default=False, description="True for a one-off request that applies to the next workout only."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_seed_001_type(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "type" not in data:
+            return data
+        data = dict(data)
+        value = data.pop("type")
+        key = "preference_type" if value in PreferenceType.values else "category"
+        data.setdefault(key, value)
+        return data
+
+
+class DeletePreferenceInput(BaseModel):
+    preference_id: NonEmptyText = Field(description="The preference's id, from the active_preferences data.")
+
+
+def _failure(message: str) -> ToolOutcome:
+    return ToolOutcome(success=False, data={"error": message}, text=message)
+
+
+def parse_expiry(value: str, *, user_id: uuid.UUID) -> datetime:
+    """An aware datetime from an ISO date-time (naive = user's zone) or date (= end of that day, local).
+
+    Raises ValueError for anything else.
+    """
+    text = value.strip()
+    tz = selectors.user_timezone(user_id=user_id)
+    try:
+        only_date = date.fromisoformat(text)
+    except ValueError:
+        moment = datetime.fromisoformat(text)
+        return moment if timezone.is_aware(moment) else moment.replace(tzinfo=tz)
+    return datetime.combine(only_date + timedelta(days=1), time.min, tzinfo=tz)
+
+
+def _preference_data(preference: Preference) -> dict[str, Any]:
+    return {
+        "id": str(preference.id),
+        "preference_type": preference.preference_type,
+        "category": preference.category,
+        "description": preference.description,
+        "guidance": preference.guidance,
+        "exclude_exercises": preference.exclude_exercises,
+        "exclude_equipment": preference.exclude_equipment,
+        "expires_at": preference.expires_at.isoformat() if preference.expires_at else None,
+        "delete_after_use": preference.delete_after_use,
+    }
+
+
+def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
+    """Store a preference the workout tools then respect."""
+    expires_at: datetime | None = None
+    if args.expires_at:
+        try:
+            expires_at = parse_expiry(args.expires_at, user_id=ctx.user_id)
+        except ValueError:
+            return _failure(
+                f"expires_at {args.expires_at!r} is not an ISO 8601 date or date-time "
+                "(e.g. '2026-01-27' or '2026-01-27T18:00:00Z')."
+            )
+        if expires_at <= timezone.now():
+            return _failure(f"expires_at {args.expires_at} is in the past; give a future date or date-time.")
+    temporal = expires_at is not None or args.delete_after_use
+    preference_type = args.preference_type or ("temporary" if temporal else "permanent")
+    if preference_type == "permanent" and temporal:
+        return _failure(
+            "A permanent preference cannot have expires_at or delete_after_use; "
+            "use preference_type 'temporary' or drop those fields."
+        )
+    if preference_type == "temporary" and not temporal:
+        return _failure(
+            "A temporary preference needs expires_at (when it ends) or delete_after_use=true "
+            "(next workout only); otherwise use preference_type 'permanent'."
+        )
+    equipment = [canonical_equipment(item) for item in args.exclude_equipment or () if item.strip()]
+    unknown = [item for item in equipment if item not in EQUIPMENT_SLUGS]
+    if unknown:
+        return _failure(
+            f"Unknown equipment in exclude_equipment: {', '.join(unknown)}. "
+            f"Valid slugs: {', '.join(EQUIPMENT_SLUGS)}."
+        )
+    preference = services.create_preference(
+        user_id=ctx.user_id,
+        preference_type=preference_type,
+        description=args.description,
+        guidance=args.guidance,
+        category=args.category or "general",
+        exclude_exercises=args.exclude_exercises or (),
+        exclude_equipment=equipment,
+        expires_at=expires_at,
+        delete_after_use=args.delete_after_use,
+    )
+    when = ""
+    if preference.expires_at is not None:
+        local = preference.expires_at.astimezone(units_for(user_id=ctx.user_id).tz)
+        when = f" until {day(local, with_year=True)} {local:%H:%M}"
+    elif preference.delete_after_use:
+        when = " next workout only"
+    temporary = f" (temporary{when})" if preference_type == "temporary" else ""
+    text = (
+        f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
+    )
+    return ToolOutcome(success=True, data={"preference": _preference_data(preference)}, text=text)
+
+
+def delete_preference(args: DeletePreferenceInput, ctx: ToolContext) -> ToolOutcome:
+    """Delete one of the user's preferences."""
+    try:
+        preference_id: uuid.UUID | None = uuid.UUID(args.preference_id)
+    except ValueError:
+        preference_id = None
+    preference = (
+        Preference.objects.filter(id=preference_id, user_id=ctx.user_id).first() if preference_id else None
+    )
+    if preference is None or preference_id is None:
+        active = selectors.active_preferences(user_id=ctx.user_id)
+        listing = "; ".join(f"{item.id} ({shorten(item.description, 40)})" for item in active) or "none"
+        return _failure(f"Preference {args.preference_id} not found. Active preferences: {listing}.")
+    services.delete_preference(user_id=ctx.user_id, preference_id=preference_id)
+    data = {"deleted": True, "preference_id": str(preference_id), "description": preference.description}
+    return ToolOutcome(success=True, data=data, text=confirmation("deleted"))
+
+
+SET_PREFERENCE = register(
+    Tool(
+        name="set_preference",
+        description=(
+            "Save something the user wants you to respect in workouts: dislikes, injuries to work around, "
+            "time or intensity wishes. Decide from their words whether it is permanent, temporary until a "
+            "date (expires_at), or for the next workout only (delete_after_use). Put exercises or equipment "
+            'to avoid in exclude_exercises / exclude_equipment so workouts are checked. Example: {"category": '
+            '"injury", "description": "Sore shoulder", "guidance": "No overhead pressing", '
+            '"exclude_exercises": ["Overhead Press"], "expires_at": "2026-01-27"}.'
+        ),
+        input_model=SetPreferenceInput,
+        handler=set_preference,
+        category="preferences",
+        priority=450,
+        observation="summary",
+        status_start="Saving your preference...",
+        status_done="Preference saved",
+    )
+)
+
+DELETE_PREFERENCE = register(
+    Tool(
+        name="delete_preference",
+        description="Delete one of the user's preferences by its id (listed in the active_preferences data).",
+        input_model=DeletePreferenceInput,
+        handler=delete_preference,
+        category="preferences",
+        priority=451,
+        observation="confirmation",
+        status_start="Removing preference...",
+        status_done="Preference removed",
+    )
+)

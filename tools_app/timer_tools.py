@@ -1,0 +1,532 @@
+"""The timer tools (seed 001 §4.6): generate_exercise_timer and generate_workout_timers.
+
+A timer is a list of phases with durations the client counts down:
+
+    prepare         before the first exercise (prepare_sec, default 10 s)
+    work / hold     one set of reps (reps × 3 s, an estimate), one hold, a duration block, an interval round
+    rest            the rest after each interval round
+    between_sets    the rest between sets of a reps or hold exercise (rest_sec, default 60 s)
+    between_rounds  the rest between rounds of a superset, circuit or giant set
+    transition      the change to the next exercise (transition_sec, default 30 s)
+
+So a reps exercise lasts prepare + Σ reps×3 + (sets-1) × rest, a hold one prepare + Σ holds + (sets-1) × rest,
+intervals prepare + rounds × (work + rest), and a duration exercise prepare + minutes × 60. In a workout,
+the exercises of a superset, circuit or giant set run back to back, one set each per round, with
+between_rounds rest after every round but the last. Every call creates an artifact of type "timer"
+(`payload.timers`, each with `phases` and `total_duration_sec`) to deliver with message_notify_user.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, BaseModel, Field, model_validator
+
+from datasources_app.formatters import number
+from tools_app.logging_tools import ExerciseType, exercise_type_from_any, per_set_values
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_schema import ExerciseGroup
+from tools_app.workout_tools import find_exercise, load_current_workout, new_artifact_id, workout_exercises
+
+TIMER_ARTIFACT_TYPE = "timer"
+TIMER_SCHEMA_VERSION = "1.0"
+SECONDS_PER_REP = 3
+DEFAULT_PREPARE_SEC = 10
+DEFAULT_SET_REST_SEC = 60
+DEFAULT_ROUND_REST_SEC = 60
+DEFAULT_TRANSITION_SEC = 30
+# Groups whose exercises run back to back, round after round; the other group types are plain sequences.
+ROUND_GROUPS = frozenset({"superset", "circuit", "giant_set"})
+
+PhaseType = Literal["prepare", "work", "hold", "rest", "between_sets", "between_rounds", "transition"]
+
+
+class TimerExercise(BaseModel):
+    """An exercise to time: its type and the fields that type uses (as in generate_workout)."""
+
+    exercise_name: str = Field(
+        min_length=1,
+        validation_alias=AliasChoices("exercise_name", "name"),
+        description="Name of the exercise.",
+    )
+    exercise_type: ExerciseType = Field(
+        validation_alias=AliasChoices("exercise_type", "type"),
+        description="reps | hold | duration | intervals.",
+    )
+    sets: int | None = Field(default=None, ge=1, description="reps/hold: number of sets.")
+    reps: list[Annotated[int, Field(ge=1)]] | None = Field(
+        default=None, description="reps: reps per set, e.g. [10, 10, 8]."
+    )
+    load_each: list[Annotated[float, Field(ge=0)]] | None = Field(
+        default=None, description="reps: load per set, shown on the timer."
+    )
+    load_unit: Literal["kg", "lb"] | None = Field(default=None, description="Unit of load_each.")
+    hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(
+        default=None, description="hold: seconds per hold, one per set."
+    )
+    duration_min: float | None = Field(default=None, gt=0, description="duration: minutes.")
+    rounds: int | None = Field(default=None, ge=1, description="intervals: rounds.")
+    work_sec: int | None = Field(default=None, ge=1, description="intervals: seconds of work per round.")
+    rest_sec: int | None = Field(
+        default=None,
+        ge=0,
+        validation_alias=AliasChoices("rest_sec", "rest_seconds"),
+        description="Rest between sets (reps, hold; default 60) or after each round (intervals).",
+    )
+    group: ExerciseGroup | None = Field(
+        default=None, description="As in generate_workout, for supersets and circuits."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_seed_001_spellings(cls, data: Any) -> Any:
+        """Seed 001: scalar reps, `work_duration_seconds`, and its older exercise types."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        kind = exercise_type_from_any(data.get("exercise_type", data.get("type")))
+        sets = data.get("sets")
+        if data.get("load_each") is None and data.get("load") is not None:
+            data["load_each"] = data.pop("load")
+        for field in ("reps", "hold_sec", "load_each"):
+            if field in data:
+                data[field] = per_set_values(data[field], sets)
+        seconds = data.pop("work_duration_seconds", None)
+        if seconds is not None:
+            if kind == "hold" and data.get("hold_sec") is None:
+                data["hold_sec"] = per_set_values(seconds, sets)
+            elif kind == "duration" and data.get("duration_min") is None:
+                data["duration_min"] = seconds / 60
+            elif data.get("work_sec") is None:
+                data["work_sec"] = seconds
+        return data
+
+
+class ExerciseTimerInput(BaseModel):
+    exercise_id: str | None = Field(
+        default=None,
+        description="Id (e.g. 'ex_7f8a9b') or order number of an exercise of the current workout.",
+    )
+    exercise: TimerExercise | None = Field(
+        default=None, description="The exercise to time, when it is not in the current workout."
+    )
+    prepare_sec: int = Field(
+        default=DEFAULT_PREPARE_SEC, ge=0, le=600, description="Countdown before it starts."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_top_level_exercise(cls, data: Any) -> Any:
+        """Seed 001 passes the exercise's fields at the top level."""
+        if isinstance(data, dict) and "exercise" not in data and ("exercise_name" in data or "name" in data):
+            keep = {"exercise_id", "prepare_sec"}
+            return {
+                **{key: value for key, value in data.items() if key in keep},
+                "exercise": {key: value for key, value in data.items() if key not in keep},
+            }
+        return data
+
+
+class WorkoutTimersInput(BaseModel):
+    exercises: list[TimerExercise] | None = Field(
+        default=None,
+        min_length=1,
+        description="The exercises in order; omit to time the current workout (groups included).",
+    )
+    prepare_sec: int = Field(
+        default=DEFAULT_PREPARE_SEC, ge=0, le=600, description="Countdown before the start."
+    )
+    transition_sec: int = Field(
+        default=DEFAULT_TRANSITION_SEC, ge=0, le=600, description="Time to change to the next exercise."
+    )
+
+
+def _failure(message: str) -> ToolOutcome:
+    return ToolOutcome(success=False, data={"error": message}, text=message)
+
+
+# --- Phases ---------------------------------------------------------------------------------------------------
+def _phase(
+    phase_type: PhaseType, seconds: float, cue: str, detail: str = "", **numbers: int
+) -> dict[str, Any]:
+    phase: dict[str, Any] = {
+        "phase_type": phase_type,
+        "duration_sec": round(seconds),
+        "cue": cue,
+        "detail": detail,
+        "countdown": True,
+    }
+    phase.update(numbers)
+    return phase
+
+
+def _per_set(values: list[Any] | None, count: int) -> list[Any]:
+    """One value per set: a short list is padded with its last value."""
+    items = list(values or ())
+    return (items + [items[-1]] * (count - len(items)))[:count] if items else []
+
+
+def _set_count(exercise: dict[str, Any], per_set_field: str) -> int:
+    return int(exercise.get("sets") or len(exercise.get(per_set_field) or ()) or 0)
+
+
+def exercise_problems(exercise: dict[str, Any]) -> list[str]:
+    """What an exercise lacks to be timed, by type."""
+    kind = exercise.get("exercise_type")
+    needs = {
+        "reps": ("reps",),
+        "hold": ("hold_sec",),
+        "duration": ("duration_min",),
+        "intervals": ("rounds", "work_sec"),
+    }.get(str(kind))
+    if needs is None:
+        return [f"exercise_type must be reps, hold, duration or intervals, not {kind!r}"]
+    missing = [field for field in needs if not exercise.get(field)]
+    return [f"type {kind} needs {', '.join(missing)}"] if missing else []
+
+
+def _load_detail(exercise: dict[str, Any], set_index: int) -> str:
+    loads = _per_set(exercise.get("load_each"), set_index + 1)
+    if not loads or not loads[set_index]:
+        return ""
+    return f" @ {number(loads[set_index])} {exercise.get('load_unit') or ''}".rstrip()
+
+
+def set_phases(exercise: dict[str, Any], set_number: int, sets: int) -> list[dict[str, Any]]:
+    """The work phase of one set (reps or hold), 1-based, or the whole block for duration/intervals."""
+    name = exercise["exercise_name"]
+    kind = exercise["exercise_type"]
+    if kind == "reps":
+        reps = _per_set(exercise.get("reps"), sets)[set_number - 1]
+        return [
+            _phase(
+                "work",
+                reps * SECONDS_PER_REP,
+                f"{name} - Set {set_number}/{sets}",
+                f"{reps} reps{_load_detail(exercise, set_number - 1)}",
+                set_number=set_number,
+            )
+        ]
+    if kind == "hold":
+        hold = _per_set(exercise.get("hold_sec"), sets)[set_number - 1]
+        return [
+            _phase("hold", hold, f"{name} - Hold {set_number}/{sets}", f"hold {hold}s", set_number=set_number)
+        ]
+    if kind == "duration":
+        minutes = float(exercise["duration_min"])
+        return [_phase("work", minutes * 60, name, f"{number(minutes)} min")]
+    rounds = int(exercise["rounds"])
+    work = int(exercise["work_sec"])
+    rest = int(exercise.get("rest_sec") or 0)
+    phases = []
+    for round_number in range(1, rounds + 1):
+        cue = f"{name} - Round {round_number}/{rounds}"
+        phases.append(_phase("work", work, cue, f"work {work}s", round_number=round_number))
+        if rest:
+            phases.append(
+                _phase(
+                    "rest",
+                    rest,
+                    f"Rest - Round {round_number}/{rounds}",
+                    f"{rest}s",
+                    round_number=round_number,
+                )
+            )
+    return phases
+
+
+def exercise_phases(exercise: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every phase of one exercise done on its own, without the leading prepare or transition."""
+    kind = exercise["exercise_type"]
+    if kind not in ("reps", "hold"):
+        return set_phases(exercise, 1, 1)
+    sets = _set_count(exercise, "reps" if kind == "reps" else "hold_sec")
+    rest = exercise.get("rest_sec")
+    rest_sec = DEFAULT_SET_REST_SEC if rest is None else int(rest)
+    phases: list[dict[str, Any]] = []
+    for set_number in range(1, sets + 1):
+        phases += set_phases(exercise, set_number, sets)
+        if set_number < sets and rest_sec:
+            phases.append(
+                _phase("between_sets", rest_sec, f"Rest - next: Set {set_number + 1}/{sets}", f"{rest_sec}s")
+            )
+    return phases
+
+
+def group_phases(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A superset/circuit/giant set: each round runs every member's next set back to back."""
+    header = next(
+        (member.get("group") or {} for member in members if (member.get("group") or {}).get("rounds")), {}
+    )
+    per_member_sets = [
+        _set_count(member, "reps" if member["exercise_type"] == "reps" else "hold_sec")
+        for member in members
+        if member["exercise_type"] in ("reps", "hold")
+    ]
+    rounds = int(header.get("rounds") or max(per_member_sets, default=1) or 1)
+    rest = header.get("rest_between_rounds_sec")
+    if rest is None:
+        rest = next(
+            (member.get("rest_sec") for member in members if member.get("rest_sec") is not None), None
+        )
+    rest_sec = DEFAULT_ROUND_REST_SEC if rest is None else int(rest)
+    phases: list[dict[str, Any]] = []
+    for round_number in range(1, rounds + 1):
+        for member in members:
+            round_phases = (
+                set_phases(member, round_number, rounds)
+                if member["exercise_type"] in ("reps", "hold")
+                else set_phases(member, 1, 1)
+            )
+            for phase in round_phases:
+                phase["round_number"] = round_number
+            phases += round_phases
+        if round_number < rounds and rest_sec:
+            phases.append(
+                _phase(
+                    "between_rounds",
+                    rest_sec,
+                    f"Rest - next: Round {round_number + 1}/{rounds}",
+                    f"{rest_sec}s",
+                )
+            )
+    return phases
+
+
+def _timer(
+    *,
+    name: str,
+    exercise_type: str,
+    phases: list[dict[str, Any]],
+    exercise_ids: list[str],
+    exercises: list[str],
+) -> dict[str, Any]:
+    timer: dict[str, Any] = {
+        "exercise_name": name,
+        "exercise_type": exercise_type,
+        "total_duration_sec": sum(phase["duration_sec"] for phase in phases),
+        "phases": phases,
+    }
+    if exercise_ids:
+        timer["exercise_ids"] = exercise_ids
+    if len(exercises) > 1:
+        timer["exercises"] = exercises
+    return timer
+
+
+def _blocks(exercises: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Consecutive exercises of one round-based group form a block; every other exercise is its own."""
+    blocks: list[list[dict[str, Any]]] = []
+    for exercise in exercises:
+        group = exercise.get("group") or {}
+        in_round_group = group.get("type") in ROUND_GROUPS and group.get("id")
+        previous = (blocks[-1][-1].get("group") or {}) if blocks else {}
+        if in_round_group and previous.get("id") == group.get("id"):
+            blocks[-1].append(exercise)
+        else:
+            blocks.append([exercise])
+    return blocks
+
+
+def workout_timers(
+    exercises: list[dict[str, Any]], *, prepare_sec: int, transition_sec: int
+) -> list[dict[str, Any]]:
+    """One timer per exercise or round-based group, in order. The first starts with a prepare phase, each
+    later one with a transition phase, so the workout's length is the sum of the timers'."""
+    timers = []
+    for index, block in enumerate(_blocks(exercises)):
+        first = block[0]
+        group = first.get("group") or {}
+        grouped = len(block) > 1 or group.get("type") in ROUND_GROUPS
+        names = [str(member["exercise_name"]) for member in block]
+        name = str(group.get("name") or " + ".join(names)) if grouped else names[0]
+        body = group_phases(block) if grouped else exercise_phases(first)
+        if index == 0:
+            lead = [_phase("prepare", prepare_sec, f"Get ready: {name}")] if prepare_sec else []
+        else:
+            lead = [_phase("transition", transition_sec, f"Next: {name}")] if transition_sec else []
+        timers.append(
+            _timer(
+                name=name,
+                exercise_type=str(group.get("type")) if grouped else str(first["exercise_type"]),
+                phases=lead + body,
+                exercise_ids=[str(member["id"]) for member in block if member.get("id")],
+                exercises=names,
+            )
+        )
+    return timers
+
+
+def timer_artifact(*, title: str, timers: list[dict[str, Any]]) -> dict[str, Any]:
+    total = sum(timer["total_duration_sec"] for timer in timers)
+    return {
+        "artifact_id": new_artifact_id(),
+        "type": TIMER_ARTIFACT_TYPE,
+        "schema_version": TIMER_SCHEMA_VERSION,
+        "title": title,
+        "summary": {
+            "total_duration_sec": total,
+            "timer_count": len(timers),
+            "phase_count": sum(len(timer["phases"]) for timer in timers),
+        },
+        "auto_start": False,
+        "payload": {"timers": timers, "total_duration_sec": total},
+    }
+
+
+def clock(seconds: int) -> str:
+    """'1:05:30', '5:30', '0:45'."""
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _deliver(artifact_id: str) -> str:
+    return f"Call message_notify_user with artifact_id={artifact_id} to show the timer to the user."
+
+
+def _timed_exercise(exercise: dict[str, Any]) -> dict[str, Any]:
+    """A current-workout exercise with only what the timer reads."""
+    return {
+        key: exercise.get(key)
+        for key in (
+            "id",
+            "exercise_name",
+            "exercise_type",
+            "sets",
+            "reps",
+            "load_each",
+            "load_unit",
+            "hold_sec",
+            "duration_min",
+            "rounds",
+            "work_sec",
+            "rest_sec",
+            "group",
+        )
+    }
+
+
+# --- Handlers --------------------------------------------------------------------------------------------------
+def generate_exercise_timer(args: ExerciseTimerInput, ctx: ToolContext) -> ToolOutcome:
+    """Build the phases of one exercise's timer."""
+    if args.exercise_id:
+        workout = load_current_workout(ctx)
+        if workout is None:
+            return _failure(
+                f"No active workout, so there is no exercise '{args.exercise_id}'. Give `exercise` instead."
+            )
+        exercises = workout_exercises(workout)
+        index = find_exercise(exercises, args.exercise_id)
+        if index is None:
+            listing = ", ".join(
+                f"{ex.get('id')} ({ex.get('order')}. {ex.get('exercise_name')})" for ex in exercises
+            )
+            return _failure(
+                f"Exercise '{args.exercise_id}' is not in the current workout. Exercises: {listing}."
+            )
+        exercise = _timed_exercise(exercises[index])
+    elif args.exercise is not None:
+        exercise = args.exercise.model_dump()
+    else:
+        return _failure("Give exercise_id (an exercise of the current workout) or exercise.")
+    problems = exercise_problems(exercise)
+    if problems:
+        return _failure(f"No timer for {exercise.get('exercise_name')}: {'; '.join(problems)}.")
+    lead = (
+        [_phase("prepare", args.prepare_sec, f"Get ready: {exercise['exercise_name']}")]
+        if args.prepare_sec
+        else []
+    )
+    timer = _timer(
+        name=str(exercise["exercise_name"]),
+        exercise_type=str(exercise["exercise_type"]),
+        phases=lead + exercise_phases(exercise),
+        exercise_ids=[str(exercise["id"])] if exercise.get("id") else [],
+        exercises=[str(exercise["exercise_name"])],
+    )
+    artifact = timer_artifact(title=f"{timer['exercise_name']} timer", timers=[timer])
+    total = timer["total_duration_sec"]
+    lines = [f"Timer {artifact['artifact_id']}: {timer['exercise_name']}, total {clock(total)} ({total}s)"]
+    lines += [f"  {phase['phase_type']} {phase['duration_sec']}s {phase['cue']}" for phase in timer["phases"]]
+    lines.append(_deliver(artifact["artifact_id"]))
+    data = {"artifact_id": artifact["artifact_id"], "timer": timer, "total_duration_sec": total}
+    return ToolOutcome(success=True, data=data, text="\n".join(lines), artifact=artifact)
+
+
+def generate_workout_timers(args: WorkoutTimersInput, ctx: ToolContext) -> ToolOutcome:
+    """Build timers for a list of exercises, or for the current workout."""
+    title = "Workout timers"
+    if args.exercises is not None:
+        exercises = [exercise.model_dump() for exercise in args.exercises]
+    else:
+        workout = load_current_workout(ctx)
+        if workout is None:
+            return _failure(
+                "No active workout: give `exercises`, or create a workout with generate_workout first."
+            )
+        exercises = [_timed_exercise(exercise) for exercise in workout_exercises(workout)]
+        title = f"{workout.get('title') or 'Workout'} timers"
+    problems = [
+        f"exercise {number_} '{exercise.get('exercise_name')}': {problem}"
+        for number_, exercise in enumerate(exercises, start=1)
+        for problem in exercise_problems(exercise)
+    ]
+    if problems:
+        return _failure(
+            "No timers created. Fix every problem below:\n" + "\n".join(f"- {p}" for p in problems)
+        )
+    timers = workout_timers(exercises, prepare_sec=args.prepare_sec, transition_sec=args.transition_sec)
+    artifact = timer_artifact(title=title, timers=timers)
+    total = artifact["payload"]["total_duration_sec"]
+    lines = [f"Timers {artifact['artifact_id']}: {len(timers)} timers, total {clock(total)} ({total}s)"]
+    lines += [
+        f"  {timer['exercise_name']}: {timer['total_duration_sec']}s ({len(timer['phases'])} phases)"
+        for timer in timers
+    ]
+    lines.append(_deliver(artifact["artifact_id"]))
+    data = {
+        "artifact_id": artifact["artifact_id"],
+        "timers": [{key: timer[key] for key in ("exercise_name", "total_duration_sec")} for timer in timers],
+        "total_duration_sec": total,
+    }
+    return ToolOutcome(success=True, data=data, text="\n".join(lines), artifact=artifact)
+
+
+GENERATE_EXERCISE_TIMER = register(
+    Tool(
+        name="generate_exercise_timer",
+        description=(
+            "Create a countdown timer for one exercise: prepare, then work/hold phases per set with rest "
+            "between sets, or work/rest per interval round, or one block for a duration exercise (reps are "
+            "timed at ~3 s each). Give exercise_id of the current workout, or the exercise itself. Returns "
+            "an artifact_id to deliver with message_notify_user."
+        ),
+        input_model=ExerciseTimerInput,
+        handler=generate_exercise_timer,
+        category="timers",
+        priority=550,
+        observation="full",
+        status_start="Setting up your timer...",
+        status_done="Timer ready",
+    )
+)
+
+GENERATE_WORKOUT_TIMERS = register(
+    Tool(
+        name="generate_workout_timers",
+        description=(
+            "Create timers for a whole workout, one per exercise (supersets and circuits as one timer "
+            "with rounds), with transitions between exercises and the total time. Omit exercises to time "
+            "the current workout. Returns an artifact_id to deliver with message_notify_user."
+        ),
+        input_model=WorkoutTimersInput,
+        handler=generate_workout_timers,
+        category="timers",
+        priority=551,
+        observation="full",
+        status_start="Setting up your timers...",
+        status_done="Timers ready",
+    )
+)

@@ -1,0 +1,362 @@
+"""Input models for workouts and exercises (seed 000 §6.4, seed 001 §4.9).
+
+Canonical field names are seed 000's (`exercise_name`, `exercise_type`, `muscles_utilized`,
+`goals_addressed`, `{muscle, share}`, `{goal, share}`); seed 001's spellings (`name`, `type`, `muscles`,
+`goals`, `{name, share}`, a scalar `load`, `lbs`) are accepted on input and normalised, but the schema
+sent to the model shows only the canonical names.
+
+These models check only the shape of the JSON (which fields, which JSON types). Everything with a
+meaning (exercise types and their required fields, positive numbers, known muscles, share sums, units,
+groups, equipment, preferences) is checked by `tools_app.workout_validation`, so one failed call lists
+every problem at once instead of stopping at the first. The JSON schema still advertises the allowed
+values and minimums (via `json_schema_extra`), so the model is told what is valid up front.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
+
+from datasources_app.catalog import EQUIPMENT, EXERCISE_TYPES, GROUP_TYPES, MUSCLES
+
+# --- Normalisation of free-text spellings ---------------------------------------------------------------------
+_LETTERS = re.compile(r"[^a-z0-9]+")
+
+
+def _spelling_key(value: str) -> str:
+    return _LETTERS.sub("", value.lower())
+
+
+# Unambiguous everyday names for the canonical muscles ("quads" → "Quadriceps").
+_MUSCLE_SYNONYMS: dict[str, str] = {
+    "pecs": "Chest",
+    "pectorals": "Chest",
+    "lats": "Back",
+    "upperback": "Back",
+    "delts": "Shoulders",
+    "deltoids": "Shoulders",
+    "bicep": "Biceps",
+    "tricep": "Triceps",
+    "abdominals": "Abs",
+    "quads": "Quadriceps",
+    "hamstring": "Hamstrings",
+    "glute": "Glutes",
+    "calf": "Calves",
+    "traps": "Trapezius",
+    "forearm": "Forearms",
+}
+_MUSCLE_KEYS: dict[str, str] = {
+    **{_spelling_key(muscle): muscle for muscle in MUSCLES},
+    **_MUSCLE_SYNONYMS,
+}
+
+
+def canonical_muscle(value: str) -> str:
+    """The canonical spelling of a muscle name ("lower_back" → "Lower Back"); unknown names unchanged."""
+    return _MUSCLE_KEYS.get(_spelling_key(value), value.strip())
+
+
+_EQUIPMENT_KEYS: dict[str, str] = {}
+for _slug, _display, _category in EQUIPMENT:
+    for _spelling in (_slug, _display):
+        _EQUIPMENT_KEYS[_spelling_key(_spelling)] = _slug
+        _EQUIPMENT_KEYS[_spelling_key(_spelling).removesuffix("s")] = _slug
+_EQUIPMENT_KEYS.update({"none": "bodyweight", "bodyweightonly": "bodyweight", "noequipment": "bodyweight"})
+
+
+def canonical_equipment(value: str) -> str:
+    """The equipment slug a spelling names ("Dumbbell", "pull-up bar" → "dumbbells", "pull_up_bar").
+
+    An unknown name comes back lower-cased with underscores; validation then reports it.
+    """
+    key = _spelling_key(value)
+    found = _EQUIPMENT_KEYS.get(key) or _EQUIPMENT_KEYS.get(key.removesuffix("s"))
+    return found or re.sub(r"[^a-z0-9]+", "_", value.strip().lower()).strip("_")
+
+
+_WEIGHT_UNITS = {"kg": "kg", "kgs": "kg", "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg"}
+_WEIGHT_UNITS |= {"lb": "lb", "lbs": "lb", "pound": "lb", "pounds": "lb"}
+_DISTANCE_UNITS = {"km": "km", "kms": "km", "kilometer": "km", "kilometers": "km", "kilometre": "km"}
+_DISTANCE_UNITS |= {"kilometres": "km", "mi": "mi", "mile": "mi", "miles": "mi"}
+
+
+def _unit(value: Any, spellings: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        cleaned = value.strip().lower().rstrip(".")
+        return spellings.get(cleaned, cleaned) or None
+    return value
+
+
+def _lower_token(value: Any) -> Any:
+    """'Giant Set' / 'giant-set' → 'giant_set'; 'REPS ' → 'reps'. Non-strings are left for pydantic."""
+    if isinstance(value, str):
+        return re.sub(r"[\s\-]+", "_", value.strip().lower())
+    return value
+
+
+def expand_per_set_scalars(data: Any) -> Any:
+    """One number where a per-set list is expected becomes that number for every set.
+
+    Covers seed 001's `load` (a number, or null for bodyweight) → `load_each`, and a bare number given
+    for `reps`, `hold_sec` or `load_each`.
+    """
+    if not isinstance(data, dict):
+        return data
+    data = dict(data)
+    if "load" in data:
+        load = data.pop("load")
+        if data.get("load_each") is None and load is not None:
+            data["load_each"] = load
+    sets = data.get("sets")
+    count = sets if isinstance(sets, int) and not isinstance(sets, bool) and 0 < sets <= 100 else 1
+    for name in ("reps", "hold_sec", "load_each"):
+        value = data.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            data[name] = [value] * count
+    return data
+
+
+# --- Field types ---------------------------------------------------------------------------------------------------
+def _min(value: int) -> Any:
+    """Advertise a minimum in the schema without enforcing it here (validation reports it with the rest)."""
+    return Field(json_schema_extra={"minimum": value})
+
+
+IntMin1 = Annotated[int, _min(1)]
+IntMin0 = Annotated[int, _min(0)]
+FloatMin0 = Annotated[float, _min(0)]
+
+
+class MuscleShare(BaseModel):
+    muscle: str = Field(
+        validation_alias=AliasChoices("muscle", "name"),
+        description="One of the 16 muscles.",
+        json_schema_extra={"enum": list(MUSCLES)},
+    )
+    share: float = Field(
+        description="Part of the work this muscle does, 0-1; the shares of one exercise sum to 1.",
+        json_schema_extra={"minimum": 0, "maximum": 1},
+    )
+
+    @field_validator("muscle", mode="before")
+    @classmethod
+    def _canonical_muscle(cls, value: Any) -> Any:
+        return canonical_muscle(value) if isinstance(value, str) else value
+
+
+class GoalShare(BaseModel):
+    goal: str = Field(
+        validation_alias=AliasChoices("goal", "name"),
+        description="Goal category, e.g. strength, hypertrophy, endurance, power, mobility, cardio, stability.",
+    )
+    share: float = Field(
+        description="How much of the exercise serves this goal, 0-1; the shares of one exercise sum to 1.",
+        json_schema_extra={"minimum": 0, "maximum": 1},
+    )
+
+    @field_validator("goal", mode="before")
+    @classmethod
+    def _lower_goal(cls, value: Any) -> Any:
+        return " ".join(value.lower().split()) if isinstance(value, str) else value
+
+
+class ExerciseGroup(BaseModel):
+    """Links exercises done together (seed 000 §6.4 Exercise Grouping)."""
+
+    id: str = Field(description="Group identifier shared by all its exercises, e.g. 'superset-1'.")
+    type: str = Field(
+        description="How the group is performed.", json_schema_extra={"enum": list(GROUP_TYPES)}
+    )
+    position: IntMin1 = Field(description="Order within the group, 1-indexed.")
+    name: str | None = Field(default=None, description="Display name; on the group's first exercise only.")
+    rounds: IntMin1 | None = Field(
+        default=None, description="Times the group is repeated; on the group's first exercise only."
+    )
+    rest_between_rounds_sec: IntMin0 | None = Field(
+        default=None, description="Rest after each round of the group, in seconds."
+    )
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _normalise_type(cls, value: Any) -> Any:
+        return _lower_token(value)
+
+
+class ExerciseFields(BaseModel):
+    """Every exercise field except `order` (required in a workout, optional in a replacement)."""
+
+    exercise_name: str = Field(
+        validation_alias=AliasChoices("exercise_name", "name"), description="Name of the exercise."
+    )
+    exercise_type: str = Field(
+        validation_alias=AliasChoices("exercise_type", "type"),
+        description="reps: sets x reps; hold: timed holds; duration: continuous effort; intervals: "
+        "work/rest rounds.",
+        json_schema_extra={"enum": list(EXERCISE_TYPES)},
+    )
+    muscles_utilized: list[MuscleShare] = Field(
+        validation_alias=AliasChoices("muscles_utilized", "muscles"),
+        description="Muscles worked; shares sum to 1.",
+    )
+    goals_addressed: list[GoalShare] = Field(
+        validation_alias=AliasChoices("goals_addressed", "goals"),
+        description="Goals this exercise serves; shares sum to 1.",
+    )
+    reasoning: str = Field(description="Why this exercise, in one sentence.")
+    equipment: list[str] | None = Field(
+        default=None,
+        description="Equipment slugs needed (e.g. 'dumbbells', 'bench'); [] for bodyweight. Must be "
+        "available at the current location. Omit to use the catalogue's list for a known exercise.",
+    )
+    # reps
+    sets: IntMin1 | None = Field(default=None, description="Sets (reps and hold types).")
+    reps: list[IntMin1] | None = Field(
+        default=None, description="reps type: target reps, one number per set, e.g. [10, 10, 8]."
+    )
+    load_each: list[FloatMin0] | None = Field(
+        default=None,
+        description="reps type: load per set, one number per set, in the user's weight unit. Omit for "
+        "bodyweight.",
+    )
+    load_unit: str | None = Field(
+        default=None,
+        description="Unit of load_each: the user's weight unit.",
+        json_schema_extra={"enum": ["kg", "lb"]},
+    )
+    rest_sec: IntMin0 | None = Field(
+        default=None, description="Rest in seconds between sets (reps, hold) or rounds (intervals)."
+    )
+    # hold
+    hold_sec: list[IntMin1] | None = Field(
+        default=None, description="hold type: seconds per hold, one number per set, e.g. [30, 30, 45]."
+    )
+    # duration
+    duration_min: float | None = Field(
+        default=None, description="duration type: total minutes.", json_schema_extra={"minimum": 0}
+    )
+    distance: float | None = Field(
+        default=None, description="duration type: target distance.", json_schema_extra={"minimum": 0}
+    )
+    distance_unit: str | None = Field(
+        default=None,
+        description="Unit of distance: the user's distance unit.",
+        json_schema_extra={"enum": ["km", "mi"]},
+    )
+    target_pace: str | None = Field(default=None, description="duration type: e.g. '5:30/km'.")
+    # intervals
+    rounds: IntMin1 | None = Field(default=None, description="intervals type: number of rounds.")
+    work_sec: IntMin1 | None = Field(default=None, description="intervals type: seconds of work per round.")
+    group: ExerciseGroup | None = Field(
+        default=None, description="Set only for exercises done together (superset, circuit, ...)."
+    )
+    notes: str | None = Field(default=None, description="Coaching cues for the user.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_scalar_load(cls, data: Any) -> Any:
+        return expand_per_set_scalars(data)
+
+    @field_validator("exercise_type", mode="before")
+    @classmethod
+    def _normalise_exercise_type(cls, value: Any) -> Any:
+        return _lower_token(value)
+
+    @field_validator("load_unit", mode="before")
+    @classmethod
+    def _normalise_load_unit(cls, value: Any) -> Any:
+        return _unit(value, _WEIGHT_UNITS)
+
+    @field_validator("distance_unit", mode="before")
+    @classmethod
+    def _normalise_distance_unit(cls, value: Any) -> Any:
+        return _unit(value, _DISTANCE_UNITS)
+
+    @field_validator("equipment", mode="before")
+    @classmethod
+    def _normalise_equipment(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [canonical_equipment(item) if isinstance(item, str) else item for item in value]
+        return value
+
+    @field_validator("exercise_name", "reasoning", mode="after")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return " ".join(value.split())
+
+
+class Exercise(ExerciseFields):
+    """One exercise of a workout."""
+
+    order: IntMin1 = Field(description="Position in the workout, 1..N without gaps.")
+
+
+class ReplacementExercise(ExerciseFields):
+    """The exercise swap_exercise puts in place of another; it keeps the old one's order and group."""
+
+    order: IntMin1 | None = Field(
+        default=None, description="Position in the workout; omit to take the replaced exercise's."
+    )
+
+
+class WorkoutSummary(BaseModel):
+    estimated_duration_min: float | None = Field(
+        default=None, description="Expected minutes for the whole workout.", json_schema_extra={"minimum": 0}
+    )
+    primary_goals: list[str] | None = Field(default=None, description="Main goals, most important first.")
+    muscles_targeted: list[str] | None = Field(default=None, description="Main muscles, most worked first.")
+
+
+class Workout(BaseModel):
+    title: str | None = Field(
+        default=None, description="Short title shown to the user, e.g. 'Upper Body Push'."
+    )
+    exercises: list[Exercise] = Field(min_length=1, description="The exercises in order.")
+    summary: WorkoutSummary | None = Field(
+        default=None, description="Optional; computed from the exercises when omitted."
+    )
+    auto_start: bool = Field(default=False, description="Start the workout on the user's device at once.")
+
+    @field_validator("title", mode="after")
+    @classmethod
+    def _strip_title(cls, value: str | None) -> str | None:
+        return " ".join(value.split()) or None if value is not None else None
+
+
+class CompletedExercise(BaseModel):
+    """What the user actually did for one exercise (log_workout). Omitted values count as done as planned."""
+
+    exercise_id: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("exercise_id", "exercise_order", "id"),
+        description="ID (ex_...) or 1-based order number of the exercise in the current workout.",
+    )
+    exercise_name: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("exercise_name", "name"),
+        description="Name, for an exercise given without exercise_id or one that was not planned.",
+    )
+    sets: IntMin1 | None = Field(default=None, description="Sets done.")
+    reps: list[IntMin1] | None = Field(default=None, description="Reps done, one number per set.")
+    load_each: list[FloatMin0] | None = Field(
+        default=None, description="Load per set, in the user's weight unit."
+    )
+    hold_sec: list[IntMin1] | None = Field(default=None, description="Seconds held, one number per set.")
+    duration_min: float | None = Field(default=None, description="Minutes done.")
+    distance: float | None = Field(default=None, description="Distance covered, in the user's unit.")
+    rounds: IntMin1 | None = Field(default=None, description="Rounds done.")
+    work_sec: IntMin1 | None = Field(default=None, description="Seconds of work per round.")
+    rpe: float | None = Field(default=None, ge=1, le=10, description="Effort felt, 1-10.")
+    skipped: bool = Field(default=False, description="True when the user did not do this exercise.")
+    notes: str | None = Field(default=None, description="Anything the user said about this exercise.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_scalar_load(cls, data: Any) -> Any:
+        return expand_per_set_scalars(data)
+
+    @field_validator("exercise_id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value

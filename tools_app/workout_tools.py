@@ -1,0 +1,987 @@
+"""The workout tools (seed 000 §6.4): generate_workout, swap_exercise, adjust_exercise, remove_exercise,
+log_workout.
+
+The user's current workout is kept in the database (`datasources_app.services.save_current_workout`),
+never in process memory, so it survives a restart and any worker can continue the session. It is stored
+as a flat record `{artifact_id, title, summary, auto_start, exercises}` holding the latest artifact's
+exercises. A `ToolContext.current_workout_override` (either shape) replaces it for the tools that act on
+it: they then read and update the override only and never touch the stored one. generate_workout always
+stores its workout, and replaces the override too when there is one.
+
+Modifications keep keys other tools add to an exercise (e.g. a completion flag).
+
+Every change writes a NEW artifact (new `art_` id, same structure) and makes it the current workout,
+so the client can show the updated workout; the observation asks the model to deliver it with
+message_notify_user. Exercise ids (`ex_` + 6 hex) survive adjustments and removals of other exercises.
+
+Exercises are referred to by id (`ex_…`, or any id an earlier workout carried, e.g. a UUID), by
+1-based order number ("2" or 2), or, failing those, by a name that matches exactly one exercise.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
+
+from datasources_app import services
+from datasources_app.catalog import exercise_name_key
+from datasources_app.selectors import get_current_workout
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_schema import (
+    CompletedExercise,
+    Exercise,
+    ExerciseFields,
+    ReplacementExercise,
+    Workout,
+    WorkoutSummary,
+    expand_per_set_scalars,
+)
+from tools_app.workout_validation import (
+    GROUP_MIN_SIZE,
+    OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
+    CatalogMatch,
+    ExerciseCheck,
+    TrainingContext,
+    check_exercises,
+    find_catalog_match,
+    load_training_context,
+)
+
+ARTIFACT_TYPE = "exercise_list"
+ARTIFACT_SCHEMA_VERSION = "1.0"
+
+# Seconds per rep and per change of exercise, for the duration estimate.
+_SECONDS_PER_REP = 3
+_SECONDS_BETWEEN_EXERCISES = 60
+
+
+def new_artifact_id() -> str:
+    return "art_" + uuid.uuid4().hex[:12]
+
+
+def new_exercise_id(taken: Iterable[str] = ()) -> str:
+    used = set(taken)
+    while True:
+        candidate = "ex_" + secrets.token_hex(3)
+        if candidate not in used:
+            return candidate
+
+
+# --- Input models ---------------------------------------------------------------------------------------------------
+def _reference_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+ExerciseRef = Annotated[
+    str,
+    BeforeValidator(_reference_as_text),
+    Field(
+        min_length=1,
+        description="Which exercise: its id from the workout (e.g. 'ex_7f8a9b') or its 1-based order "
+        "number (e.g. '2').",
+    ),
+]
+
+
+class GenerateWorkoutInput(BaseModel):
+    workout: Workout = Field(description="The workout to create.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_top_level_exercises(cls, data: Any) -> Any:
+        """Seed 001 passes `exercises` (and `summary`, `title`) at the top level, not inside `workout`."""
+        if isinstance(data, dict) and "workout" not in data and "exercises" in data:
+            keys = ("title", "exercises", "summary", "auto_start")
+            return {"workout": {key: data[key] for key in keys if key in data}}
+        return data
+
+
+class SwapExerciseInput(BaseModel):
+    exercise_id: ExerciseRef
+    new_exercise: ReplacementExercise = Field(
+        description="The full replacement exercise. It takes the replaced exercise's order and group "
+        "unless you give them."
+    )
+    reason: str | None = Field(default=None, description="Why, in a few words.")
+
+
+class AdjustExerciseInput(BaseModel):
+    exercise_id: ExerciseRef
+    adjustments: dict[str, Any] = Field(
+        description='Fields to change with their new values, e.g. {"sets": 4, "reps": [8, 8, 8, 8], '
+        '"load_each": [60, 60, 60, 60]} or {"order": 1}. Any exercise field except id and '
+        "exercise_type (use swap_exercise to change the type)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_flat_fields(cls, data: Any) -> Any:
+        """Seed 001 passes the changed fields next to exercise_id instead of inside `adjustments`."""
+        if isinstance(data, dict) and "adjustments" not in data:
+            rest = {key: value for key, value in data.items() if key not in ("exercise_id", "reason")}
+            return {"exercise_id": data.get("exercise_id"), "adjustments": rest}
+        return data
+
+
+class RemoveExerciseInput(BaseModel):
+    exercise_id: ExerciseRef
+    reason: str | None = Field(default=None, description="Why, in a few words.")
+
+
+class LogWorkoutInput(BaseModel):
+    completed_exercises: list[CompletedExercise] = Field(
+        min_length=1,
+        description="One item per exercise done or skipped. Values you omit count as done as planned.",
+    )
+    workout_notes: str | None = Field(default=None, description="How the session went overall.")
+
+
+# --- The current workout ----------------------------------------------------------------------------------------------
+def load_current_workout(ctx: ToolContext) -> dict[str, Any] | None:
+    """The workout the tools act on (the context's override, else the user's stored one) as a current-
+    workout record `{artifact_id, title, summary, auto_start, exercises}`, or None when there is none."""
+    workout: Any = ctx.current_workout_override
+    artifact_id = ""
+    if workout is None:
+        current = get_current_workout(user_id=ctx.user_id)
+        if current is not None:
+            workout, artifact_id = current.workout, current.artifact_id
+    if not isinstance(workout, dict):
+        return None
+    exercises = workout_exercises(workout)
+    if not exercises:
+        return None
+    record = {key: value for key, value in workout.items() if key != "payload"}
+    record["exercises"] = exercises
+    record["artifact_id"] = artifact_id or str(workout.get("artifact_id") or "")
+    return record
+
+
+def workout_exercises(workout: dict[str, Any]) -> list[dict[str, Any]]:
+    """The exercise dicts of a current-workout record or of an artifact (`payload.exercises`), in order."""
+    payload = workout["payload"] if isinstance(workout.get("payload"), dict) else workout
+    exercises = [dict(item) for item in payload.get("exercises") or () if isinstance(item, dict)]
+    return sorted(exercises, key=lambda item: _as_int(item.get("order"), default=10**6))
+
+
+def _as_int(value: Any, *, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def current_workout_record(artifact: dict[str, Any]) -> dict[str, Any]:
+    """What is stored as the user's current workout for a workout artifact: flat, exercises at the top
+    level (the shape the `current_workout_session` data source reads)."""
+    return {
+        "artifact_id": artifact["artifact_id"],
+        "title": artifact["title"],
+        "summary": artifact["summary"],
+        "auto_start": artifact["auto_start"],
+        "exercises": artifact["payload"]["exercises"],
+    }
+
+
+def store_current_workout(ctx: ToolContext, artifact: dict[str, Any], *, replace_stored: bool) -> None:
+    """Make `artifact` the current workout: the override when there is one, else (or also, when
+    `replace_stored`) the one stored for the user."""
+    record = current_workout_record(artifact)
+    overridden = ctx.current_workout_override is not None
+    if overridden:
+        ctx.current_workout_override = record
+    if replace_stored or not overridden:
+        services.save_current_workout(
+            user_id=ctx.user_id,
+            workout=record,
+            artifact_id=str(artifact["artifact_id"]),
+            session_id=ctx.session.pk,
+        )
+
+
+def find_exercise(exercises: list[dict[str, Any]], reference: str) -> int | None:
+    """Index of the exercise `reference` names: an id, a 1-based order number, or a unique name."""
+    wanted = reference.strip()
+    lowered = wanted.lower()
+    for index, exercise in enumerate(exercises):
+        if str(exercise.get("id", "")).lower() == lowered:
+            return index
+    number = wanted.lstrip("#")
+    if number.isascii() and number.isdigit():
+        for index, exercise in enumerate(exercises):
+            if _as_int(exercise.get("order"), default=-1) == int(number):
+                return index
+        return None
+    key = exercise_name_key(wanted)
+    named = [
+        i
+        for i, exercise in enumerate(exercises)
+        if exercise_name_key(str(exercise.get("exercise_name", ""))) == key
+    ]
+    return named[0] if key and len(named) == 1 else None
+
+
+def _not_found(reference: str, exercises: list[dict[str, Any]]) -> ToolOutcome:
+    listing = ", ".join(f"{ex.get('id')} ({ex.get('order')}. {ex.get('exercise_name')})" for ex in exercises)
+    return _failure(
+        f"Exercise '{reference}' not found in the current workout. Use an id or order number from: {listing}"
+    )
+
+
+def _no_active_workout() -> ToolOutcome:
+    return _failure("No active workout: create one with generate_workout first.")
+
+
+def _failure(message: str, **data: Any) -> ToolOutcome:
+    return ToolOutcome(success=False, data={"error": message, **data}, text=message)
+
+
+def _problem_list(header: str, problems: list[str]) -> ToolOutcome:
+    text = header + "\n" + "\n".join(f"- {problem}" for problem in problems)
+    return _failure(text, problems=problems)
+
+
+# --- Canonical exercises and artifacts -------------------------------------------------------------------------------
+def canonical_exercise(
+    exercise: ExerciseFields,
+    *,
+    exercise_id: str,
+    order: int,
+    match: CatalogMatch | None,
+    equipment: list[str],
+    context: TrainingContext,
+) -> dict[str, Any]:
+    """The exercise as stored in the artifact: seed 000 field names, only the fields of its type."""
+    out: dict[str, Any] = {
+        "id": exercise_id,
+        "order": order,
+        "exercise_name": exercise.exercise_name,
+        "exercise_type": exercise.exercise_type,
+    }
+    if match is not None:
+        out["exercise_slug"] = match.slug
+    for name in (*REQUIRED_FIELDS[exercise.exercise_type], *OPTIONAL_FIELDS[exercise.exercise_type]):
+        value = getattr(exercise, name)
+        if value is not None and value != []:
+            out[name] = value
+    if out.get("load_each"):
+        out["load_unit"] = exercise.load_unit or context.weight_unit
+    else:
+        out.pop("load_unit", None)
+    if out.get("distance") is not None:
+        out["distance_unit"] = exercise.distance_unit or context.distance_unit
+    else:
+        out.pop("distance_unit", None)
+    out["muscles_utilized"] = [item.model_dump() for item in exercise.muscles_utilized]
+    out["goals_addressed"] = [item.model_dump() for item in exercise.goals_addressed]
+    out["reasoning"] = exercise.reasoning
+    out["equipment"] = equipment
+    if exercise.group is not None:
+        out["group"] = exercise.group.model_dump(exclude_none=True)
+    if exercise.notes:
+        out["notes"] = exercise.notes
+    return out
+
+
+def parse_stored_exercise(stored: dict[str, Any], **changes: Any) -> Exercise:
+    return Exercise.model_validate({**stored, **changes})
+
+
+def ranked_shares(exercises: list[dict[str, Any]], field: str, key: str) -> list[str]:
+    """Names from every exercise's share list, the largest total share first."""
+    totals: dict[str, float] = defaultdict(float)
+    for exercise in exercises:
+        for item in exercise.get(field) or ():
+            totals[str(item.get(key))] += float(item.get("share") or 0)
+    return [name for name, _ in sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))]
+
+
+def estimate_duration_min(exercises: list[dict[str, Any]]) -> int:
+    """A rough length: reps at 3 s each, holds, durations and intervals as given, rests, 1 min per change."""
+    rounds_by_group: dict[str, int] = {}
+    for exercise in exercises:
+        group = exercise.get("group") or {}
+        if group.get("id") and group.get("rounds"):
+            rounds_by_group.setdefault(str(group["id"]), int(group["rounds"]))
+    seconds = 0.0
+    for exercise in exercises:
+        kind = exercise.get("exercise_type")
+        rest = float(exercise.get("rest_sec") or 0)
+        sets = int(exercise.get("sets") or 1)
+        if kind == "reps":
+            work = sum(exercise.get("reps") or ()) * _SECONDS_PER_REP + rest * sets
+        elif kind == "hold":
+            work = sum(exercise.get("hold_sec") or ()) + rest * sets
+        elif kind == "duration":
+            work = float(exercise.get("duration_min") or 0) * 60
+        else:
+            work = int(exercise.get("rounds") or 0) * (float(exercise.get("work_sec") or 0) + rest)
+        group_id = str((exercise.get("group") or {}).get("id"))
+        seconds += work * rounds_by_group.get(group_id, 1) + _SECONDS_BETWEEN_EXERCISES
+    return max(1, math.ceil(seconds / 60))
+
+
+def build_artifact(
+    *,
+    exercises: list[dict[str, Any]],
+    title: str | None,
+    auto_start: bool,
+    given: WorkoutSummary | None = None,
+) -> dict[str, Any]:
+    """A workout artifact (seed 000 §7.3 `artifact` event data) with a new id."""
+    muscles = ranked_shares(exercises, "muscles_utilized", "muscle")
+    goals = ranked_shares(exercises, "goals_addressed", "goal")
+    summary = {
+        "exercise_count": len(exercises),
+        "estimated_duration_min": (given.estimated_duration_min if given else None)
+        or estimate_duration_min(exercises),
+        "muscles_targeted": (given.muscles_targeted if given else None) or muscles,
+        "primary_goals": (given.primary_goals if given else None) or goals[:3],
+    }
+    title = title or (" & ".join(muscles[:2]) + " workout" if muscles else "Workout")
+    return {
+        "artifact_id": new_artifact_id(),
+        "type": ARTIFACT_TYPE,
+        "schema_version": ARTIFACT_SCHEMA_VERSION,
+        "title": title,
+        "summary": summary,
+        "auto_start": auto_start,
+        "payload": {"exercises": exercises, "title": title},
+    }
+
+
+def next_version(previous: dict[str, Any], exercises: list[dict[str, Any]]) -> dict[str, Any]:
+    """The artifact for a changed workout: new id, same title and auto_start, summary recomputed."""
+    title = previous.get("title")
+    return build_artifact(exercises=exercises, title=title, auto_start=bool(previous.get("auto_start")))
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+def _numbers(values: Iterable[Any]) -> str:
+    return "[" + ",".join(_number(value) for value in values) + "]"
+
+
+def describe_exercise(exercise: dict[str, Any]) -> str:
+    """One line, e.g. 'ex_7f8a9b: Barbell Bench Press (reps) [order: 1] - 4x[10,10,8,6] @ 60 kg'."""
+    kind = exercise.get("exercise_type")
+    if kind == "reps":
+        detail = f"{exercise.get('sets')}x{_numbers(exercise.get('reps') or ())}"
+        loads = exercise.get("load_each") or []
+        unit = exercise.get("load_unit", "")
+        if loads and len(set(loads)) == 1:
+            detail += f" @ {_number(loads[0])} {unit}"
+        elif loads:
+            detail += f" @ {_numbers(loads)} {unit}"
+        else:
+            detail += " bodyweight"
+    elif kind == "hold":
+        detail = f"{exercise.get('sets')}x{_numbers(exercise.get('hold_sec') or ())} sec holds"
+    elif kind == "duration":
+        detail = f"{_number(exercise.get('duration_min'))} min"
+        if exercise.get("distance") is not None:
+            detail += f", {_number(exercise['distance'])} {exercise.get('distance_unit', '')}"
+        if exercise.get("target_pace"):
+            detail += f" @ {exercise['target_pace']}"
+    else:
+        detail = (
+            f"{exercise.get('rounds')} rounds x {exercise.get('work_sec')}s work / "
+            f"{exercise.get('rest_sec')}s rest"
+        )
+    line = (
+        f"{exercise.get('id')}: {exercise.get('exercise_name')} ({kind}) "
+        f"[order: {exercise.get('order')}] - {detail}"
+    )
+    group = exercise.get("group")
+    if group:
+        line += f" {{{group.get('type')} {group.get('id')} #{group.get('position')}}}"
+    return line
+
+
+def _deliver_instruction(artifact_id: str) -> str:
+    return f"Call message_notify_user with artifact_id={artifact_id} so the user sees the updated workout."
+
+
+# --- generate_workout --------------------------------------------------------------------------------------------------
+def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcome:
+    """Validate the workout; when valid, store it as the user's current workout and return its artifact."""
+    workout = args.workout
+    context = load_training_context(user_id=ctx.user_id)
+    check = check_exercises(workout.exercises, user_id=ctx.user_id, context=context)
+    if not check.ok:
+        return _problem_list(
+            "The workout was not created. Fix every problem below and call generate_workout again:",
+            check.problems,
+        )
+    ranked = sorted(range(len(workout.exercises)), key=lambda i: (workout.exercises[i].order, i))
+    ids: list[str] = []
+    exercises = []
+    for index in ranked:
+        ids.append(new_exercise_id(ids))
+        exercises.append(
+            canonical_exercise(
+                workout.exercises[index],
+                exercise_id=ids[-1],
+                order=workout.exercises[index].order,
+                match=check.catalog[index],
+                equipment=check.equipment[index],
+                context=context,
+            )
+        )
+    artifact = build_artifact(
+        exercises=exercises, title=workout.title, auto_start=workout.auto_start, given=workout.summary
+    )
+    store_current_workout(ctx, artifact, replace_stored=True)
+    services.consume_preferences_after_use(user_id=ctx.user_id)
+
+    artifact_id = artifact["artifact_id"]
+    summary = artifact["summary"]
+    lines = [
+        f"Created workout {artifact_id} '{artifact['title']}': {len(exercises)} exercises, "
+        f"~{_number(summary['estimated_duration_min'])} min.",
+        *(f"  {describe_exercise(exercise)}" for exercise in exercises),
+        "Use these exercise ids with swap_exercise, adjust_exercise and remove_exercise.",
+        f"IMPORTANT: You MUST now call message_notify_user with artifact_id={artifact_id} to deliver "
+        f"this workout.",
+    ]
+    return ToolOutcome(
+        success=True,
+        data={"artifact_id": artifact_id, "exercise_count": len(exercises), "summary": summary},
+        text="\n".join(lines),
+        artifact=artifact,
+    )
+
+
+# --- swap_exercise -----------------------------------------------------------------------------------------------------
+def _move(exercises: list[dict[str, Any]], index: int, order: int) -> tuple[list[dict[str, Any]], int]:
+    """Put exercise `index` at 1-based position `order` and renumber all orders 1..N."""
+    moved = list(exercises)
+    item = moved.pop(index)
+    position = min(max(order, 1), len(exercises)) - 1
+    moved.insert(position, item)
+    for number, exercise in enumerate(moved, start=1):
+        exercise["order"] = number
+    return moved, position
+
+
+def _revalidate(
+    ctx: ToolContext, exercises: list[dict[str, Any]], changed: int, header: str
+) -> tuple[list[Exercise], ExerciseCheck, TrainingContext] | ToolOutcome:
+    """Re-check the changed exercise and the workout's structure; a failed outcome lists the problems."""
+    try:
+        models = [parse_stored_exercise(exercise) for exercise in exercises]
+    except ValidationError as exc:
+        problems = [
+            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        ]
+        return _problem_list(header, problems)
+    context = load_training_context(user_id=ctx.user_id)
+    check = check_exercises(models, user_id=ctx.user_id, only={changed}, context=context)
+    if not check.ok:
+        return _problem_list(header, check.problems)
+    return models, check, context
+
+
+def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
+    """Replace one exercise of the current workout with a new one (new id, same place unless moved)."""
+    workout = load_current_workout(ctx)
+    if workout is None:
+        return _no_active_workout()
+    exercises = workout_exercises(workout)
+    index = find_exercise(exercises, args.exercise_id)
+    if index is None:
+        return _not_found(args.exercise_id, exercises)
+    old = exercises[index]
+    new = args.new_exercise
+    replacement = new.model_dump(exclude={"order"})
+    if "group" not in new.model_fields_set:
+        replacement["group"] = old.get("group")
+    exercises[index] = {**replacement, "order": old.get("order")}
+    if new.order is not None and new.order != old.get("order"):
+        exercises, index = _move(exercises, index, new.order)
+
+    header = "The exercise was not swapped. Fix every problem below and call swap_exercise again:"
+    outcome = _revalidate(ctx, exercises, index, header)
+    if isinstance(outcome, ToolOutcome):
+        return outcome
+    models, check, context = outcome
+    new_id = new_exercise_id(str(exercise.get("id")) for exercise in exercises)
+    exercises[index] = canonical_exercise(
+        models[index],
+        exercise_id=new_id,
+        order=models[index].order,
+        match=check.catalog[index],
+        equipment=check.equipment[index],
+        context=context,
+    )
+    artifact = next_version(workout, exercises)
+    store_current_workout(ctx, artifact, replace_stored=False)
+    artifact_id = artifact["artifact_id"]
+    text = (
+        f"Replaced {old.get('id')} ({old.get('exercise_name')}) → {describe_exercise(exercises[index])}. "
+        f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        + _deliver_instruction(artifact_id)
+    )
+    return ToolOutcome(
+        success=True,
+        data={
+            "old_exercise": {key: old.get(key) for key in ("id", "exercise_name", "order")},
+            "new_exercise": exercises[index],
+            "new_id": new_id,
+            "reason": args.reason,
+            "artifact_id": artifact_id,
+            "previous_artifact_id": workout.get("artifact_id"),
+        },
+        text=text,
+        artifact=artifact,
+    )
+
+
+# --- adjust_exercise ---------------------------------------------------------------------------------------------------
+PROTECTED_FIELDS = frozenset({"id", "type", "exercise_type"})
+_ADJUSTMENT_ALIASES = {
+    "name": "exercise_name",
+    "muscles": "muscles_utilized",
+    "goals": "goals_addressed",
+}
+ADJUSTABLE_FIELDS = frozenset((set(ExerciseFields.model_fields) | {"order"}) - {"exercise_type"})
+_PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
+_EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exercise_slug"}
+
+
+def _canonical_changes(adjustments: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """Adjustments under their canonical names, single numbers for per-set fields spread over the sets
+    (seed 001's scalar `load` included; `load: null` means bodyweight)."""
+    changes = {_ADJUSTMENT_ALIASES.get(key, key): value for key, value in adjustments.items()}
+    if changes.get("load", 0) is None and "load_each" not in changes:
+        changes["load_each"] = None
+    expanded = expand_per_set_scalars({**changes, "sets": changes.get("sets", old.get("sets"))})
+    if "sets" not in changes:
+        expanded.pop("sets")
+    return dict(expanded)
+
+
+def _resize_uniform_lists(adjusted: dict[str, Any], old: dict[str, Any], changed: set[str]) -> None:
+    """When only `sets` changed, stretch per-set lists that hold one repeated value to the new count."""
+    sets = adjusted.get("sets")
+    if "sets" not in changed or not isinstance(sets, int) or sets < 1:
+        return
+    for name in _PER_SET_FIELDS:
+        values = old.get(name)
+        if name in changed or not values or len(values) == sets:
+            continue
+        if len(set(values)) == 1:
+            adjusted[name] = [values[0]] * sets
+
+
+def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
+    """Change some fields of one exercise; `id` and its type cannot change."""
+    workout = load_current_workout(ctx)
+    if workout is None:
+        return _no_active_workout()
+    exercises = workout_exercises(workout)
+    index = find_exercise(exercises, args.exercise_id)
+    if index is None:
+        return _not_found(args.exercise_id, exercises)
+    if not args.adjustments:
+        return _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.')
+    protected = sorted(key for key in args.adjustments if key in PROTECTED_FIELDS)
+    if protected:
+        return _failure(
+            f"adjust_exercise cannot change {', '.join(protected)}: an exercise keeps its id and type. "
+            "To change the type, replace the exercise with swap_exercise."
+        )
+    old = exercises[index]
+    changes = _canonical_changes(args.adjustments, old)
+    unknown = sorted(key for key in changes if key not in ADJUSTABLE_FIELDS)
+    if unknown:
+        return _failure(
+            f"Unknown field(s) {', '.join(unknown)}. Adjustable fields: {', '.join(sorted(ADJUSTABLE_FIELDS))}."
+        )
+
+    adjusted = {**old, **changes}
+    _resize_uniform_lists(adjusted, old, set(changes))
+    exercises[index] = adjusted
+    if "order" in changes:
+        exercises, index = _move(exercises, index, _as_int(changes["order"], default=index + 1))
+
+    header = "The exercise was not adjusted. Fix every problem below and call adjust_exercise again:"
+    outcome = _revalidate(ctx, exercises, index, header)
+    if isinstance(outcome, ToolOutcome):
+        return outcome
+    models, check, context = outcome
+    rebuilt = canonical_exercise(
+        models[index],
+        exercise_id=str(old.get("id")),
+        order=models[index].order,
+        match=check.catalog[index],
+        equipment=check.equipment[index],
+        context=context,
+    )
+    # Keys other tools keep on an exercise (e.g. completion) survive an adjustment.
+    extras = {key: value for key, value in old.items() if key not in _EXERCISE_KEYS}
+    new = exercises[index] = {**rebuilt, **extras}
+    shown = [key for key in changes if old.get(key) != new.get(key)] or list(changes)
+    old_values = {key: old.get(key) for key in shown}
+    applied = {key: new.get(key) for key in shown}
+    artifact = next_version(workout, exercises)
+    store_current_workout(ctx, artifact, replace_stored=False)
+    artifact_id = artifact["artifact_id"]
+    changes_summary = ", ".join(f"{key} {_short(old_values[key])}→{_short(applied[key])}" for key in shown)
+    text = (
+        f"Updated {new['id']}: {new['exercise_name']} - {changes_summary}. Now: {describe_exercise(new)}. "
+        f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        + _deliver_instruction(artifact_id)
+    )
+    return ToolOutcome(
+        success=True,
+        data={
+            "exercise_id": new["id"],
+            "exercise_name": new["exercise_name"],
+            "adjustments": applied,
+            "old_values": old_values,
+            "artifact_id": artifact_id,
+            "previous_artifact_id": workout.get("artifact_id"),
+        },
+        text=text,
+        artifact=artifact,
+    )
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        return (
+            _numbers(value)
+            if all(isinstance(item, int | float) for item in value)
+            else f"[{len(value)} items]"
+        )
+    if isinstance(value, dict):
+        return "{…}"
+    return _number(value) if value is not None else "none"
+
+
+# --- remove_exercise ---------------------------------------------------------------------------------------------------
+def _close_group_gap(exercises: list[dict[str, Any]], removed: dict[str, Any]) -> str | None:
+    """Renumber the removed exercise's group; dissolve it when too few remain. Returns a note or None."""
+    group = removed.get("group") or {}
+    group_id = group.get("id")
+    if not group_id:
+        return None
+    members = [exercise for exercise in exercises if (exercise.get("group") or {}).get("id") == group_id]
+    if not members:
+        return None
+    group_type = str(group.get("type"))
+    if len(members) < GROUP_MIN_SIZE.get(group_type, 1):
+        for member in members:
+            member.pop("group", None)
+        return f"group {group_id} ({group_type}) dissolved: too few exercises left"
+    header = {key: group[key] for key in ("name", "rounds", "rest_between_rounds_sec") if key in group}
+    for position, member in enumerate(members, start=1):
+        member["group"] = {**member["group"], "position": position}
+        if position == 1 and group.get("position") == 1:
+            member["group"] = {**member["group"], **header}
+    return None
+
+
+def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
+    """Take one exercise out of the current workout and renumber the rest."""
+    workout = load_current_workout(ctx)
+    if workout is None:
+        return _no_active_workout()
+    exercises = workout_exercises(workout)
+    index = find_exercise(exercises, args.exercise_id)
+    if index is None:
+        return _not_found(args.exercise_id, exercises)
+    if len(exercises) == 1:
+        return _failure(
+            "That is the workout's only exercise; a workout needs at least one. Swap it with swap_exercise "
+            "or create a new workout with generate_workout."
+        )
+    removed = exercises.pop(index)
+    for number, exercise in enumerate(exercises, start=1):
+        exercise["order"] = number
+    note = _close_group_gap(exercises, removed)
+
+    artifact = next_version(workout, exercises)
+    store_current_workout(ctx, artifact, replace_stored=False)
+    artifact_id = artifact["artifact_id"]
+    text = (
+        f"Removed {removed.get('id')} ({removed.get('exercise_name')}); {len(exercises)} exercises remain"
+        + (f"; {note}" if note else "")
+        + f". Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        + _deliver_instruction(artifact_id)
+    )
+    return ToolOutcome(
+        success=True,
+        data={
+            "removed_exercise": {key: removed.get(key) for key in ("id", "exercise_name", "order")},
+            "remaining_count": len(exercises),
+            "reason": args.reason,
+            "artifact_id": artifact_id,
+            "previous_artifact_id": workout.get("artifact_id"),
+        },
+        text=text,
+        artifact=artifact,
+    )
+
+
+# --- log_workout -------------------------------------------------------------------------------------------------------
+_ACTUAL_FIELDS = ("sets", "reps", "load_each", "hold_sec", "duration_min", "distance", "rounds", "work_sec")
+_LIST_SUFFIXES = ("_reps", "_load_each", "_hold_sec")
+
+
+def _inferred_type(done: CompletedExercise) -> str:
+    if done.hold_sec:
+        return "hold"
+    if done.duration_min is not None or done.distance is not None:
+        return "duration"
+    if done.rounds is not None or done.work_sec is not None:
+        return "intervals"
+    return "reps"
+
+
+def log_entry(
+    done: CompletedExercise,
+    target: dict[str, Any] | None,
+    *,
+    order: int,
+    context: TrainingContext,
+) -> dict[str, Any]:
+    """A record_workout_log entry: the planned (target) values beside what was done (actual)."""
+    planned = target or {}
+    name = planned.get("exercise_name") or done.exercise_name or ""
+    slug = planned.get("exercise_slug")
+    if slug is None and target is None:
+        match = find_catalog_match(name)
+        slug = match.slug if match is not None else ""
+    entry: dict[str, Any] = {
+        "order": order,
+        "exercise_name": name,
+        "exercise_slug": slug or "",
+        "exercise_type": planned.get("exercise_type") or _inferred_type(done),
+        "muscles": planned.get("muscles_utilized") or [],
+        "goals": planned.get("goals_addressed") or [],
+        "load_unit": planned.get("load_unit") or context.weight_unit,
+        "distance_unit": planned.get("distance_unit") or context.distance_unit,
+        "rpe": done.rpe,
+        "skipped": done.skipped,
+        "notes": done.notes or "",
+        "target_rest_sec": planned.get("rest_sec"),
+    }
+    for field in _ACTUAL_FIELDS:
+        target_value = planned.get(field)
+        actual = getattr(done, field)
+        if actual is None:
+            actual = target_value  # not given: done as planned
+        entry[f"target_{field}"] = target_value
+        entry[f"actual_{field}"] = None if done.skipped else actual
+    for key in [key for key, value in entry.items() if value is None and key.endswith(_LIST_SUFFIXES)]:
+        entry[key] = []
+    return entry
+
+
+def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
+    """Record what the user did against the current workout, then clear it."""
+    workout = load_current_workout(ctx)
+    if workout is None:
+        return _no_active_workout()
+    exercises = workout_exercises(workout)
+    context = load_training_context(user_id=ctx.user_id)
+    problems: list[str] = []
+    entries: list[dict[str, Any]] = []
+    seen: dict[int, int] = {}
+    already_logged: list[str] = []
+    extra_order = len(exercises)
+    for number, done in enumerate(args.completed_exercises, start=1):
+        target: dict[str, Any] | None = None
+        if done.exercise_id is not None:
+            index = find_exercise(exercises, done.exercise_id)
+            if index is None:
+                problems.append(
+                    f"completed exercise {number}: '{done.exercise_id}' is not in the current workout"
+                )
+                continue
+        elif done.exercise_name:
+            index = find_exercise(exercises, done.exercise_name)
+        else:
+            problems.append(f"completed exercise {number}: give exercise_id or exercise_name")
+            continue
+        if index is not None:
+            if index in seen:
+                problems.append(
+                    f"completed exercise {number}: {exercises[index].get('id')} was already given as "
+                    f"completed exercise {seen[index]}"
+                )
+                continue
+            seen[index] = number
+            target = exercises[index]
+            if target.get("log_entry_id"):
+                # Already logged during the workout (log_completed_exercise / mark_exercise_complete).
+                already_logged.append(str(target.get("exercise_name") or target.get("id")))
+                continue
+            order = _as_int(target.get("order"), default=index + 1)
+        else:
+            extra_order += 1
+            order = extra_order
+        entries.append(log_entry(done, target, order=order, context=context))
+    if problems:
+        return _problem_list(
+            "Nothing was logged. Fix every problem below and call log_workout again:", problems
+        )
+    log = None
+    if entries:
+        try:
+            log = services.record_workout_log(
+                user_id=ctx.user_id,
+                entries=entries,
+                title=str(workout.get("title") or ""),
+                notes=args.workout_notes or "",
+                session_id=ctx.session.pk,
+                artifact_id=str(workout.get("artifact_id") or ""),
+            )
+        except ValueError as exc:
+            return _failure(f"Nothing was logged: {exc}")
+    if ctx.current_workout_override is not None:
+        ctx.current_workout_override = None
+    else:
+        services.clear_current_workout(user_id=ctx.user_id)
+    skipped = sum(1 for entry in entries if entry["skipped"])
+    done_names = ", ".join(entry["exercise_name"] for entry in entries if not entry["skipped"])
+    text = (
+        f"Logged {len(entries)} of {len(exercises)} exercises"
+        + (f" ({skipped} skipped)" if skipped else "")
+        + f": {done_names or 'none done'}."
+        + (
+            f" Already logged earlier, not logged again: {', '.join(already_logged)}."
+            if already_logged
+            else ""
+        )
+        + " The current workout is cleared."
+    )
+    return ToolOutcome(
+        success=True,
+        data={
+            "logged_count": len(entries),
+            "total_in_workout": len(exercises),
+            "skipped_count": skipped,
+            "already_logged_count": len(already_logged),
+            "log_id": str(log.id) if log is not None else None,
+        },
+        text=text,
+    )
+
+
+# --- Registration ------------------------------------------------------------------------------------------------------
+_REFERENCE_ALIASES = {"exercise_order": "exercise_id"}
+
+GENERATE_WORKOUT = register(
+    Tool(
+        name="generate_workout",
+        description=(
+            "Create a workout for the user; it becomes their current workout. Each exercise has a type: "
+            "reps (needs sets, reps[] with one number per set, rest_sec; optional load_each[] in the user's "
+            "weight unit), hold (sets, hold_sec[] per set, rest_sec), duration (duration_min; optional "
+            "distance in the user's distance unit, target_pace) or intervals (rounds, work_sec, rest_sec). "
+            "Orders run 1..N. muscles_utilized uses the 16 muscles and goals_addressed the goal categories; "
+            "each list's shares sum to 1. Use only equipment available at the current location and respect "
+            "the user's preferences. Group supersets/circuits with `group` (same id, positions 1..k, name "
+            "and rounds on the first). Every problem is reported at once if the workout is invalid. "
+            "Returns an artifact_id: then call message_notify_user with it, or the user sees nothing."
+        ),
+        input_model=GenerateWorkoutInput,
+        handler=generate_workout,
+        category="workout",
+        priority=100,
+        observation="full",
+        status_start="Creating your workout...",
+        status_done="Workout ready",
+    )
+)
+
+SWAP_EXERCISE = register(
+    Tool(
+        name="swap_exercise",
+        description=(
+            "Replace one exercise of the current workout with a new one (same fields as in "
+            "generate_workout; it keeps the old one's order and group unless you give them). Creates an "
+            "updated workout artifact to deliver with message_notify_user."
+        ),
+        input_model=SwapExerciseInput,
+        handler=swap_exercise,
+        category="workout",
+        priority=110,
+        observation="summary",
+        status_start="Finding alternative...",
+        status_done="Exercise swapped",
+        aliases=_REFERENCE_ALIASES,
+    )
+)
+
+ADJUST_EXERCISE = register(
+    Tool(
+        name="adjust_exercise",
+        description=(
+            "Change some fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
+            "hold_sec, duration_min, rounds, work_sec, order, notes, ...). Its id and exercise_type cannot "
+            "change. Creates an updated workout artifact to deliver with message_notify_user."
+        ),
+        input_model=AdjustExerciseInput,
+        handler=adjust_exercise,
+        category="workout",
+        priority=111,
+        observation="summary",
+        status_start="Adjusting exercise...",
+        status_done="Exercise updated",
+        aliases=_REFERENCE_ALIASES,
+    )
+)
+
+REMOVE_EXERCISE = register(
+    Tool(
+        name="remove_exercise",
+        description=(
+            "Remove one exercise from the current workout; the others are renumbered. Creates an updated "
+            "workout artifact to deliver with message_notify_user."
+        ),
+        input_model=RemoveExerciseInput,
+        handler=remove_exercise,
+        category="workout",
+        priority=112,
+        observation="summary",
+        status_start="Removing exercise...",
+        status_done="Exercise removed",
+        aliases=_REFERENCE_ALIASES,
+    )
+)
+
+LOG_WORKOUT = register(
+    Tool(
+        name="log_workout",
+        description=(
+            "Record the current workout in the user's history once they have done it, then clear it. List "
+            "each exercise done or skipped by exercise_id (or order number); give the actual sets, reps, "
+            "load_each, hold_sec, duration_min, distance, rounds or work_sec where they differ from the "
+            "plan (omitted values count as done as planned), rpe if known, skipped=true if not done. An "
+            "exercise that was not planned can be given by exercise_name."
+        ),
+        input_model=LogWorkoutInput,
+        handler=log_workout,
+        category="workout",
+        priority=120,
+        observation="summary",
+        status_start="Saving your workout...",
+        status_done="Workout logged",
+        aliases={"notes": "workout_notes", "exercises": "completed_exercises"},
+    )
+)

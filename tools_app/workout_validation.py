@@ -1,0 +1,388 @@
+"""Checks a workout before anything is stored (seed 000 §6.4, seed 001 §4.9, issue 4 item 5).
+
+`validate_workout(workout, user_id=...)` returns every problem at once (empty list = valid), each naming
+the exercise it is about by its position in the list, e.g.
+
+    exercise 2 'Barbell Row': needs barbell, which is not available at Home (available: bench, ...)
+
+so the model can fix all of them in one new call. The checks:
+- structure: orders unique and 1..N; groups of a known type whose exercises are next to each other,
+  with positions 1..k and name/rounds on the first one only;
+- per exercise: a known type and that type's required fields, positive numbers, one value per set;
+  muscles from the canonical 16 and muscle/goal shares each summing to 1 ± 0.01; loads and distances in
+  the user's units; equipment available at the current location (bodyweight always is; a catalogue
+  exercise also needs the catalogue's equipment); the user's active preferences (excluded exercises and
+  equipment).
+
+The modification tools re-check only the exercise they change (`check_exercises(..., only=...)`), plus
+the structure, so a workout made valid earlier is not refused because the user has since moved.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from datasources_app import selectors
+from datasources_app.catalog import (
+    BODYWEIGHT,
+    EXERCISE_TYPES,
+    GROUP_TYPES,
+    MUSCLES,
+    SHARE_SUM_TOLERANCE,
+    exercise_name_key,
+)
+from datasources_app.models import Preference
+from tools_app.workout_schema import Exercise, ExerciseFields, ExerciseGroup, Workout
+
+# Per exercise type: the fields it needs (seed 000 §6.4 table) and the ones that also apply to it.
+REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
+    "reps": ("sets", "reps", "rest_sec"),
+    "hold": ("sets", "hold_sec", "rest_sec"),
+    "duration": ("duration_min",),
+    "intervals": ("rounds", "work_sec", "rest_sec"),
+}
+OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "reps": ("load_each", "load_unit"),
+    "hold": (),
+    "duration": ("distance", "distance_unit", "target_pace"),
+    "intervals": (),
+}
+# Fewest exercises a group of each type can hold; the others may hold one.
+GROUP_MIN_SIZE: dict[str, int] = {"superset": 2, "circuit": 2, "giant_set": 3}
+
+
+@dataclass(frozen=True)
+class CatalogMatch:
+    """What the exercise catalogue knows about an exercise named in a workout."""
+
+    slug: str
+    name: str
+    equipment: frozenset[str]
+    name_keys: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TrainingContext:
+    """The user's facts a workout is checked against, read once per check."""
+
+    weight_unit: str
+    distance_unit: str
+    location_name: str | None
+    available_equipment: frozenset[str]
+    preferences: tuple[Preference, ...] = ()
+
+
+@dataclass
+class ExerciseCheck:
+    """The outcome of `check_exercises`: the problems, and each exercise's catalogue match and equipment."""
+
+    problems: list[str] = field(default_factory=list)
+    catalog: list[CatalogMatch | None] = field(default_factory=list)
+    equipment: list[list[str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def load_training_context(*, user_id: uuid.UUID) -> TrainingContext:
+    user_settings = selectors.get_settings(user_id=user_id)
+    location = selectors.current_location(user_id=user_id)
+    return TrainingContext(
+        weight_unit=user_settings.weight_unit,
+        distance_unit=user_settings.distance_unit,
+        location_name=location.name if location is not None else None,
+        available_equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id)),
+        preferences=tuple(selectors.active_preferences(user_id=user_id)),
+    )
+
+
+def find_catalog_match(name: str) -> CatalogMatch | None:
+    exercise = selectors.find_exercise_by_name(name=name)
+    if exercise is None:
+        return None
+    keys = {exercise_name_key(exercise.name), exercise_name_key(exercise.slug)}
+    keys.update(exercise_name_key(alias) for alias in exercise.aliases or ())
+    return CatalogMatch(
+        slug=exercise.slug,
+        name=exercise.name,
+        equipment=frozenset(item.slug for item in exercise.equipment.all()),
+        name_keys=frozenset(key for key in keys if key),
+    )
+
+
+def validate_workout(workout: Workout, *, user_id: uuid.UUID) -> list[str]:
+    """Every problem of `workout` for this user; an empty list means it may be stored."""
+    return check_exercises(workout.exercises, user_id=user_id).problems
+
+
+def check_exercises(
+    exercises: Sequence[Exercise],
+    *,
+    user_id: uuid.UUID,
+    only: Collection[int] | None = None,
+    context: TrainingContext | None = None,
+) -> ExerciseCheck:
+    """Check the structure of `exercises` and each exercise whose index is in `only` (default: all)."""
+    context = context or load_training_context(user_id=user_id)
+    check = ExerciseCheck(problems=structure_problems(exercises))
+    for index, exercise in enumerate(exercises):
+        if only is not None and index not in only:
+            check.catalog.append(None)
+            check.equipment.append(list(exercise.equipment or []))
+            continue
+        match = find_catalog_match(exercise.exercise_name) if exercise.exercise_name else None
+        label = exercise_label(index, exercise)
+        equipment = effective_equipment(exercise, match)
+        check.catalog.append(match)
+        check.equipment.append(equipment)
+        check.problems.extend(
+            f"{label}: {problem}" for problem in exercise_problems(exercise, match, equipment, context)
+        )
+    return check
+
+
+def exercise_label(index: int, exercise: ExerciseFields) -> str:
+    return f"exercise {index + 1} '{exercise.exercise_name}'"
+
+
+def effective_equipment(exercise: ExerciseFields, match: CatalogMatch | None) -> list[str]:
+    """The equipment the exercise needs: what the model declared plus, for a catalogue exercise, the
+    catalogue's list (taken alone when the model declared none). Bodyweight is implied, never listed."""
+    declared = list(exercise.equipment) if exercise.equipment is not None else []
+    needed = declared + sorted(match.equipment) if match is not None else declared
+    return [slug for slug in dict.fromkeys(needed) if slug != BODYWEIGHT]
+
+
+# --- Structure ----------------------------------------------------------------------------------------------------
+def structure_problems(exercises: Sequence[Exercise]) -> list[str]:
+    problems: list[str] = []
+    count = len(exercises)
+    if count == 0:
+        return ["a workout needs at least one exercise"]
+    by_order: dict[int, list[int]] = defaultdict(list)
+    for index, exercise in enumerate(exercises):
+        by_order[exercise.order].append(index)
+        if exercise.order < 1 or exercise.order > count:
+            problems.append(
+                f"{exercise_label(index, exercise)}: order {exercise.order} is outside 1..{count} "
+                f"(orders run 1..N without gaps)"
+            )
+    for order, indexes in sorted(by_order.items()):
+        if len(indexes) > 1:
+            names = " and ".join(exercise_label(index, exercises[index]) for index in indexes)
+            problems.append(f"{names} share order {order} (each order is used once)")
+    problems.extend(group_problems(exercises))
+    return problems
+
+
+def group_problems(exercises: Sequence[Exercise]) -> list[str]:
+    problems: list[str] = []
+    members: dict[str, list[tuple[int, ExerciseGroup]]] = defaultdict(list)
+    for index in sorted(range(len(exercises)), key=lambda i: (exercises[i].order, i)):
+        group = exercises[index].group
+        if group is not None:
+            members[group.id].append((index, group))
+    for group_id, grouped in members.items():
+        label = exercise_label(grouped[0][0], exercises[grouped[0][0]])
+        types = Counter(group.type for _, group in grouped)
+        group_type = types.most_common(1)[0][0]
+        if len(types) > 1:
+            problems.append(
+                f"{label}: group '{group_id}' mixes types {', '.join(sorted(types))} (one type per group)"
+            )
+        if group_type not in GROUP_TYPES:
+            problems.append(f"{label}: group type '{group_type}' is not one of {', '.join(GROUP_TYPES)}")
+        orders = [exercises[index].order for index, _ in grouped]
+        if len(set(orders)) == len(orders) and max(orders) - min(orders) != len(orders) - 1:
+            problems.append(
+                f"{label}: group '{group_id}' is split; its exercises must be next to each other "
+                f"(orders {', '.join(map(str, orders))})"
+            )
+        positions = [group.position for _, group in grouped]
+        if positions != list(range(1, len(grouped) + 1)):
+            problems.append(
+                f"{label}: group '{group_id}' positions must run 1..{len(grouped)} in exercise order, "
+                f"got {', '.join(map(str, positions))}"
+            )
+        minimum = GROUP_MIN_SIZE.get(group_type, 1)
+        if len(grouped) < minimum:
+            problems.append(
+                f"{label}: a {group_type} group needs at least {minimum} exercises, "
+                f"'{group_id}' has {len(grouped)}"
+            )
+        for rank, (index, group) in enumerate(grouped, start=1):
+            member = exercise_label(index, exercises[index])
+            if rank > 1 and (group.name is not None or group.rounds is not None):
+                problems.append(f"{member}: group name and rounds belong on the group's first exercise only")
+            if group.rounds is not None and group.rounds < 1:
+                problems.append(f"{member}: group rounds must be ≥ 1, got {group.rounds}")
+            if group.rest_between_rounds_sec is not None and group.rest_between_rounds_sec < 0:
+                problems.append(
+                    f"{member}: group rest_between_rounds_sec must be ≥ 0, got {group.rest_between_rounds_sec}"
+                )
+    return problems
+
+
+# --- One exercise -------------------------------------------------------------------------------------------------
+def exercise_problems(
+    exercise: ExerciseFields,
+    match: CatalogMatch | None,
+    equipment: list[str],
+    context: TrainingContext,
+) -> list[str]:
+    problems: list[str] = []
+    if not exercise.exercise_name:
+        problems.append("exercise_name is empty")
+    if not exercise.reasoning.strip():
+        problems.append("reasoning is empty")
+    problems.extend(_type_problems(exercise))
+    problems.extend(_unit_problems(exercise, context))
+    problems.extend(_muscle_problems(exercise))
+    problems.extend(_goal_problems(exercise))
+    problems.extend(_equipment_problems(equipment, context))
+    problems.extend(_preference_problems(exercise, match, equipment, context))
+    return problems
+
+
+def _type_problems(exercise: ExerciseFields) -> list[str]:
+    kind = exercise.exercise_type
+    if kind not in EXERCISE_TYPES:
+        return [f"exercise_type '{kind}' is not one of {', '.join(EXERCISE_TYPES)}"]
+    problems: list[str] = []
+    required = REQUIRED_FIELDS[kind]
+    missing = [name for name in required if _is_missing(getattr(exercise, name))]
+    if missing:
+        problems.append(f"missing {', '.join(missing)} (a {kind} exercise needs {', '.join(required)})")
+    for name in ("sets", "rounds", "work_sec"):
+        value = getattr(exercise, name, None)
+        if value is not None and value < 1:
+            problems.append(f"{name} must be ≥ 1, got {value}")
+    if exercise.rest_sec is not None and exercise.rest_sec < 0:
+        problems.append(f"rest_sec must be ≥ 0, got {exercise.rest_sec}")
+    for name, minimum in (("duration_min", 0.0), ("distance", 0.0)):
+        value = getattr(exercise, name)
+        if value is not None and not (math.isfinite(value) and value > minimum):
+            problems.append(f"{name} must be > 0, got {value}")
+    for name, minimum in (("reps", 1), ("hold_sec", 1), ("load_each", 0)):
+        values = getattr(exercise, name)
+        if not values:
+            continue
+        bad = [value for value in values if not (math.isfinite(value) and value >= minimum)]
+        if bad:
+            problems.append(f"{name} values must be ≥ {minimum}, got {_numbers(bad)}")
+        if kind in ("reps", "hold") and exercise.sets is not None and exercise.sets >= 1:
+            applies = name in REQUIRED_FIELDS[kind] or name in OPTIONAL_FIELDS[kind]
+            if applies and len(values) != exercise.sets:
+                problems.append(f"{name} has {len(values)} values for {exercise.sets} sets (one per set)")
+    return problems
+
+
+def _is_missing(value: object) -> bool:
+    return value is None or value == []
+
+
+def _unit_problems(exercise: ExerciseFields, context: TrainingContext) -> list[str]:
+    problems: list[str] = []
+    if exercise.load_unit is not None:
+        if exercise.load_unit not in ("kg", "lb"):
+            problems.append(f"load_unit '{exercise.load_unit}' is not kg or lb")
+        elif exercise.load_unit != context.weight_unit:
+            problems.append(f"load_unit {exercise.load_unit} but the user trains in {context.weight_unit}")
+    if exercise.distance_unit is not None:
+        if exercise.distance_unit not in ("km", "mi"):
+            problems.append(f"distance_unit '{exercise.distance_unit}' is not km or mi")
+        elif exercise.distance_unit != context.distance_unit:
+            problems.append(
+                f"distance_unit {exercise.distance_unit} but the user measures distance in "
+                f"{context.distance_unit}"
+            )
+    return problems
+
+
+def _share_sum_problem(kind: str, shares: Iterable[float]) -> str | None:
+    values = list(shares)
+    if any(not (math.isfinite(value) and 0 <= value <= 1) for value in values):
+        return f"{kind} shares must each be between 0 and 1, got {_numbers(values)}"
+    total = sum(values)
+    if abs(total - 1.0) > SHARE_SUM_TOLERANCE:
+        return f"{kind} shares sum to {total:.2f}, not 1.0 (±{SHARE_SUM_TOLERANCE})"
+    return None
+
+
+def _muscle_problems(exercise: ExerciseFields) -> list[str]:
+    muscles = exercise.muscles_utilized
+    if not muscles:
+        return ["muscles_utilized is empty (list the muscles worked, shares summing to 1)"]
+    problems: list[str] = []
+    unknown = [item.muscle for item in muscles if item.muscle not in MUSCLES]
+    if unknown:
+        names = ", ".join(f"'{name}'" for name in unknown)
+        problems.append(f"unknown muscle {names} (valid: {', '.join(MUSCLES)})")
+    repeated = [name for name, count in Counter(item.muscle for item in muscles).items() if count > 1]
+    if repeated:
+        problems.append(f"muscle {', '.join(repeated)} listed more than once")
+    share_problem = _share_sum_problem("muscle", (item.share for item in muscles))
+    if share_problem:
+        problems.append(share_problem)
+    return problems
+
+
+def _goal_problems(exercise: ExerciseFields) -> list[str]:
+    goals = exercise.goals_addressed
+    if not goals:
+        return ["goals_addressed is empty (list the goals served, shares summing to 1)"]
+    problems: list[str] = []
+    if any(not item.goal for item in goals):
+        problems.append("a goal name is empty")
+    repeated = [name for name, count in Counter(item.goal for item in goals).items() if count > 1 and name]
+    if repeated:
+        problems.append(f"goal {', '.join(repeated)} listed more than once")
+    share_problem = _share_sum_problem("goal", (item.share for item in goals))
+    if share_problem:
+        problems.append(share_problem)
+    return problems
+
+
+def _equipment_problems(equipment: list[str], context: TrainingContext) -> list[str]:
+    missing = [slug for slug in equipment if slug not in context.available_equipment]
+    if not missing:
+        return []
+    available = ", ".join(sorted(context.available_equipment))
+    where = (
+        f"at {context.location_name} (available: {available})"
+        if context.location_name
+        else "(no current location is set, so only bodyweight exercises are possible)"
+    )
+    verb = "is" if len(missing) == 1 else "are"
+    return [f"needs {', '.join(missing)}, which {verb} not available {where}"]
+
+
+def _preference_problems(
+    exercise: ExerciseFields,
+    match: CatalogMatch | None,
+    equipment: list[str],
+    context: TrainingContext,
+) -> list[str]:
+    problems: list[str] = []
+    name_keys = {exercise_name_key(exercise.exercise_name)}
+    if match is not None:
+        name_keys |= match.name_keys
+    for preference in context.preferences:
+        excluded = {exercise_name_key(str(name)) for name in preference.exclude_exercises or ()}
+        if name_keys & excluded:
+            problems.append(f"excluded by the user's preference '{preference.description}'")
+        banned = [slug for slug in equipment if slug in set(preference.exclude_equipment or ())]
+        if banned:
+            problems.append(
+                f"uses {', '.join(banned)}, excluded by the user's preference '{preference.description}'"
+            )
+    return problems
+
+
+def _numbers(values: Iterable[float]) -> str:
+    return "[" + ", ".join(f"{value:g}" for value in values) + "]"

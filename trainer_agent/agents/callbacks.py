@@ -1,0 +1,146 @@
+"""Callbacks around agent runs (seed 004): deterministic hooks that always fire per their timing.
+
+`on_success` hooks run when the agent returns, `on_failure` hooks when it raises, `always` hooks in both
+cases; all in registration order. `run_agent` wraps a run with them; a failing hook is logged, never raised,
+so observability cannot break a turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+logger = logging.getLogger(__name__)
+
+When = Literal["on_success", "on_failure", "always"]
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """What a callback is told about one run."""
+
+    agent_id: str
+    success: bool
+    duration_ms: int
+    result: Any = None
+    error: BaseException | None = None
+
+
+type Hook = Callable[[AgentRun], None]
+
+
+@dataclass(frozen=True)
+class Callback:
+    name: str
+    when: When
+    hook: Hook
+
+
+class CallbackRegistry:
+    def __init__(self) -> None:
+        self._callbacks: list[Callback] = []
+        self._lock = threading.Lock()
+
+    def register(self, name: str, hook: Hook, *, when: When = "on_success") -> Callback:
+        with self._lock:
+            if any(c.name == name for c in self._callbacks):
+                raise ValueError(f"Callback {name!r} is already registered; use replace()")
+            callback = Callback(name, when, hook)
+            self._callbacks.append(callback)
+        return callback
+
+    def replace(self, name: str, hook: Hook, *, when: When = "on_success") -> Callback:
+        with self._lock:
+            for index, existing in enumerate(self._callbacks):
+                if existing.name == name:
+                    self._callbacks[index] = Callback(name, when, hook)
+                    return self._callbacks[index]
+        raise KeyError(f"Unknown callback {name!r}")
+
+    def names(self) -> list[str]:
+        return [c.name for c in self._callbacks]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._callbacks.clear()
+
+    def fire(self, run: AgentRun) -> None:
+        timing = "on_success" if run.success else "on_failure"
+        for callback in list(self._callbacks):
+            if callback.when in (timing, "always"):
+                try:
+                    callback.hook(run)
+                except Exception:
+                    logger.exception("agent.callback_failed", extra={"callback": callback.name})
+
+    def run_agent[T](self, agent_id: str, run: Callable[[], T]) -> T:
+        """Call `run()` and fire the callbacks with its outcome; the run's exception propagates."""
+        started = time.monotonic()
+        try:
+            result = run()
+        except BaseException as exc:
+            self.fire(AgentRun(agent_id, False, _elapsed_ms(started), error=exc))
+            raise
+        self.fire(AgentRun(agent_id, True, _elapsed_ms(started), result=result))
+        return result
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+@dataclass
+class AgentMetrics:
+    """Runs, failures and total duration per agent (a callback keeps it current)."""
+
+    runs: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    duration_ms: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, run: AgentRun) -> None:
+        with self._lock:
+            self.runs[run.agent_id] += 1
+            self.duration_ms[run.agent_id] += run.duration_ms
+            if not run.success:
+                self.failures[run.agent_id] += 1
+
+    def snapshot(self) -> dict[str, dict[str, int]]:
+        with self._lock:
+            return {
+                agent: {
+                    "runs": self.runs[agent],
+                    "failures": self.failures[agent],
+                    "duration_ms": self.duration_ms[agent],
+                }
+                for agent in sorted(self.runs)
+            }
+
+
+def log_run(run: AgentRun) -> None:
+    logger.info(
+        "agent.run",
+        extra={
+            "agent_id": run.agent_id,
+            "success": run.success,
+            "duration_ms": run.duration_ms,
+            "error": f"{type(run.error).__name__}: {run.error}" if run.error else None,
+        },
+    )
+
+
+callback_registry = CallbackRegistry()
+agent_metrics = AgentMetrics()
+
+
+def register_default_callbacks(registry: CallbackRegistry = callback_registry) -> None:
+    """Logging and metrics on every run (idempotent)."""
+    if "log_run" not in registry.names():
+        registry.register("log_run", log_run, when="always")
+    if "metrics" not in registry.names():
+        registry.register("metrics", agent_metrics.record, when="always")

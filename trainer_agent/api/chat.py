@@ -1,0 +1,155 @@
+"""POST /agent/chat: run one turn and answer with `{sessionId, response, iterations}` (seed 000 §10.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from trainer_agent.api.base import AgentApi, caller_id, read_json_object
+from trainer_agent.api.schema import BODY_ERRORS, CONFLICT, NOT_FOUND, THROTTLED
+from trainer_agent.api.throttling import AgentTurnThrottle
+from trainer_agent.llm.models import model_ids
+from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.turns import (
+    MAX_MESSAGE_CHARS,
+    adopt_client_workout,
+    parse_turn_request,
+    resolve_session,
+    turn_lock,
+)
+
+
+class ChatRequestSerializer(serializers.Serializer[Any]):
+    """Documents the body; `trainer_agent.turns.parse_turn_request` validates it (shared with /agent/stream)."""
+
+    message = serializers.RegexField(
+        # Not blank, and no control characters other than tab, newline and carriage return.
+        regex=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*[^\s\x00-\x08\x0b\x0c\x0e-\x1f\x7f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$",
+        max_length=MAX_MESSAGE_CHARS,
+        help_text="The user's message: not blank, no control characters other than tab and newlines.",
+    )
+    sessionId = serializers.UUIDField(
+        required=False, allow_null=True, help_text="Continue this session (yours); omit to start a new one."
+    )
+    currentWorkout = serializers.DictField(
+        required=False,
+        allow_null=True,
+        help_text="The workout the client is showing (`{title?, exercises: [...], summary?, auto_start?}`, "
+        "the shape of `generate_workout`); validated, then used as the user's current workout.",
+    )
+    model = serializers.ChoiceField(
+        choices=model_ids(),
+        required=False,
+        allow_null=True,
+        help_text="Model override; default PRIMARY_MODEL.",
+    )
+
+    class Meta:
+        ref_name = "ChatRequest"
+
+
+class QuestionSerializer(serializers.Serializer[Any]):
+    question = serializers.CharField()
+    options = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        ref_name = "Question"
+
+
+class ClientResponseSerializer(serializers.Serializer[Any]):
+    messages = serializers.ListField(child=serializers.CharField(), help_text="Agent messages to display.")
+    exercises = serializers.ListField(
+        child=serializers.DictField(),
+        allow_null=True,
+        help_text="The exercises of a workout delivered in this turn, if any.",
+    )
+    question = QuestionSerializer(allow_null=True, help_text="A pending question, if the agent asked one.")
+
+    class Meta:
+        ref_name = "ClientResponse"
+
+
+class ChatResponseSerializer(serializers.Serializer[Any]):
+    sessionId = serializers.UUIDField()
+    response = ClientResponseSerializer()
+    iterations = serializers.IntegerField(min_value=0)
+
+    class Meta:
+        ref_name = "ChatResponse"
+
+
+class ChatFailureSerializer(serializers.Serializer[Any]):
+    detail = serializers.CharField()
+    sessionId = serializers.UUIDField()
+
+    class Meta:
+        ref_name = "ChatFailure"
+
+
+class AgentChatApi(AgentApi):
+    """Run a turn for the caller and answer with what the client should show."""
+
+    throttle_classes = [AgentTurnThrottle]
+
+    @extend_schema(
+        operation_id="agent_chat",
+        summary="Run one turn (non-streaming)",
+        description="Runs the agent on the message to completion and returns what to show. Nothing is "
+        "written when the request is refused (4xx).",
+        request=ChatRequestSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Retry-After",
+                int,
+                OpenApiParameter.HEADER,
+                response=[429, 502],
+                description="Seconds to wait before retrying (429 always; 502 when the provider said).",
+            )
+        ],
+        responses={
+            200: ChatResponseSerializer,
+            **BODY_ERRORS,
+            404: NOT_FOUND,
+            409: CONFLICT,
+            429: THROTTLED,
+            502: OpenApiResponse(
+                ChatFailureSerializer,
+                description="The model could not be called; the session is in status `error` and keeps "
+                "every event of the failed turn.",
+            ),
+        },
+        tags=["agent"],
+    )
+    def post(self, request: Request) -> Response:
+        user_id = caller_id(request)
+        turn = parse_turn_request(read_json_object(request, required=True))
+        session = resolve_session(user_id=user_id, session_id=turn.session_id)
+        with turn_lock(session):
+            workout_text = (
+                adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
+                if turn.current_workout is not None
+                else None
+            )
+            try:
+                result = run_turn(
+                    user_id=user_id,
+                    message=turn.message,
+                    session=session,
+                    model=turn.model,
+                    current_workout_text=workout_text,
+                )
+            except TurnError as exc:
+                headers = {"Retry-After": str(round(exc.retry_after))} if exc.retry_after else None
+                return Response(
+                    {
+                        "detail": f"The model could not answer: {exc.message}",
+                        "sessionId": str(exc.session_id),
+                    },
+                    status=status.HTTP_502_BAD_GATEWAY,
+                    headers=headers,
+                )
+        return Response(result.as_api())

@@ -1,0 +1,421 @@
+"""Context builder (seed 000 §4): the session's context events → the model's request.
+
+The request has four cacheable layers, in order: tools, system prompt, user data XML, messages. The first
+three are identical from one iteration to the next, and the messages only ever grow at the end, because
+events are append-only and are converted deterministically. So each request is a prefix-extension of the
+previous one and the provider's prompt cache can serve everything but the newest events. The provider body
+builders place the four `cache_control` breakpoints (see `llm.anthropic_provider.build_anthropic_body`).
+
+Within a turn the loop passes one `ContextCache` to every build: events never change once written, so a build
+reads only the events added since the previous one and continues the message conversion where it stopped.
+The cost of an iteration then does not grow with the length of the session. The user data is still read
+fresh on every build (seed 000 §12.2).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Subquery
+
+from datasources_app.sources import build_user_data_xml
+from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
+from tools_app.registry import tool_specs
+from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
+from trainer_agent.prompts import SYSTEM_PROMPT
+
+EMPTY_CONTEXT_ERROR = "Cannot build context: no events in session"
+# Tool results are shown to the model as their formatted observation; a result without one (older data,
+# imports) falls back to compact JSON capped at this many characters.
+MAX_RAW_RESULT_CHARS = 4000
+INTERRUPTED_CALL_TEXT = "The call was interrupted."
+
+
+class ContextBuildError(RuntimeError):
+    """The session has nothing to build a context from."""
+
+
+@dataclass
+class AgentContext:
+    """Seed 000 §4.5: what one LLM call is built from.
+
+    `messages` are new lists, but their content blocks are shared with the turn's `ContextCache` (that is what
+    keeps a build cheap): treat them as read-only, as the providers do (they copy before adding markers).
+    """
+
+    system_prompt: str
+    user_data_xml: str
+    messages: list[dict[str, Any]]
+    tools: list[ToolSpec]
+    session: AgentSession
+    user_id: uuid.UUID
+    event_count: int
+    last_sequence: int
+    checkpoints: list[int] = field(default_factory=list)
+    # Characters of the whole request (system, user data, tools, messages), counted as
+    # `LLMRequest.estimated_tokens` counts them, but without walking the whole history again.
+    characters: int = 0
+
+    @property
+    def estimated_tokens(self) -> int:
+        """Seed 000 §11.4: characters / 4."""
+        return self.characters // 4
+
+    def to_request(self, *, model: str, max_tokens: int = 8192) -> LLMRequest:
+        return LLMRequest(
+            model=model,
+            system_prompt=self.system_prompt,
+            user_data_xml=self.user_data_xml,
+            messages=self.messages,
+            tools=self.tools,
+            max_tokens=max_tokens,
+            user_id=str(self.user_id),
+        )
+
+
+def trainer_tool_specs(names: Iterable[str] | None = None) -> list[ToolSpec]:
+    """The registry's tools in their stable order, as provider-neutral specs."""
+    return [ToolSpec(spec["name"], spec["description"], spec["input_schema"]) for spec in tool_specs(names)]
+
+
+@dataclass
+class ContextCache:
+    """What the context builds of one turn share, so that an iteration's cost does not grow with history.
+
+    Holds the events already read (from `context_start`), the message conversion so far, and the tool list.
+    Safe because events are append-only: a later build only adds what was written since. If the session's
+    context start moves (a checkpoint), the cache starts over.
+    """
+
+    context_start: int | None = None
+    last_sequence: int = -1
+    event_count: int = 0
+    checkpoints: list[int] = field(default_factory=list)
+    builder: _MessageBuilder = field(default_factory=lambda: _MessageBuilder())
+    tools: list[ToolSpec] | None = None
+    tools_key: tuple[str, ...] | None = None
+    tool_characters: int = 0
+
+    def restart(self, context_start: int) -> None:
+        self.context_start = context_start
+        self.last_sequence = context_start - 1
+        self.event_count = 0
+        self.checkpoints = []
+        self.builder = _MessageBuilder()
+
+    def add(self, events: Iterable[AgentSessionEvent]) -> None:
+        for event in events:
+            self.builder.add(event)
+            self.event_count += 1
+            self.last_sequence = event.sequence_number
+            if event.event_type == EventType.CHECKPOINT:
+                self.checkpoints.append(event.sequence_number)
+
+    def tool_list(self, names: Iterable[str] | None) -> tuple[list[ToolSpec], int]:
+        key = tuple(names) if names is not None else None
+        if self.tools is None or key != self.tools_key:
+            self.tools = trainer_tool_specs(key)
+            self.tools_key = key
+            self.tool_characters = total_characters(
+                LLMRequest(model="", system_prompt="", user_data_xml="", messages=[], tools=self.tools)
+            )
+        return self.tools, self.tool_characters
+
+
+def build_context(
+    *,
+    session: AgentSession,
+    user_id: uuid.UUID,
+    events: Sequence[AgentSessionEvent] | None = None,
+    up_to_sequence: int | None = None,
+    tool_names: Iterable[str] | None = None,
+    cache: ContextCache | None = None,
+) -> AgentContext:
+    """Build the context for the next LLM call from the session's context events.
+
+    `events` lets a caller pass events it already holds (the step-replay view); otherwise they are read from
+    the session's `context_start_sequence` on. `up_to_sequence` rebuilds the context as it was when that event
+    was the newest. `cache` (one per turn) makes each build read and convert only the events that are new
+    since the previous build with the same cache. User data is fetched fresh on every build (seed 000 §12.2).
+    Raises ContextBuildError when there are no events.
+    """
+    if events is not None or up_to_sequence is not None:
+        cache = ContextCache()
+        loaded = list(events) if events is not None else _read_context_events(session, cache)
+        if up_to_sequence is not None:
+            loaded = [event for event in loaded if event.sequence_number <= up_to_sequence]
+        cache.add(loaded)
+    else:
+        cache = cache if cache is not None else ContextCache()
+        cache.add(_read_context_events(session, cache))
+    if cache.event_count == 0:
+        raise ContextBuildError(EMPTY_CONTEXT_ERROR)
+    messages, message_characters = cache.builder.snapshot()
+    tools, tool_characters = cache.tool_list(tool_names)
+    user_data_xml = build_user_data_xml(user_id=user_id)
+    return AgentContext(
+        system_prompt=SYSTEM_PROMPT,
+        user_data_xml=user_data_xml,
+        messages=messages,
+        tools=tools,
+        session=session,
+        user_id=user_id,
+        event_count=cache.event_count,
+        last_sequence=cache.last_sequence,
+        checkpoints=list(cache.checkpoints),
+        characters=len(SYSTEM_PROMPT) + len(user_data_xml) + tool_characters + message_characters,
+    )
+
+
+def _read_context_events(session: AgentSession, cache: ContextCache) -> list[AgentSessionEvent]:
+    """The context events after `cache.last_sequence`, restarting the cache if the context start moved.
+
+    One query when there are new events: each row carries the session's current context start. A second
+    one only when nothing is new (to learn the start) or when the start moved (to read from the new start).
+    """
+    session_row = AgentSession.objects.filter(pk=session.pk)
+    start_query = Subquery(session_row.values("context_start_sequence")[:1])
+    previous_last = cache.last_sequence
+    rows = _context_events_after(session, previous_last, start_query)
+    if rows:
+        start: int = rows[0].context_start  # type: ignore[attr-defined]
+    else:
+        stored = session_row.values_list("context_start_sequence", flat=True).first()
+        if stored is None:
+            return []  # the session is gone
+        start = stored
+    if start == cache.context_start:
+        return rows
+    cache.restart(start)
+    if previous_last < start:
+        return rows  # nothing at or after the start was cut off: the rows are the whole context
+    return _context_events_after(session, start - 1, start_query)
+
+
+def _context_events_after(
+    session: AgentSession, after_sequence: int, start: Subquery
+) -> list[AgentSessionEvent]:
+    return list(
+        AgentSessionEvent.objects.filter(
+            session=session,
+            event_type__in=CONTEXT_EVENT_TYPES,
+            sequence_number__gt=after_sequence,
+            sequence_number__gte=start,
+        )
+        .annotate(context_start=start)
+        .only("sequence_number", "event_type", "timestamp", "data")
+        .order_by("sequence_number")
+    )
+
+
+class _MessageBuilder:
+    """Events → Anthropic multi-turn messages (seed 000 §4.3), keeping the transcript valid.
+
+    Invariants: every assistant tool_use is answered by a tool_result in the very next user message;
+    consecutive user content is merged into one message; knowledge/artifact/checkpoint text that arrives
+    while tool results are pending is buffered and appended after them. Blocks are never changed once made,
+    so a snapshot shares them and copies only the lists that later events extend.
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.pending: list[str] = []  # tool_use ids still awaiting their tool_result
+        self.buffered: list[dict[str, Any]] = []
+        self.characters = 0  # of every block made so far (as `LLMRequest.estimated_tokens` counts them)
+        # Whether the previous event was a tool call: only then does a call join the same assistant message.
+        # A call after anything else starts a new one, answering calls left pending (a crashed turn) first.
+        self.after_call = False
+
+    def add(self, event: AgentSessionEvent) -> None:
+        data = event.data if isinstance(event.data, dict) else {}
+        kind = event.event_type
+        after_call, self.after_call = self.after_call, kind == EventType.TOOL_CALL
+        if kind == EventType.TOOL_CALL:
+            self.tool_call(data, after_call=after_call)
+            return
+        if kind == EventType.USER_MESSAGE:
+            self.user_text(str(data.get("message", "")))
+        elif kind == EventType.TOOL_RESULT:
+            self.tool_result(data)
+        elif kind == EventType.KNOWLEDGE:
+            self.user_text(knowledge_text(data))
+        elif kind == EventType.ARTIFACT:
+            self.user_text(artifact_text(data))
+        elif kind == EventType.CHECKPOINT:
+            self.user_text(checkpoint_text(data))
+
+    def user_text(self, text: str) -> None:
+        block = self._made({"type": "text", "text": text})
+        if self.pending:
+            self.buffered.append(block)
+        else:
+            self._append_user_blocks([block])
+
+    def tool_call(self, data: dict[str, Any], *, after_call: bool = False) -> None:
+        block = self._made(
+            {
+                "type": "tool_use",
+                "id": str(data.get("call_id", "")),
+                "name": str(data.get("tool_name", "")),
+                "input": canonical_json(data["arguments"]) if isinstance(data.get("arguments"), dict) else {},
+            }
+        )
+        last = self.messages[-1] if self.messages else None
+        if self.pending and after_call and last is not None and last["role"] == "assistant":
+            # Several tool_use blocks of one response, recorded one after the other.
+            last["content"].append(block)
+        else:
+            self._close_pending()
+            self.messages.append({"role": "assistant", "content": [block]})
+        self.pending.append(block["id"])
+
+    def tool_result(self, data: dict[str, Any]) -> None:
+        call_id = str(data.get("call_id", ""))
+        if call_id not in self.pending:
+            return  # a result without its call (e.g. cut off by a checkpoint) cannot be shown alone
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": _result_text(data),
+        }
+        if not data.get("success", True):
+            block["is_error"] = True
+        self._result_message().append(self._made(block))
+        self.pending.remove(call_id)
+        if not self.pending:
+            self._flush_buffer()
+
+    def snapshot(self) -> tuple[list[dict[str, Any]], int]:
+        """The finished messages and their characters, leaving this builder open for more events."""
+        twin = _MessageBuilder()
+        twin.messages = [{"role": m["role"], "content": list(m["content"])} for m in self.messages]
+        twin.pending = list(self.pending)
+        twin.buffered = list(self.buffered)
+        twin.characters = self.characters
+        twin.after_call = self.after_call
+        return twin.finish(), twin.characters
+
+    def finish(self) -> list[dict[str, Any]]:
+        self._close_pending()
+        self._flush_buffer()
+        # The first message must come from the user (a checkpoint can start the window mid-turn).
+        while self.messages and self.messages[0]["role"] != "user":
+            dropped = self.messages.pop(0)
+            self.characters -= _content_characters(dropped["content"])
+        return self.messages
+
+    def _made(self, block: dict[str, Any]) -> dict[str, Any]:
+        self.characters += _content_characters([block])
+        return block
+
+    def _result_message(self) -> list[dict[str, Any]]:
+        last = self.messages[-1]
+        if last["role"] == "user" and any(b.get("type") == "tool_result" for b in last["content"]):
+            content: list[dict[str, Any]] = last["content"]
+            return content
+        self.messages.append({"role": "user", "content": []})
+        new_content: list[dict[str, Any]] = self.messages[-1]["content"]
+        return new_content
+
+    def _close_pending(self) -> None:
+        """Answer tool calls whose result never arrived (a crashed turn) so the transcript stays valid."""
+        for call_id in list(self.pending):
+            self.tool_result(
+                {"call_id": call_id, "success": False, "result": {"formatted": INTERRUPTED_CALL_TEXT}}
+            )
+
+    def _flush_buffer(self) -> None:
+        if self.buffered:
+            blocks, self.buffered = self.buffered, []
+            self._append_user_blocks(blocks)
+
+    def _append_user_blocks(self, blocks: list[dict[str, Any]]) -> None:
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last["role"] == "user":
+            last["content"].extend(blocks)
+        else:
+            self.messages.append({"role": "user", "content": list(blocks)})
+
+
+def events_to_messages(events: Iterable[AgentSessionEvent]) -> list[dict[str, Any]]:
+    """Convert context events, in sequence order, to Anthropic messages (content always a block list)."""
+    builder = _MessageBuilder()
+    for event in events:
+        builder.add(event)
+    return builder.finish()
+
+
+def knowledge_text(data: dict[str, Any]) -> str:
+    return f'<knowledge source="{data.get("source", "unknown")}">\n{data.get("data", "")}\n</knowledge>'
+
+
+def checkpoint_text(data: dict[str, Any]) -> str:
+    return f"<checkpoint>\n{data.get('summary', '')}\n</checkpoint>"
+
+
+def artifact_text(data: dict[str, Any]) -> str:
+    """A compact description of an artifact: enough for the model to refer to it, not the full payload."""
+    lines = [str(data.get("title", ""))]
+    payload = data.get("payload") if isinstance(data.get("payload"), dict) else {}
+    for exercise in payload.get("exercises", []) if payload else []:
+        if isinstance(exercise, dict):
+            lines.append(
+                f"{exercise.get('order', '?')}. [{exercise.get('id', '')}] {describe_exercise(exercise)}"
+            )
+    body = "\n".join(line for line in lines if line)
+    return f'<artifact type="{data.get("type", "")}" id="{data.get("artifact_id", "")}">\n{body}\n</artifact>'
+
+
+def describe_exercise(exercise: dict[str, Any]) -> str:
+    """One line such as "Goblet Squat — 3×10 @ 16kg, rest 90s"."""
+    name = exercise.get("exercise_name", "?")
+    kind = exercise.get("exercise_type", "")
+    if kind == "reps":
+        reps = exercise.get("reps") or []
+        loads = exercise.get("load_each") or []
+        reps_text = (
+            "/".join(_number(r) for r in reps) if len(set(reps)) > 1 else _number(reps[0] if reps else "?")
+        )
+        load = f" @ {_number(loads[0])}{exercise.get('load_unit', '')}" if loads else ""
+        sets = exercise.get("sets", len(reps))
+        return f"{name} — {sets}×{reps_text}{load}, rest {_number(exercise.get('rest_sec', '?'))}s"
+    if kind == "hold":
+        holds = exercise.get("hold_sec") or []
+        return f"{name} — {exercise.get('sets', len(holds))}×{_number(holds[0]) if holds else '?'}s hold"
+    if kind == "duration":
+        return f"{name} — {_number(exercise.get('duration_min', '?'))} min"
+    if kind == "intervals":
+        return (
+            f"{name} — {_number(exercise.get('rounds', '?'))} rounds of {_number(exercise.get('work_sec', '?'))}s on / "
+            f"{_number(exercise.get('rest_sec', '?'))}s off"
+        )
+    return str(name)
+
+
+def canonical_json(value: Any) -> Any:
+    """`value` with every object's keys sorted. PostgreSQL's jsonb gives keys back in its own order, SQLite in
+    the order written; sorting makes the replayed tool calls, and so the whole request, the same on both."""
+    if isinstance(value, dict):
+        return {key: canonical_json(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [canonical_json(item) for item in value]
+    return value
+
+
+def _number(value: Any) -> str:
+    """25.0 → "25", 22.5 → "22.5"; anything else as text."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        return f"{value:g}"
+    return str(value)
+
+
+def _result_text(data: dict[str, Any]) -> str:
+    result = data.get("result")
+    if isinstance(result, dict) and isinstance(result.get("formatted"), str):
+        return result["formatted"]
+    text = result if isinstance(result, str) else json.dumps(result, sort_keys=True, default=str)
+    return text[:MAX_RAW_RESULT_CHARS]

@@ -1,0 +1,156 @@
+"""Per-session event channels on django-eventstream: publishing stream frames and who may read them.
+
+Every frame a turn streams on `/agent/stream` is also sent to the channel `session-<uuid>` and stored
+(DjangoModelStorage), so `GET /agent/sessions/<id>/events` can replay what a client missed (Last-Event-ID)
+and then follow the turn live; with EVENTSTREAM_REDIS set, the event reaches subscribers on every daphne
+process. A frame's SSE id is the library's own event id, `session-<uuid>:<n>`, on both endpoints, so a client
+can resume either stream with Last-Event-ID.
+
+`publish_frame` uses the ORM: call it from the turn's worker thread, never from async code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from typing import Any
+
+from django.http import HttpRequest
+from django_eventstream import send_event
+from django_eventstream.channelmanager import ChannelManagerBase
+from django_eventstream.event import Event
+from django_eventstream.storage import DjangoModelStorage
+from django_eventstream.utils import get_storage, make_id
+
+from sessions_app.models import AgentSession
+from trainer_agent.auth import AuthenticatedUser
+
+logger = logging.getLogger(__name__)
+
+CHANNEL_PREFIX = "session-"
+# The SSE event type of stored frames. "message" is what EventSource delivers to `onmessage`.
+FRAME_EVENT_TYPE = "message"
+_CHANNEL = re.compile(
+    rf"^{CHANNEL_PREFIX}([0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}})$"
+)
+_EVENT_ID = re.compile(r"^(?:(?P<channel>[^:,\s]+):)?(?P<number>\d{1,18})$")
+# How long a first subscriber waits for this process's Redis subscription before it starts streaming.
+REDIS_SUBSCRIBE_TIMEOUT_S = 3.0
+
+
+def session_channel(session_id: uuid.UUID) -> str:
+    return f"{CHANNEL_PREFIX}{session_id}"
+
+
+def channel_session_id(channel: str) -> uuid.UUID | None:
+    """The session a channel name belongs to, or None for a name that is not a session channel."""
+    match = _CHANNEL.match(channel)
+    return uuid.UUID(match.group(1)) if match else None
+
+
+def normalize_last_event_id(value: str, *, session_id: uuid.UUID) -> str | None:
+    """`session-<uuid>:<n>` (or a bare `<n>`) for this session's channel; None when the value is not one."""
+    match = _EVENT_ID.match(value.strip())
+    if match is None:
+        return None
+    channel = session_channel(session_id)
+    if match.group("channel") not in (None, channel):
+        return None
+    return f"{channel}:{int(match.group('number'))}"
+
+
+def publish_frame(*, session_id: uuid.UUID, frame: dict[str, Any]) -> str | None:
+    """Store and fan out one stream frame; its SSE id, or None if it could not be stored.
+
+    Never raises: a failing publication must not stop the turn or the live stream.
+    """
+    channel = session_channel(session_id)
+    try:
+        send_event(channel, FRAME_EVENT_TYPE, frame)
+        stored = get_storage()
+        event = stored.last_appended if isinstance(stored, FrameStorage) else None
+        if event is None or event.channel != channel or event.id is None:
+            raise RuntimeError("EVENTSTREAM_STORAGE_CLASS must be trainer_agent.eventstream.FrameStorage")
+        return str(make_id({channel: event.id}))
+    except Exception:
+        logger.exception("eventstream.publish_failed", extra={"session_id": str(session_id)})
+        return None
+
+
+class FrameStorage(DjangoModelStorage):
+    """DjangoModelStorage that remembers the event it appended last and trims old events less often.
+
+    django-eventstream keeps one storage object per thread, so `last_appended` is the event this thread's
+    `send_event` just stored: its id is the frame's SSE id, with no extra query and no race with other
+    writers. The library deletes events older than a day after every append (one more query per frame);
+    here that runs on every TRIM_EVERY-th append of a thread.
+    """
+
+    TRIM_EVERY = 100
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_appended: Event | None = None
+        self._appends = 0
+
+    def append_event(self, channel: str, event_type: str, data: Any) -> Event:
+        self.last_appended = None
+        event: Event = super().append_event(channel, event_type, data)
+        self.last_appended = event
+        return event
+
+    def trim_event_log(self) -> None:
+        self._appends += 1
+        if self._appends % self.TRIM_EVERY == 1:
+            super().trim_event_log()
+
+
+def session_belongs_to(*, session_id: uuid.UUID, user_id: uuid.UUID) -> bool:
+    return AgentSession.objects.filter(pk=session_id, user_id=user_id).exists()
+
+
+class SessionChannelManager(ChannelManagerBase):
+    """One channel per session (from the URL), readable only by the user who owns the session."""
+
+    def get_channels_for_request(self, request: HttpRequest, view_kwargs: dict[str, Any]) -> set[str]:
+        session_id = view_kwargs.get("session_id")
+        return {session_channel(session_id)} if isinstance(session_id, uuid.UUID) else set()
+
+    def can_read_channel(self, user: Any, channel: str) -> bool:
+        session_id = channel_session_id(channel)
+        if session_id is None or not isinstance(user, AuthenticatedUser):
+            return False
+        return session_belongs_to(session_id=session_id, user_id=user.user_id)
+
+    def is_channel_reliable(self, channel: str) -> bool:
+        return True
+
+
+_redis_listener_task: asyncio.Task[None] | None = None
+
+
+async def ensure_cross_process_listener() -> None:
+    """Start this process's Redis subscription (when EVENTSTREAM_REDIS is set) and wait until it is active.
+
+    django-eventstream starts it lazily with the first subscriber and does not wait for it, so events sent
+    in the first moments would be lost to that subscriber; waiting here closes that gap.
+    """
+    global _redis_listener_task
+    from django_eventstream.views import get_listener_manager
+
+    manager = get_listener_manager()
+    redis_listener = manager.redis_listener
+    if redis_listener is None:
+        return
+    with manager.lock:
+        if not manager.redis_listener_started:
+            _redis_listener_task = asyncio.get_running_loop().create_task(manager.start_redis_listener())
+            manager.redis_listener_started = True
+    try:
+        async with asyncio.timeout(REDIS_SUBSCRIBE_TIMEOUT_S):
+            while not redis_listener.pubsub.subscribed:
+                await asyncio.sleep(0.005)
+    except TimeoutError:
+        logger.warning("eventstream.redis_subscribe_slow")

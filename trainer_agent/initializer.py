@@ -1,0 +1,316 @@
+"""The initializer (seed 000 §5): before each turn, choose which user data to append as knowledge.
+
+A cheap model (INITIALIZER_MODEL, `gpt-4o-mini` by default with an OpenAI key) reads the user's message and the
+sources already in context and answers with strict JSON. Without a key the built-in offline selector makes
+the same decision from keywords. Knowledge is append-only: a source already loaded with enough scope is never
+fetched again; a wider range (more days of history) is appended as a new knowledge event.
+Any failure is recorded as an `error` event and the turn goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from django.conf import settings
+
+from datasources_app.sources import (
+    STABLE_PREFIX_SOURCES,
+    SourceError,
+    all_sources,
+    fetch_many,
+    get_source,
+)
+from sessions_app.models import AgentSession, EventType
+from sessions_app.selectors import existing_knowledge_sources
+from trainer_agent.llm.cost import cost_cents
+from trainer_agent.llm.models import get_model
+from trainer_agent.llm.providers import get_structured_provider
+from trainer_agent.sink import EventSink
+
+logger = logging.getLogger(__name__)
+
+Reason = Literal["not_in_context", "expand_range", "refresh_state"]
+REASONS: tuple[str, ...] = ("not_in_context", "expand_range", "refresh_state")
+# Sources whose state changes during a conversation: re-fetching them is a refresh, not a duplicate.
+STATEFUL_SOURCES = frozenset({"current_workout_session", "active_preferences", "scheduled_workouts"})
+
+
+@dataclass
+class KnowledgeSelection:
+    source: str
+    reason: str
+    days_back: int | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {"days_back": self.days_back} if self.days_back else {}
+
+
+@dataclass
+class Selection:
+    reasoning: str
+    append_knowledge: list[KnowledgeSelection] = field(default_factory=list)
+    use_existing: list[str] = field(default_factory=list)
+
+
+def selectable_sources() -> list[str]:
+    """Sources the initializer may append (the stable prefix is always in the user data block)."""
+    return [s.name for s in all_sources() if s.name not in STABLE_PREFIX_SOURCES]
+
+
+def selection_schema() -> dict[str, Any]:
+    """The strict JSON schema of seed 000 §5.3 (every property required, no extras, as strict mode needs)."""
+    return {
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string"},
+            "append_knowledge": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "source": {"type": "string", "enum": selectable_sources()},
+                        "reason": {"type": "string", "enum": list(REASONS)},
+                        "days_back": {"type": ["integer", "null"]},
+                    },
+                    "required": ["source", "reason", "days_back"],
+                    "additionalProperties": False,
+                },
+            },
+            "use_existing": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["reasoning", "append_knowledge", "use_existing"],
+        "additionalProperties": False,
+    }
+
+
+INITIALIZER_PROMPT = """You choose which user data a personal-trainer agent needs before it answers.
+You get the user's message and the data sources already loaded in the conversation (with their parameters).
+Rules:
+- Append only what the request needs and is not already loaded with enough scope. Prefer fewer sources.
+- Workout requests need category_goals, muscle_goals, active_preferences and workout_history (days_back 14).
+- Goal setting needs category_goals and muscle_goals. Preferences need active_preferences.
+- Statistics and progress need workout_history with a wider days_back (30-90) and category_goals.
+- Changing or logging the current workout needs current_workout_session (reason refresh_state).
+- Schedules and plans need scheduled_workouts and workout_plans; milestones need milestone_goals.
+- Small talk needs nothing.
+- If a source is loaded but with too short a range, append it again with reason expand_range and the days_back
+  you need. Use refresh_state for data the conversation may have changed.
+- List the loaded sources you rely on in use_existing.
+Available sources:
+{sources}"""
+
+
+def _sources_catalogue() -> str:
+    return "\n".join(f"- {s.name}: {s.description}" for s in all_sources() if s.name in selectable_sources())
+
+
+# --- offline selector ---------------------------------------------------------------------------------
+
+_WORKOUT = re.compile(
+    r"\b(workout|work out|session|train|training|exercise|routine|wod|lift|circuit|hiit|cardio|stretch|mobility|"
+    r"legs?|chest|back|arms?|shoulders?|glutes?|core|abs|full[- ]body|upper|lower|push|pull|quick|minutes?|min)\b",
+    re.I,
+)
+_GOALS = re.compile(r"\b(goals?|focus|priorit\w*|balance|distribution)\b", re.I)
+_STATS = re.compile(
+    r"\b(stats?|statistics|progress|history|trend\w*|volume|records?|pr|prs|how (many|much|often)|last (week|month)|"
+    r"this (week|month)|improv\w*)\b",
+    re.I,
+)
+_PREFS = re.compile(r"\b(prefer\w*|hate|don'?t like|dislike|avoid|no more|never|love)\b", re.I)
+_CURRENT = re.compile(
+    r"\b(swap|replace|switch|change|adjust|remove|drop|skip|log|logged|did|done|finished|completed|easier|harder|"
+    r"heavier|lighter|instead)\b",
+    re.I,
+)
+_CALENDAR = re.compile(
+    r"\b(schedule\w*|calendar|plan|plans|program|tomorrow|next week|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|weeks?)\b",
+    re.I,
+)
+_MILESTONES = re.compile(r"\b(milestone\w*|target|achieve\w*)\b", re.I)
+_RANGE = re.compile(r"\b(?:last|past)\s+(\d+)?\s*(day|week|month|year)s?\b", re.I)
+
+
+def requested_days(message: str, default: int) -> int:
+    """How far back the user is asking about ("last month" → 30, "past 3 weeks" → 21)."""
+    match = _RANGE.search(message)
+    if not match:
+        return default
+    count = int(match.group(1) or 1)
+    unit = match.group(2).lower()
+    return min(365, count * {"day": 1, "week": 7, "month": 30, "year": 365}[unit])
+
+
+def offline_selection(message: str, existing: list[dict[str, Any]]) -> Selection:
+    """Deterministic keyword selection following seed 000 §5.5's task-to-data mapping."""
+    wanted: dict[str, int | None] = {}
+    if _STATS.search(message):
+        wanted["workout_history"] = requested_days(message, 30)
+        wanted["category_goals"] = None
+    if _WORKOUT.search(message) and not _STATS.search(message):
+        wanted.update({"category_goals": None, "muscle_goals": None, "active_preferences": None})
+        wanted["workout_history"] = max(wanted.get("workout_history") or 0, 14)
+    if _GOALS.search(message):
+        wanted.update({"category_goals": None, "muscle_goals": None})
+    if _PREFS.search(message):
+        wanted["active_preferences"] = None
+    if _CURRENT.search(message):
+        wanted["current_workout_session"] = None
+    if _CALENDAR.search(message):
+        wanted.update({"scheduled_workouts": None, "workout_plans": None})
+    if _MILESTONES.search(message):
+        wanted["milestone_goals"] = None
+    selection = Selection(reasoning="offline keyword selection")
+    for source, days in wanted.items():
+        decision = decide(source, days, existing)
+        if decision is None:
+            selection.use_existing.append(source)
+        else:
+            selection.append_knowledge.append(decision)
+    return selection
+
+
+def decide(source: str, days_back: int | None, existing: list[dict[str, Any]]) -> KnowledgeSelection | None:
+    """Append-only rule: None when the source is already loaded with enough scope."""
+    loaded = [e for e in existing if e.get("source") == source]
+    if not loaded:
+        return KnowledgeSelection(source, "not_in_context", days_back)
+    if source in STATEFUL_SOURCES:
+        return KnowledgeSelection(source, "refresh_state", days_back)
+    if days_back is not None:
+        widest = max(int((e.get("params") or {}).get("days_back") or 0) for e in loaded)
+        if widest < days_back:
+            return KnowledgeSelection(source, "expand_range", days_back)
+    return None
+
+
+# --- running it ---------------------------------------------------------------------------------------
+
+
+def select_with_model(
+    *, model_id: str, message: str, existing: list[dict[str, Any]], sink: EventSink
+) -> Selection:
+    """Ask the initializer model (strict JSON); records its request/response events with usage and cost."""
+    model = get_model(model_id)
+    provider = get_structured_provider(model_id)
+    system = INITIALIZER_PROMPT.format(sources=_sources_catalogue())
+    user = json.dumps({"user_message": message, "loaded_sources": existing}, ensure_ascii=False)
+    sink.record(
+        EventType.LLM_REQUEST,
+        {
+            "model": model_id,
+            "purpose": "initializer",
+            "prompt": user[:2000],
+            "estimated_tokens": (len(system) + len(user)) // 4,
+        },
+    )
+    result = provider.complete_json(
+        model=model_id,
+        system=system,
+        user=user,
+        json_schema=selection_schema(),
+        schema_name="knowledge_selection",
+    )
+    tokens = result.usage.as_event_tokens()
+    sink.record(
+        EventType.LLM_RESPONSE,
+        {
+            "model": model_id,
+            "purpose": "initializer",
+            "raw_response": result.raw,
+            "tokens": tokens,
+            "cost_cents": cost_cents(model, result.usage),
+        },
+        duration_ms=result.duration_ms,
+    )
+    return parse_selection(result.data, existing)
+
+
+def parse_selection(data: Any, existing: list[dict[str, Any]]) -> Selection:
+    """Validate the model's JSON; unknown sources or reasons are an error, duplicates are dropped."""
+    if not isinstance(data, dict) or not isinstance(data.get("append_knowledge"), list):
+        raise ValueError("initializer output is not a selection object")
+    allowed = set(selectable_sources())
+    selection = Selection(
+        reasoning=str(data.get("reasoning", "")), use_existing=list(data.get("use_existing") or [])
+    )
+    for item in data["append_knowledge"]:
+        source = item.get("source") if isinstance(item, dict) else None
+        if source not in allowed:
+            raise ValueError(f"initializer chose an unknown source: {source!r}")
+        reason = item.get("reason")
+        if reason not in REASONS:
+            raise ValueError(f"initializer gave an unknown reason {reason!r} for {source}")
+        days = item.get("days_back")
+        decision = decide(source, int(days) if isinstance(days, int) and days > 0 else None, existing)
+        if decision is not None and all(s.source != source for s in selection.append_knowledge):
+            selection.append_knowledge.append(decision)
+    return selection
+
+
+def initialize_context(
+    *, session: AgentSession, user_id: uuid.UUID, message: str, sink: EventSink
+) -> Selection:
+    """Select, fetch (in parallel) and append knowledge for this turn. Never raises."""
+    existing = existing_knowledge_sources(session=session)
+    model_id = settings.INITIALIZER_MODEL
+    selection: Selection | None = None
+    if model_id != "offline":
+        try:
+            selection = select_with_model(model_id=model_id, message=message, existing=existing, sink=sink)
+        except Exception as exc:
+            sink.record(
+                EventType.ERROR,
+                {
+                    "message": f"initializer failed: {type(exc).__name__}: {exc}",
+                    "context": "context_init",
+                    "stack": None,
+                },
+            )
+    if selection is None:
+        selection = offline_selection(message, existing)
+    append_knowledge(selection=selection, user_id=user_id, sink=sink)
+    return selection
+
+
+def append_knowledge(*, selection: Selection, user_id: uuid.UUID, sink: EventSink) -> None:
+    if not selection.append_knowledge:
+        return
+    started = time.monotonic()
+    requests = [(item.source, item.params()) for item in selection.append_knowledge]
+    results = fetch_many(user_id=user_id, requests=requests)
+    elapsed_ms = int((time.monotonic() - started) * 1000)
+    with sink.batch():
+        for item, result in zip(selection.append_knowledge, results, strict=True):
+            if isinstance(result, SourceError):
+                sink.record(
+                    EventType.ERROR,
+                    {
+                        "message": f"fetching {item.source} failed: {result.error}",
+                        "context": "context_init",
+                        "stack": None,
+                    },
+                )
+                continue
+            sink.record(
+                EventType.KNOWLEDGE,
+                {"source": item.source, "params": item.params(), "reason": item.reason, "data": result.text},
+                duration_ms=elapsed_ms,
+            )
+            sink.emit(
+                {
+                    "type": "knowledge",
+                    "data": {
+                        "source": item.source,
+                        "displayName": get_source(item.source).display_name,
+                        "status": "done",
+                    },
+                }
+            )

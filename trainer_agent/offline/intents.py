@@ -1,0 +1,786 @@
+"""What the user asked for, read from one message with keywords and patterns (the offline coach's ears).
+
+Pure functions over text: no database, no clock. `parse_message` returns one `Intent` whose `kind` says
+what to do and whose fields carry the details found (muscles, duration, style, which exercise, numbers,
+what to avoid). It is tolerant: lower-case, punctuation, plurals and common spellings do not matter, and a
+message that matches nothing is `ambiguous`, so the coach asks instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from datasources_app.catalog import EQUIPMENT
+
+IntentKind = Literal[
+    "workout",
+    "swap",
+    "adjust",
+    "remove",
+    "log",
+    "preference",
+    "stats",
+    "location",
+    "greeting",
+    "thanks",
+    "smalltalk",
+    "affirm",
+    "decline",
+    "ambiguous",
+]
+Style = Literal["strength", "hiit", "cardio", "mobility"]
+Intensity = Literal["easy", "hard"]
+AdjustField = Literal["overall", "sets", "reps", "load", "rest"]
+Direction = Literal["up", "down"]
+
+QUICK_MINUTES = 20
+LONG_MINUTES = 60
+MIN_MINUTES = 10
+MAX_MINUTES = 120
+
+# --- Body areas ------------------------------------------------------------------------------------------------
+LEG_MUSCLES: tuple[str, ...] = ("Quadriceps", "Hamstrings", "Glutes", "Calves")
+# Focus name → the muscles it targets with their weight (1 = main target). Order of the table matters only
+# for display; matching uses FOCUS_PATTERNS below.
+FOCUS_MUSCLES: dict[str, dict[str, float]] = {
+    "full body": {
+        "Quadriceps": 1.0,
+        "Chest": 1.0,
+        "Back": 1.0,
+        "Hamstrings": 0.7,
+        "Glutes": 0.8,
+        "Shoulders": 0.7,
+        "Abs": 0.6,
+        "Biceps": 0.3,
+        "Triceps": 0.3,
+        "Calves": 0.2,
+    },
+    "upper body": {"Chest": 1.0, "Back": 1.0, "Shoulders": 0.8, "Biceps": 0.4, "Triceps": 0.4},
+    "lower body": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4, "Adductors": 0.2},
+    "push": {"Chest": 1.0, "Shoulders": 0.8, "Triceps": 0.6},
+    "pull": {"Back": 1.0, "Biceps": 0.6, "Trapezius": 0.3, "Forearms": 0.2},
+    "legs": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4},
+    "glutes": {"Glutes": 1.0, "Hamstrings": 0.4, "Abductors": 0.3},
+    "quads": {"Quadriceps": 1.0},
+    "hamstrings": {"Hamstrings": 1.0},
+    "calves": {"Calves": 1.0},
+    "chest": {"Chest": 1.0, "Triceps": 0.25, "Shoulders": 0.15},
+    "back": {"Back": 1.0, "Biceps": 0.25, "Trapezius": 0.2},
+    "shoulders": {"Shoulders": 1.0, "Trapezius": 0.25},
+    "arms": {"Biceps": 1.0, "Triceps": 1.0, "Forearms": 0.3},
+    "biceps": {"Biceps": 1.0},
+    "triceps": {"Triceps": 1.0},
+    "forearms": {"Forearms": 1.0},
+    "core": {"Abs": 1.0, "Lower Back": 0.4},
+    "lower back": {"Lower Back": 1.0, "Abs": 0.3},
+    "traps": {"Trapezius": 1.0},
+    "neck": {"Neck": 1.0},
+    "adductors": {"Adductors": 1.0},
+    "abductors": {"Abductors": 1.0},
+}
+FOCUS_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("full body", r"\b(?:full|whole|total)[\s-]*body\b|\bfull[\s-]*bod\b|\beverything\b"),
+    ("upper body", r"\bupper(?:[\s-]*body)?\b"),
+    ("lower back", r"\blower[\s-]*back\b|\blumbar\b"),
+    ("lower body", r"\blower(?:[\s-]*body)?\b(?![\s-]*back)"),
+    ("push", r"\bpush(?:ing)?\b(?![\s-]*ups?\b)"),
+    ("pull", r"\bpull(?:ing)?\b(?![\s-]*ups?\b)"),
+    ("legs", r"\blegs?\b|\bleg[\s-]*day\b"),
+    ("glutes", r"\bglutes?\b|\bbutt\b|\bbooty\b|\bbum\b|\bhips?\b"),
+    ("quads", r"\bquads?\b|\bquadriceps\b|\bthighs?\b"),
+    ("hamstrings", r"\bhamstrings?\b|\bhammies\b"),
+    ("calves", r"\bcal(?:f|ves)\b"),
+    ("chest", r"\bchest\b|\bpecs?\b|\bpectorals?\b"),
+    ("back", r"(?<!lower )(?<!lower-)\bback\b(?![\s-]*(?:again|to|home|soon))|\blats?\b"),
+    ("shoulders", r"\bshoulders?\b|\bdelts?\b|\bdeltoids?\b"),
+    ("arms", r"\barms?\b|\bguns\b"),
+    ("biceps", r"\bbiceps?\b|\bbis\b"),
+    ("triceps", r"\btriceps?\b|\btris\b"),
+    ("forearms", r"\bforearms?\b|\bgrip\b"),
+    ("core", r"\bcore\b|\babs\b|\babdominals?\b|\bsix[\s-]*pack\b|\bstomach\b|\bobliques?\b|\bmidsection\b"),
+    ("traps", r"\btraps?\b|\btrapezius\b"),
+    ("neck", r"\bneck\b"),
+    ("adductors", r"\badductors?\b|\binner thighs?\b"),
+    ("abductors", r"\babductors?\b|\bouter thighs?\b"),
+)
+# Areas that name the whole body rather than particular muscles: not an explicit ask for any one muscle.
+OPEN_FOCUS = frozenset({"full body"})
+
+_STYLE_PATTERNS: tuple[tuple[Style, str], ...] = (
+    (
+        "hiit",
+        r"\bhiit\b|\btabata\b|\bintervals?\b|\bmetcon\b|\bconditioning\b|\bcircuit\b|\bemom\b|\bamrap\b",
+    ),
+    (
+        "cardio",
+        r"\bcardio\b|\brun(?:ning)?\b|\bjog(?:ging)?\b|\bendurance\b|\bcycling\b|\bbike\b|\browing\b|"
+        r"\baerobic\b|\bsweat\b|\bzone[\s-]*2\b",
+    ),
+    (
+        "mobility",
+        r"\bmobility\b|\bstretch(?:es|ing)?\b|\byoga\b|\bflexib\w*|\bloosen\b|\bcool[\s-]*down\b|"
+        r"\bstiff\b|\brecovery (?:session|day|workout)\b|\bactive recovery\b",
+    ),
+    (
+        "strength",
+        r"\bstrength\b|\bstrong\w*\b|\blift(?:ing|s)?\b|\bweights?\b|\bhypertrophy\b|\bmuscle\b|\bbulk\b|"
+        r"\bpower\b|\bheavy\b",
+    ),
+)
+
+# --- Vocabulary -------------------------------------------------------------------------------------------------
+_ORDINALS: dict[str, int] = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "1st": 1,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+    "5th": 5,
+    "6th": 6,
+    "7th": 7,
+    "8th": 8,
+    "9th": 9,
+    "10th": 10,
+}
+_NUMBER_WORDS: dict[str, int] = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+}
+# Words that never name an exercise on their own.
+_STOPWORDS = frozenset(
+    """a an the this that these those it its it's one ones my me i i'm im you your we our to of for with
+    and or but on in at by from please pls can could would will should do did does done make made let lets let's
+    some any something else other another instead today tonight now just really very so too bit little more less
+    fewer lot lots exercise exercises movement movements move moves workout session routine thing stuff
+    swap replace substitute switch change remove drop delete skip take out get rid cut leave lose no not don't
+    dont hate like want need give gimme hard harder easy easier heavy heavier light lighter set sets rep reps
+    weight weights load rest time minute minutes min mins last final number #""".split()  # noqa: SIM905
+)
+_WORD = re.compile(r"[a-z0-9']+")
+
+EQUIPMENT_WORDS: dict[str, str] = {
+    **{display.lower(): slug for slug, display, _ in EQUIPMENT},
+    **{slug.replace("_", " "): slug for slug, _, _ in EQUIPMENT},
+    "dumbbell": "dumbbells",
+    "db": "dumbbells",
+    "dbs": "dumbbells",
+    "barbells": "barbell",
+    "kettlebells": "kettlebell",
+    "kb": "kettlebell",
+    "bands": "resistance_bands",
+    "band": "resistance_bands",
+    "resistance band": "resistance_bands",
+    "bench": "bench",
+    "benches": "bench",
+    "rack": "squat_rack",
+    "squat rack": "squat_rack",
+    "pull-up bar": "pull_up_bar",
+    "pullup bar": "pull_up_bar",
+    "cables": "cable_machine",
+    "cable": "cable_machine",
+    "treadmill": "treadmill",
+    "bike": "stationary_bike",
+    "rower": "rowing_machine",
+    "rope": "jump_rope",
+    "skipping rope": "jump_rope",
+    "box": "plyo_box",
+    "rings": "gymnastic_rings",
+    "trx": "suspension_trainer",
+}
+
+
+# --- Result types ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WorkoutAsk:
+    """A workout request: which areas, how long, what kind, how hard."""
+
+    focus: tuple[str, ...] = ()  # keys of FOCUS_MUSCLES, in the order the user named them
+    duration_min: int | None = None
+    style: Style | None = None
+    intensity: Intensity | None = None
+    bodyweight_only: bool = False
+    quick: bool = False
+    avoid: tuple[str, ...] = ()  # areas the user said to leave out ("full body, no legs")
+
+    @property
+    def is_open(self) -> bool:
+        """No particular muscles asked for (a plain "workout" or "full body")."""
+        return not self.focus or all(name in OPEN_FOCUS for name in self.focus)
+
+    def target_weights(self) -> dict[str, float]:
+        """Muscle → weight for the areas asked for (the larger weight when areas overlap)."""
+        weights: dict[str, float] = {}
+        for name in self.focus or ("full body",):
+            for muscle, weight in FOCUS_MUSCLES[name].items():
+                weights[muscle] = max(weights.get(muscle, 0.0), weight)
+        for name in self.avoid:
+            for muscle, weight in FOCUS_MUSCLES[name].items():
+                if weight >= 0.5:
+                    weights.pop(muscle, None)
+        return weights
+
+    def explicit_muscles(self) -> frozenset[str]:
+        """Muscles the user named as a main target (weight ≥ 0.5 in a non-open area)."""
+        return frozenset(
+            muscle
+            for name in self.focus
+            if name not in OPEN_FOCUS
+            for muscle, weight in FOCUS_MUSCLES[name].items()
+            if weight >= 0.5
+        )
+
+
+@dataclass(frozen=True)
+class ExerciseRef:
+    """Which exercise(s) of the current workout a message points at."""
+
+    orders: tuple[int, ...] = ()  # 1-based positions named ("the 2nd", "exercise 3")
+    last: bool = False
+    words: tuple[str, ...] = ()  # content words that may name an exercise ("squat", "bench")
+    equipment: tuple[str, ...] = ()  # equipment slugs named ("no bench today")
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.orders or self.last or self.words or self.equipment)
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    field: AdjustField
+    direction: Direction | None = None
+    value: float | None = None
+
+
+@dataclass(frozen=True)
+class LoggedSet:
+    """Numbers the user reported for one exercise ("3x8 at 20kg on bench")."""
+
+    words: tuple[str, ...]
+    sets: int | None = None
+    reps: int | None = None
+    load: float | None = None
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class PreferenceAsk:
+    """Something to avoid: exercise phrases and equipment, and for how long."""
+
+    phrases: tuple[str, ...] = ()
+    equipment: tuple[str, ...] = ()
+    expires_in_days: int | None = None  # None = permanent
+    today_only: bool = False
+
+
+@dataclass(frozen=True)
+class Intent:
+    kind: IntentKind
+    text: str
+    workout: WorkoutAsk | None = None
+    ref: ExerciseRef = field(default_factory=ExerciseRef)
+    replacement: str | None = None  # "replace squats with lunges" → "lunges"
+    adjustment: Adjustment | None = None
+    logged: tuple[LoggedSet, ...] = ()
+    skipped: tuple[tuple[str, ...], ...] = ()  # word groups of exercises the user skipped
+    rpe: float | None = None
+    preference: PreferenceAsk | None = None
+    location: str | None = None
+    stats_days: int | None = None
+
+
+# --- Helpers ------------------------------------------------------------------------------------------------------
+def normalise(text: str) -> str:
+    """Lower case, straight apostrophes, single spaces."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00d7", "x").lower()
+    return " ".join(text.split())
+
+
+def singular(word: str) -> str:
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """Singular content words of `text`, in order, without duplicates and stopwords."""
+    words = [singular(word.strip("'")) for word in _WORD.findall(normalise(text))]
+    kept = [
+        word
+        for word in words
+        if word and word not in _STOPWORDS and word not in _ORDINALS and not word.isdigit()
+    ]
+    return tuple(dict.fromkeys(kept))
+
+
+def _has(pattern: str, text: str) -> bool:
+    return re.search(pattern, text) is not None
+
+
+def _number(token: str) -> int | None:
+    if token.isdigit():
+        return int(token)
+    return _NUMBER_WORDS.get(token)
+
+
+_MINUTES = re.compile(
+    r"\b(?:(?P<digits>\d{1,3})\s*-?\s*(?:min(?:ute)?s?|m)\b|(?P<words>"
+    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + r")[\s-]*min(?:ute)?s?\b)"
+)
+
+
+def parse_duration(text: str) -> tuple[int | None, bool]:
+    """Minutes asked for and whether the user said it should be quick."""
+    quick = _has(r"\b(?:quick|short|fast|brief|little|mini|express|in a hurry|no time|busy)\b", text)
+    minutes: int | None = None
+    match = _MINUTES.search(text)
+    if match:
+        minutes = _number(match.group("digits") or match.group("words") or "")
+    elif _has(r"\bhalf(?:\s+an)?\s+hour\b", text):
+        minutes = 30
+    elif match_hours := re.search(r"\b(\d(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b", text):
+        minutes = round(float(match_hours.group(1)) * 60)
+    elif _has(r"\b(?:an|one|1)\s+hour\b|\bhour[\s-]*long\b", text):
+        minutes = 60
+    elif _has(r"\bhour and a half\b|\b90\b", text):
+        minutes = 90
+    if minutes is None:
+        if quick:
+            minutes = QUICK_MINUTES
+        elif _has(r"\blong\b|\bbig\b|\bfull session\b", text):
+            minutes = LONG_MINUTES
+    if minutes is not None:
+        minutes = max(MIN_MINUTES, min(MAX_MINUTES, minutes))
+    return minutes, quick
+
+
+def parse_focus(text: str) -> tuple[str, ...]:
+    """Areas named in `text`, in the order they appear."""
+    found: list[tuple[int, str]] = []
+    for name, pattern in FOCUS_PATTERNS:
+        match = re.search(pattern, text)
+        if match:
+            found.append((match.start(), name))
+    names = [name for _, name in sorted(found)]
+    if "lower back" in names and "lower body" in names:
+        names.remove("lower body")
+    if "legs" in names and "lower body" in names:
+        names.remove("lower body")
+    return tuple(dict.fromkeys(names))
+
+
+def parse_style(text: str) -> Style | None:
+    for style, pattern in _STYLE_PATTERNS:
+        if _has(pattern, text):
+            return style
+    return None
+
+
+def parse_intensity(text: str) -> Intensity | None:
+    if _has(r"\b(?:easy|easier|light|gentle|relaxed|low[\s-]*intensity|deload|tired|sore)\b", text):
+        return "easy"
+    if _has(r"\b(?:hard|harder|intense|tough|brutal|killer|challenging|heavy|beast|crush)\b", text):
+        return "hard"
+    return None
+
+
+def parse_equipment(text: str) -> tuple[str, ...]:
+    """Equipment slugs named in `text` (longest names first, so "squat rack" beats "rack")."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for phrase in sorted(EQUIPMENT_WORDS, key=len, reverse=True):
+        for match in re.finditer(rf"\b{re.escape(phrase)}s?\b", text):
+            span = (match.start(), match.end())
+            if any(start < span[1] and span[0] < end for start, end in taken):
+                continue
+            taken.append(span)
+            found.append((match.start(), EQUIPMENT_WORDS[phrase]))
+    return tuple(dict.fromkeys(slug for _, slug in sorted(found)))
+
+
+def parse_ref(text: str) -> ExerciseRef:
+    orders: list[int] = []
+    for word, number in _ORDINALS.items():
+        if _has(rf"\b{word}\b", text):
+            orders.append(number)
+    for match in re.finditer(r"(?:exercise|number|no\.?|#|ex)\s*#?\s*(\d{1,2})\b", text):
+        orders.append(int(match.group(1)))
+    last = _has(r"\b(?:last|final)\b(?!\s+(?:week|month|time|session|workout|year|night))", text)
+    equipment = parse_equipment(text)
+    return ExerciseRef(
+        orders=tuple(dict.fromkeys(orders)),
+        last=last,
+        words=content_words(text),
+        equipment=equipment,
+    )
+
+
+# --- Intent patterns ------------------------------------------------------------------------------------------
+_WORKOUT_NOUN = (
+    r"(?:workout|work[\s-]*out|session|routine|wod|training|exercises|circuit|program(?:me)?|plan)"
+)
+_CREATE = (
+    rf"\b(?:give|gimme|make|create|build|generate|design|plan|write|want|need|like|get|do|suggest|"
+    rf"recommend|have|up for|ready for|show|send|got)\b.*\b(?:a|an|another|new|some|quick|short|today'?s|\d+[\s-]*min\w*)\b"
+    rf"[\w\s,&'-]{{0,40}}\b{_WORKOUT_NOUN}\b"
+    rf"|\b(?:leg|arm|chest|back|push|pull|upper|lower|shoulder|core|cardio|hiit)[\s-]*day\b"
+    rf"|\blet'?s (?:train|work[\s-]*out|go|lift|do (?:it|this|some))\b"
+    rf"|\b(?:train|hit|work|smash|blast)\b\s+(?:my\s+|the\s+)?\w+"
+    rf"|^\s*(?:a\s+)?{_WORKOUT_NOUN}\s*(?:please|pls)?[.!]*\s*$"
+)
+_LOG = (
+    r"\b(?:i did it|did it|i(?:'ve| have)? (?:just )?(?:did|done|finished|completed|crushed|nailed)|"
+    r"just (?:did|finished|completed)|all done|done with (?:it|the|my|this)|finished|completed|"
+    r"log (?:it|this|that|my|the|everything|today)|log\b|logged|i skipped|skipped)\b"
+    r"|^\s*done\b"
+)
+_SWAP = (
+    r"\b(?:swap|replace|substitute|sub out|switch out|exchange|trade)\b|\bswitch (?:the|it|that|this)\b"
+    r"|\bsomething else\b|\bsomething different\b|\ban? alternative\b|\binstead\b"
+    r"|\bcan'?t do\b|\bcannot do\b|\bunable to do\b|\bdon'?t want to do\b|\bnot feeling\b"
+    r"|\bno \w+(?: \w+)? today\b|\b(?:is|are) taken\b|\b(?:is|are) busy\b"
+)
+_REMOVE = r"\b(?:remove|drop|delete|take out|get rid of|cut|leave out|lose|scrap|ditch|skip)\b"
+_ADJUST_PATTERNS: tuple[tuple[str, Adjustment], ...] = (
+    (
+        r"\b(?:fewer|less|reduce the|lower the|drop a|drop one|remove a|one less|cut a)\s*sets?\b",
+        Adjustment("sets", "down"),
+    ),
+    (r"\b(?:more|add(?: a| an| one)?|extra|another|increase the)\s*sets?\b", Adjustment("sets", "up")),
+    (r"\b(?:fewer|less|lower|reduce the)\s*reps?\b", Adjustment("reps", "down")),
+    (r"\b(?:more|higher|increase the|extra)\s*reps?\b", Adjustment("reps", "up")),
+    (
+        r"\b(?:lighter|less weight|too heavy|reduce the (?:weight|load)|lower the (?:weight|load)|"
+        r"drop the (?:weight|load))\b",
+        Adjustment("load", "down"),
+    ),
+    (
+        r"\b(?:heavier|more weight|too light|increase the (?:weight|load)|add weight|up the (?:weight|load))\b",
+        Adjustment("load", "up"),
+    ),
+    (r"\b(?:more|longer) rest\b|\brest longer\b", Adjustment("rest", "up")),
+    (r"\b(?:less|shorter) rest\b|\brest less\b", Adjustment("rest", "down")),
+    (
+        r"\b(?:easier|too hard|too difficult|tone it down|scale (?:it |this )?(?:down|back)|go easy|"
+        r"less intense|dial (?:it )?back|struggling)\b",
+        Adjustment("overall", "down"),
+    ),
+    (
+        r"\b(?:harder|too easy|more intense|more challenging|step it up|scale (?:it |this )?up|"
+        r"tougher|crank it up|not challenging)\b",
+        Adjustment("overall", "up"),
+    ),
+)
+_ADJUST_VALUE = re.compile(
+    r"\b(?:change|set|make|put|do|switch)\s+(?:the\s+)?(?P<field>reps?|sets?|rest|weight|load)\s+"
+    r"(?:of|for|on|in)\s+(?P<target>.+?)\s+to\s+(?P<value>\d+(?:\.\d+)?)"
+    r"|\b(?P<target2>(?:exercise|number|#)\s*\d+|the \w+ (?:one|exercise))\s+(?:to\s+)?"
+    r"(?P<value2>\d+(?:\.\d+)?)\s+(?P<field2>reps?|sets?)\b"
+    r"|\b(?:make it|change it to|do)\s+(?P<value3>\d+(?:\.\d+)?)\s+(?P<field3>reps?|sets?)\b"
+)
+_PREFERENCE = (
+    r"\b(?:i hate|i really hate|i don'?t like|i do not like|i dislike|i can'?t stand|not a fan of|"
+    r"i'?m not a fan of|no more|never (?:give me|again|do|want)|please no|avoid|keep (?:out|away)|"
+    r"i don'?t have (?:a |an |any )?|i do not have (?:a |an |any )?|i don'?t own|without (?:a |an |any )?|"
+    r"my \w+ is broken|i'?m sick of|i'?m tired of|hate)\b"
+    r"|\bno \w+(?:[\s-]\w+)? (?:this|for|until|anymore|any more|please|ever)\b"
+)
+_STATS = (
+    r"\bhow am i doing\b|\bhow (?:have|'?ve) i been doing\b|\bhow did i do\b|\bprogress\w*\b|\bstats?\b|"
+    r"\bstatistics\b|\bhow many (?:workouts|sessions|times|sets)\b|\bhow often\b|\bhistory\b|\btrends?\b|"
+    r"\bpersonal (?:best|record)s?\b|\bprs?\b|\bconsisten\w+\b|\bvolume\b|\bimprov\w+\b|\bsummary\b|"
+    r"\bwhat did i do\b|\bhow much have i\b|\brecap\b"
+)
+_GREETING = (
+    r"^(?:hi|hello|hey|heya|hiya|yo|howdy|hola|good (?:morning|afternoon|evening)|morning|sup|what'?s up)\b"
+)
+_THANKS = (
+    r"\b(?:thanks|thank you|thx|ty|cheers|appreciate(?: it)?|great|awesome|perfect|nice|cool|love it|"
+    r"brilliant|amazing|sweet|excellent|looks good|great job)\b"
+)
+_SMALLTALK = (
+    r"\bhow are you\b|\bwho are you\b|\bwhat (?:can|do) you do\b|\bwhat are you\b|\bare you (?:a )?(?:bot|ai|"
+    r"human|real)\b|\bwhat'?s your name\b|\bhow does this work\b"
+)
+_AFFIRM = (
+    r"^(?:yes|yeah|yep|yup|sure|ok|okay|please|go ahead|do it|sounds good|let'?s do it|let'?s go|why not|"
+    r"absolutely|definitely|y)\b"
+)
+_DECLINE = r"^(?:no|nope|nah|not now|never ?mind|no thanks|maybe later|later|cancel|stop)\b"
+_AMBIGUOUS = (
+    r"^\s*(?:help|help me|\?+|what should i do|what now|train\??|workout\??|exercise\??|gym\??|"
+    r"what do you (?:suggest|recommend)|any ideas|ideas|suggestions?|i'?m bored|what'?s next)\s*[?!.]*\s*$"
+)
+_LOGGED_SET = re.compile(
+    r"(?P<sets>\d{1,2})\s*(?:x|sets? of)\s*(?P<reps>\d{1,3})(?:\s*reps?)?"
+    r"(?:\s*(?:@|at|with|of)\s*(?P<load>\d{1,4}(?:\.\d+)?)\s*(?P<unit>kgs?|kilos?|lbs?|pounds?)?)?"
+    r"(?:\s*(?:on|of|for|in)\s+(?:the\s+)?(?P<name>[a-z][a-z' -]*?))?(?=\s*(?:[,.;!]|\band\b|\bthen\b|$))"
+)
+_SKIPPED = re.compile(r"\bskipped\s+(?:the\s+)?(?P<name>[a-z][a-z' -]*?)(?=\s*(?:[,.;!]|\band\b|\bbut\b|$))")
+
+
+def _location_named(text: str, known_locations: Sequence[str]) -> str | None:
+    """A known location the user says they are at or want to switch to."""
+    for name in sorted(known_locations, key=len, reverse=True):
+        key = re.escape(normalise(name))
+        if key and _has(
+            rf"\b(?:at|in|to|from|for)\s+(?:the\s+|my\s+)?{key}\b|\b{key}\s+(?:today|tonight|now|workout|session)\b"
+            rf"|^\s*(?:the\s+)?{key}\s*[.!]*\s*$",
+            text,
+        ):
+            return name
+    return None
+
+
+def _adjustment(text: str) -> tuple[Adjustment | None, ExerciseRef | None]:
+    match = _ADJUST_VALUE.search(text)
+    if match:
+        groups = match.groupdict()
+        field_word = groups["field"] or groups["field2"] or groups["field3"] or ""
+        value = float(groups["value"] or groups["value2"] or groups["value3"] or 0)
+        target = groups["target"] or groups["target2"] or ""
+        field_name: AdjustField = {
+            "rep": "reps",
+            "reps": "reps",
+            "set": "sets",
+            "sets": "sets",
+            "rest": "rest",
+            "weight": "load",
+            "load": "load",
+        }[field_word]  # type: ignore[assignment]
+        return Adjustment(field_name, None, value), parse_ref(target) if target else None
+    for pattern, adjustment in _ADJUST_PATTERNS:
+        if _has(pattern, text):
+            return adjustment, None
+    return None, None
+
+
+def _clean_phrase(phrase: str) -> str:
+    phrase = re.sub(r"^(?:doing|to do|any|the|a|an|all|more|those|these|with)\s+", "", phrase.strip())
+    phrase = re.sub(
+        r"\s+(?:this week|this month|today|anymore|any more|please|ever|again|for now|for a while|"
+        r"for \w+ (?:days?|weeks?|months?)|until \w+|at all|in my workouts?|in workouts?)$",
+        "",
+        phrase,
+    )
+    return phrase.strip(" .,!?'\"")
+
+
+def parse_preference(text: str) -> PreferenceAsk:
+    """What to avoid and for how long, from a preference message."""
+    phrases: list[str] = []
+    for match in re.finditer(
+        r"(?:hate|don'?t like|do not like|dislike|can'?t stand|not a fan of|no more|never (?:give me|do|want)|"
+        r"please no|avoid|sick of|tired of|don'?t have|do not have|don'?t own|without|no)\s+"
+        r"(?P<what>[a-z][a-z0-9' -]*?)(?=\s*(?:[,.;!?]|\band\b|\bbut\b|\bbecause\b|\bsince\b|$))",
+        text,
+    ):
+        phrase = _clean_phrase(match.group("what"))
+        if phrase and phrase not in ("it", "that", "this", "them", "those"):
+            phrases.append(phrase)
+    equipment = parse_equipment(" ".join(phrases))
+    equipment_words = {word for word, slug in EQUIPMENT_WORDS.items() if slug in equipment}
+    exercise_phrases = tuple(
+        phrase
+        for phrase in dict.fromkeys(phrases)
+        if phrase not in equipment_words
+        and singular(phrase) not in {singular(word) for word in equipment_words}
+    )
+    expires: int | None = None
+    today_only = _has(r"\btoday\b|\btonight\b|\bthis session\b|\bright now\b", text)
+    if weeks := re.search(r"\bfor (\d+|a|one|two|three|four) weeks?\b", text):
+        expires = 7 * (_number(weeks.group(1)) or 1)
+    elif days := re.search(r"\bfor (\d+|a|one|two|three|four|five|six|seven|ten) days?\b", text):
+        expires = _number(days.group(1)) or 1
+    elif _has(r"\bthis week\b|\bfor a week\b|\bfor now\b|\buntil (?:monday|next week)\b", text):
+        expires = 7
+    elif _has(r"\bthis month\b|\bfor a month\b", text):
+        expires = 30
+    elif _has(r"\bfor a while\b|\bfor (?:a )?(?:couple|few) (?:of )?weeks\b", text):
+        expires = 14
+    return PreferenceAsk(
+        phrases=exercise_phrases,
+        equipment=equipment,
+        expires_in_days=None if today_only else expires,
+        today_only=today_only,
+    )
+
+
+def _logged_sets(text: str) -> tuple[LoggedSet, ...]:
+    found = []
+    for match in _LOGGED_SET.finditer(text):
+        unit = match.group("unit") or None
+        found.append(
+            LoggedSet(
+                words=content_words(match.group("name") or ""),
+                sets=int(match.group("sets")),
+                reps=int(match.group("reps")),
+                load=float(match.group("load")) if match.group("load") else None,
+                unit=("lb" if unit.startswith(("lb", "pound")) else "kg") if unit else None,
+            )
+        )
+    return tuple(found)
+
+
+def _stats_days(text: str) -> int:
+    if _has(r"\b(?:this|last|past) week\b|\bweekly\b", text):
+        return 7
+    if match := re.search(r"\b(?:last|past) (\d+) (day|week|month)s?\b", text):
+        return int(match.group(1)) * {"day": 1, "week": 7, "month": 30}[match.group(2)]
+    if _has(r"\b(?:this|last|past) year\b|\bannual\b|\ball[\s-]*time\b|\bever\b", text):
+        return 365
+    if _has(r"\b(?:3|three) months\b|\bquarter\b", text):
+        return 90
+    return 30
+
+
+def workout_ask(text: str) -> WorkoutAsk:
+    minutes, quick = parse_duration(text)
+    style = parse_style(text)
+    avoided = re.findall(
+        r"\b(?:no|without|skip(?:ping)?|except|not|avoid(?:ing)?|minus|but not)\s+(?:any\s+|the\s+|my\s+)?"
+        r"([a-z][a-z -]{1,20}?)(?=\s*(?:[,.;!?]|\band\b|\bbut\b|\btoday\b|\bplease\b|$))",
+        text,
+    )
+    avoid = tuple(dict.fromkeys(name for phrase in avoided for name in parse_focus(phrase)))
+    focus = tuple(name for name in parse_focus(text) if name not in avoid)
+    bodyweight = _has(
+        r"\bno[\s-]*equipment\b|\bbody[\s-]*weight\b|\bwithout (?:any )?(?:equipment|weights)\b|"
+        r"\bno weights\b|\bhotel\b|\btravel(?:l?ing)?\b|\bnothing but\b|\bequipment[\s-]*free\b",
+        text,
+    )
+    return WorkoutAsk(
+        focus=focus,
+        duration_min=minutes,
+        style=style,
+        intensity=parse_intensity(text),
+        bodyweight_only=bodyweight,
+        quick=quick,
+        avoid=avoid,
+    )
+
+
+def _looks_like_workout_request(text: str, ask: WorkoutAsk) -> bool:
+    if _has(_CREATE, text):
+        return True
+    if ask.focus or ask.style or ask.duration_min:
+        return True
+    if (ask.intensity or ask.bodyweight_only) and _has(r"\b(?:something|anything|give|want|need)\b", text):
+        return True
+    return _has(rf"\b{_WORKOUT_NOUN}\b", text) and not _has(
+        r"\b(?:the|this|that|my current)\s+workout\b", text
+    )
+
+
+def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")) -> Intent:
+    """Classify one user message. The first matching rule wins; see the module docstring."""
+    raw = text
+    text = normalise(text)
+    if not text:
+        return Intent("ambiguous", raw)
+    location = _location_named(text, known_locations)
+    ask = workout_ask(text)
+    creating = _has(_CREATE, text)
+
+    if _has(_AMBIGUOUS, text):
+        return Intent("ambiguous", raw, location=location)
+
+    if _has(_LOG, text) and not creating and not _has(r"\b(?:should|can|could|will) i\b|\?$", text):
+        skipped = tuple(
+            content_words(match.group("name")) for match in _SKIPPED.finditer(text) if match.group("name")
+        )
+        rpe = re.search(r"\brpe\s*(?:of\s*)?(\d+(?:\.\d)?)\b", text)
+        return Intent(
+            "log",
+            raw,
+            logged=_logged_sets(text),
+            skipped=tuple(words for words in skipped if words),
+            rpe=float(rpe.group(1)) if rpe else None,
+        )
+    if _LOGGED_SET.search(text) and _has(r"\b(?:i|did|done|got|managed|hit)\b", text) and not creating:
+        return Intent("log", raw, logged=_logged_sets(text))
+
+    if _has(_SWAP, text) and not creating:
+        replacement = None
+        if match := re.search(
+            r"\b(?:with|for|by)\s+(?:a |an |some |the )?(?P<what>[a-z][a-z' -]+?)\s*[.!?]*$", text
+        ):
+            what = _clean_phrase(match.group("what"))
+            if what and not re.search(r"\b(?:something|anything|else|different|alternative|other)\b", what):
+                replacement = what
+        ref_text = re.split(r"\b(?:with|for)\b", text, maxsplit=1)[0] if replacement else text
+        preference = parse_preference(text) if _has(r"\bno \w+", text) else None
+        return Intent("swap", raw, ref=parse_ref(ref_text), replacement=replacement, preference=preference)
+
+    if _has(_REMOVE, text) and not creating and not _has(_PREFERENCE, text):
+        return Intent("remove", raw, ref=parse_ref(text))
+
+    adjustment, adjust_ref = _adjustment(text)
+    if adjustment is not None and not (creating and adjustment.field == "overall"):
+        return Intent("adjust", raw, ref=adjust_ref or parse_ref(text), adjustment=adjustment)
+
+    if _has(_PREFERENCE, text) and not creating:
+        preference = parse_preference(text)
+        if preference.phrases or preference.equipment:
+            return Intent("preference", raw, preference=preference)
+
+    if _has(_STATS, text) and not creating:
+        return Intent("stats", raw, stats_days=_stats_days(text))
+
+    if _looks_like_workout_request(text, ask):
+        return Intent("workout", raw, workout=ask, location=location)
+
+    if location is not None:
+        return Intent("location", raw, location=location)
+    if _has(_SMALLTALK, text):
+        return Intent("smalltalk", raw)
+    if _has(_GREETING, text):
+        return Intent("greeting", raw)
+    if _has(_THANKS, text):
+        return Intent("thanks", raw)
+    if _has(_AFFIRM, text):
+        return Intent("affirm", raw)
+    if _has(_DECLINE, text):
+        return Intent("decline", raw)
+    return Intent("ambiguous", raw, location=location)
+
+
+def matches_any(words: Iterable[str], names: Iterable[str]) -> bool:
+    """Whether any of `words` appears as a (singular) word of any of `names`."""
+    wanted = {singular(word) for word in words}
+    return any(wanted & set(content_words(name)) for name in names)

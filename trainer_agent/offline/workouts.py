@@ -1,0 +1,1897 @@
+"""The offline coach's workout composer: catalogue exercises → a workout that passes generate_workout.
+
+`load_facts` reads once what a coach must know about the user (units, the current location's equipment
+and weights, injuries, preferences, muscles still recovering, distribution debt, recent loads) plus the
+exercise catalogue. `compose_workout` turns a `WorkoutAsk` and those facts into a workout dict in the
+canonical schema, and writes down the adaptations it made so the coach can tell the user.
+
+The rules follow the system prompt's priorities. Preferences (names, words, equipment) and injuries rule
+exercises out. The request picks the body areas; each area has a coach's template of slots ("a compound
+quad lift", "a horizontal pull", "a core exercise"), filled in order. Muscles trained hard in the last
+48 h (large) or 24 h (small) are left out unless the user named them, in which case the volume is
+lighter; for an open request the slots of under-trained muscles come first. Within a slot, candidates are
+scored (staple lifts, equipment that loads well, fit to the slot's muscles, level, familiarity) and ties
+go to the slug, so the same facts always give the same workout.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from datasources_app import distribution, selectors
+from datasources_app.catalog import BODYWEIGHT, exercise_name_key
+from datasources_app.models import Exercise, Preference
+from datasources_app.stats import convert_weight
+from tools_app.workout_schema import Workout
+from tools_app.workout_tools import estimate_duration_min
+from tools_app.workout_validation import validate_workout
+from trainer_agent.offline.intents import (
+    LEG_MUSCLES,
+    Adjustment,
+    PreferenceAsk,
+    Style,
+    WorkoutAsk,
+    parse_preference,
+    singular,
+)
+
+
+def _split(text: str) -> list[str]:
+    """The words of a whitespace-separated list (keeps long vocabularies readable)."""
+    return text.split()
+
+
+LARGE_MUSCLES = frozenset({"Chest", "Back", "Quadriceps", "Hamstrings", "Glutes"})
+SMALL_WORK_MUSCLES = frozenset({"Abs", "Lower Back", "Forearms", "Neck", "Calves", "Abductors", "Adductors"})
+RECOVERY_HOURS_LARGE = 48
+RECOVERY_HOURS_SMALL = 24
+HARD_SHARE = distribution.HARD_SHARE
+HISTORY_DAYS = 120
+MAX_EXERCISES = 7
+DEFAULT_MINUTES: dict[str, int] = {"strength": 45, "hiit": 20, "cardio": 30, "mobility": 20}
+DEFAULT_BODY_WEIGHT_KG = 75.0
+
+MUSCLE_WORDS: dict[str, str] = {
+    "Quadriceps": "quads",
+    "Abs": "core",
+    "Trapezius": "traps",
+    "Abductors": "outer hips",
+    "Adductors": "inner thighs",
+    "Lower Back": "lower back",
+}
+
+# Equipment that carries a numeric load, in the order used to pick the one the load refers to.
+LOADED_EQUIPMENT: tuple[str, ...] = tuple(
+    _split(
+        "barbell trap_bar ez_bar smith_machine dumbbells kettlebell cable_machine leg_press_machine "
+        "hack_squat_machine leg_extension_machine leg_curl_machine calf_raise_machine chest_press_machine "
+        "pec_deck shoulder_press_machine seated_row_machine arm_curl_machine triceps_machine ab_crunch_machine "
+        "hip_abduction_machine hip_adduction_machine weight_plates medicine_ball"
+    )
+)
+HEAVY_BARS = frozenset({"barbell", "trap_bar", "smith_machine"})
+# Exercises done with body weight on a bar, bench or station: their equipment holds no load.
+_UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
+# Barbell-equivalent → load on this implement (per hand for dumbbells).
+_IMPLEMENT_FACTOR = {"barbell": 1.0, "trap_bar": 1.3, "ez_bar": 0.9, "smith_machine": 0.9, "dumbbells": 0.4}
+_IMPLEMENT_FACTOR |= {"kettlebell": 0.3, "cable_machine": 0.8, "leg_press_machine": 2.0}
+_IMPLEMENT_FACTOR |= {"hack_squat_machine": 1.2}
+_FIXED_LOAD_KG = {"weight_plates": 10.0, "medicine_ball": 6.0}
+# Barbell-equivalent load as a fraction of body weight for an intermediate lifter, by primary muscle.
+_COMPOUND_RATIO = {"Quadriceps": 1.0, "Hamstrings": 1.0, "Glutes": 1.0, "Lower Back": 1.2, "Chest": 0.75}
+_COMPOUND_RATIO |= {"Back": 0.65, "Shoulders": 0.45, "Triceps": 0.6, "Trapezius": 0.8, "Biceps": 0.35}
+_ISOLATION_RATIO = {"Quadriceps": 0.4, "Hamstrings": 0.35, "Glutes": 0.3, "Calves": 0.8, "Chest": 0.25}
+_ISOLATION_RATIO |= {"Back": 0.3, "Shoulders": 0.13, "Biceps": 0.3, "Triceps": 0.3, "Trapezius": 0.7}
+_ISOLATION_RATIO |= {"Abs": 0.2, "Forearms": 0.2, "Abductors": 0.4, "Adductors": 0.4, "Neck": 0.05}
+_LEVEL_FACTOR = {"beginner": 0.6, "intermediate": 1.0, "advanced": 1.3}
+_SEX_FACTOR = {"male": 1.0, "female": 0.65}
+_LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
+_EQUIPMENT_BONUS = {"barbell": 0.2, "dumbbells": 0.18, "kettlebell": 0.12, "cable_machine": 0.1}
+_EQUIPMENT_BONUS |= {"trap_bar": 0.1, "ez_bar": 0.1, "resistance_bands": 0.03, "bench": 0.0}
+_EQUIPMENT_BONUS |= {"pull_up_bar": 0.1}
+_HIIT_EQUIPMENT = frozenset(
+    _split(
+        "kettlebell dumbbells medicine_ball battle_ropes jump_rope plyo_box resistance_bands rowing_machine "
+        "stationary_bike sled"
+    )
+)
+_STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic", "strongman"})
+_MOBILITY_CATEGORIES = frozenset({"mobility", "stretching"})
+_UNILATERAL = re.compile(r"single|one-arm|alternating|split|lunge|step-up|side-|copenhagen|kickback|windmill")
+_LOW_REP_BODYWEIGHT = re.compile(r"pull-up|chin-up|dip|nordic|inverted-row|hanging")
+# Movement patterns, from a name's words: two exercises of one pattern for one muscle are redundant.
+_PATTERNS = {word: word for word in _split("row press curl squat raise fly extension deadlift lunge crunch")}
+_PATTERNS |= {"pulldown": "vertical pull", "pull": "vertical pull", "chin": "vertical pull"}
+_PATTERNS |= {"bridge": "bridge", "thrust": "bridge", "pushdown": "extension", "dip": "dip"}
+_PATTERNS |= {"shrug": "shrug", "swing": "swing", "plank": "plank"}
+_STEM_OVERRIDES = {
+    "running": "run",
+    "jogging": "jog",
+    "cycling": "bike",
+    "biking": "bike",
+    "rowing": "rowing",
+}
+_GENERIC_NAME_WORDS = frozenset(
+    _split(
+        "dumbbell barbell kettlebell cable machine band banded smith lever bodyweight weighted seated standing lying"
+    )
+)
+# The lifts a coach reaches for first; everything else is a variation.
+STAPLES = frozenset(
+    _split(
+        """barbell-back-squat goblet-squat dumbbell-squat leg-press barbell-bench-press dumbbell-bench-press
+        incline-dumbbell-press push-up pull-up chin-up lat-pulldown barbell-row one-arm-dumbbell-row
+        bent-over-dumbbell-row seated-cable-row romanian-deadlift dumbbell-romanian-deadlift deadlift hip-thrust
+        overhead-press dumbbell-shoulder-press seated-dumbbell-shoulder-press dumbbell-lateral-raise barbell-curl
+        dumbbell-curl hammer-curl cable-triceps-pushdown rope-triceps-pushdown overhead-dumbbell-triceps-extension
+        plank side-plank dead-bug bird-dog lying-leg-curl leg-extension glute-bridge face-pull dumbbell-fly
+        cable-crossover close-grip-barbell-bench-press triceps-dip chest-dip walking-lunge bulgarian-split-squat
+        dumbbell-calf-raise machine-standing-calf-raise kettlebell-swing hanging-leg-raise russian-twist
+        cable-crunch ab-wheel-rollout bicycle-crunch dumbbell-shrug barbell-shrug reverse-crunch mountain-climber
+        bodyweight-squat band-pull-apart dumbbell-reverse-fly chest-supported-dumbbell-row single-leg-glute-bridge
+        outdoor-run rowing-machine stationary-bike treadmill-run jump-rope high-knees world-s-greatest-stretch
+        inchworm cat-cow-stretch standing-hip-circles arm-circles hamstring-stretch figure-four-stretch
+        child-s-pose kneeling-hip-flexor-stretch"""
+    )
+)
+
+
+# --- Slots: a coach's template for each body area -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Slot:
+    """One place in a workout: which muscles lead, and optionally the kind of movement."""
+
+    muscles: tuple[str, ...]
+    mechanic: str | None = None  # "compound" | "isolation"
+    force: str | None = None  # "push" | "pull"
+    light: bool = False  # no heavy bars (core and small-muscle work)
+    conditioning: bool = False  # HIIT: a cardio or plyometric move, any muscle
+    hold: bool = False  # an isometric hold (plank-type)
+
+
+def _slots(spec: str) -> tuple[Slot, ...]:
+    """Parse 'Quadriceps:compound, Chest:compound:push, Abs::light, Glutes/Hamstrings' into slots."""
+    slots = []
+    for item in spec.split(","):
+        parts = [part.strip() for part in item.strip().split(":")]
+        muscles = tuple(part for part in parts[0].split("/") if part)
+        mechanic = parts[1] if len(parts) > 1 and parts[1] in ("compound", "isolation") else None
+        force = parts[2] if len(parts) > 2 and parts[2] in ("push", "pull") else None
+        flags = set(parts[1:])
+        slots.append(
+            Slot(muscles, mechanic, force, "light" in flags, "conditioning" in flags, "hold" in flags)
+        )
+    return tuple(slots)
+
+
+AREA_SLOTS: dict[str, tuple[Slot, ...]] = {
+    name: _slots(spec)
+    for name, spec in {
+        "full body": "Quadriceps:compound, Chest:compound:push, Back:compound:pull, "
+        "Hamstrings/Glutes, Shoulders:compound:push, Abs::light",
+        "upper body": "Chest:compound:push, Back:compound:pull, Shoulders:compound:push, Back:compound:pull, "
+        "Biceps:isolation, Triceps:isolation",
+        "lower body": "Quadriceps:compound, Hamstrings/Glutes:compound, Glutes, Hamstrings:isolation, "
+        "Quadriceps:isolation, Calves",
+        "legs": "Quadriceps:compound, Hamstrings/Glutes:compound, Glutes, Hamstrings:isolation, "
+        "Quadriceps:isolation, Calves",
+        "push": "Chest:compound:push, Shoulders:compound:push, Chest:compound:push, Triceps:isolation, "
+        "Shoulders:isolation:push, Chest:isolation",
+        "pull": "Back:compound:pull, Back:compound:pull, Shoulders:isolation:pull, Biceps:isolation, "
+        "Trapezius, Biceps:isolation",
+        "chest": "Chest:compound, Chest:compound, Chest:isolation, Chest, Triceps:isolation, Chest",
+        "back": "Back:compound:pull, Back:compound:pull, Back, Shoulders:isolation:pull, Biceps:isolation, "
+        "Lower Back::light",
+        "shoulders": "Shoulders:compound:push, Shoulders:isolation:push, Shoulders:isolation:pull, Trapezius, "
+        "Shoulders",
+        "arms": "Triceps:compound, Biceps:isolation, Triceps:isolation, Biceps:isolation, Triceps",
+        "biceps": "Biceps, Biceps, Biceps, Forearms",
+        "triceps": "Triceps:compound, Triceps:isolation, Triceps:isolation, Triceps",
+        "glutes": "Glutes:compound, Hamstrings/Glutes:compound, Glutes:isolation, Abductors, Glutes",
+        "quads": "Quadriceps:compound, Quadriceps:compound, Quadriceps:isolation, Quadriceps",
+        "hamstrings": "Hamstrings:compound, Hamstrings:isolation, Hamstrings, Glutes",
+        "calves": "Calves, Calves, Calves",
+        "core": "Abs::light, Abs::hold:light, Lower Back::light, Abs::light, Abs::light",
+        "lower back": "Lower Back::light, Abs::hold:light, Lower Back::light, Glutes::light",
+        "traps": "Trapezius, Trapezius, Shoulders:isolation:pull",
+        "neck": "Neck, Neck, Trapezius",
+        "forearms": "Forearms, Forearms, Biceps:isolation",
+        "adductors": "Adductors, Adductors, Glutes",
+        "abductors": "Abductors, Abductors, Glutes",
+    }.items()
+}
+# When recovery or "no legs" empties an open request's slots, these fill the workout instead.
+FILL_SLOTS = _slots(
+    "Chest:compound:push, Back:compound:pull, Shoulders:compound:push, Back:compound:pull, Abs::light, "
+    "Biceps:isolation, Triceps:isolation, Shoulders:isolation:push"
+)
+HIIT_SLOTS = _slots(
+    "Quadriceps/Glutes/Hamstrings:compound:push, Chest/Shoulders/Triceps, Abs::conditioning, Back/Biceps, "
+    "Abs::light, Quadriceps/Glutes/Hamstrings"
+)
+
+
+# --- Injuries -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class InjuryRule:
+    """Exercises to leave out for one kind of injury, and what to tell the user about it."""
+
+    key: str
+    trigger: re.Pattern[str]
+    excluded: re.Pattern[str]
+    note: str
+    leg_plyometrics: bool = False
+    cue: str = ""
+    area: frozenset[str] = frozenset()  # muscles whose exercises the rule mostly concerns
+
+    def excludes(self, candidate: Candidate) -> bool:
+        if self.excluded.search(candidate.slug):
+            return True
+        return (
+            self.leg_plyometrics
+            and candidate.category == "plyometrics"
+            and candidate.primary in LEG_MUSCLES
+            and candidate.slug != "mountain-climber"  # no impact: hands on the floor, knees drive in
+        )
+
+
+INJURY_RULES: tuple[InjuryRule, ...] = (
+    InjuryRule(
+        key="knee",
+        trigger=re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|\bmeniscus\b|\bpatell\w*"),
+        excluded=re.compile(
+            r"lunge|split-squat|step-up|jump|bound|burpee|tuck-jump|pistol|box-|high-knees|skater|sissy"
+        ),
+        note="kept it knee-friendly (no lunges or jumping)",
+        leg_plyometrics=True,
+        cue="Only go as deep as feels comfortable on your knee.",
+        area=frozenset(LEG_MUSCLES),
+    ),
+    InjuryRule(
+        key="lower back",
+        trigger=re.compile(r"lower[\s-]*back|\blumbar\b|\bdiscs?\b|sciatica|back pain|back injury|herniat"),
+        excluded=re.compile(
+            r"deadlift|good-morning|barbell-row|bent-over|t-bar-row|power-clean|rack-pull|kettlebell-swing|"
+            r"back-extension|smith-machine-row|superman"
+        ),
+        note="went easy on your lower back (no deadlifts, good mornings or bent-over rows)",
+        cue="Brace your core and keep your back neutral.",
+        area=frozenset({"Lower Back", "Hamstrings", "Glutes", "Back"}),
+    ),
+    InjuryRule(
+        key="shoulder",
+        trigger=re.compile(r"\bshoulders?\b|rotator|\bcuff\b|impingement|labrum"),
+        excluded=re.compile(
+            r"overhead|shoulder-press|military-press|arnold-press|push-press|thruster|dip|upright-row|"
+            r"turkish-get-up|handstand|snatch|battle-ropes"
+        ),
+        note="kept your shoulder safe (nothing overhead, no dips or upright rows)",
+        cue="Stay in a pain-free range for your shoulder.",
+        area=frozenset({"Shoulders", "Chest", "Triceps", "Trapezius"}),
+    ),
+    InjuryRule(
+        key="wrist",
+        trigger=re.compile(r"\bwrists?\b|carpal"),
+        excluded=re.compile(
+            r"wrist-curl|plyometric-push-up|front-squat|finger-curl|plate-pinch|wrist-circles"
+        ),
+        note="kept load off your wrists",
+    ),
+    InjuryRule(
+        key="elbow",
+        trigger=re.compile(r"\belbows?\b|tennis elbow|golfer"),
+        excluded=re.compile(r"skull-crusher|triceps-extension|dip|close-grip|zottman"),
+        note="avoided heavy elbow extension work",
+    ),
+    InjuryRule(
+        key="ankle",
+        trigger=re.compile(r"\bankles?\b|achilles"),
+        excluded=re.compile(r"jump|bound|burpee|run|jog|high-knees|skater|box-|sprint"),
+        note="skipped running and jumping for your ankle",
+        leg_plyometrics=True,
+        area=frozenset(LEG_MUSCLES),
+    ),
+    InjuryRule(
+        key="neck",
+        trigger=re.compile(r"\bneck\b"),
+        excluded=re.compile(r"neck|shrug|upright-row"),
+        note="kept load off your neck",
+    ),
+)
+
+
+def injury_rules_for(text: str) -> tuple[InjuryRule, ...]:
+    """The rules whose trigger appears in the profile's injuries and limitations text."""
+    lowered = text.lower()
+    return tuple(rule for rule in INJURY_RULES if rule.trigger.search(lowered))
+
+
+# --- Catalogue candidates -----------------------------------------------------------------------------------------
+def stem(word: str) -> str:
+    """A crude stem: singular, and "-ing" dropped ("running" → "run", "squats" → "squat")."""
+    word = word.lower().strip("'")
+    if word in _STEM_OVERRIDES:
+        return _STEM_OVERRIDES[word]
+    word = singular(word)
+    if word.endswith("ing") and len(word) > 5:
+        base = word[:-3]
+        if len(base) > 2 and base[-1] == base[-2]:
+            base = base[:-1]
+        return base
+    return word
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in re.findall(r"[a-z0-9']+", text.lower().replace("-", " ")))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A catalogue exercise, flattened for scoring."""
+
+    slug: str
+    name: str
+    keys: frozenset[str]
+    words: frozenset[str]  # stems of the name, slug and aliases (for preferences)
+    name_words: frozenset[str]  # distinctive stems of the name (for similarity)
+    exercise_type: str
+    category: str
+    level: str
+    mechanic: str
+    force: str
+    primary: str
+    shares: tuple[tuple[str, float], ...]
+    equipment: tuple[str, ...]
+
+    @property
+    def bodyweight(self) -> bool:
+        return not self.equipment
+
+    @property
+    def loaded_equipment(self) -> str | None:
+        if _UNLOADED.search(self.slug) and not self.slug.startswith("weighted"):
+            return None
+        return next((slug for slug in LOADED_EQUIPMENT if slug in self.equipment), None)
+
+    @property
+    def unilateral(self) -> bool:
+        return _UNILATERAL.search(self.slug) is not None
+
+    @property
+    def pattern(self) -> str:
+        """The movement, from the name: row, press, curl, vertical pull ... ('' when unknown)."""
+        for word in reversed(re.findall(r"[a-z]+", self.name.lower())):
+            found = _PATTERNS.get(stem(word))
+            if found:
+                return found
+        return ""
+
+    def share_of(self, muscles: Iterable[str]) -> float:
+        wanted = set(muscles)
+        return sum(share for muscle, share in self.shares if muscle in wanted)
+
+    def works_hard(self, muscles: Iterable[str]) -> bool:
+        wanted = set(muscles)
+        return any(share >= HARD_SHARE for muscle, share in self.shares if muscle in wanted)
+
+
+def candidate_from(exercise: Exercise) -> Candidate:
+    primary = list(exercise.primary_muscles or ())
+    secondary = list(exercise.secondary_muscles or ())
+    raw: Mapping[str, float] = exercise.muscle_shares or {}
+    ordered = [muscle for muscle in dict.fromkeys([*primary, *secondary, *sorted(raw)]) if raw.get(muscle)]
+    shares = tuple((muscle, float(raw[muscle])) for muscle in ordered) or tuple(
+        (muscle, 1.0 / len(primary)) for muscle in primary
+    )
+    names = [exercise.name, exercise.slug, *(exercise.aliases or ())]
+    return Candidate(
+        slug=exercise.slug,
+        name=exercise.name,
+        keys=frozenset(key for key in (exercise_name_key(name) for name in names) if key),
+        words=frozenset().union(*(_words(name) for name in names)),
+        name_words=frozenset(_words(exercise.name) - _GENERIC_NAME_WORDS),
+        exercise_type=exercise.exercise_type,
+        category=exercise.category,
+        level=exercise.level,
+        mechanic=exercise.mechanic,
+        force=exercise.force,
+        primary=primary[0] if primary else (shares[0][0] if shares else ""),
+        shares=shares,
+        equipment=tuple(sorted(e.slug for e in exercise.equipment.all() if e.slug != BODYWEIGHT)),
+    )
+
+
+def load_catalog() -> tuple[Candidate, ...]:
+    """Every catalogue exercise (one query plus one for equipment), sorted by slug."""
+    exercises = selectors.search_exercises(limit=100_000)
+    return tuple(sorted((candidate_from(exercise) for exercise in exercises), key=lambda c: c.slug))
+
+
+# --- Preferences ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Exclusions:
+    """What the user does not want: catalogue name keys, single-word stems, equipment; each with a label."""
+
+    keys: Mapping[str, str] = field(default_factory=dict)
+    stems: Mapping[str, str] = field(default_factory=dict)
+    equipment: Mapping[str, str] = field(default_factory=dict)
+
+    def reason(self, candidate: Candidate) -> str | None:
+        """The label of the preference that rules `candidate` out, or None."""
+        for key in sorted(candidate.keys):
+            if key in self.keys:
+                return self.keys[key]
+        for word in sorted(candidate.words):
+            if word in self.stems:
+                return self.stems[word]
+        for slug in candidate.equipment:
+            if slug in self.equipment:
+                return self.equipment[slug]
+        return None
+
+    def merged(self, other: Exclusions) -> Exclusions:
+        return Exclusions(
+            keys={**other.keys, **self.keys},
+            stems={**other.stems, **self.stems},
+            equipment={**other.equipment, **self.equipment},
+        )
+
+
+def _plural_label(phrase: str) -> str:
+    label = phrase.strip().lower()
+    return label if label.endswith("s") or " " in label else label + "s"
+
+
+def exclusions_from_phrases(
+    phrases: Iterable[str], equipment: Iterable[str], *, catalog: Sequence[Candidate]
+) -> Exclusions:
+    """Exclusions for words the user said ("burpees", "running", "pull ups") and equipment slugs."""
+    keys: dict[str, str] = {}
+    stems: dict[str, str] = {}
+    by_key = {key: candidate for candidate in catalog for key in candidate.keys}
+    for phrase in phrases:
+        label = _plural_label(phrase)
+        key = exercise_name_key(phrase)
+        if not key:
+            continue
+        keys[key] = label
+        if key in by_key:
+            for other in by_key[key].keys:
+                keys.setdefault(other, label)
+        words = [word for word in re.findall(r"[a-z0-9']+", phrase.lower()) if len(word) > 2]
+        if len(words) == 1:
+            stems[stem(words[0])] = label
+    return Exclusions(keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment})
+
+
+def exclusions_from_preferences(
+    preferences: Iterable[Preference], *, catalog: Sequence[Candidate]
+) -> Exclusions:
+    """The stored preferences' exclusion lists, plus what their free text says to avoid."""
+    result = Exclusions()
+    for preference in preferences:
+        phrases = [str(name) for name in preference.exclude_exercises or ()]
+        equipment = [str(slug) for slug in preference.exclude_equipment or ()]
+        if not phrases and not equipment:
+            said = parse_preference(preference.description.lower())
+            phrases, equipment = list(said.phrases), list(said.equipment)
+        result = result.merged(exclusions_from_phrases(phrases, equipment, catalog=catalog))
+    return result
+
+
+# --- Facts about the user ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PastLoad:
+    """The user's last logged loaded sets of one exercise, in the user's weight unit."""
+
+    load: float
+    reps: int
+    completed: bool
+    rpe: float | None
+
+
+@dataclass(frozen=True)
+class TrainingFacts:
+    user_id: uuid.UUID | None
+    display_name: str
+    weight_unit: str
+    distance_unit: str
+    location_name: str | None
+    equipment: frozenset[str]
+    weights_kg: Mapping[str, tuple[float, ...]]
+    level: str
+    body_weight_kg: float
+    sex: str
+    injuries: tuple[InjuryRule, ...]
+    exclusions: Exclusions
+    recent_hours: Mapping[str, float]
+    debt: Mapping[str, float]
+    emphasis: str
+    history: Mapping[str, PastLoad]
+    catalog: tuple[Candidate, ...]
+
+    def recovering(self) -> dict[str, float]:
+        """Muscles trained hard too recently to load again: 48 h for large muscles, 24 h for small ones."""
+        return {
+            muscle: hours
+            for muscle, hours in self.recent_hours.items()
+            if hours < (RECOVERY_HOURS_LARGE if muscle in LARGE_MUSCLES else RECOVERY_HOURS_SMALL)
+        }
+
+    def with_exclusions(self, extra: Exclusions) -> TrainingFacts:
+        return replace(self, exclusions=self.exclusions.merged(extra))
+
+
+def _history(user_id: uuid.UUID, unit: str) -> dict[str, PastLoad]:
+    start = timezone.now() - timedelta(days=HISTORY_DAYS)
+    found: dict[str, PastLoad] = {}
+    for entry in selectors.log_entries_between(user_id=user_id, start=start):  # oldest first
+        loads = [float(value) for value in entry.actual_load_each or () if value]
+        if entry.exercise_type != "reps" or not loads:
+            continue
+        reps = [int(value) for value in entry.actual_reps or () if value]
+        targets = [int(value) for value in entry.target_reps or () if value]
+        past = PastLoad(
+            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
+            reps=min(reps) if reps else (min(targets) if targets else 8),
+            completed=bool(reps) and (not targets or min(reps) >= min(targets)),
+            rpe=entry.rpe,
+        )
+        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
+            if key:
+                found[key] = past
+    return found
+
+
+def recently_trained(*, user_id: uuid.UUID) -> dict[str, float]:
+    """Hours since each muscle was last trained hard (share ≥ 0.3) in the last 48 h.
+
+    Like `distribution.recently_trained_muscles`, but warm-ups, stretches and other mobility-only entries
+    do not count: a chest stretch does not need 48 hours of recovery.
+    """
+    now = timezone.now()
+    last: dict[str, float] = {}
+    entries = selectors.log_entries_between(
+        user_id=user_id, start=now - timedelta(hours=RECOVERY_HOURS_LARGE), end=now
+    )
+    for entry in entries:
+        goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
+        if goals and goals <= {"mobility"}:
+            continue
+        hours = round((now - entry.completed_at).total_seconds() / 3600, 1)
+        for item in entry.muscles or ():
+            muscle = str(item.get("muscle", "")) if isinstance(item, dict) else ""
+            if muscle and float(item.get("share") or 0) >= HARD_SHARE:
+                last[muscle] = min(hours, last.get(muscle, hours))
+    return dict(sorted(last.items(), key=lambda pair: (pair[1], pair[0])))
+
+
+def _emphasis(user_id: uuid.UUID) -> str:
+    """The rep scheme the user's heaviest goal calls for: strength, hypertrophy or endurance."""
+    for goal in selectors.list_category_goals(user_id=user_id):  # heaviest first
+        name = goal.category.lower()
+        if name in ("strength", "power"):
+            return "strength"
+        if name in ("endurance", "cardio", "conditioning"):
+            return "endurance"
+        if name in ("hypertrophy", "muscle", "size"):
+            return "hypertrophy"
+    return "hypertrophy"
+
+
+def load_facts(
+    *,
+    user_id: uuid.UUID | None,
+    extra: PreferenceAsk | None = None,
+    catalog: tuple[Candidate, ...] | None = None,
+) -> TrainingFacts:
+    """Everything the composer needs about the user, read once. `extra` adds exclusions said in this chat."""
+    catalog = catalog if catalog is not None else load_catalog()
+    said = exclusions_from_phrases(extra.phrases, extra.equipment, catalog=catalog) if extra else Exclusions()
+    if user_id is None:
+        return TrainingFacts(
+            user_id=None,
+            display_name="",
+            weight_unit="kg",
+            distance_unit="km",
+            location_name=None,
+            equipment=frozenset({BODYWEIGHT}),
+            weights_kg={},
+            level="beginner",
+            body_weight_kg=DEFAULT_BODY_WEIGHT_KG,
+            sex="unspecified",
+            injuries=(),
+            exclusions=said,
+            recent_hours={},
+            debt={},
+            emphasis="hypertrophy",
+            history={},
+            catalog=catalog,
+        )
+    profile = selectors.get_profile(user_id=user_id)
+    user_settings = selectors.get_settings(user_id=user_id)
+    location = selectors.current_location(user_id=user_id)
+    injury_text = ""
+    if profile is not None:
+        injury_text = " ".join([profile.injuries or "", *(str(tag) for tag in profile.limitations or ())])
+    muscles = distribution.muscle_distribution(user_id=user_id)
+    weights: dict[str, tuple[float, ...]] = {}
+    if location is not None:
+        for slug, values in (location.available_weights_kg or {}).items():
+            if isinstance(values, list):
+                weights[str(slug)] = tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
+    stored = exclusions_from_preferences(selectors.active_preferences(user_id=user_id), catalog=catalog)
+    return TrainingFacts(
+        user_id=user_id,
+        display_name=(profile.display_name if profile is not None else "") or "",
+        weight_unit=user_settings.weight_unit,
+        distance_unit=user_settings.distance_unit,
+        location_name=location.name if location is not None else None,
+        equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id)),
+        weights_kg=weights,
+        level=(profile.experience_level if profile is not None else "") or "beginner",
+        body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
+        sex=(profile.sex if profile is not None else "") or "unspecified",
+        injuries=injury_rules_for(injury_text),
+        exclusions=stored.merged(said),
+        recent_hours=recently_trained(user_id=user_id),
+        # With nothing logged every goal is "behind"; debt only means something once there is history.
+        debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
+        emphasis=_emphasis(user_id),
+        history=_history(user_id, user_settings.weight_unit),
+        catalog=catalog,
+    )
+
+
+# --- Filtering and scoring ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Filters:
+    """Why a candidate may not be used, checked in this order."""
+
+    equipment: frozenset[str]
+    exclusions: Exclusions
+    injuries: tuple[InjuryRule, ...]
+    avoid_muscles: frozenset[str]  # recovering muscles the user did not ask for
+    max_level: int
+
+    def rejection(self, candidate: Candidate) -> str | None:
+        """'equipment', 'preference:<label>', 'injury:<key>', 'recovery', 'level', or None when usable."""
+        if any(slug not in self.equipment for slug in candidate.equipment):
+            return "equipment"
+        label = self.exclusions.reason(candidate)
+        if label is not None:
+            return f"preference:{label}"
+        for rule in self.injuries:
+            if rule.excludes(candidate):
+                return f"injury:{rule.key}"
+        if candidate.works_hard(self.avoid_muscles):
+            return "recovery"
+        if _LEVEL_RANK.get(candidate.level, 0) > self.max_level:
+            return "level"
+        return None
+
+
+def fits_style(candidate: Candidate, style: Style, targets: Mapping[str, float]) -> bool:
+    """Whether the exercise belongs in a workout of this style."""
+    if style == "strength":
+        if candidate.category not in _STRENGTH_CATEGORIES:
+            return False
+        if candidate.exercise_type == "hold":
+            return candidate.primary in ("Abs", "Lower Back") and targets.get(candidate.primary, 0) > 0
+        return candidate.exercise_type == "reps"
+    if style == "hiit":
+        if candidate.category in _MOBILITY_CATEGORIES or candidate.exercise_type == "hold":
+            return False
+        if any(slug not in _HIIT_EQUIPMENT for slug in candidate.equipment):
+            return False
+        if candidate.words & {"run", "jog", "walk"}:
+            return False  # steady efforts, not circuit stations
+        if candidate.category in ("plyometrics", "cardio"):
+            return True
+        return candidate.mechanic == "compound" and candidate.category in _STRENGTH_CATEGORIES
+    if style == "cardio":
+        return candidate.category == "cardio"
+    return candidate.category in _MOBILITY_CATEGORIES
+
+
+def similar(a: Candidate, b: Candidate) -> bool:
+    """Two variations of one exercise ("Dumbbell Bench Press" / "Decline Dumbbell Bench Press")."""
+    if a.keys & b.keys:
+        return True
+    common = len(a.name_words & b.name_words)
+    return common / max(1, len(a.name_words), len(b.name_words)) >= 0.6
+
+
+def in_slot(candidate: Candidate, slot: Slot, *, strict: bool) -> bool:
+    if slot.conditioning:
+        return candidate.category in ("plyometrics", "cardio")
+    if candidate.primary not in slot.muscles:
+        return False
+    if slot.light and HEAVY_BARS & set(candidate.equipment):
+        return False
+    if strict and slot.mechanic and candidate.mechanic and candidate.mechanic != slot.mechanic:
+        return False
+    if strict and slot.hold != (candidate.exercise_type == "hold"):
+        return False
+    return not (strict and slot.force and candidate.force and candidate.force != slot.force)
+
+
+def score(
+    candidate: Candidate,
+    *,
+    muscles: Iterable[str],
+    targets: Mapping[str, float],
+    facts: TrainingFacts,
+    style: Style,
+    chosen: Sequence[Candidate],
+    debt: Mapping[str, float],
+) -> float:
+    """How good a pick `candidate` is for a place that should work `muscles`, next to `chosen`."""
+    lead = set(muscles)
+    # Any exercise led by the slot's muscle fits it fully: a single-muscle catalogue entry must not beat
+    # a staple lift just because its share is not split with helpers.
+    value = min(1.0, candidate.share_of(lead) / 0.7) + 0.3 * sum(
+        targets.get(muscle, 0.0) * share for muscle, share in candidate.shares if muscle not in lead
+    )
+    bonus = 0.3 if candidate.slug in STAPLES else 0.0
+    if style == "strength":
+        bonus += max((_EQUIPMENT_BONUS.get(slug, 0.08) for slug in candidate.equipment), default=0.0)
+        bonus += 0.1 if candidate.mechanic == "compound" else 0.0
+        if candidate.bodyweight and _LEVEL_RANK.get(facts.level, 0) >= 1 and facts.equipment - {BODYWEIGHT}:
+            bonus -= 0.1  # trained lifters progress better with load when there is some
+    elif style == "hiit":
+        bonus += 0.2 if candidate.category in ("plyometrics", "cardio") else 0.0
+        bonus += 0.05 if candidate.bodyweight or "kettlebell" in candidate.equipment else 0.0
+    level_gap = _LEVEL_RANK.get(candidate.level, 0) - _LEVEL_RANK.get(facts.level, 0)
+    bonus -= 0.3 * max(0, level_gap)
+    bonus -= 0.04 * max(0, len(candidate.name.split()) - 2)
+    if candidate.slug in facts.history:
+        bonus += 0.1
+    bonus += min(0.5, 2.0 * max(0.0, debt.get(candidate.primary, 0.0)))
+    penalty = 1.0
+    for other in chosen:
+        if similar(candidate, other):
+            penalty *= 0.3
+        elif other.primary == candidate.primary and candidate.pattern and other.pattern == candidate.pattern:
+            penalty *= 0.75  # a second row after a row: prefer a different movement
+        elif other.primary == candidate.primary and other.mechanic == candidate.mechanic:
+            penalty *= 0.9
+    return round(value * (1.0 + bonus) * penalty, 9)
+
+
+def best(
+    pool: Iterable[Candidate],
+    *,
+    muscles: Iterable[str],
+    targets: Mapping[str, float],
+    facts: TrainingFacts,
+    style: Style,
+    chosen: Sequence[Candidate],
+    debt: Mapping[str, float] | None = None,
+) -> Candidate | None:
+    """The highest-scoring candidate not chosen yet; ties go to the slug."""
+    lead = tuple(muscles)
+    scored = [
+        (
+            -score(
+                c, muscles=lead, targets=targets, facts=facts, style=style, chosen=chosen, debt=debt or {}
+            ),
+            c.slug,
+            c,
+        )
+        for c in pool
+        if c not in chosen
+    ]
+    scored = [item for item in scored if item[0] < 0]
+    return min(scored, key=lambda item: (item[0], item[1]))[2] if scored else None
+
+
+def fill_slots(
+    slots: Sequence[Slot],
+    pool: Sequence[Candidate],
+    *,
+    count: int,
+    targets: Mapping[str, float],
+    facts: TrainingFacts,
+    style: Style,
+    chosen: Sequence[Candidate] = (),
+    debt: Mapping[str, float] | None = None,
+) -> list[Candidate]:
+    """One exercise per slot, in slot order, until `count`.
+
+    A first pass takes only exact matches (muscle, mechanic, force); slots left empty are filled in a
+    second pass with looser matches, so a missing machine does not put a second squat before the calf raise.
+    """
+    picked: list[tuple[int, Candidate]] = []
+    for strict in (True, False):
+        for index, slot in enumerate(slots):
+            if len(picked) >= count:
+                break
+            if any(taken == index for taken, _ in picked):
+                continue
+            options = [c for c in pool if in_slot(c, slot, strict=strict)]
+            lead = slot.muscles if not slot.conditioning else tuple(targets)
+            found = best(
+                options,
+                muscles=lead,
+                targets=targets,
+                facts=facts,
+                style=style,
+                chosen=[*chosen, *(c for _, c in picked)],
+                debt=debt,
+            )
+            if found is None:
+                continue
+            if strict and any(similar(found, other) for other in [*chosen, *(c for _, c in picked)]):
+                continue  # only a variation of something already in: let other slots go first
+            picked.append((index, found))
+    return [candidate for _, candidate in sorted(picked, key=lambda item: item[0])]
+
+
+def cover(
+    pool: Sequence[Candidate],
+    *,
+    count: int,
+    targets: Mapping[str, float],
+    facts: TrainingFacts,
+    style: Style,
+    chosen: Sequence[Candidate] = (),
+) -> list[Candidate]:
+    """`count` exercises that together cover `targets`, heaviest muscles first (warm-ups, stretches)."""
+    picked: list[Candidate] = []
+    covered: dict[str, float] = {}
+    for candidate in chosen:
+        for muscle, share in candidate.shares:
+            covered[muscle] = covered.get(muscle, 0.0) + share
+    for _ in range(count):
+        weights = {
+            muscle: weight / (1.0 + 2.0 * covered.get(muscle, 0.0)) for muscle, weight in targets.items()
+        }
+        found = best(pool, muscles=(), targets=weights, facts=facts, style=style, chosen=[*chosen, *picked])
+        if found is None:
+            break
+        picked.append(found)
+        for muscle, share in found.shares:
+            covered[muscle] = covered.get(muscle, 0.0) + share
+    return picked
+
+
+# --- Loads ---------------------------------------------------------------------------------------------------------
+def _in_unit(kg: float, unit: str) -> float:
+    return convert_weight(kg, from_unit="kg", to_unit=unit)
+
+
+def _options(implement: str, facts: TrainingFacts) -> list[float]:
+    """The loads on hand for an implement at the current location, in the user's unit (kg to the half
+    kilo; kg plates and bells shown in lb are rounded to the whole pound, as gym labels do)."""
+    if facts.weight_unit == "lb":
+        return sorted({float(round(_in_unit(kg, "lb"))) for kg in facts.weights_kg.get(implement, ())})
+    return sorted({round(kg * 2) / 2 for kg in facts.weights_kg.get(implement, ())})
+
+
+def round_load(value: float, *, implement: str, facts: TrainingFacts) -> float:
+    """A load the user can actually set up, in their unit: the nearest weight on hand, else a plate step."""
+    options = _options(implement, facts)
+    if options:
+        return min(options, key=lambda option: (abs(option - value), option))
+    lb = facts.weight_unit == "lb"
+    step = 5.0 if lb else 2.5
+    minimum = {"barbell": 20.0, "trap_bar": 20.0, "ez_bar": 10.0}.get(implement, step)
+    if lb:
+        minimum = {"barbell": 45.0, "trap_bar": 45.0, "ez_bar": 25.0}.get(implement, step)
+    return max(minimum, round(value / step) * step)
+
+
+def step_load(load: float, *, implement: str, facts: TrainingFacts, steps: int) -> float:
+    """`load` moved up (steps > 0) or down by that many available increments."""
+    options = _options(implement, facts)
+    if options:
+        nearest = min(range(len(options)), key=lambda i: (abs(options[i] - load), options[i]))
+        return options[max(0, min(len(options) - 1, nearest + steps))]
+    step = 5.0 if facts.weight_unit == "lb" else 2.5
+    return max(step, round((load + steps * step) / step) * step)
+
+
+@dataclass(frozen=True)
+class LoadChoice:
+    load: float | None
+    note: str
+
+
+def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0) -> LoadChoice:
+    """The working load: built on the last logged session if any, else estimated from body and experience."""
+    implement = candidate.loaded_equipment
+    if implement is None:
+        return LoadChoice(None, "")
+    unit = facts.weight_unit
+    past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
+    if past is not None:
+        progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
+        base = step_load(past.load, implement=implement, facts=facts, steps=1) if progress else past.load
+        load = round_load(base * scale, implement=implement, facts=facts) if scale != 1.0 else base
+        last = f"{past.load:g} {unit} × {past.reps}"
+        note = f"Up from {last} last time." if load > past.load else f"Last time: {last}."
+        return LoadChoice(load, note)
+    if implement in _FIXED_LOAD_KG:
+        kg = _FIXED_LOAD_KG[implement]
+        return LoadChoice(round_load(_in_unit(kg, unit), implement=implement, facts=facts), "")
+    ratios = _COMPOUND_RATIO if candidate.mechanic == "compound" else _ISOLATION_RATIO
+    factor = _IMPLEMENT_FACTOR.get(implement, 0.8)
+    if candidate.unilateral and implement in ("dumbbells", "kettlebell", "cable_machine"):
+        factor *= 0.6
+    kg = (
+        facts.body_weight_kg
+        * ratios.get(candidate.primary, 0.3)
+        * factor
+        * _LEVEL_FACTOR.get(facts.level, 0.6)
+        * _SEX_FACTOR.get(facts.sex, 0.8)
+        * scale
+    )
+    load = round_load(_in_unit(kg, unit), implement=implement, facts=facts)
+    return LoadChoice(load, "First time: start here and add weight if the last reps feel easy.")
+
+
+# --- Building exercises ---------------------------------------------------------------------------------------------
+def shares_list(candidate: Candidate) -> list[dict[str, Any]]:
+    """muscles_utilized from the catalogue shares, rounded to 2 decimals and summing to exactly 1.0."""
+    total = sum(share for _, share in candidate.shares) or 1.0
+    rounded = [
+        (muscle, round(share / total, 2)) for muscle, share in candidate.shares if share / total >= 0.005
+    ]
+    if not rounded:
+        return [{"muscle": candidate.primary, "share": 1.0}]
+    drift = round(1.0 - sum(share for _, share in rounded), 2)
+    rounded[0] = (rounded[0][0], round(rounded[0][1] + drift, 2))
+    return [{"muscle": muscle, "share": share} for muscle, share in rounded]
+
+
+def goals_for(
+    candidate: Candidate, kind: str, *, reps: int | None = None, role: str = "main"
+) -> list[dict[str, Any]]:
+    """goals_addressed for one exercise as prescribed (shares sum to 1.0)."""
+    if role in ("warmup", "cooldown") or candidate.category in _MOBILITY_CATEGORIES:
+        return [{"goal": "mobility", "share": 1.0}]
+    if kind == "hold":
+        return [{"goal": "stability", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
+    if kind == "duration":
+        return [{"goal": "cardio", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
+    if kind == "intervals":
+        second = "power" if candidate.category == "plyometrics" else "endurance"
+        return [{"goal": "cardio", "share": 0.6}, {"goal": second, "share": 0.4}]
+    if candidate.category == "plyometrics":
+        return [{"goal": "power", "share": 0.7}, {"goal": "cardio", "share": 0.3}]
+    if reps is not None and reps <= 6:
+        return [{"goal": "strength", "share": 0.7}, {"goal": "hypertrophy", "share": 0.3}]
+    if reps is not None and reps >= 15:
+        return [{"goal": "endurance", "share": 0.5}, {"goal": "hypertrophy", "share": 0.5}]
+    if candidate.mechanic == "compound":
+        return [{"goal": "hypertrophy", "share": 0.6}, {"goal": "strength", "share": 0.4}]
+    return [{"goal": "hypertrophy", "share": 0.8}, {"goal": "strength", "share": 0.2}]
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 200 else text[:197].rstrip() + "..."
+
+
+def base_exercise(candidate: Candidate, *, kind: str, reasoning: str) -> dict[str, Any]:
+    return {
+        "exercise_name": candidate.name,
+        "exercise_type": kind,
+        "order": 0,
+        "muscles_utilized": shares_list(candidate),
+        "goals_addressed": [],
+        "reasoning": _clip(reasoning),
+        "equipment": list(candidate.equipment),
+    }
+
+
+def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> tuple[int, int]:
+    level = _LEVEL_RANK.get(facts.level, 0)
+    if candidate.primary in SMALL_WORK_MUSCLES:
+        return (15, 45) if candidate.loaded_equipment is None else (12, 60)
+    if candidate.loaded_equipment is not None:
+        if candidate.mechanic != "compound":
+            return (15 if facts.emphasis == "endurance" else 12), 60
+        if rank < 2 and facts.emphasis == "strength":
+            return 6, 120
+        if facts.emphasis == "endurance":
+            return 15, 60
+        return (10 if level == 0 else 8), 90
+    if "resistance_bands" in candidate.equipment:
+        return 15, 45
+    if _LOW_REP_BODYWEIGHT.search(candidate.slug):
+        return (5, 8, 10)[level], 90
+    if candidate.force == "push" and candidate.primary in ("Chest", "Triceps", "Shoulders"):
+        return (8, 12, 15)[level], 60
+    return 15, 45
+
+
+def strength_exercise(
+    candidate: Candidate,
+    facts: TrainingFacts,
+    *,
+    rank: int,
+    light: bool,
+    intensity: str | None,
+    why: str,
+) -> dict[str, Any]:
+    """A reps (or core hold) exercise with sets, reps, rest and a load where the implement takes one."""
+    level = _LEVEL_RANK.get(facts.level, 0)
+    easier = intensity == "easy" or light
+    if candidate.exercise_type == "hold":
+        hold = (30, 40, 45)[level] - (10 if easier else 0) + (15 if intensity == "hard" else 0)
+        exercise = base_exercise(candidate, kind="hold", reasoning=why)
+        exercise.update(sets=3, hold_sec=[hold] * 3, rest_sec=30)
+        exercise["goals_addressed"] = goals_for(candidate, "hold")
+        if candidate.unilateral:
+            exercise["notes"] = "Hold each side."
+        return exercise
+    reps, rest = _reps_and_rest(candidate, facts, rank=rank)
+    sets = 3
+    scale = 1.0
+    if easier:
+        sets, scale = 2, 0.85
+    elif intensity == "hard":
+        sets = 4
+        if candidate.loaded_equipment is None:
+            reps += 3
+    load = choose_load(candidate, facts, scale=scale)
+    cues = ["Reps are per side."] if candidate.unilateral else []
+    for rule in facts.injuries:
+        if (rule.key == "knee" and candidate.primary in LEG_MUSCLES and candidate.mechanic == "compound") or (
+            rule.key == "lower back" and candidate.primary in ("Hamstrings", "Lower Back", "Back")
+        ):
+            cues.append(rule.cue)
+    exercise = base_exercise(candidate, kind="reps", reasoning=f"{why} {load.note}")
+    exercise.update(sets=sets, reps=[reps] * sets, rest_sec=rest)
+    if load.load is not None:
+        exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit)
+    exercise["goals_addressed"] = goals_for(candidate, "reps", reps=reps)
+    if cues:
+        exercise["notes"] = " ".join(cues)
+    return exercise
+
+
+def prep_exercise(candidate: Candidate, *, role: str, why: str) -> dict[str, Any]:
+    """A warm-up, cool-down or mobility exercise: one easy set of 10 reps or a 30-second hold."""
+    if candidate.exercise_type == "hold":
+        exercise = base_exercise(candidate, kind="hold", reasoning=why)
+        exercise.update(sets=1, hold_sec=[30], rest_sec=0)
+    else:
+        exercise = base_exercise(candidate, kind="reps", reasoning=why)
+        exercise.update(sets=1, reps=[10], rest_sec=0)
+    exercise["goals_addressed"] = goals_for(candidate, exercise["exercise_type"], role=role)
+    if candidate.unilateral:
+        exercise["notes"] = "Each side."
+    return exercise
+
+
+def interval_exercise(candidate: Candidate, *, work_sec: int, rest_sec: int, why: str) -> dict[str, Any]:
+    exercise = base_exercise(candidate, kind="intervals", reasoning=why)
+    exercise.update(rounds=1, work_sec=work_sec, rest_sec=rest_sec)
+    exercise["goals_addressed"] = goals_for(candidate, "intervals")
+    return exercise
+
+
+def duration_exercise(
+    candidate: Candidate, facts: TrainingFacts, *, minutes: int, why: str
+) -> dict[str, Any]:
+    """A steady cardio block; runs get an easy target pace and the distance it covers."""
+    exercise = base_exercise(candidate, kind="duration", reasoning=why)
+    exercise["duration_min"] = minutes
+    words = _words(candidate.name)
+    if "run" in words or "jog" in words:
+        per_km = 6.5 if "jog" in words else 6.0
+        unit = facts.distance_unit if facts.distance_unit in ("km", "mi") else "km"
+        pace = per_km * (1.609344 if unit == "mi" else 1.0)
+        exercise.update(
+            distance=max(0.5, round(minutes / pace * 2) / 2),
+            distance_unit=unit,
+            target_pace=f"{int(pace)}:{round((pace % 1) * 60):02d}/{unit}",
+        )
+    exercise["goals_addressed"] = goals_for(candidate, "duration")
+    return exercise
+
+
+def grouped(
+    exercises: list[dict[str, Any]], *, group_id: str, group_type: str, name: str, **first: Any
+) -> None:
+    """Put `exercises` in one group: same id, positions 1..k, name (and rounds) on the first only."""
+    for position, exercise in enumerate(exercises, start=1):
+        group: dict[str, Any] = {"id": group_id, "type": group_type, "position": position}
+        if position == 1:
+            group["name"] = name
+            group.update({key: value for key, value in first.items() if value is not None})
+        exercise["group"] = group
+
+
+def resize(exercise: dict[str, Any], sets: int) -> None:
+    """Change the number of sets, stretching each per-set list (its first value repeated)."""
+    exercise["sets"] = sets
+    for key in ("reps", "load_each", "hold_sec"):
+        values = exercise.get(key)
+        if values:
+            exercise[key] = [values[0]] * sets
+
+
+def is_main(exercise: Mapping[str, Any]) -> bool:
+    return ((exercise.get("group") or {}).get("type")) not in ("warmup", "cooldown")
+
+
+# --- Words for the user ----------------------------------------------------------------------------------------------
+def muscle_word(muscle: str) -> str:
+    return MUSCLE_WORDS.get(muscle, muscle.lower())
+
+
+def muscle_phrase(muscles: Iterable[str]) -> str:
+    names = sorted(set(muscles))
+    if set(LEG_MUSCLES) & set(names) and set(names) <= {*LEG_MUSCLES, "Adductors", "Abductors"}:
+        return "legs"
+    words = [muscle_word(name) for name in names]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _is_plural(muscles: Sequence[str]) -> bool:
+    phrase = muscle_phrase(muscles)
+    return phrase.endswith("s") or " and " in phrase
+
+
+def _ago(hours: float) -> str:
+    if hours < 12:
+        return "earlier today"
+    if hours < 36:
+        return "yesterday"
+    return f"{round(hours / 24)} days ago"
+
+
+def _why_main(candidate: Candidate, rank: int, facts: TrainingFacts, debt_muscles: Sequence[str]) -> str:
+    muscle = muscle_word(candidate.primary)
+    if candidate.exercise_type == "hold":
+        text = f"Core stability for your {muscle}."
+    elif rank == 0 and candidate.mechanic == "compound":
+        text = f"Main {muscle} lift, first while you're fresh."
+    elif candidate.mechanic == "compound":
+        text = f"Compound {muscle} work."
+    elif candidate.bodyweight:
+        text = f"Bodyweight {muscle} volume."
+    else:
+        text = f"Isolation work to finish your {muscle}."
+    if candidate.primary in debt_muscles:
+        text += f" Your {muscle} volume is behind your goal."
+    if candidate.primary in LEG_MUSCLES and any(rule.key == "knee" for rule in facts.injuries):
+        text += " Knee-friendly."
+    return text
+
+
+def _label(ask: WorkoutAsk, skipped: Iterable[str]) -> str:
+    names = [name for name in ask.focus if name != "full body"]
+    if names:
+        return " & ".join(names)
+    if set(skipped) & set(LEG_MUSCLES) or set(ask.avoid) & {"legs", "lower body"}:
+        return "upper body & core"
+    return "full-body"
+
+
+def _title(style: str, label: str, minutes: int) -> str:
+    pretty = label.replace("full-body", "full body").title().replace("&", "and")
+    if style == "hiit":
+        return f"{minutes}-Minute HIIT" + ("" if label == "full-body" else f": {pretty}")
+    if style == "cardio":
+        return f"{minutes}-Minute Cardio"
+    if style == "mobility":
+        return "Mobility & Stretch" if label == "full-body" else f"{pretty} Mobility"
+    return f"Quick {pretty} Workout" if minutes <= 20 else f"{pretty} Workout"
+
+
+# --- The composer ---------------------------------------------------------------------------------------------------
+@dataclass
+class ComposedWorkout:
+    """A workout ready for generate_workout, and what the coach should say about it."""
+
+    workout: dict[str, Any]
+    title: str
+    label: str
+    style: str
+    minutes: int
+    estimated_min: int
+    location_name: str | None
+    main_names: list[str]
+    notes: list[str]
+
+    @property
+    def exercises(self) -> list[dict[str, Any]]:
+        exercises: list[dict[str, Any]] = self.workout["exercises"]
+        return exercises
+
+
+class Composer:
+    """Builds one workout for one request; see the module docstring for the rules."""
+
+    def __init__(self, ask: WorkoutAsk, facts: TrainingFacts, *, safe: bool = False) -> None:
+        self.ask = ask
+        self.facts = facts
+        self.safe = safe
+        self.style: Style = ask.style or "strength"
+        self.minutes = ask.duration_min or DEFAULT_MINUTES[self.style]
+        recovering = facts.recovering()
+        explicit = ask.explicit_muscles()
+        self.targets = ask.target_weights()
+        self.skipped = sorted(m for m in recovering if m not in explicit and m in self.targets)
+        self.light = sorted(m for m in recovering if m in explicit)
+        for muscle in self.skipped:
+            self.targets.pop(muscle)
+        if not self.targets:
+            self.targets = {"Abs": 1.0, "Lower Back": 0.5, "Shoulders": 0.3}
+        self.debt: dict[str, float] = {}
+        self.debt_muscles: list[str] = []
+        if ask.is_open and self.style == "strength":
+            self.debt = {m: d for m, d in facts.debt.items() if d > 0.03 and m in self.targets}
+            ranked = sorted(self.debt, key=lambda m: (-self.debt[m], m))
+            self.debt_muscles = ranked[:2]
+        equipment = frozenset({BODYWEIGHT}) if safe or ask.bodyweight_only else facts.equipment
+        self.filters = Filters(
+            equipment=equipment,
+            exclusions=facts.exclusions,
+            injuries=facts.injuries,
+            avoid_muscles=frozenset(m for m in recovering if m not in explicit),
+            max_level=max(1, _LEVEL_RANK.get(facts.level, 0)),
+        )
+        self.pool = [c for c in facts.catalog if self.filters.rejection(c) is None]
+        self.rejected: dict[str, set[str]] = {}
+        self.main_candidates: list[Candidate] = []
+
+    # -- adaptations worth telling the user --------------------------------------------------------------
+    def _note_rejections(self) -> None:
+        """Record which preferences and injuries removed exercises that would otherwise have fitted."""
+        equipment_only = replace(
+            self.filters, exclusions=Exclusions(), injuries=(), avoid_muscles=frozenset(), max_level=2
+        )
+        for candidate in self.facts.catalog:
+            if equipment_only.rejection(candidate) is not None:
+                continue
+            if not fits_style(candidate, self.style, self.targets):
+                continue
+            if self.targets.get(candidate.primary, 0.0) < 0.5 and self.style in ("strength", "mobility"):
+                continue
+            reason = self.filters.rejection(candidate)
+            if reason and ":" in reason:
+                kind, label = reason.split(":", 1)
+                rule = next((rule for rule in self.facts.injuries if rule.key == label), None)
+                if kind == "injury" and rule is not None and rule.area and candidate.primary not in rule.area:
+                    continue
+                self.rejected.setdefault(kind, set()).add(label)
+
+    def _adaptation_notes(self) -> list[str]:
+        notes: list[str] = []
+        recent = self.facts.recent_hours
+        if self.skipped:
+            they = _is_plural(self.skipped)
+            notes.append(
+                f"your {muscle_phrase(self.skipped)} {'are' if they else 'is'} still recovering from "
+                f"{_ago(min(recent[m] for m in self.skipped))}, so I left {'them' if they else 'it'} out"
+            )
+        if self.light:
+            notes.append(
+                f"you trained {muscle_phrase(self.light)} {_ago(min(recent[m] for m in self.light))}, "
+                "so I kept the volume and loads lighter"
+            )
+        for rule in self.facts.injuries:
+            if rule.key in self.rejected.get("injury", set()):
+                notes.append(f"I {rule.note}")
+        labels = sorted(self.rejected.get("preference", set()))
+        if labels:
+            notes.append(f"no {', '.join(labels)}, as you asked")
+        if self.debt_muscles:
+            they = _is_plural(self.debt_muscles)
+            notes.append(
+                f"I leaned toward {muscle_phrase(self.debt_muscles)}, which {'are' if they else 'is'} behind "
+                "your goals"
+            )
+        if self.safe:
+            notes.append("I kept it to bodyweight moves so it works with what you have")
+        return notes
+
+    # -- pieces ------------------------------------------------------------------------------------------------
+    def _style_pool(self, style: Style) -> list[Candidate]:
+        return [c for c in self.pool if fits_style(c, style, self.targets)]
+
+    def _worked(self, chosen: Sequence[Candidate]) -> dict[str, float]:
+        worked: dict[str, float] = {}
+        for candidate in chosen:
+            for muscle, share in candidate.shares:
+                worked[muscle] = worked.get(muscle, 0.0) + share
+        return worked
+
+    def _warmup(self, count: int, *, main: Sequence[Candidate]) -> list[dict[str, Any]]:
+        pool = [
+            c for c in self.pool if c.category == "mobility" and c.exercise_type == "reps" and c.bodyweight
+        ]
+        chosen = cover(pool, count=count, targets=self._worked(main), facts=self.facts, style="mobility")
+        exercises = [
+            prep_exercise(
+                c, role="warmup", why=f"Warm-up: gets your {muscle_phrase([c.primary])} moving first."
+            )
+            for c in chosen
+        ]
+        if exercises:
+            grouped(exercises, group_id="warmup", group_type="warmup", name="Warm-up")
+        return exercises
+
+    def _cooldown(self, count: int, *, main: Sequence[Candidate]) -> list[dict[str, Any]]:
+        pool = [c for c in self.pool if c.category == "stretching" and c.exercise_type == "hold"]
+        chosen = cover(pool, count=count, targets=self._worked(main), facts=self.facts, style="mobility")
+        exercises = [
+            prep_exercise(
+                c, role="cooldown", why=f"Cool-down stretch for the {muscle_phrase([c.primary])} you worked."
+            )
+            for c in chosen
+        ]
+        if exercises:
+            grouped(exercises, group_id="cooldown", group_type="cooldown", name="Cool-down")
+        return exercises
+
+    def _strength_slots(self) -> list[Slot]:
+        areas = [name for name in self.ask.focus if name not in self.ask.avoid] or ["full body"]
+        lists = [AREA_SLOTS[name] for name in areas]
+        merged: list[Slot] = []
+        for index in range(max(len(slots) for slots in lists)):
+            merged += [slots[index] for slots in lists if index < len(slots)]
+        usable = [
+            slot for slot in merged if slot.conditioning or any(m in self.targets for m in slot.muscles)
+        ]
+        if self.ask.is_open:
+            usable += [slot for slot in FILL_SLOTS if any(m in self.targets for m in slot.muscles)]
+            usable = list(dict.fromkeys(usable))  # one of each kind before the debt reordering below
+            if self.debt:
+                head, tail = usable[:2], usable[2:]
+                tail.sort(key=lambda slot: -max((self.debt.get(m, 0.0) for m in slot.muscles), default=0.0))
+                usable = head + tail
+        return usable
+
+    def _strength(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
+        main_count = 3 if self.minutes <= 20 else 4 if self.minutes <= 30 else 5
+        pool = self._style_pool("strength")
+        chosen = fill_slots(
+            self._strength_slots(),
+            pool,
+            count=main_count,
+            targets=self.targets,
+            facts=self.facts,
+            style="strength",
+            debt=self.debt,
+        )
+        if len(chosen) < main_count:
+            chosen += cover(
+                [c for c in pool if self.targets.get(c.primary, 0.0) > 0],
+                count=main_count - len(chosen),
+                targets=self.targets,
+                facts=self.facts,
+                style="strength",
+                chosen=chosen,
+            )
+        rank = {c.slug: i for i, c in enumerate(chosen)}
+        chosen.sort(key=lambda c: (c.exercise_type == "hold", rank[c.slug]))  # slot order; holds last
+        hard = set(self.light)
+        main = [
+            strength_exercise(
+                c,
+                self.facts,
+                rank=i,
+                light=c.works_hard(hard),
+                intensity=self.ask.intensity,
+                why=_why_main(c, i, self.facts, self.debt_muscles),
+            )
+            for i, c in enumerate(chosen)
+        ]
+        warmup = self._warmup(1, main=chosen)
+        cooldown = self._cooldown(1, main=chosen) if self.minutes >= 40 else []
+        exercises = [*warmup, *main, *cooldown]
+        self.main_candidates = list(chosen)
+        self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
+        self._fit_volume(main, exercises)
+        return exercises, chosen
+
+    def _fit_volume(self, main: list[dict[str, Any]], exercises: list[dict[str, Any]]) -> None:
+        """Add or remove sets, then lengthen rests, until the estimate is close to the minutes asked for."""
+        adjustable = [e for e in main if e["exercise_type"] in ("reps", "hold")]
+        if not adjustable:
+            return
+        compounds = {
+            id(e) for e, c in zip(main, self.main_candidates, strict=True) if c.mechanic == "compound"
+        }
+
+        light = {id(e) for e, c in zip(main, self.main_candidates, strict=True) if c.works_hard(self.light)}
+
+        def cap(exercise: dict[str, Any]) -> int:
+            if id(exercise) in light:
+                return int(exercise["sets"])  # recovering muscles: keep the lighter volume
+            return 5 if self.minutes >= 60 and id(exercise) in compounds else 4
+
+        for _ in range(40):
+            estimate = estimate_duration_min(exercises)
+            if estimate < self.minutes - 3:
+                growable = [e for e in adjustable if e["sets"] < cap(e)]
+                if growable:
+                    target = min(growable, key=lambda e: (e["sets"], adjustable.index(e)))
+                    resize(target, target["sets"] + 1)
+                    continue
+                restable = [e for e in adjustable if e["rest_sec"] < 150]
+                if not restable:
+                    return
+                for exercise in restable:
+                    exercise["rest_sec"] += 15
+            elif estimate > self.minutes + 3:
+                shrinkable = [e for e in adjustable if e["sets"] > 2]
+                if not shrinkable:
+                    return
+                target = max(shrinkable, key=lambda e: (e["sets"], adjustable.index(e)))
+                resize(target, target["sets"] - 1)
+            else:
+                return
+
+    def _hiit(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
+        count = 4 if self.minutes <= 20 else 5
+        pool = self._style_pool("hiit")
+        slots = HIIT_SLOTS if self.ask.is_open else [*self._strength_slots(), *HIIT_SLOTS]
+        chosen = fill_slots(slots, pool, count=count, targets=self.targets, facts=self.facts, style="hiit")
+        if self.ask.intensity == "easy":
+            work, rest = 30, 30
+        elif self.ask.intensity == "hard":
+            work, rest = 45, 15
+        else:
+            work, rest = 40, 20
+        circuit = [
+            interval_exercise(
+                c,
+                work_sec=work,
+                rest_sec=rest,
+                why=f"{'Explosive' if c.category == 'plyometrics' else 'Compound'} move that keeps your heart rate "
+                f"up and works your {muscle_phrase([c.primary])}.",
+            )
+            for c in chosen
+        ]
+        warmup = self._warmup(1, main=chosen)
+        cooldown = self._cooldown(1, main=chosen) if self.minutes >= 30 else []
+        if len(circuit) < 2:
+            for exercise in circuit:
+                exercise["rounds"] = max(4, self.minutes - 4)
+            return [*warmup, *circuit, *cooldown], chosen
+        best_rounds, best_gap = 2, 10**6
+        for rounds in range(2, 11):
+            grouped(
+                circuit,
+                group_id="circuit-1",
+                group_type="circuit",
+                name="HIIT circuit",
+                rounds=rounds,
+                rest_between_rounds_sec=60,
+            )
+            gap = abs(estimate_duration_min([*warmup, *circuit, *cooldown]) - self.minutes)
+            if gap < best_gap:
+                best_rounds, best_gap = rounds, gap
+        grouped(
+            circuit,
+            group_id="circuit-1",
+            group_type="circuit",
+            name="HIIT circuit",
+            rounds=best_rounds,
+            rest_between_rounds_sec=60,
+        )
+        return [*warmup, *circuit, *cooldown], chosen
+
+    def _cardio(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
+        steady = [c for c in self._style_pool("cardio") if c.exercise_type == "duration"]
+        finishers = [c for c in self._style_pool("hiit") if c.category in ("cardio", "plyometrics")]
+        targets = {"Quadriceps": 1.0, "Hamstrings": 0.6, "Glutes": 0.6, "Calves": 0.6, "Shoulders": 0.3}
+        chosen = cover(
+            steady, count=2 if self.minutes >= 30 else 1, targets=targets, facts=self.facts, style="cardio"
+        )
+        finisher = cover(finishers, count=1, targets=targets, facts=self.facts, style="hiit", chosen=chosen)
+        if not chosen and not finisher:
+            return [], []
+        intervals = [
+            interval_exercise(
+                c, work_sec=30, rest_sec=30, why="Short, hard finisher to lift your heart rate."
+            )
+            for c in finisher
+        ]
+        for exercise in intervals:
+            exercise["rounds"] = 6 if chosen else max(6, self.minutes - 6)
+        warmup = self._warmup(1, main=[*chosen, *finisher])
+        cooldown = self._cooldown(1, main=[*chosen, *finisher])
+        fixed = estimate_duration_min([*warmup, *intervals, *cooldown])
+        remaining = max(8, self.minutes - fixed)
+        blocks: list[dict[str, Any]] = []
+        if chosen:
+            first = remaining if len(chosen) == 1 else max(5, round(remaining * 0.6))
+            blocks.append(
+                duration_exercise(
+                    chosen[0],
+                    self.facts,
+                    minutes=first,
+                    why="Steady aerobic block at a pace you could talk at.",
+                )
+            )
+            if len(chosen) > 1:
+                blocks.append(
+                    duration_exercise(
+                        chosen[1],
+                        self.facts,
+                        minutes=max(5, remaining - first - 1),
+                        why="A second machine spreads the work over more muscles.",
+                    )
+                )
+        return [*warmup, *blocks, *intervals, *cooldown], [*chosen, *finisher]
+
+    def _mobility(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
+        count = max(4, min(MAX_EXERCISES, self.minutes // 3))
+        targets = dict(self.targets)
+        if self.ask.is_open:
+            targets = {m: 1.0 for m in targets} | {"Hamstrings": 1.5, "Lower Back": 1.2, "Glutes": 1.2}
+        chosen = cover(
+            self._style_pool("mobility"), count=count, targets=targets, facts=self.facts, style="mobility"
+        )
+        chosen.sort(key=lambda c: (c.exercise_type == "hold", c.slug))  # dynamic moves first, then holds
+        exercises = []
+        for c in chosen:
+            kind = "Static stretch" if c.exercise_type == "hold" else "Dynamic mobility"
+            exercise = prep_exercise(c, role="main", why=f"{kind} for your {muscle_phrase([c.primary])}.")
+            resize(exercise, 2)
+            exercise["rest_sec"] = 15
+            exercises.append(exercise)
+        for _ in range(12):
+            estimate = estimate_duration_min(exercises) if exercises else self.minutes
+            if estimate < self.minutes - 2 and any(e["sets"] < 4 for e in exercises):
+                target = min(exercises, key=lambda e: e["sets"])
+                resize(target, target["sets"] + 1)
+            elif estimate > self.minutes + 2 and any(e["sets"] > 1 for e in exercises):
+                target = max(exercises, key=lambda e: e["sets"])
+                resize(target, target["sets"] - 1)
+            else:
+                break
+        return exercises, chosen
+
+    def compose(self) -> ComposedWorkout | None:
+        builders = {
+            "strength": self._strength,
+            "hiit": self._hiit,
+            "cardio": self._cardio,
+            "mobility": self._mobility,
+        }
+        self._note_rejections()
+        exercises, chosen = builders[self.style]()
+        if not chosen:
+            return None
+        for order, exercise in enumerate(exercises, start=1):
+            exercise["order"] = order
+        label = _label(self.ask, self.skipped)
+        title = _title(self.style, label, self.minutes)
+        workout = {"title": title, "exercises": exercises}
+        exercises = _drop_invalid(workout, self.facts)
+        main = [e for e in exercises if is_main(e)]
+        if not main:
+            return None
+        return ComposedWorkout(
+            workout=workout,
+            title=title,
+            label=label,
+            style=self.style,
+            minutes=self.minutes,
+            estimated_min=estimate_duration_min(exercises),
+            location_name=self.facts.location_name,
+            main_names=[str(e["exercise_name"]) for e in main],
+            notes=self._adaptation_notes(),
+        )
+
+
+def _drop_invalid(workout: dict[str, Any], facts: TrainingFacts) -> list[dict[str, Any]]:
+    """Check with generate_workout's own validation; drop any exercise it objects to and renumber.
+
+    A safety net only: the filters above apply the same rules, so normally nothing is dropped.
+    """
+    if facts.user_id is None:
+        return list(workout["exercises"])
+    problems = validate_workout(Workout.model_validate(workout), user_id=facts.user_id)
+    bad = {int(match.group(1)) for problem in problems if (match := re.match(r"exercise (\d+) ", problem))}
+    if bad:
+        kept = [e for i, e in enumerate(workout["exercises"], start=1) if i not in bad]
+        for order, exercise in enumerate(kept, start=1):
+            exercise["order"] = order
+        _repair_groups(kept)
+        workout["exercises"] = kept
+    return list(workout["exercises"])
+
+
+def _repair_groups(exercises: list[dict[str, Any]]) -> None:
+    """Renumber group positions after a removal; dissolve circuits left with fewer than two exercises."""
+    members: dict[str, list[dict[str, Any]]] = {}
+    for exercise in exercises:
+        group = exercise.get("group")
+        if group:
+            members.setdefault(str(group["id"]), []).append(exercise)
+    for items in members.values():
+        first = items[0]["group"]
+        header = {key: first.get(key) for key in ("name", "rounds", "rest_between_rounds_sec")}
+        if first.get("type") in ("circuit", "superset", "giant_set") and len(items) < 2:
+            for exercise in items:
+                exercise.pop("group", None)
+            continue
+        for position, exercise in enumerate(items, start=1):
+            group = {"id": first["id"], "type": first["type"], "position": position}
+            if position == 1:
+                group.update({key: value for key, value in header.items() if value is not None})
+            exercise["group"] = group
+
+
+def compose_workout(ask: WorkoutAsk, facts: TrainingFacts, *, safe: bool = False) -> ComposedWorkout | None:
+    """The workout for `ask`, or None when nothing in the catalogue fits (the coach then asks the user).
+
+    Falls back to a strength workout when the style finds nothing, then to bodyweight only.
+    """
+    composed = Composer(ask, facts, safe=safe).compose()
+    if composed is None and ask.style not in (None, "strength"):
+        composed = Composer(replace(ask, style=None), facts, safe=safe).compose()
+    if composed is None and not safe:
+        composed = Composer(ask, facts, safe=True).compose()
+    return composed
+
+
+# --- Changing a workout ---------------------------------------------------------------------------------------------
+def catalog_match(name: str, facts: TrainingFacts) -> Candidate | None:
+    """The catalogue exercise a name means: by name or alias, else the likeliest one whose words hold all of
+    it ("bench" → a bench press the user can do here, a staple before a variation)."""
+    key = exercise_name_key(name)
+    found = next((c for c in facts.catalog if key in c.keys), None)
+    if found is not None:
+        return found
+    wanted = {stem(word) for word in re.findall(r"[a-z]+", name.lower())}
+    matches = [c for c in facts.catalog if wanted and wanted <= c.words]
+    available = user_filters(facts)
+    return min(
+        matches,
+        key=lambda c: (
+            c.slug not in STAPLES,
+            available.rejection(c) is not None,
+            not wanted <= _words(c.name),
+            len(c.name.split()),
+            c.slug,
+        ),
+        default=None,
+    )
+
+
+def user_filters(facts: TrainingFacts, *, equipment: frozenset[str] | None = None) -> Filters:
+    """The filters every exercise for this user must pass (no recovery rule: that depends on the request)."""
+    return Filters(
+        equipment=facts.equipment if equipment is None else equipment,
+        exclusions=facts.exclusions,
+        injuries=facts.injuries,
+        avoid_muscles=frozenset(),
+        max_level=max(1, _LEVEL_RANK.get(facts.level, 0)),
+    )
+
+
+def _rejection_note(candidate: Candidate, reason: str) -> str:
+    if reason == "equipment":
+        needs = ", ".join(slug.replace("_", " ") for slug in candidate.equipment)
+        return f"it needs {needs}, which you don't have here"
+    if reason.startswith("injury:"):
+        return f"it isn't a good idea with your {reason.split(':', 1)[1]}"
+    if reason.startswith("preference:"):
+        return f"you asked me to avoid {reason.split(':', 1)[1]}"
+    return "it's a step above your current level"
+
+
+def why_not(wanted: str, facts: TrainingFacts) -> str | None:
+    """Why the exercise the user named cannot be used here, or None when it can."""
+    match = catalog_match(wanted, facts)
+    if match is None:
+        return "I couldn't find it in my exercise list"
+    reason = user_filters(facts).rejection(match)
+    return _rejection_note(match, reason) if reason is not None else None
+
+
+def replacement_for(
+    old: Mapping[str, Any],
+    facts: TrainingFacts,
+    *,
+    avoid_names: Iterable[str] = (),
+    avoid_equipment: Iterable[str] = (),
+    wanted: str | None = None,
+    safe: bool = False,
+) -> dict[str, Any] | None:
+    """A replacement for `old`: the exercise the user named when allowed, else the best match for the same
+    muscles and the same type of work. None when nothing fits."""
+    avoid_keys = {exercise_name_key(name) for name in avoid_names}
+    avoid_keys.add(exercise_name_key(str(old.get("exercise_name", ""))))
+    equipment = frozenset({BODYWEIGHT}) if safe else frozenset(facts.equipment - set(avoid_equipment))
+    filters = user_filters(facts, equipment=equipment)
+    targets: dict[str, float] = {}
+    for item in old.get("muscles_utilized") or ():
+        if isinstance(item, Mapping) and item.get("muscle"):
+            targets[str(item["muscle"])] = float(item.get("share") or 0)
+    if wanted:
+        match = catalog_match(wanted, facts)
+        if match is not None and filters.rejection(match) is None and not (match.keys & avoid_keys):
+            return _shaped_like(old, match, facts, why=f"Your pick, in place of {old.get('exercise_name')}.")
+    kind = str(old.get("exercise_type") or "reps")
+    group_type = (old.get("group") or {}).get("type")
+    style: Style
+    if group_type in ("warmup", "cooldown") or (
+        kind == "hold" and not targets.keys() & {"Abs", "Lower Back"}
+    ):
+        style = "mobility"
+    elif kind == "intervals":
+        style = "hiit"
+    elif kind == "duration":
+        style = "cardio"
+    else:
+        style = "strength"
+    old_match = catalog_match(str(old.get("exercise_name", "")), facts)
+    pool = [
+        c
+        for c in facts.catalog
+        if filters.rejection(c) is None
+        and not (c.keys & avoid_keys)
+        and fits_style(c, style, targets)
+        and (c.exercise_type == kind or style in ("hiit", "mobility"))
+        and not (old_match is not None and similar(c, old_match))
+    ]
+    primary = max(targets, key=lambda m: (targets[m], m)) if targets else "Abs"
+    mechanic = old_match.mechanic if old_match is not None else ""
+    pattern = old_match.pattern if old_match is not None else ""
+    same_primary = [c for c in pool if c.primary == primary]
+    same_kind = [c for c in same_primary if not mechanic or c.mechanic == mechanic]
+    same_pattern = [c for c in same_primary if pattern and c.pattern == pattern]
+    chosen = best(
+        same_pattern or same_kind or same_primary or pool,
+        muscles=(primary,),
+        targets=targets or {"Abs": 1.0},
+        facts=facts,
+        style=style,
+        chosen=(),
+    )
+    if chosen is None:
+        return None
+    why = f"Works your {muscle_phrase([chosen.primary])} like {old.get('exercise_name')} did."
+    return _shaped_like(old, chosen, facts, why=why)
+
+
+def _shaped_like(
+    old: Mapping[str, Any], candidate: Candidate, facts: TrainingFacts, *, why: str
+) -> dict[str, Any]:
+    """`candidate` prescribed like `old` (same type, sets/reps/holds/rounds/minutes), load chosen afresh."""
+    kind = str(old.get("exercise_type") or "reps")
+    exercise = base_exercise(candidate, kind=kind, reasoning=why)
+    del exercise["order"]  # swap_exercise keeps the replaced exercise's place
+    if kind == "reps":
+        sets = int(old.get("sets") or 3)
+        reps_list = list(old.get("reps") or [10])
+        reps = int(reps_list[0])
+        exercise.update(sets=sets, reps=[reps] * sets, rest_sec=int(old.get("rest_sec") or 60))
+        load = choose_load(candidate, facts)
+        if load.load is not None:
+            exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit)
+            exercise["reasoning"] = _clip(f"{why} {load.note}")
+        exercise["goals_addressed"] = goals_for(candidate, "reps", reps=reps)
+        if candidate.unilateral:
+            exercise["notes"] = "Reps are per side."
+    elif kind == "hold":
+        sets = int(old.get("sets") or 2)
+        holds = list(old.get("hold_sec") or [30])
+        exercise.update(sets=sets, hold_sec=[int(holds[0])] * sets, rest_sec=int(old.get("rest_sec") or 0))
+        role = str((old.get("group") or {}).get("type") or "main")
+        exercise["goals_addressed"] = goals_for(candidate, "hold", role=role)
+    elif kind == "intervals":
+        exercise.update(
+            rounds=int(old.get("rounds") or 1),
+            work_sec=int(old.get("work_sec") or 40),
+            rest_sec=int(old.get("rest_sec") or 20),
+        )
+        exercise["goals_addressed"] = goals_for(candidate, "intervals")
+    else:
+        exercise = duration_exercise(candidate, facts, minutes=int(old.get("duration_min") or 10), why=why)
+        exercise.pop("order", None)
+    return exercise
+
+
+def _implement(exercise: Mapping[str, Any]) -> str:
+    equipment = set(exercise.get("equipment") or ())
+    return next((slug for slug in LOADED_EQUIPMENT if slug in equipment), "dumbbells")
+
+
+def adjustment_changes(
+    exercise: Mapping[str, Any], adjustment: Adjustment, facts: TrainingFacts
+) -> dict[str, Any]:
+    """The adjust_exercise `adjustments` that apply `adjustment` to `exercise` ({} when nothing changes).
+
+    Per-set lists are always sent with the new number of sets, so the result is consistent on its own.
+    """
+    kind = str(exercise.get("exercise_type") or "")
+    sets = int(exercise.get("sets") or 0)
+    reps = [int(value) for value in exercise.get("reps") or ()]
+    loads = [float(value) for value in exercise.get("load_each") or ()]
+    holds = [int(value) for value in exercise.get("hold_sec") or ()]
+    up = adjustment.direction == "up"
+    value = adjustment.value
+    changes: dict[str, Any] = {}
+
+    def resized(count: int) -> None:
+        changes["sets"] = count
+        for key, values in (("reps", reps), ("load_each", loads), ("hold_sec", holds)):
+            if values:
+                changes[key] = [changes.get(key, values)[0]] * count
+
+    def stepped(steps: int) -> float:
+        return step_load(loads[0], implement=_implement(exercise), facts=facts, steps=steps)
+
+    if adjustment.field == "sets" and kind in ("reps", "hold") and sets:
+        wanted = int(value) if value else sets + (1 if up else -1)
+        if 1 <= wanted <= 8 and wanted != sets:
+            resized(wanted)
+    elif adjustment.field == "sets" and kind == "intervals":
+        rounds = int(exercise.get("rounds") or 1)
+        wanted = int(value) if value else rounds + (1 if up else -1)
+        if wanted >= 1 and wanted != rounds:
+            changes["rounds"] = wanted
+    elif adjustment.field == "reps":
+        if kind == "reps" and reps:
+            wanted = int(value) if value else max(1, reps[0] + (2 if up else -2))
+            if wanted != reps[0] or len(set(reps)) > 1:
+                changes["reps"] = [wanted] * sets
+        elif kind == "hold" and holds:
+            changes["hold_sec"] = [int(value) if value else max(10, holds[0] + (10 if up else -10))] * sets
+        elif kind == "intervals":
+            work = int(exercise.get("work_sec") or 30)
+            changes["work_sec"] = int(value) if value else max(10, work + (10 if up else -10))
+    elif adjustment.field == "load" and kind == "reps":
+        if loads:
+            new_load = float(value) if value else stepped(1 if up else -1)
+            if new_load != loads[0] and new_load > 0:
+                changes["load_each"] = [new_load] * sets
+        elif reps:
+            changes["reps"] = [max(1, reps[0] + (2 if up else -2))] * sets
+    elif adjustment.field == "rest" and exercise.get("rest_sec") is not None:
+        rest = int(exercise.get("rest_sec") or 0)
+        wanted = int(value) if value else max(0, rest + (30 if up else -30))
+        if wanted != rest:
+            changes["rest_sec"] = wanted
+    elif adjustment.field == "overall":
+        if kind == "reps" and sets:
+            if up and sets < 5:
+                resized(sets + 1)
+            elif not up and sets > 2:
+                resized(sets - 1)
+            if loads:
+                new_load = stepped(1 if up else -1)
+                if new_load != loads[0]:
+                    changes["load_each"] = [new_load] * int(changes.get("sets", sets))
+            elif not up and sets <= 2 and reps and reps[0] > 5:
+                changes["reps"] = [reps[0] - 2] * sets
+            elif up and sets >= 5 and reps:
+                changes["reps"] = [reps[0] + 2] * sets
+        elif kind == "hold" and holds:
+            new_hold = max(10, holds[0] + (10 if up else -10))
+            if new_hold != holds[0]:
+                changes["hold_sec"] = [new_hold] * sets
+        elif kind == "intervals":
+            work = int(exercise.get("work_sec") or 30)
+            rest = int(exercise.get("rest_sec") or 0)
+            changes["work_sec"] = work + 10 if up else max(15, work - 10)
+            changes["rest_sec"] = max(5, rest - 5) if up else rest + 10
+        elif kind == "duration":
+            minutes = float(exercise.get("duration_min") or 10)
+            changes["duration_min"] = round(minutes * (1.2 if up else 0.8))
+            if exercise.get("distance"):
+                changes["distance"] = max(
+                    0.5, round(float(exercise["distance"]) * (1.2 if up else 0.8) * 2) / 2
+                )
+    return changes

@@ -1,0 +1,84 @@
+"""One sink per turn: every event goes to the store, the console log and (optionally) a live listener.
+
+The loop calls `record()` for durable events and `emit()` for stream frames (seed 000 §8.3); it never
+knows who listens. A listener that raises (a client that went away) is dropped, never the turn.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import transaction
+
+from sessions_app.models import AgentSession, AgentSessionEvent
+from sessions_app.services import append_event
+from trainer_agent.console import format_event
+
+console_logger = logging.getLogger("agent.console")
+logger = logging.getLogger(__name__)
+
+Listener = Callable[[dict[str, Any]], None]
+
+
+class EventSink:
+    def __init__(self, *, session: AgentSession, listener: Listener | None = None) -> None:
+        self.session = session
+        self.listener = listener
+        self.events: list[AgentSessionEvent] = []
+
+    def record(
+        self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
+    ) -> AgentSessionEvent:
+        """Store the event (next sequence number) and log it in the console format."""
+        event = append_event(session=self.session, event_type=event_type, data=data, duration_ms=duration_ms)
+        self.events.append(event)
+        console_logger.info(
+            format_event(
+                timestamp=event.timestamp,
+                session_id=self.session.pk,
+                event_type=event_type,
+                data=event.data,
+                duration_ms=duration_ms,
+            )
+        )
+        return event
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Store the events recorded inside the block in one transaction: one commit instead of one each.
+
+        Never hold a batch open across a model call: it keeps the session row locked until it commits.
+        """
+        with transaction.atomic():
+            yield
+
+    def emit(self, frame: dict[str, Any]) -> None:
+        """Hand one stream frame to the listener, if any; a failing listener is detached."""
+        if self.listener is None:
+            return
+        try:
+            self.listener(frame)
+        except Exception:
+            logger.info("sink.listener_detached", extra={"session_id": str(self.session.pk)}, exc_info=True)
+            self.listener = None
+
+
+NAMED_FRAME_TYPES = frozenset({"status", "knowledge", "done", "error"})
+
+
+def frame_kind(frame: dict[str, Any]) -> str:
+    """The seed 000 §3.1 name of a stream frame: status, knowledge, done, error, tool_start or tool_result.
+
+    On the wire (§8.3) tool frames carry the tool's name as their `type`; a start frame is the one whose data
+    says `running` and that has no `formatted` result yet.
+    """
+    kind = str(frame.get("type", ""))
+    if kind in NAMED_FRAME_TYPES:
+        return kind
+    data = frame.get("data")
+    if "formatted" not in frame and isinstance(data, dict) and data.get("status") == "running":
+        return "tool_start"
+    return "tool_result"

@@ -1,0 +1,380 @@
+"""`POST /agent/stream` (one turn as Server-Sent Events) and `GET /agent/sessions/<id>/events` (replay + follow).
+
+Plain async Django views, not DRF: an APIView cannot be async, and under daphne a StreamingHttpResponse over a
+sync iterator is buffered whole. Everything that can refuse the request (auth, throttle, body, session, 409)
+runs before anything is written or streamed. The synchronous agent loop then runs in a dedicated thread pool
+(`AGENT_STREAM_THREADS`); each frame it emits is published to the session's event channel (stored, so it can
+be replayed) and handed to the response through an asyncio.Queue. When the client goes away the generator is
+cancelled and later frames are simply not written: the turn finishes in its thread and stores everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import threading
+import uuid
+from collections.abc import AsyncGenerator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import OperationalError, connections
+from django.http import HttpRequest, HttpResponseBase, JsonResponse, QueryDict, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from django_eventstream.views import events as eventstream_events
+from rest_framework.request import Request
+
+from sessions_app.models import AgentSession, SessionNotFound, SessionStatus
+from sessions_app.services import end_session
+from trainer_agent import testing_hooks
+from trainer_agent.api.errors import SESSION_NOT_FOUND, Conflict
+from trainer_agent.api.parsers import loads_strict
+from trainer_agent.api.throttling import AgentTurnThrottle
+from trainer_agent.auth import AuthenticatedUser, AuthError, authenticate_bearer
+from trainer_agent.eventstream import (
+    ensure_cross_process_listener,
+    normalize_last_event_id,
+    publish_frame,
+    session_belongs_to,
+    session_channel,
+)
+from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.turns import (
+    TurnInProgress,
+    TurnRequest,
+    TurnRequestError,
+    adopt_client_workout,
+    check_session,
+    claim_turn,
+    parse_turn_request,
+    release_turn,
+    resolve_session,
+)
+
+logger = logging.getLogger(__name__)
+
+JSON_MEDIA_TYPE = "application/json"
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+PING = ": ping\n\n"
+_END = object()  # queued after the turn's last frame
+
+# Test and benchmark servers (never production) serve scripted model ids named in $AGENT_TEST_SCRIPTS.
+testing_hooks.install_from_env()
+
+_executor_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+
+
+def agent_executor() -> ThreadPoolExecutor:
+    """The threads that run streamed turns: one per turn in flight, AGENT_STREAM_THREADS at most."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(
+                max_workers=settings.AGENT_STREAM_THREADS, thread_name_prefix="agent-turn"
+            )
+        return _executor
+
+
+def encode_frame(frame: dict[str, Any], event_id: str | None = None) -> str:
+    """One SSE event: an optional `id:` line, the frame's JSON on one `data:` line, a blank line.
+
+    One line is enough: json.dumps escapes every newline inside strings.
+    """
+    data = json.dumps(frame, cls=DjangoJSONEncoder)
+    return f"id: {event_id}\ndata: {data}\n\n" if event_id else f"data: {data}\n\n"
+
+
+# --- refusing a request before anything is written ---------------------------------------------------
+
+
+def error_response(status: int, detail: str, headers: dict[str, str] | None = None) -> JsonResponse:
+    return JsonResponse({"detail": detail}, status=status, headers=headers)
+
+
+def unauthorized_response(message: str) -> JsonResponse:
+    return JsonResponse({"error": message}, status=401, headers={"WWW-Authenticate": "Bearer"})
+
+
+def method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
+    return error_response(405, f'Method "{request.method}" not allowed.', headers={"Allow": allowed})
+
+
+@dataclass(frozen=True)
+class PreparedTurn:
+    user: AuthenticatedUser
+    turn: TurnRequest
+    session: AgentSession
+
+
+class Refused(Exception):
+    def __init__(self, response: JsonResponse) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
+    """Authenticate, throttle and validate in the order `/agent/chat` does; then resolve (or create) the session.
+
+    Runs in the request's sync thread. The body size was already checked by RequestBodyLimitMiddleware (413).
+    """
+    try:
+        user = authenticate(request)
+        check_throttle(request, user)
+        turn = read_turn_request(request)
+        check_session(user_id=user.user_id, session_id=turn.session_id)
+        session = resolve_session(user_id=user.user_id, session_id=turn.session_id)
+        return PreparedTurn(user=user, turn=turn, session=session)
+    except Refused as refused:
+        return refused.response
+    except SessionNotFound:
+        return error_response(404, SESSION_NOT_FOUND)
+    except TurnInProgress:
+        return error_response(409, str(Conflict.default_detail))
+    except OperationalError:
+        # The database is overloaded or unreachable (e.g. SQLite locked past its timeout, no free PostgreSQL
+        # connection): nothing was started, the client may simply retry.
+        logger.exception("stream.database_unavailable")
+        return error_response(503, "The service is busy; try again shortly.", headers={"Retry-After": "2"})
+    finally:
+        _release_connection()
+
+
+def authenticate(request: HttpRequest) -> AuthenticatedUser:
+    try:
+        user = authenticate_bearer(request.headers.get("Authorization"))
+    except AuthError as exc:
+        raise Refused(unauthorized_response(exc.message)) from exc
+    request.user = user  # type: ignore[assignment]
+    return user
+
+
+def check_throttle(request: HttpRequest, user: AuthenticatedUser) -> None:
+    throttle = AgentTurnThrottle()
+    drf_request = Request(request)
+    drf_request.user = user  # type: ignore[assignment]  # the token's user, not a Django user
+    if throttle.allow_request(drf_request, None):  # type: ignore[arg-type]  # no APIView here; unused
+        return
+    wait = throttle.wait()
+    seconds = max(1, math.ceil(wait)) if wait is not None else 1
+    raise Refused(
+        error_response(
+            429,
+            f"Request was throttled. Expected available in {seconds} second{'s' if seconds != 1 else ''}.",
+            headers={"Retry-After": str(seconds)},
+        )
+    )
+
+
+def read_turn_request(request: HttpRequest) -> TurnRequest:
+    """The validated body (seed 000 §10.2): 415 for a non-JSON content type, 400 for anything invalid."""
+    body = request.body
+    if not body:
+        raise Refused(error_response(400, "The request body is empty: send a JSON object."))
+    content_type = request.content_type or ""
+    if not content_type:
+        raise Refused(error_response(415, f"Missing Content-Type: send the body as {JSON_MEDIA_TYPE}."))
+    if content_type != JSON_MEDIA_TYPE:
+        raise Refused(error_response(415, f'Unsupported media type "{content_type}" in request.'))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(error_response(400, "Malformed JSON: the body is not valid utf-8 text.")) from None
+    try:
+        data = loads_strict(text)
+    except ValueError as exc:
+        raise Refused(error_response(400, f"Malformed JSON: {exc}.")) from None
+    try:
+        return parse_turn_request(data)
+    except TurnRequestError as exc:
+        raise Refused(error_response(400, exc.detail)) from None
+
+
+def _release_connection() -> None:
+    """Close this thread's database connections now: a request thread would otherwise hold one until the (long)
+    stream ends, and a pool thread until it is reused. Never inside a transaction (tests run in one)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+# --- the stream --------------------------------------------------------------------------------------
+
+
+class FrameQueue:
+    """Hands frames from the turn's thread to the response's event loop; a no-op once the client has gone."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.attached = True
+
+    def put(self, event_id: str | None, frame: dict[str, Any]) -> None:
+        self._put((event_id, frame))
+
+    def finish(self) -> None:
+        self._put(_END)
+
+    def detach(self) -> None:
+        self.attached = False
+
+    def _put(self, item: Any) -> None:
+        if not self.attached:
+            return
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+        except RuntimeError:  # the event loop is closed (server shutting down)
+            self.attached = False
+
+    async def frames(self, heartbeat_s: float) -> AsyncGenerator[str]:
+        """SSE text until the turn ends; a `: ping` comment whenever nothing arrived for `heartbeat_s`."""
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(heartbeat_s):
+                        item = await self.queue.get()
+                except TimeoutError:
+                    yield PING
+                    continue
+                if item is _END:
+                    return
+                event_id, frame = item
+                yield encode_frame(frame, event_id)
+        finally:
+            # Cancelled when the client disconnects: stop queueing, let the turn run on.
+            self.detach()
+
+
+def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
+    """The turn's thread: hold the turn lock, run the loop, publish and stream every frame, always finish."""
+    session = prepared.session
+
+    def listener(frame: dict[str, Any]) -> None:
+        # Must never raise: the sink drops a failing listener, which would also stop the publication.
+        out.put(publish_frame(session_id=session.pk, frame=frame), frame)
+
+    try:
+        try:
+            claim_turn(session)
+        except (TurnInProgress, SessionNotFound) as exc:
+            # Lost a race with another request after the pre-stream check; not this turn's event to publish.
+            out.put(None, {"type": "error", "message": str(exc)})
+            return
+        try:
+            _run(prepared, listener)
+        finally:
+            release_turn(session)
+    except Exception:
+        logger.exception("stream.turn_crashed", extra={"session_id": str(session.pk)})
+        out.put(None, {"type": "error", "message": "Internal error: the turn could not be completed."})
+    finally:
+        out.finish()
+        _release_connection()
+
+
+def _run(prepared: PreparedTurn, listener: Callable[[dict[str, Any]], None]) -> None:
+    user_id, turn, session = prepared.user.user_id, prepared.turn, prepared.session
+    try:
+        workout_text = (
+            adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
+            if turn.current_workout is not None
+            else None
+        )
+        run_turn(
+            user_id=user_id,
+            message=turn.message,
+            session=session,
+            model=turn.model,
+            listener=listener,
+            current_workout_text=workout_text,
+        )
+    except TurnError:
+        pass  # the loop recorded the failure and already emitted the `error` frame
+    except Exception as exc:
+        logger.exception("stream.turn_failed", extra={"session_id": str(session.pk)})
+        try:
+            end_session(session=session, status=SessionStatus.ERROR)
+        except Exception:
+            logger.exception("stream.end_session_failed", extra={"session_id": str(session.pk)})
+        listener({"type": "error", "message": f"Internal error: {type(exc).__name__}"})
+
+
+@csrf_exempt
+async def agent_stream(request: HttpRequest) -> HttpResponseBase:
+    """POST /agent/stream: the turn's frames (seed 000 §8.3) as they happen, each with a resumable `id:`."""
+    if request.method != "POST":
+        return method_not_allowed(request, "POST")
+    prepared = await sync_to_async(prepare_turn)(request)
+    if isinstance(prepared, JsonResponse):
+        return prepared
+    loop = asyncio.get_running_loop()
+    out = FrameQueue(loop)
+    # Started here, not inside the generator: the turn must run even if the response is never iterated.
+    worker = loop.run_in_executor(agent_executor(), run_streamed_turn, prepared, out)
+    worker.add_done_callback(_log_worker_failure)
+    response = StreamingHttpResponse(
+        out.frames(settings.SSE_HEARTBEAT_SECONDS), content_type="text/event-stream", headers=SSE_HEADERS
+    )
+    response["X-Session-Id"] = str(prepared.session.pk)
+    return response
+
+
+def _log_worker_failure(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.error("stream.worker_failed", exc_info=future.exception())
+
+
+# --- replay and follow --------------------------------------------------------------------------------
+
+
+def authorize_session_reader(request: HttpRequest, session_id: uuid.UUID | None) -> JsonResponse | None:
+    """401 for a bad token, 404 unless the session is the caller's (unknown and foreign look the same)."""
+    try:
+        user = authenticate(request)
+        if session_id is None or not session_belongs_to(session_id=session_id, user_id=user.user_id):
+            return error_response(404, SESSION_NOT_FOUND)
+        return None
+    except Refused as refused:
+        return refused.response
+    finally:
+        _release_connection()
+
+
+def parse_uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+async def session_events(request: HttpRequest, session_id: str) -> HttpResponseBase:
+    """GET /agent/sessions/<id>/events: the session's stored frames after Last-Event-ID, then live ones."""
+    if request.method != "GET":
+        return method_not_allowed(request, "GET")
+    parsed_id = parse_uuid(session_id)
+    refused = await sync_to_async(authorize_session_reader)(request, parsed_id)
+    if refused is not None:
+        return refused
+    assert parsed_id is not None
+
+    raw_last_id = request.headers.get("Last-Event-ID") or request.GET.get("lastEventId") or ""
+    if raw_last_id:
+        last_id = normalize_last_event_id(raw_last_id, session_id=parsed_id)
+        if last_id is None:
+            example = f"{session_channel(parsed_id)}:3"
+            return error_response(
+                400, f"Last-Event-ID must be an id from this session's stream, e.g. {example!r}."
+            )
+        request.META["HTTP_LAST_EVENT_ID"] = last_id
+    # Only Last-Event-ID steers the library: its GRIP parameters (es-meta, recover, link) are not accepted.
+    request.GET = QueryDict()
+    await ensure_cross_process_listener()
+    # django-eventstream's view checks can_read_channel (SessionChannelManager) again, then streams.
+    response: HttpResponseBase = eventstream_events(request, session_id=parsed_id)
+    return response
