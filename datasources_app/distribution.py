@@ -169,6 +169,7 @@ def recently_trained_muscles(
     """Muscles some entry of the last `hours` hours worked as a prime mover (share ≥ `min_share`).
 
     Maps each to the hours since it was last trained that hard (one decimal), most recent first.
+    Warm-ups, stretches and other mobility-only entries do not count: a chest stretch needs no recovery.
     """
     moment = now or timezone.now()
     entries = selectors.log_entries_between(
@@ -176,6 +177,9 @@ def recently_trained_muscles(
     )
     last: dict[str, datetime] = {}
     for entry in entries:
+        goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
+        if goals and goals <= {"mobility"}:
+            continue
         for item in entry.muscles or ():
             muscle = canonical_muscle(str(item.get("muscle") or ""))
             if muscle is None or float(item.get("share") or 0) < min_share:

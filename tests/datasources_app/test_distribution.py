@@ -130,3 +130,16 @@ def test_recently_trained_muscles_uses_prime_movers_in_the_window() -> None:
         "Back": 30.0,
         "Quadriceps": 60.0,
     }
+
+
+def test_recently_trained_muscles_ignores_mobility_only_entries() -> None:
+    """A logged stretch (goal mobility only) does not count as hard training; a strength entry does."""
+    user_id = uuid.uuid4()
+    log = WorkoutLogFactory.create(user_id=user_id, completed_at=NOW - dt.timedelta(hours=3))
+    WorkoutLogEntryFactory.create(
+        log=log, muscles=[{"muscle": "Chest", "share": 1.0}], goals=[{"goal": "mobility", "share": 1.0}]
+    )
+    WorkoutLogEntryFactory.create(
+        log=log, muscles=[{"muscle": "Glutes", "share": 1.0}], goals=[{"goal": "strength", "share": 1.0}]
+    )
+    assert distribution.recently_trained_muscles(user_id=user_id, now=NOW) == {"Glutes": 3.0}

@@ -550,29 +550,6 @@ def _history(user_id: uuid.UUID, unit: str) -> dict[str, PastLoad]:
     return found
 
 
-def recently_trained(*, user_id: uuid.UUID) -> dict[str, float]:
-    """Hours since each muscle was last trained hard (share ≥ 0.3) in the last 48 h.
-
-    Like `distribution.recently_trained_muscles`, but warm-ups, stretches and other mobility-only entries
-    do not count: a chest stretch does not need 48 hours of recovery.
-    """
-    now = timezone.now()
-    last: dict[str, float] = {}
-    entries = selectors.log_entries_between(
-        user_id=user_id, start=now - timedelta(hours=RECOVERY_HOURS_LARGE), end=now
-    )
-    for entry in entries:
-        goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
-        if goals and goals <= {"mobility"}:
-            continue
-        hours = round((now - entry.completed_at).total_seconds() / 3600, 1)
-        for item in entry.muscles or ():
-            muscle = str(item.get("muscle", "")) if isinstance(item, dict) else ""
-            if muscle and float(item.get("share") or 0) >= HARD_SHARE:
-                last[muscle] = min(hours, last.get(muscle, hours))
-    return dict(sorted(last.items(), key=lambda pair: (pair[1], pair[0])))
-
-
 def _emphasis(user_id: uuid.UUID) -> str:
     """The rep scheme the user's heaviest goal calls for: strength, hypertrophy or endurance."""
     for goal in selectors.list_category_goals(user_id=user_id):  # heaviest first
@@ -641,7 +618,7 @@ def load_facts(
         sex=(profile.sex if profile is not None else "") or "unspecified",
         injuries=injury_rules_for(injury_text),
         exclusions=stored.merged(said),
-        recent_hours=recently_trained(user_id=user_id),
+        recent_hours=distribution.recently_trained_muscles(user_id=user_id, hours=RECOVERY_HOURS_LARGE),
         # With nothing logged every goal is "behind"; debt only means something once there is history.
         debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
         emphasis=_emphasis(user_id),
