@@ -182,10 +182,9 @@ AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "256"))
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 # Every /agent/stream frame is also stored on the session's channel ("session-<uuid>"), so that
 # GET /agent/sessions/<id>/events can replay from Last-Event-ID; only the session's owner may read it.
-# django-eventstream reads these at import time.
-EVENTSTREAM_STORAGE_CLASS = (
-    "trainer_agent.eventstream.FrameStorage"  # DjangoModelStorage + the id of each frame
-)
+# django-eventstream reads these at import time. FrameStorage is its DjangoModelStorage that also hands back
+# the id of each stored frame (the SSE `id:` of /agent/stream).
+EVENTSTREAM_STORAGE_CLASS = "trainer_agent.eventstream.FrameStorage"
 EVENTSTREAM_CHANNELMANAGER_CLASS = "trainer_agent.eventstream.SessionChannelManager"
 
 

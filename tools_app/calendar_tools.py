@@ -4,7 +4,7 @@ delete_scheduled_workout and create_workout_plan.
 Dates are the user's local dates and may not lie in the past. Seed 001's spellings are accepted:
 `scheduled_date` (a date, or a date-time that also sets the time), `workout_type` (the title), `exercises`
 (a list, stored as the workout's exercises); for plans `plan_name`, `goal_description`, `duration_weeks`,
-`workouts_per_week`. Plans come from `tools_app.plan_builder.build_plan` (a pure function), are stored
+`workouts_per_week`. Plans come from the fitness_plan sub-agent (registered with `tools_app.plan_builder.set_plan_generator`; `build_plan` otherwise), are stored
 active, and every planned day goes on the calendar linked to the plan. A new plan replaces the user's
 active one: the old plan is archived and its future sessions cancelled.
 """
@@ -21,7 +21,7 @@ from datasources_app import selectors, services
 from datasources_app.formatters import day
 from datasources_app.models import PlanStatus, ScheduledWorkout, WorkoutPlan
 from tools_app.formatting import confirmation, summary
-from tools_app.plan_builder import MAX_WEEKS, build_plan
+from tools_app.plan_builder import MAX_WEEKS, generate_plan
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 
@@ -225,7 +225,9 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         len(args.preferred_days) if args.preferred_days else DEFAULT_DAYS_PER_WEEK
     )
     try:
-        plan = build_plan(
+        plan = generate_plan(
+            user_id=ctx.user_id,
+            session=ctx.session,
             goal=args.goal,
             weeks=args.weeks,
             days_per_week=days_per_week,

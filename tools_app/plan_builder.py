@@ -16,7 +16,7 @@ stores it and puts each dated day on the calendar.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from typing import Any, Literal
 
@@ -363,3 +363,23 @@ def build_plan(
         "end_date": (start_date + timedelta(weeks=weeks, days=-1)).isoformat(),
         "weeks": plan_weeks,
     }
+
+
+# --- Who builds plans ---------------------------------------------------------------------------------------
+# tools_app may not import trainer_agent, so the fitness_plan sub-agent plugs itself in here at start-up
+# (TrainerAgentConfig.ready). Without it (tools used on their own, some tests) plans come from build_plan.
+PlanGenerator = Callable[..., dict[str, Any]]
+_plan_generator: PlanGenerator | None = None
+
+
+def set_plan_generator(generator: PlanGenerator | None) -> None:
+    """Route create_workout_plan through `generator(user_id=, session=, **build_plan_arguments)`."""
+    global _plan_generator
+    _plan_generator = generator
+
+
+def generate_plan(*, user_id: Any, session: Any, **arguments: Any) -> dict[str, Any]:
+    """The plan for create_workout_plan: the registered generator's, else build_plan's. ValueError on problems."""
+    if _plan_generator is None:
+        return build_plan(**arguments)
+    return _plan_generator(user_id=user_id, session=session, **arguments)

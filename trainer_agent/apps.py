@@ -20,3 +20,7 @@ class TrainerAgentConfig(AppConfig):
         from trainer_agent.agents.definitions import load_agents  # validate the agent registry at start
 
         load_agents()
+        from tools_app.plan_builder import set_plan_generator  # create_workout_plan → fitness_plan sub-agent
+        from trainer_agent.agents.subagents import plan_with_fitness_plan_agent
+
+        set_plan_generator(plan_with_fitness_plan_agent)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tools_app.registry import all_tools
 from trainer_agent.agents.callbacks import register_default_callbacks
 from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, RetryPolicy, agent_registry
+from trainer_agent.agents.subagents import SMS_MAX_CHARS, SPECS, register_validators
 from trainer_agent.initializer import INITIALIZER_PROMPT, selection_schema
 from trainer_agent.prompts import SYSTEM_PROMPT
 
@@ -36,12 +37,90 @@ def initializer_definition() -> AgentDefinition:
     )
 
 
+# Sub-agents run on the primary model; with "offline" (no API keys) each runs its deterministic variant.
+SUBAGENT_MODEL = "settings.PRIMARY_MODEL"
+SUBAGENT_RETRY = RetryPolicy(max_retries=1, retry_on=("validation_error",))
+
+FITNESS_PLAN_PROMPT = """You design multi-week training plans. From the input (goal, weeks, days_per_week, deload_weeks,
+preferred_days, start_date) and the user's facts (goals, equipment, units), return one JSON plan: every week numbered
+from 1, each with exactly days_per_week sessions on the training weekdays, progressive overload from week to week, and
+lighter deload weeks (volume about 60 %, RPE 6) exactly on deload_weeks (every 5th week when not given). Use only the
+user's equipment."""
+
+MICROCYCLE_PROMPT = """You lay out one week of a training plan. Return the 7 days Mon..Sun in order: each either a rest
+day (rest true, duration_minutes 0) or a session with its focus, duration and prescription. The number of training
+days equals days_per_week; sessions are sized for that many days, and a deload week is lighter."""
+
+WORKOUT_MESSAGE_PROMPT = f"""Turn the day's workout into one SMS of at most {SMS_MAX_CHARS} characters: a title line,
+one short line per exercise ("1. Goblet Squat: 3×10 @ 16kg (rest 90s)"), and a short motivating last line.
+Abbreviate rather than cut; if it still does not fit, end the list with "…and N more"."""
+
+WORKOUT_STRUCTURE_PROMPT = """Extract the workout in the markdown as JSON: title and exercises in order (order 1..N),
+each with exercise_name, exercise_type (reps, hold, duration, intervals) and that type's fields, muscles_utilized and
+goals_addressed with shares summing to 1, and a one-sentence reasoning. Loads and distances in the user's units; use
+only equipment the user has."""
+
+
+def subagent_definitions() -> list[AgentDefinition]:
+    def subagent(
+        agent_id: str, description: str, prompt: str, validator: str, *, temperature: float, max_tokens: int
+    ) -> AgentDefinition:
+        return AgentDefinition(
+            agent_id=agent_id,
+            description=description,
+            model=SUBAGENT_MODEL,
+            prompt=prompt,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            output_format="json",
+            output_schema=SPECS[agent_id].output_model,
+            validators=(validator,),
+            retry_policy=SUBAGENT_RETRY,
+        )
+
+    return [
+        subagent(
+            "fitness_plan",
+            "A multi-week plan (default 12 weeks, deloads in weeks 5 and 10) from goals, schedule, equipment.",
+            FITNESS_PLAN_PROMPT,
+            "fitness_plan.consistent",
+            temperature=0.4,
+            max_tokens=16_384,
+        ),
+        subagent(
+            "microcycle",
+            "The 7 days of one plan week: focus or rest per day.",
+            MICROCYCLE_PROMPT,
+            "microcycle.week",
+            temperature=0.3,
+            max_tokens=2048,
+        ),
+        subagent(
+            "workout_message",
+            f"The day's workout as one SMS of at most {SMS_MAX_CHARS} characters.",
+            WORKOUT_MESSAGE_PROMPT,
+            "workout_message.sms_length",
+            temperature=0.3,
+            max_tokens=1024,
+        ),
+        subagent(
+            "workout_structure",
+            "A markdown workout as JSON that passes the workout validation for the user.",
+            WORKOUT_STRUCTURE_PROMPT,
+            "workout_structure.valid_workout",
+            temperature=0.1,
+            max_tokens=4096,
+        ),
+    ]
+
+
 def builtin_definitions() -> list[AgentDefinition]:
-    return [trainer_definition(), initializer_definition()]
+    return [trainer_definition(), initializer_definition(), *subagent_definitions()]
 
 
 def load_agents(registry: AgentRegistry = agent_registry) -> AgentRegistry:
     """Register the built-in agents (replacing earlier copies) and validate the whole registry."""
+    register_validators(registry)
     for definition in builtin_definitions():
         if definition.agent_id in registry.ids():
             registry.replace(definition)

@@ -18,9 +18,6 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
@@ -28,6 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from datasources_app.demo import DEMO_USER_ID
 from sessions_app.models import AgentSession, EventType
 from sessions_app.services import append_event
+from tests.support.browser import headless_chromium
 from tests.trainer_agent.observability.support import (
     WORKOUT_ARTIFACT,
     add_event,
@@ -45,8 +43,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
 WAIT_S = 20
 PASSWORD = "correct horse battery staple"
@@ -56,31 +52,8 @@ TOOLS = ("generate_workout", "message_notify_user", "swap_exercise", "fetch_data
 
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip(
-            "Debian chromium and chromium-driver are not installed (/usr/bin/chromium, /usr/bin/chromedriver)"
-        )
-    previous = os.environ.get("SE_OFFLINE")
-    os.environ["SE_OFFLINE"] = "true"  # never let Selenium Manager reach for the network
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--window-size=1400,1000",
-        "--disable-background-networking",
-    ):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    try:
+    with headless_chromium(window_size="1400,1000") as driver:
         yield driver
-    finally:
-        driver.quit()
-        if previous is None:
-            os.environ.pop("SE_OFFLINE", None)
-        else:
-            os.environ["SE_OFFLINE"] = previous
 
 
 def screenshot(driver: WebDriver, name: str, tmp_path: Path, *, height: int | None = None) -> Path:

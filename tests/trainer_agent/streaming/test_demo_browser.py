@@ -11,50 +11,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from tests.support.browser import headless_chromium
 from tests.support.live_server import BASE_DIR, DaphneServer
 
 pytestmark = [pytest.mark.live, pytest.mark.browser, pytest.mark.xdist_group("live")]
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SCREENSHOT = BASE_DIR / "docs" / "screenshots" / "demo_chat.png"
 WAIT_S = 30
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip(
-            "Debian chromium and chromium-driver are not installed (/usr/bin/chromium, /usr/bin/chromedriver)"
-        )
-    previous = os.environ.get("SE_OFFLINE")
-    os.environ["SE_OFFLINE"] = "true"  # never let Selenium Manager reach for the network
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--window-size=1280,900",
-        "--disable-background-networking",
-    ):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    try:
+    with headless_chromium(window_size="1280,900") as driver:
         yield driver
-    finally:
-        driver.quit()
-        if previous is None:
-            os.environ.pop("SE_OFFLINE", None)
-        else:
-            os.environ["SE_OFFLINE"] = previous
 
 
 def open_demo(browser: WebDriver, server: DaphneServer, model: str) -> None:
