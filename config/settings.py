@@ -143,7 +143,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "loggers": {
-        "agent.console": {"handlers": ["console"], "level": os.environ.get("AGENT_LOG_LEVEL", "INFO")},
+        # Its own plain handler only: propagating to the root logger (which daphne configures) prints every line twice.
+        "agent.console": {
+            "handlers": ["console"],
+            "level": os.environ.get("AGENT_LOG_LEVEL", "INFO"),
+            "propagate": False,
+        },
     },
 }
 
