@@ -222,7 +222,7 @@ def main() -> None:
     done = [r.done_s for r in ok if r.done_s is not None]
     print(f"\n### {engine}: {args.streams} streams, {args.delay:g} s per model call, 3 calls per turn\n")
     print(
-        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, server threads: {args.threads or 'default (256)'}\n"
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, server threads: {args.threads or 'default (16)'}\n"
     )
     print(
         "| streams | completed | errors | sessions `completed` in DB | wall (s) | server CPU (s) | "

@@ -182,8 +182,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Streaming (SSE, django-eventstream) ---------------------------------------------------------------
-# Worker threads that run agent turns for /agent/stream (each turn holds one while it runs).
-AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "256"))
+# Worker threads that run agent turns for /agent/stream (each turn holds one while it runs, plus one database
+# connection and up to four more while the initializer fetches): keep it × 5 under the database's connection limit.
+AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "16"))
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 # Every /agent/stream frame is also stored on the session's channel ("session-<uuid>"), so that
 # GET /agent/sessions/<id>/events can replay from Last-Event-ID; only the session's owner may read it.
