@@ -196,7 +196,7 @@ def _run(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolOutcome:
     if not isinstance(args, dict):
         return _failure(
             f"Invalid arguments for {tool.name}: expected a JSON object of named arguments, "
-            f"got {_json_type_name(args)}"
+            f"got {json_type_name(args)}"
         )
     try:
         parsed = tool.input_model.model_validate(normalise_arguments(tool, args))
@@ -398,7 +398,8 @@ def _preview(value: Any) -> str:
     return shorten(text, 60)
 
 
-def _json_type_name(value: Any) -> str:
+def json_type_name(value: Any) -> str:
+    """The JSON type of a decoded value ("null", "boolean", "number", "string", "array", "object")."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -409,6 +410,8 @@ def _json_type_name(value: Any) -> str:
         return "string"
     if isinstance(value, list | tuple):
         return "array"
+    if isinstance(value, dict):
+        return "object"
     return type(value).__name__
 
 

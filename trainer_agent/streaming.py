@@ -44,17 +44,17 @@ from trainer_agent.eventstream import (
     session_belongs_to,
     session_channel,
 )
-from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.loop import TurnError
 from trainer_agent.turns import (
     TurnInProgress,
     TurnRequest,
     TurnRequestError,
-    adopt_client_workout,
     check_session,
     claim_turn,
     parse_turn_request,
     release_turn,
     resolve_session,
+    run_requested_turn,
 )
 
 logger = logging.getLogger(__name__)
@@ -281,19 +281,7 @@ def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
 def _run(prepared: PreparedTurn, listener: Callable[[dict[str, Any]], None]) -> None:
     user_id, turn, session = prepared.user.user_id, prepared.turn, prepared.session
     try:
-        workout_text = (
-            adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
-            if turn.current_workout is not None
-            else None
-        )
-        run_turn(
-            user_id=user_id,
-            message=turn.message,
-            session=session,
-            model=turn.model,
-            listener=listener,
-            current_workout_text=workout_text,
-        )
+        run_requested_turn(user_id=user_id, session=session, turn=turn, listener=listener)
     except TurnError:
         pass  # the loop recorded the failure and already emitted the `error` frame
     except Exception as exc:

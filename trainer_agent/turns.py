@@ -23,8 +23,11 @@ from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, SessionNotFound
 from sessions_app.selectors import get_session_for_user
 from sessions_app.services import create_session
+from tools_app.registry import json_type_name
 from tools_app.workout_schema import Workout
 from trainer_agent.llm.models import model_ids
+from trainer_agent.loop import TurnResult, run_turn
+from trainer_agent.sink import Listener
 
 MAX_MESSAGE_CHARS = 8000
 TURN_LOCK_KEY = "turn_running_since"
@@ -114,17 +117,11 @@ def parse_turn_request(body: Any) -> TurnRequest:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return "a string" if isinstance(value, str) else type(value).__name__
+    """ "a number", "an array", "null": the JSON type of a wrong-typed field, for the 400 detail."""
+    name = json_type_name(value)
+    if name == "null":
+        return name
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def resolve_session(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> AgentSession:
@@ -200,3 +197,25 @@ def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: 
     artifact_id = str(workout.get("artifact_id") or "client")
     save_current_workout(user_id=user_id, workout=workout, artifact_id=artifact_id, session_id=session.pk)
     return fetch_and_format(user_id=user_id, source="current_workout_session").text
+
+
+def run_requested_turn(
+    *, user_id: uuid.UUID, session: AgentSession, turn: TurnRequest, listener: Listener | None = None
+) -> TurnResult:
+    """Run an admitted request's turn: adopt the client's current workout (if sent), then the loop.
+
+    The caller holds the turn lock. Raises TurnError like `run_turn`.
+    """
+    workout_text = (
+        adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
+        if turn.current_workout is not None
+        else None
+    )
+    return run_turn(
+        user_id=user_id,
+        message=turn.message,
+        session=session,
+        model=turn.model,
+        listener=listener,
+        current_workout_text=workout_text,
+    )

@@ -13,12 +13,12 @@ from trainer_agent.api.base import AgentApi, caller_id, read_json_object
 from trainer_agent.api.schema import BODY_ERRORS, CONFLICT, NOT_FOUND, THROTTLED
 from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.llm.models import model_ids
-from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.loop import TurnError
 from trainer_agent.turns import (
     MAX_MESSAGE_CHARS,
-    adopt_client_workout,
     parse_turn_request,
     resolve_session,
+    run_requested_turn,
     turn_lock,
 )
 
@@ -129,19 +129,8 @@ class AgentChatApi(AgentApi):
         turn = parse_turn_request(read_json_object(request, required=True))
         session = resolve_session(user_id=user_id, session_id=turn.session_id)
         with turn_lock(session):
-            workout_text = (
-                adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
-                if turn.current_workout is not None
-                else None
-            )
             try:
-                result = run_turn(
-                    user_id=user_id,
-                    message=turn.message,
-                    session=session,
-                    model=turn.model,
-                    current_workout_text=workout_text,
-                )
+                result = run_requested_turn(user_id=user_id, session=session, turn=turn)
             except TurnError as exc:
                 headers = {"Retry-After": str(round(exc.retry_after))} if exc.retry_after else None
                 return Response(

@@ -248,7 +248,7 @@ def test_worker_survives_an_unexpected_exception(monkeypatch: pytest.MonkeyPatch
     def broken_turn(**kwargs: Any) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(streaming, "run_turn", broken_turn)
+    monkeypatch.setattr(streaming, "run_requested_turn", broken_turn)
     out = RecordingQueue()
     run_streamed_turn(prepared(session), out)
     assert out.frames_with_ids[-1][1] == {"type": "error", "message": "Internal error: RuntimeError"}
