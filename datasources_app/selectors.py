@@ -184,9 +184,15 @@ def log_entries_between(
 # --- Time zone ------------------------------------------------------------------------------------------------
 def user_timezone(*, user_id: uuid.UUID) -> tzinfo:
     """The user's time zone from their settings; UTC when unset or unknown."""
-    name = UserSettings.objects.filter(user_id=user_id).values_list("timezone", flat=True).first() or "UTC"
+    return timezone_named(
+        UserSettings.objects.filter(user_id=user_id).values_list("timezone", flat=True).first()
+    )
+
+
+def timezone_named(name: str | None) -> tzinfo:
+    """The time zone of that IANA name; UTC when it is empty or unknown."""
     try:
-        return zoneinfo.ZoneInfo(name)
+        return zoneinfo.ZoneInfo(name or "UTC")
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return UTC
 

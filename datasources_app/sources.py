@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from django.db import connection, connections
 from django.db.models import Count, Q
+from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from datasources_app import distribution, formatters, selectors
@@ -379,9 +380,8 @@ def source_names() -> list[str]:
 
 def units_for(*, user_id: uuid.UUID) -> Units:
     """How to show numbers and dates to the user (their settings, or kg/km/UTC)."""
-    return Units.from_settings(
-        selectors.get_settings(user_id=user_id), selectors.user_timezone(user_id=user_id)
-    )
+    settings = selectors.get_settings(user_id=user_id)
+    return Units.from_settings(settings, selectors.timezone_named(settings.timezone))
 
 
 def fetch_and_format(
@@ -473,11 +473,11 @@ def build_user_data_xml(*, user_id: uuid.UUID) -> str:
     Deterministic for the same data (no timestamps, fixed ordering), so the prompt-cache prefix holds.
     """
     settings = selectors.get_settings(user_id=user_id)
-    tz = selectors.user_timezone(user_id=user_id)
+    tz = selectors.timezone_named(settings.timezone)
     return formatters.user_data_xml(
         profile=selectors.get_profile(user_id=user_id),
         settings=settings,
         locations=selectors.list_locations(user_id=user_id),
         units=Units.from_settings(settings, tz),
-        today=selectors.local_today(user_id=user_id),
+        today=timezone.now().astimezone(tz).date(),
     )

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import random
 import re
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -92,14 +96,17 @@ def append_event(
     if duration_ms is not None and duration_ms < 0:
         raise ValueError(f"duration_ms must be >= 0, got {duration_ms}")
     payload = _to_json_object(data)
+    batch = _open_batches().get(session.pk)
+    if batch is not None:
+        if len(connection.savepoint_ids) == batch.depth:
+            return _append_in_batch(batch, session, event_type, payload, duration_ms)
+        # A write in a savepoint inside the batch may still be rolled back: ask the database again next time.
+        batch.next_sequence = None
 
     for attempt in range(1, APPEND_MAX_ATTEMPTS + 1):
         try:
             with transaction.atomic():
-                now = timezone.now()
-                locked = AgentSession.objects.filter(pk=session.pk).update(updated_at=now)
-                if not locked:
-                    raise SessionNotFound(f"session {session.pk} does not exist")
+                now = _lock_session(session)
                 event = AgentSessionEvent.objects.create(
                     session=session,
                     sequence_number=last_sequence(session=session) + 1,
@@ -115,6 +122,79 @@ def append_event(
         session.updated_at = now
         return event
     raise AssertionError("unreachable: the last attempt either returns or raises")
+
+
+@dataclass
+class _OpenBatch:
+    """An `event_batch` in progress on this thread's connection."""
+
+    depth: int  # savepoints open inside the batch's own transaction block
+    locked: bool = False  # the session row is locked (and stays locked until the batch commits)
+    next_sequence: int | None = None  # known while only this batch has appended since the lock
+
+
+_local = threading.local()
+
+
+def _open_batches() -> dict[UUID, _OpenBatch]:
+    batches: dict[UUID, _OpenBatch] | None = getattr(_local, "batches", None)
+    if batches is None:
+        batches = _local.batches = {}
+    return batches
+
+
+@contextmanager
+def event_batch(*, session: AgentSession) -> Iterator[None]:
+    """Append the events of the block in one transaction that locks the session once.
+
+    The first append locks the session row and reads the last sequence number; later appends in the block
+    insert at the next numbers directly (no savepoint, lock or MAX query each), since no other writer can
+    append while the lock is held. An append made inside a savepoint opened within the block takes the
+    ordinary path, and the next one asks the database again, so a rolled-back savepoint leaves no gap.
+    Nesting a batch for the same session joins the outer one. As with `append_event`, never hold a batch
+    open across slow work (a model call): other writers to the session wait for its commit.
+    """
+    batches = _open_batches()
+    if session.pk in batches:
+        yield
+        return
+    with transaction.atomic():
+        batches[session.pk] = _OpenBatch(depth=len(connection.savepoint_ids))
+        try:
+            yield
+        finally:
+            del batches[session.pk]
+
+
+def _append_in_batch(
+    batch: _OpenBatch,
+    session: AgentSession,
+    event_type: str,
+    payload: dict[str, Any],
+    duration_ms: int | None,
+) -> AgentSessionEvent:
+    if not batch.locked:
+        session.updated_at = _lock_session(session)
+        batch.locked = True
+    if batch.next_sequence is None:
+        batch.next_sequence = last_sequence(session=session) + 1
+    event = AgentSessionEvent.objects.create(
+        session=session,
+        sequence_number=batch.next_sequence,
+        event_type=event_type,
+        duration_ms=duration_ms,
+        data=payload,
+    )
+    batch.next_sequence += 1
+    return event
+
+
+def _lock_session(session: AgentSession) -> datetime:
+    """Bump the session's `updated_at`: the row lock every appender queues on. Returns the new time."""
+    now = timezone.now()
+    if not AgentSession.objects.filter(pk=session.pk).update(updated_at=now):
+        raise SessionNotFound(f"session {session.pk} does not exist")
+    return now
 
 
 def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED) -> AgentSession:

@@ -11,10 +11,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import transaction
-
 from sessions_app.models import AgentSession, AgentSessionEvent
-from sessions_app.services import append_event
+from sessions_app.services import append_event, event_batch
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
@@ -27,32 +25,32 @@ class EventSink:
     def __init__(self, *, session: AgentSession, listener: Listener | None = None) -> None:
         self.session = session
         self.listener = listener
-        self.events: list[AgentSessionEvent] = []
 
     def record(
         self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
     ) -> AgentSessionEvent:
         """Store the event (next sequence number) and log it in the console format."""
         event = append_event(session=self.session, event_type=event_type, data=data, duration_ms=duration_ms)
-        self.events.append(event)
-        console_logger.info(
-            format_event(
-                timestamp=event.timestamp,
-                session_id=self.session.pk,
-                event_type=event_type,
-                data=event.data,
-                duration_ms=duration_ms,
+        if console_logger.isEnabledFor(logging.INFO):
+            console_logger.info(
+                format_event(
+                    timestamp=event.timestamp,
+                    session_id=self.session.pk,
+                    event_type=event_type,
+                    data=event.data,
+                    duration_ms=duration_ms,
+                )
             )
-        )
         return event
 
     @contextmanager
     def batch(self) -> Iterator[None]:
-        """Store the events recorded inside the block in one transaction: one commit instead of one each.
+        """Store the events recorded inside the block in one transaction (`event_batch`): one commit, one
+        session lock and one sequence lookup instead of one each.
 
         Never hold a batch open across a model call: it keeps the session row locked until it commits.
         """
-        with transaction.atomic():
+        with event_batch(session=self.session):
             yield
 
     def emit(self, frame: dict[str, Any]) -> None:

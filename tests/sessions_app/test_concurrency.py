@@ -8,12 +8,21 @@ import pytest
 from django.db import connection
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from sessions_app.services import append_event
+from sessions_app.services import append_event, event_batch
 from tests.sessions_app.factories import AgentSessionFactory
 
 
-def _append_concurrently(session: AgentSession, *, writers: int, appends_each: int) -> list[BaseException]:
-    """Run `writers` threads that each append `appends_each` events; return the errors they hit."""
+def _append(session: AgentSession, writer: int, index: int) -> None:
+    append_event(session=session, event_type=EventType.TOOL_RESULT, data={"writer": writer, "index": index})
+
+
+def _append_concurrently(
+    session: AgentSession, *, writers: int, appends_each: int, batched: bool = False
+) -> list[BaseException]:
+    """Run `writers` threads that each append `appends_each` events; return the errors they hit.
+
+    `batched`: two of every three appends go through one `event_batch` (as the agent loop writes them).
+    """
     start = threading.Barrier(writers)
     errors: list[BaseException] = []
 
@@ -21,11 +30,14 @@ def _append_concurrently(session: AgentSession, *, writers: int, appends_each: i
         try:
             start.wait()
             for index in range(appends_each):
-                append_event(
-                    session=session,
-                    event_type=EventType.TOOL_RESULT,
-                    data={"writer": writer, "index": index},
-                )
+                if batched and index % 3 == 0:
+                    continue  # appended with the next two, in one batch
+                if batched and index % 3 == 1:
+                    with event_batch(session=session):
+                        for each in (index - 1, index):
+                            _append(session, writer, each)
+                    continue
+                _append(session, writer, index)
         except BaseException as exc:  # reported to the test thread below
             errors.append(exc)
         finally:
@@ -74,3 +86,13 @@ def test_concurrent_writers_on_a_sqlite_file_database_leave_no_gap() -> None:
     errors = _append_concurrently(session, writers=4, appends_each=25)
     assert errors == []
     _assert_contiguous(session, writers=4, appends_each=25)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrent writers need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_batched_and_single_appends_from_eight_writers_leave_no_gap_and_no_duplicate() -> None:
+    """Batches (one lock, numbers assigned locally) interleaved with single appends from 8 threads: 0..599."""
+    session = AgentSessionFactory.create()
+    errors = _append_concurrently(session, writers=8, appends_each=75, batched=True)
+    assert errors == []
+    _assert_contiguous(session, writers=8, appends_each=75)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 
 from sessions_app import services
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType, SessionNotFound, SessionStatus
@@ -19,6 +19,7 @@ from sessions_app.services import (
     create_session,
     delete_session,
     end_session,
+    event_batch,
     get_or_create_session,
     set_session_status,
     update_context_start,
@@ -251,6 +252,66 @@ def test_append_event_gives_up_after_five_attempts(monkeypatch: pytest.MonkeyPat
     assert stale.reads == 5
     assert len(backoffs) == 4
     assert AgentSessionEvent.objects.filter(session=session).count() == 1
+
+
+def _numbers(session: AgentSession) -> list[int]:
+    return list(
+        AgentSessionEvent.objects.filter(session=session)
+        .order_by("sequence_number")
+        .values_list("sequence_number", flat=True)
+    )
+
+
+def test_event_batch_numbers_its_events_after_those_already_stored() -> None:
+    """Appends inside a batch continue the session's numbering and come back with their numbers."""
+    session = AgentSessionFactory.create()
+    AgentSessionEventFactory.create_batch(2, session=session)
+
+    with event_batch(session=session):
+        first = append_event(session=session, event_type=EventType.LLM_RESPONSE, data={"n": 1})
+        second = append_event(session=session, event_type=EventType.TOOL_CALL, data={"n": 2})
+        with event_batch(session=session):  # a nested batch joins the outer one
+            third = append_event(session=session, event_type=EventType.TOOL_RESULT, data={"n": 3})
+
+    assert [first.sequence_number, second.sequence_number, third.sequence_number] == [2, 3, 4]
+    assert _numbers(session) == [0, 1, 2, 3, 4]
+    stored = AgentSessionEvent.objects.get(session=session, sequence_number=4)
+    assert (stored.event_type, stored.data) == (EventType.TOOL_RESULT, {"n": 3})
+
+
+def test_event_batch_stores_nothing_when_the_block_fails() -> None:
+    """A batch is one transaction: an exception inside it keeps none of its events."""
+    session = AgentSessionFactory.create()
+    append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "hi"})
+
+    with pytest.raises(RuntimeError), event_batch(session=session):
+        append_event(session=session, event_type=EventType.LLM_RESPONSE, data={})
+        raise RuntimeError("the tool crashed")
+
+    assert _numbers(session) == [0]
+    assert append_event(session=session, event_type=EventType.ERROR, data={}).sequence_number == 1
+
+
+def test_a_rolled_back_savepoint_inside_a_batch_leaves_no_gap() -> None:
+    """An append in a savepoint that rolls back does not use up a number for the batch's later appends."""
+    session = AgentSessionFactory.create()
+
+    with event_batch(session=session):
+        append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "hi"})
+        with pytest.raises(RuntimeError), transaction.atomic():
+            append_event(session=session, event_type=EventType.KNOWLEDGE, data={"source": "lost"})
+            raise RuntimeError("rolled back")
+        last = append_event(session=session, event_type=EventType.LLM_REQUEST, data={})
+
+    assert last.sequence_number == 1
+    assert _numbers(session) == [0, 1]
+
+
+def test_event_batch_on_a_deleted_session_raises_session_not_found() -> None:
+    session = AgentSessionFactory.create()
+    delete_session(session=session)
+    with pytest.raises(SessionNotFound), event_batch(session=session):
+        append_event(session=session, event_type=EventType.ERROR, data={})
 
 
 def test_event_factory_assigns_the_next_sequence_number() -> None:
