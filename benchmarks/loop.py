@@ -268,6 +268,7 @@ def main() -> None:
     from sessions_app.services import delete_session
 
     logging.getLogger("agent.console").setLevel(logging.WARNING)  # no console lines in the timings
+    load_before = " / ".join(f"{value:.1f}" for value in os.getloadavg())
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     created: list[AgentSession] = []
@@ -286,7 +287,7 @@ def main() -> None:
     load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
     print(
         f"database: {describe_database()}; Python {platform.python_version()}; Django {django.get_version()}; "
-        f"load average after the run: {load}"
+        f"load average (1 / 5 / 15 min) before the run: {load_before}, after: {load}"
     )
     print()
     print(

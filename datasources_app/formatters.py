@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
-from typing import Any
+from typing import Any, Protocol
 
 from datasources_app.distribution import Distribution, ShareRow
 from datasources_app.models import (
@@ -260,10 +260,28 @@ def _weights_for(location: Location, slug: str, units: Units) -> str:
     return f"{', '.join(number(value) for value in shown)}{units.weight}"
 
 
+class EquipmentLike(Protocol):
+    """What the location formatters read of a piece of equipment (an `Equipment` or a selector's plain item)."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+
+
+def location_equipment(location: Location) -> Iterable[EquipmentLike]:
+    """The location's equipment, ordered by category and name: the plain list `selectors.user_data_sources`
+    attaches (`equipment_list`), else the relation (prefetched by `selectors.list_locations`)."""
+    attached: list[EquipmentLike] | None = getattr(location, "equipment_list", None)
+    return attached if attached is not None else location.equipment.all()
+
+
 def equipment_lines(location: Location, units: Units) -> list[str]:
     """ "  - Dumbbells (free_weights): 5, 10, 15kg" / "  - Pull-up Bar" (seed 000 §4.4)."""
     lines = []
-    for item in location.equipment.all():
+    for item in location_equipment(location):
         available = _weights_for(location, item.slug, units)
         lines.append(f"  - {item.name} ({item.category}): {available}" if available else f"  - {item.name}")
     return lines
@@ -281,7 +299,7 @@ def location_block(location: Location | None, units: Units) -> str:
 def location_line(location: Location, units: Units) -> str:
     """ "Gym (current): Barbell, Dumbbells 2.5–50kg, …" on one line."""
     names = []
-    for item in location.equipment.all():
+    for item in location_equipment(location):
         available = _weights_for(location, item.slug, units)
         names.append(f"{item.name} [{available}]" if available else item.name)
     current = " (current)" if location.is_current else ""

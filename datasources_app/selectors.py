@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import uuid
 import zoneinfo
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
+from weakref import WeakKeyDictionary
 
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import F, Field, Model, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from datasources_app.catalog import BODYWEIGHT, exercise_name_key
@@ -50,6 +55,190 @@ def _locations(user_id: uuid.UUID) -> QuerySet[Location]:
 def list_locations(*, user_id: uuid.UUID) -> list[Location]:
     """All the user's locations with their equipment prefetched, the current one first."""
     return list(_locations(user_id))
+
+
+# --- The user data XML's sources, in plain SQL ---------------------------------------------------------------
+# `build_user_data_xml` runs on every iteration of the agent loop, and the ORM's query building and prefetch
+# machinery cost several times the statements themselves. `user_data_sources` reads the same rows through the
+# connection's cursor in two statements that both vendors accept, sent together (one round trip) on
+# PostgreSQL: names from the models' `_meta` (quoted for the vendor), the parameter adapted with the field's
+# `get_db_prep_value` and every value passed through the converters the ORM applies, so what it returns
+# equals the ORM's (tests/datasources_app/test_user_data_sql.py).
+
+
+@dataclass(frozen=True, slots=True)
+class EquipmentItem:
+    """A piece of equipment at a location, with what the user data XML shows of it."""
+
+    slug: str
+    name: str
+    category: str
+
+
+@dataclass(frozen=True)
+class UserDataSources:
+    """What the `<user_data>` block is made of, as `get_profile`, `get_settings` and `list_locations` give it.
+
+    The locations carry only the fields the block shows (id, name, available_weights_kg, is_current; the others
+    are deferred, as with `.only()`), and their equipment as a plain list of `EquipmentItem`s in
+    `location.equipment_list`, ordered by category and name: read it through `formatters.location_equipment`.
+    """
+
+    profile: UserProfile | None
+    settings: UserSettings
+    locations: list[Location]
+
+
+_LOCATION_FIELDS = ("id", "name", "available_weights_kg", "is_current")
+_EQUIPMENT_FIELDS = ("slug", "name", "category")
+
+
+class _RowReader[M: Model]:
+    """Turns a row's columns for `names` (fields of `model`, in `concrete_fields` order) into what the ORM makes
+    of them on this connection: the same converters (the backend's, then the field's) applied to each value."""
+
+    def __init__(self, conn: BaseDatabaseWrapper, model: type[M], names: Sequence[str]) -> None:
+        self.conn = conn
+        self.model = model
+        self.names = list(names)
+        self.width = len(self.names)
+        self.converters: list[tuple[int, Any, list[Any]]] = []
+        for index, name in enumerate(self.names):
+            column = model._meta.get_field(name).get_col(model._meta.db_table)  # type: ignore[union-attr]
+            functions = conn.ops.get_db_converters(column) + column.get_db_converters(conn)
+            if functions:
+                self.converters.append((index, column, functions))
+
+    def convert(self, values: Sequence[Any]) -> Sequence[Any]:
+        if not self.converters:
+            return values
+        converted = list(values)
+        for index, column, functions in self.converters:
+            for function in functions:
+                converted[index] = function(converted[index], column, self.conn)
+        return converted
+
+    def instance(self, values: Sequence[Any]) -> M | None:
+        """The model instance (fields not read are deferred), or None when the first value (the primary key)
+        is NULL: an outer join found no row."""
+        if values[0] is None:
+            return None
+        return self.model.from_db(self.conn.alias, self.names, self.convert(values))
+
+
+@dataclass
+class _UserDataReads:
+    settings_and_profile_sql: str
+    locations_sql: str
+    both_sql: str | None  # the two in one message, where the connection takes several statements at once
+    settings: _RowReader[UserSettings]
+    profile: _RowReader[UserProfile]
+    location: _RowReader[Location]
+    equipment: _RowReader[Equipment]
+
+
+# Per connection object (converters are bound to its backend), made on first use.
+_USER_DATA_READS: WeakKeyDictionary[BaseDatabaseWrapper, _UserDataReads] = WeakKeyDictionary()
+
+
+def _sends_statements_together(conn: BaseDatabaseWrapper) -> bool:
+    """Whether one `cursor.execute()` may carry several statements (as `sessions_app.selectors.
+    sends_statements_together`): PostgreSQL with Django's default client-side binding, whose simple query
+    protocol runs them in order in one round trip; not with `server_side_binding`, nor on SQLite."""
+    return (
+        conn.vendor == "postgresql" and conn.settings_dict["OPTIONS"].get("server_side_binding") is not True
+    )
+
+
+def _all_fields(model: type[Model]) -> list[str]:
+    return [field.name for field in model._meta.concrete_fields]
+
+
+def _user_data_reads(conn: BaseDatabaseWrapper) -> _UserDataReads:
+    quote = conn.ops.quote_name
+
+    def table(model: type[Model]) -> str:
+        return quote(model._meta.db_table)
+
+    def column(model: type[Model], name: str) -> str:
+        field = model._meta.get_field(name)
+        assert isinstance(field, Field) and field.column is not None
+        return quote(field.column)
+
+    def columns(model: type[Model], alias: str, names: Sequence[str]) -> list[str]:
+        return [f"{alias}.{column(model, name)}" for name in names]
+
+    settings, profile = _all_fields(UserSettings), _all_fields(UserProfile)
+    # One row: the settings and the profile side by side (NULLs for what the user has not saved).
+    settings_and_profile_sql = (
+        f"SELECT {', '.join(columns(UserSettings, 's', settings) + columns(UserProfile, 'p', profile))} "
+        "FROM (SELECT 1 AS one) u "
+        f"LEFT JOIN {table(UserSettings)} s ON s.{column(UserSettings, 'user_id')} = %s "
+        f"LEFT JOIN {table(UserProfile)} p ON p.{column(UserProfile, 'user_id')} = %s"
+    )
+    through = Location.equipment.through
+    # One row per (location, equipment), a location without equipment once; list_locations' order.
+    locations_sql = (
+        f"SELECT {', '.join(columns(Location, 'l', _LOCATION_FIELDS) + columns(Equipment, 'e', _EQUIPMENT_FIELDS))} "
+        f"FROM {table(Location)} l "
+        f"LEFT JOIN {table(through)} le ON le.{column(through, 'location')} = l.{column(Location, 'id')} "
+        f"LEFT JOIN {table(Equipment)} e ON e.{column(Equipment, 'id')} = le.{column(through, 'equipment')} "
+        f"WHERE l.{column(Location, 'user_id')} = %s "
+        f"ORDER BY l.{column(Location, 'is_current')} DESC, l.{column(Location, 'name')}, "
+        f"l.{column(Location, 'id')}, e.{column(Equipment, 'category')}, e.{column(Equipment, 'name')}, "
+        f"e.{column(Equipment, 'id')}"
+    )
+    return _UserDataReads(
+        settings_and_profile_sql=settings_and_profile_sql,
+        locations_sql=locations_sql,
+        both_sql=f"{settings_and_profile_sql}; {locations_sql}" if _sends_statements_together(conn) else None,
+        settings=_RowReader(conn, UserSettings, settings),
+        profile=_RowReader(conn, UserProfile, profile),
+        location=_RowReader(conn, Location, _LOCATION_FIELDS),
+        equipment=_RowReader(conn, Equipment, _EQUIPMENT_FIELDS),
+    )
+
+
+_PROFILE_USER_ID = UserProfile._meta.get_field("user_id")
+assert isinstance(_PROFILE_USER_ID, Field)
+
+
+def user_data_sources(*, user_id: uuid.UUID) -> UserDataSources:
+    """The user's profile, settings (unsaved defaults when none) and all locations with their equipment, read
+    fresh from the database in two queries; equal to `get_profile`, `get_settings` and `list_locations`."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    reads = _USER_DATA_READS.get(conn)
+    if reads is None:
+        reads = _USER_DATA_READS[conn] = _user_data_reads(conn)
+    user = _PROFILE_USER_ID.get_db_prep_value(user_id, conn)
+    with conn.cursor() as cursor:
+        if reads.both_sql is not None:  # one round trip
+            cursor.execute(reads.both_sql, [user, user, user])
+            first = cursor.fetchone()
+            cursor.nextset()
+        else:
+            cursor.execute(reads.settings_and_profile_sql, [user, user])
+            first = cursor.fetchone()
+            cursor.execute(reads.locations_sql, [user])
+        rows = cursor.fetchall()
+    assert first is not None  # the query always has its one row
+    width = reads.settings.width
+    settings = reads.settings.instance(first[:width]) or UserSettings(user_id=user_id)
+    profile = reads.profile.instance(first[width:])
+    width = reads.location.width
+    locations: list[Location] = []
+    equipment: list[EquipmentItem] = []
+    previous_key = None
+    for row in rows:
+        if row[0] != previous_key:
+            location = reads.location.instance(row[:width])
+            assert location is not None  # the locations are the query's driving table
+            location.equipment_list = equipment = []  # type: ignore[attr-defined]
+            locations.append(location)
+            previous_key = row[0]
+        if row[width] is not None:  # a slug: the location has equipment
+            equipment.append(EquipmentItem(*reads.equipment.convert(row[width:])))
+    return UserDataSources(profile=profile, settings=settings, locations=locations)
 
 
 def current_location(*, user_id: uuid.UUID) -> Location | None:

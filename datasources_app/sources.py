@@ -20,6 +20,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from config.db import release_pooled_connections
 from datasources_app import distribution, formatters, selectors
 from datasources_app.distribution import Distribution
 from datasources_app.formatters import Units
@@ -458,6 +459,8 @@ def fetch_many(
     units = units_for(user_id=user_id)
     if len(requests) == 1 or not runs_concurrently():
         return [_fetch_one(user_id, source, params, units) for source, params in requests]
+    # The caller waits for the threads: it must not keep a pooled connection they may need (pool deadlock).
+    release_pooled_connections()
     with ThreadPoolExecutor(
         max_workers=min(max_workers, len(requests)), thread_name_prefix="datasource"
     ) as pool:
@@ -470,14 +473,17 @@ def fetch_many(
 def build_user_data_xml(*, user_id: uuid.UUID) -> str:
     """The `<user_data>` block of seed 000 §4.4 from the three stable-prefix sources.
 
-    Deterministic for the same data (no timestamps, fixed ordering), so the prompt-cache prefix holds.
+    Deterministic for the same data (no timestamps, fixed ordering), so the prompt-cache prefix holds. Read fresh
+    on every call (seed 000 §12.2), in two plain-SQL queries (`selectors.user_data_sources`): the agent loop
+    builds it on every iteration.
     """
-    settings = selectors.get_settings(user_id=user_id)
+    sources = selectors.user_data_sources(user_id=user_id)
+    settings = sources.settings
     tz = selectors.timezone_named(settings.timezone)
     return formatters.user_data_xml(
-        profile=selectors.get_profile(user_id=user_id),
+        profile=sources.profile,
         settings=settings,
-        locations=selectors.list_locations(user_id=user_id),
+        locations=sources.locations,
         units=Units.from_settings(settings, tz),
         today=timezone.now().astimezone(tz).date(),
     )

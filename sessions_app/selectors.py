@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
+from weakref import WeakKeyDictionary
 
-from django.db.models import Max, Subquery
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model, Subquery
 
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
@@ -104,8 +108,169 @@ def existing_knowledge_sources(*, session: AgentSession) -> list[dict[str, Any]]
 
 
 def last_sequence(*, session: AgentSession) -> int:
-    """The highest sequence number in the session, or -1 when it has no events yet."""
-    last: int | None = AgentSessionEvent.objects.filter(session=session).aggregate(
-        last=Max("sequence_number")
-    )["last"]
+    """The highest sequence number in the session, or -1 when it has no events yet.
+
+    On every append's path, so plain SQL through the cursor (the statement the ORM's
+    `aggregate(Max("sequence_number"))` sends, without its query-building cost).
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    with conn.cursor() as cursor:
+        cursor.execute(hot_path_statements(conn).last_sequence, [session_param(conn, session)])
+        row = cursor.fetchone()
+    last: int | None = row[0] if row else None
     return -1 if last is None else last
+
+
+# --- Plain SQL on the agent loop's hot path ----------------------------------------------------------------
+# Every iteration of the loop locks the session, reads its last sequence number, inserts events and reads the
+# new context events. The ORM's query building costs several times these statements, so they go through the
+# connection's cursor as plain SQL that both vendors accept (`%s` parameters). Names come from the models'
+# `_meta`, quoted for the vendor; parameters are adapted with each field's `get_db_prep_*` and values read
+# back pass through the converters the ORM applies, so the results equal the ORM's on SQLite and PostgreSQL
+# (tests/sessions_app/test_hot_path_sql.py).
+
+
+def _column(conn: BaseDatabaseWrapper, model: type[Model], name: str) -> str:
+    """The quoted column of the model's field `name`."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field) and field.column is not None
+    return str(conn.ops.quote_name(field.column))
+
+
+def _table(conn: BaseDatabaseWrapper, model: type[Model]) -> str:
+    """The quoted table of the model."""
+    return str(conn.ops.quote_name(model._meta.db_table))
+
+
+def sends_statements_together(conn: BaseDatabaseWrapper) -> bool:
+    """Whether one `cursor.execute()` may carry several statements separated by ";" (results: `nextset()`).
+
+    True for PostgreSQL with Django's default client-side binding: psycopg then sends the simple query
+    protocol, which runs the statements in order, in one round trip, each with its own snapshot. Not with
+    `server_side_binding` (prepared statements take one) nor on SQLite (Django's cursor refuses several).
+    """
+    return (
+        conn.vendor == "postgresql" and conn.settings_dict["OPTIONS"].get("server_side_binding") is not True
+    )
+
+
+def session_param(conn: BaseDatabaseWrapper, session: AgentSession) -> Any:
+    """The session's primary key as the database takes it."""
+    return _SESSION_ID.get_db_prep_value(session.pk, conn)
+
+
+_SESSION_ID = AgentSession._meta.get_field("id")
+assert isinstance(_SESSION_ID, Field)
+
+
+_CONTEXT_EVENT_FIELDS = ("id", "sequence_number", "event_type", "timestamp", "data")
+_CONTEXT_TYPE_VALUES = [str(kind) for kind in CONTEXT_EVENT_TYPES]
+
+
+@dataclass
+class HotPathStatements:
+    """The hot path's statements and readers for one connection (the converters are bound to its backend)."""
+
+    lock_session: str
+    last_sequence: str
+    insert_event: str
+    # The same INSERT with the number after the session's last read inside it (its one parameter there is the
+    # session id), returning that number: the session must already be locked (no other writer can append).
+    insert_next_event: str
+    # The lock and `insert_next_event` in one message (for `sends_statements_together` connections)
+    lock_and_insert_next_event: str
+    context_events: str
+    # (index in the row, column expression, converters) for each context event field that has converters
+    context_converters: list[tuple[int, Any, list[Any]]]
+
+
+_STATEMENTS: WeakKeyDictionary[BaseDatabaseWrapper, HotPathStatements] = WeakKeyDictionary()
+
+
+def hot_path_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
+    """The statements for this connection, made on its first use (`services` runs the lock and the inserts)."""
+    made = _STATEMENTS.get(conn)
+    if made is None:
+        made = _STATEMENTS[conn] = _make_statements(conn)
+    return made
+
+
+def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
+    sessions, events = _table(conn, AgentSession), _table(conn, AgentSessionEvent)
+
+    def event(name: str) -> str:
+        return f"e.{_column(conn, AgentSessionEvent, name)}"
+
+    event_fields = AgentSessionEvent._meta.concrete_fields
+    start = f"s.{_column(conn, AgentSession, 'context_start_sequence')}"
+    session_id = f"s.{_column(conn, AgentSession, 'id')}"
+    # The session's row, left-joined to its new context events: the start comes back even when nothing is new.
+    context_events = (
+        f"SELECT {', '.join(event(name) for name in _CONTEXT_EVENT_FIELDS)}, {start} "
+        f"FROM {sessions} s LEFT JOIN {events} e ON {event('session')} = {session_id} "
+        f"AND {event('event_type')} IN ({', '.join(['%s'] * len(_CONTEXT_TYPE_VALUES))}) "
+        f"AND {event('sequence_number')} > %s AND {event('sequence_number')} >= {start} "
+        f"WHERE {session_id} = %s ORDER BY {event('sequence_number')}"
+    )
+    sequence, of_session = (
+        _column(conn, AgentSessionEvent, "sequence_number"),
+        _column(conn, AgentSessionEvent, "session"),
+    )
+    last_sequence = f"SELECT MAX({sequence}) FROM {events} WHERE {of_session} = %s"
+    columns = ", ".join(_column(conn, AgentSessionEvent, f.name) for f in event_fields)
+    values = ["%s"] * len(event_fields)
+    insert_event = f"INSERT INTO {events} ({columns}) VALUES ({', '.join(values)})"
+    values[[f.name for f in event_fields].index("sequence_number")] = (
+        f"(SELECT COALESCE(MAX({sequence}), -1) + 1 FROM {events} WHERE {of_session} = %s)"
+    )
+    insert_next_event = f"INSERT INTO {events} ({columns}) VALUES ({', '.join(values)}) RETURNING {sequence}"
+    converters = []
+    for index, name in enumerate(_CONTEXT_EVENT_FIELDS):
+        col = AgentSessionEvent._meta.get_field(name).get_col(AgentSessionEvent._meta.db_table)  # type: ignore[union-attr]
+        functions = conn.ops.get_db_converters(col) + col.get_db_converters(conn)
+        if functions:
+            converters.append((index, col, functions))
+    lock_session = (
+        f"UPDATE {sessions} SET {_column(conn, AgentSession, 'updated_at')} = %s "
+        f"WHERE {_column(conn, AgentSession, 'id')} = %s"
+    )
+    return HotPathStatements(
+        lock_session=lock_session,
+        last_sequence=last_sequence,
+        insert_event=insert_event,
+        insert_next_event=insert_next_event,
+        lock_and_insert_next_event=f"{lock_session}; {insert_next_event}",
+        context_events=context_events,
+        context_converters=converters,
+    )
+
+
+def context_events_after(
+    *, session: AgentSession, after_sequence: int
+) -> tuple[list[AgentSessionEvent], int] | None:
+    """The context events numbered above `after_sequence` and at or after the session's context start, in order,
+    with that start as stored now (a checkpoint written by another worker counts); None if the session is gone.
+
+    One query, also when nothing is new (the start still comes back). The events are loaded as
+    `context_events` loads them (sequence_number, event_type, timestamp and data; other fields deferred).
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    statements = hot_path_statements(conn)
+    with conn.cursor() as cursor:
+        cursor.execute(
+            statements.context_events, [*_CONTEXT_TYPE_VALUES, after_sequence, session_param(conn, session)]
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    start: int = rows[0][-1]
+    events = []
+    for row in rows:
+        if row[0] is None:
+            continue  # the session's row alone: nothing new
+        values = list(row[:-1])
+        for index, col, functions in statements.context_converters:
+            for function in functions:
+                values[index] = function(values[index], col, conn)
+        events.append(AgentSessionEvent.from_db(conn.alias, _CONTEXT_EVENT_FIELDS, values))
+    return events, start

@@ -15,7 +15,9 @@ from typing import Any
 from uuid import UUID
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field
 from django.utils import timezone
 
 from sessions_app.models import (
@@ -25,7 +27,13 @@ from sessions_app.models import (
     SessionNotFound,
     SessionStatus,
 )
-from sessions_app.selectors import get_session_for_user, last_sequence
+from sessions_app.selectors import (
+    get_session_for_user,
+    hot_path_statements,
+    last_sequence,
+    sends_statements_together,
+    session_param,
+)
 
 # Seed 000 §7.5: up to 5 attempts on a duplicate (session_id, sequence_number), with random backoff.
 APPEND_MAX_ATTEMPTS = 5
@@ -86,6 +94,8 @@ def append_event(
 
     Raises ValueError for an unknown event type or a negative duration, InvalidEventData (a
     ValueError) for data that is not a JSON object, and SessionNotFound if the session is gone.
+    The statements are plain SQL through the cursor (see "The append hot path" below); the returned
+    event equals the stored row as the ORM reads it.
     """
     try:
         event_type = EventType(event_type).value
@@ -107,12 +117,8 @@ def append_event(
         try:
             with transaction.atomic():
                 now = _lock_session(session)
-                event = AgentSessionEvent.objects.create(
-                    session=session,
-                    sequence_number=last_sequence(session=session) + 1,
-                    event_type=event_type,
-                    duration_ms=duration_ms,
-                    data=payload,
+                event = _insert_event(
+                    session, last_sequence(session=session) + 1, event_type, payload, duration_ms
                 )
         except IntegrityError as exc:
             if attempt == APPEND_MAX_ATTEMPTS or not _is_sequence_collision(exc):
@@ -147,10 +153,12 @@ def _open_batches() -> dict[UUID, _OpenBatch]:
 def event_batch(*, session: AgentSession) -> Iterator[None]:
     """Append the events of the block in one transaction that locks the session once.
 
-    The first append locks the session row and reads the last sequence number; later appends in the block
-    insert at the next numbers directly (no savepoint, lock or MAX query each), since no other writer can
-    append while the lock is held. An append made inside a savepoint opened within the block takes the
-    ordinary path, and the next one asks the database again, so a rolled-back savepoint leaves no gap.
+    The first append locks the session row and inserts after the last sequence number (read by the INSERT
+    itself where the database can return it, else by a MAX query first; on PostgreSQL the lock and the INSERT
+    go in one round trip); later appends in the block insert at the next numbers directly (no savepoint, lock
+    or MAX query each), since no other writer can append while the lock is held. An append made inside a
+    savepoint opened within the block takes the ordinary path, and the next one asks the database again, so
+    a rolled-back savepoint leaves no gap.
     Nesting a batch for the same session joins the outer one. As with `append_event`, never hold a batch
     open across slow work (a model call): other writers to the session wait for its commit.
     """
@@ -174,27 +182,150 @@ def _append_in_batch(
     duration_ms: int | None,
 ) -> AgentSessionEvent:
     if not batch.locked:
-        session.updated_at = _lock_session(session)
+        event = _lock_and_insert_next(session, event_type, payload, duration_ms)
         batch.locked = True
-    if batch.next_sequence is None:
-        batch.next_sequence = last_sequence(session=session) + 1
-    event = AgentSessionEvent.objects.create(
+    elif batch.next_sequence is None:
+        event = _insert_next(session, event_type, payload, duration_ms)
+    else:
+        event = _insert_event(session, batch.next_sequence, event_type, payload, duration_ms)
+    batch.next_sequence = event.sequence_number + 1
+    return event
+
+
+# --- The append hot path ---------------------------------------------------------------------------------
+# Every agent-loop iteration appends a few events, and the ORM's query building (compiling the statement,
+# resolving lookups, running the save() machinery) costs several times the statement itself. The lock and the
+# inserts therefore go through the connection's cursor as plain SQL that both vendors accept (`%s` parameters;
+# `selectors.hot_path_statements` makes the statements from the models' `_meta`). Every value is adapted with
+# its field's `get_db_prep_save`, exactly as the ORM adapts it, so the stored row is the one
+# `objects.create()` would store (tests/sessions_app/test_hot_path_sql.py compares the two on both vendors).
+#
+# Inside a batch the first append locks the session and inserts after its last event; the INSERT reads that
+# number itself (`insert_next_event`, RETURNING it), which is safe because the lock is held: on PostgreSQL each
+# statement of a READ COMMITTED transaction takes a new snapshot, so it sees every writer that held the lock
+# before. Where the database takes several statements in one message (`sends_statements_together`), the
+# UPDATE and that INSERT travel together: one round trip instead of three.
+
+
+def _new_event(
+    conn: BaseDatabaseWrapper,
+    session: AgentSession,
+    sequence_number: int | None,
+    event_type: str,
+    payload: dict[str, Any],
+    duration_ms: int | None,
+) -> tuple[AgentSessionEvent, list[Any]]:
+    """The event as `AgentSessionEvent.objects.create(...)` would make it, and the INSERT's parameters.
+
+    The instance gets its defaults (id) from the model, its `timestamp` from the field's `pre_save` (auto_now_add)
+    and every column value from the field's `get_db_prep_save`, as in the ORM's insert. With `sequence_number`
+    None the parameters are those of `insert_next_event` (the session id where the number goes).
+    """
+    event = AgentSessionEvent(
         session=session,
-        sequence_number=batch.next_sequence,
+        sequence_number=-1 if sequence_number is None else sequence_number,  # -1: numbered by the INSERT
         event_type=event_type,
         duration_ms=duration_ms,
         data=payload,
     )
-    batch.next_sequence += 1
+    params = [field.get_db_prep_save(field.pre_save(event, True), conn) for field in _EVENT_FIELDS]
+    if sequence_number is None:
+        params[_SEQUENCE_INDEX] = session_param(conn, session)
+    return event, params
+
+
+def _stored(conn: BaseDatabaseWrapper, event: AgentSessionEvent) -> AgentSessionEvent:
+    """Mark the event as saved (`_state.adding` False), so the append-only guard refuses to save it again."""
+    event._state.adding = False
+    event._state.db = conn.alias
     return event
 
 
-def _lock_session(session: AgentSession) -> datetime:
-    """Bump the session's `updated_at`: the row lock every appender queues on. Returns the new time."""
+def _insert_event(
+    session: AgentSession,
+    sequence_number: int,
+    event_type: str,
+    payload: dict[str, Any],
+    duration_ms: int | None,
+) -> AgentSessionEvent:
+    """INSERT one event row at `sequence_number` and return it as saved.
+
+    A duplicate sequence number raises IntegrityError as from the ORM (`append_event` retries on it).
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    event, params = _new_event(conn, session, sequence_number, event_type, payload, duration_ms)
+    with conn.cursor() as cursor:
+        cursor.execute(hot_path_statements(conn).insert_event, params)
+    return _stored(conn, event)
+
+
+def _insert_next(
+    session: AgentSession, event_type: str, payload: dict[str, Any], duration_ms: int | None
+) -> AgentSessionEvent:
+    """INSERT one event after the session's last one and return it as saved. The caller holds the lock."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    if not conn.features.can_return_columns_from_insert:
+        return _insert_event(session, last_sequence(session=session) + 1, event_type, payload, duration_ms)
+    event, params = _new_event(conn, session, None, event_type, payload, duration_ms)
+    with conn.cursor() as cursor:
+        cursor.execute(hot_path_statements(conn).insert_next_event, params)
+        event.sequence_number = cursor.fetchone()[0]
+    return _stored(conn, event)
+
+
+def _lock_and_insert_next(
+    session: AgentSession, event_type: str, payload: dict[str, Any], duration_ms: int | None
+) -> AgentSessionEvent:
+    """Lock the session (`_lock_session`) and append after its last event: a batch's first append.
+
+    Sets `session.updated_at`; raises SessionNotFound if the session is gone (nothing is then kept: the
+    caller's transaction rolls back).
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    if not (conn.features.can_return_columns_from_insert and sends_statements_together(conn)):
+        session.updated_at = _lock_session(session)
+        return _insert_next(session, event_type, payload, duration_ms)
     now = timezone.now()
-    if not AgentSession.objects.filter(pk=session.pk).update(updated_at=now):
+    event, params = _new_event(conn, session, None, event_type, payload, duration_ms)
+    statements = hot_path_statements(conn)
+    with conn.cursor() as cursor:
+        cursor.execute(statements.lock_and_insert_next_event, [*_lock_params(conn, session, now), *params])
+        locked = cursor.rowcount  # of the first statement, the UPDATE
+        cursor.nextset()
+        row = cursor.fetchone()
+    if not locked:
+        # The INSERT went through (the foreign key is checked at commit), but raising rolls it back.
+        raise SessionNotFound(f"session {session.pk} does not exist")
+    event.sequence_number = row[0]
+    session.updated_at = now
+    return _stored(conn, event)
+
+
+_EVENT_FIELDS = AgentSessionEvent._meta.concrete_fields  # the insert statements' columns, in this order
+_SEQUENCE_INDEX = [field.name for field in _EVENT_FIELDS].index("sequence_number")
+
+
+def _lock_params(conn: BaseDatabaseWrapper, session: AgentSession, now: datetime) -> list[Any]:
+    return [_SESSION_UPDATED_AT.get_db_prep_save(now, conn), session_param(conn, session)]
+
+
+def _lock_session(session: AgentSession) -> datetime:
+    """Bump the session's `updated_at`: the row lock every appender queues on. Returns the new time.
+
+    One UPDATE through the cursor (the statement `filter(pk=…).update(updated_at=now)` sends).
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    now = timezone.now()
+    with conn.cursor() as cursor:
+        cursor.execute(hot_path_statements(conn).lock_session, _lock_params(conn, session, now))
+        updated = cursor.rowcount
+    if not updated:
         raise SessionNotFound(f"session {session.pk} does not exist")
     return now
+
+
+_SESSION_UPDATED_AT = AgentSession._meta.get_field("updated_at")
+assert isinstance(_SESSION_UPDATED_AT, Field)
 
 
 def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED) -> AgentSession:

@@ -20,10 +20,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Subquery
-
 from datasources_app.sources import build_user_data_xml
-from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
+from sessions_app.models import AgentSession, AgentSessionEvent, EventType
+from sessions_app.selectors import context_events_after
 from tools_app.registry import tool_specs
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
 from trainer_agent.prompts import SYSTEM_PROMPT
@@ -174,42 +173,28 @@ def build_context(
 def _read_context_events(session: AgentSession, cache: ContextCache) -> list[AgentSessionEvent]:
     """The context events after `cache.last_sequence`, restarting the cache if the context start moved.
 
-    One query when there are new events: each row carries the session's current context start. A second
-    one only when nothing is new (to learn the start) or when the start moved (to read from the new start).
+    One query (`context_events_after`: plain SQL, the session's current context start comes back with the
+    events, or alone when nothing is new). A second one only when the start moved past events the cache
+    already holds (to read from the new start).
     """
-    session_row = AgentSession.objects.filter(pk=session.pk)
-    start_query = Subquery(session_row.values("context_start_sequence")[:1])
     previous_last = cache.last_sequence
-    rows = _context_events_after(session, previous_last, start_query)
-    if rows:
-        start: int = rows[0].context_start  # type: ignore[attr-defined]
-    else:
-        stored = session_row.values_list("context_start_sequence", flat=True).first()
-        if stored is None:
-            return []  # the session is gone
-        start = stored
+    found = _context_events_after(session, previous_last)
+    if found is None:
+        return []  # the session is gone
+    rows, start = found
     if start == cache.context_start:
         return rows
     cache.restart(start)
     if previous_last < start:
         return rows  # nothing at or after the start was cut off: the rows are the whole context
-    return _context_events_after(session, start - 1, start_query)
+    again = _context_events_after(session, start - 1)
+    return again[0] if again is not None else []
 
 
 def _context_events_after(
-    session: AgentSession, after_sequence: int, start: Subquery
-) -> list[AgentSessionEvent]:
-    return list(
-        AgentSessionEvent.objects.filter(
-            session=session,
-            event_type__in=CONTEXT_EVENT_TYPES,
-            sequence_number__gt=after_sequence,
-            sequence_number__gte=start,
-        )
-        .annotate(context_start=start)
-        .only("sequence_number", "event_type", "timestamp", "data")
-        .order_by("sequence_number")
-    )
+    session: AgentSession, after_sequence: int
+) -> tuple[list[AgentSessionEvent], int] | None:
+    return context_events_after(session=session, after_sequence=after_sequence)
 
 
 class _MessageBuilder:
