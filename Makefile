@@ -22,7 +22,7 @@ run: setup
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py demo_token --curl --port $(PORT)
 	@echo "Staff admin: create a login with '$(PY) manage.py createsuperuser', then open http://127.0.0.1:$(PORT)/admin/"
-	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) config.asgi:application
+	$(VENV)/bin/daphne -e tcp:port=$(PORT):interface=127.0.0.1:backlog=1024 config.asgi:application
 
 test: setup
 	@scripts/install_chromium.sh

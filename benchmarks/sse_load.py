@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tests.support.live_server import LiveDatabase
+    from tests.support.live_server import DaphneServer, LiveDatabase
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
@@ -136,6 +136,37 @@ async def run_stream(port: int, token: str, started: float) -> StreamResult:
     return result
 
 
+async def refused_request(port: int, started: float) -> float:
+    """One `POST /agent/stream` with a bad token: seconds until the 401's status line arrives."""
+    body = json.dumps({"message": MESSAGE}).encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"POST /agent/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer not-a-token\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+        status_line = await reader.readuntil(b"\r\n")
+        assert b" 401 " in status_line, status_line
+        return time.perf_counter() - started
+    finally:
+        writer.close()
+
+
+async def run_refusals(port: int, count: int) -> list[float]:
+    started = time.perf_counter()
+    return list(await asyncio.gather(*(refused_request(port, started) for _ in range(count))))
+
+
+def measure_floor(server: DaphneServer, count: int) -> tuple[list[float], float]:
+    """The server's floor: `count` requests at once that do no work but refuse a bad token (after a warm-up)."""
+    asyncio.run(run_refusals(server.port, count))
+    cpu_before = server.cpu_seconds()
+    times = asyncio.run(run_refusals(server.port, count))
+    return times, server.cpu_seconds() - cpu_before
+
+
 async def run_load(port: int, tokens: list[str]) -> tuple[list[StreamResult], float]:
     started = time.perf_counter()
     results = await asyncio.gather(*(run_stream(port, token, started) for token in tokens))
@@ -152,6 +183,11 @@ def main() -> None:
     )
     parser.add_argument("--threads", type=int, default=None, help="AGENT_STREAM_THREADS for the server")
     parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="first measure the floor: as many requests that only get a 401 (bad token), all at once",
+    )
+    parser.add_argument(
         "--sqlite-wal",
         action="store_true",
         help="switch the SQLite file to WAL journal mode first (an experiment: not the settings default)",
@@ -163,6 +199,8 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.conf import settings
+
     from tests.support.live_server import DaphneServer, create_live_database, server_env, write_scripts
     from trainer_agent.auth import mint_token
 
@@ -189,6 +227,8 @@ def main() -> None:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "SUPABASE_JWT_SECRET": jwt_secret,
         "AGENT_TURN_RATE": "",  # the benchmark measures streaming, not the throttle
+        # A server expecting bursts keeps its pool's connections open (settings: DB_POOL_MIN_SIZE).
+        "DB_POOL_MIN_SIZE": os.environ.get("DB_POOL_MIN_SIZE", "20"),
     }
     if args.threads:
         extra["AGENT_STREAM_THREADS"] = str(args.threads)
@@ -196,7 +236,11 @@ def main() -> None:
         env=server_env(database_url=database.url, scripts=scripts, extra=extra),
         log_path=work_dir / "daphne.log",
     ).start()
+    floor: tuple[list[float], float] | None = None
     try:
+        if args.floor:
+            print(f"floor: {args.streams} refused requests ...", file=sys.stderr)
+            floor = measure_floor(server, args.streams)
         idle_rss_kb = server.peak_rss_kb()
         cpu_before = server.cpu_seconds()
         # One user per stream: realistic (no shared throttle key or session) and each its own session row.
@@ -222,7 +266,7 @@ def main() -> None:
     done = [r.done_s for r in ok if r.done_s is not None]
     print(f"\n### {engine}: {args.streams} streams, {args.delay:g} s per model call, 3 calls per turn\n")
     print(
-        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, server threads: {args.threads or 'default (16)'}\n"
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, server threads: {args.threads or f'default ({settings.AGENT_STREAM_THREADS})'}\n"
     )
     print(
         "| streams | completed | errors | sessions `completed` in DB | wall (s) | server CPU (s) | "
@@ -240,6 +284,13 @@ def main() -> None:
         print(
             f"| {label} | {percentile(values, 0.5):.2f} | {percentile(values, 0.95):.2f} | {max(values, default=float('nan')):.2f} |"
         )
+    if floor is not None:
+        times, floor_cpu = floor
+        print(
+            f"| floor: {args.streams} requests refused with 401 (no work), time to the status line "
+            f"| {percentile(times, 0.5):.2f} | {percentile(times, 0.95):.2f} | {max(times):.2f} |"
+        )
+        print(f"\nfloor: server CPU per refused request {floor_cpu / args.streams * 1000:.1f} ms")
     frames = [r.frames for r in ok]
     if frames:
         print(f"\nframes per stream: {min(frames)}-{max(frames)} (median {statistics.median(frames):g})")

@@ -1,6 +1,45 @@
-import os
+"""ASGI entry point (daphne).
 
+Two Django handlers share the process. The Server-Sent-Events endpoints (`POST /agent/stream` and
+`GET /agent/sessions/<id>/events`) are async views authenticated by a Bearer token; they go through a handler
+whose middleware stack is only `STREAM_MIDDLEWARE` (async-native). Django's session, CSRF, auth, messages and
+security middleware are sync-only: under ASGI each of them costs the request two hops to a worker thread and
+back, which a burst of streams pays in queueing behind the GIL before its first frame. Everything else (the
+JSON API, the admin, the demo page) goes through the ordinary handler with the full `MIDDLEWARE`.
+"""
+
+import os
+import re
+from typing import Any
+
+from django.conf import settings
 from django.core.asgi import get_asgi_application
+from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+STREAMING_PATH = re.compile(r"^/agent/(?:stream|sessions/[^/]+/events)$")
+
+
+class StreamingASGIHandler(ASGIHandler):
+    """Django's ASGI handler with `settings.STREAM_MIDDLEWARE` instead of `settings.MIDDLEWARE`."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        # BaseHandler.load_middleware reads settings.MIDDLEWARE; swap it for the duration (once, at start-up).
+        full = settings.MIDDLEWARE
+        settings.MIDDLEWARE = settings.STREAM_MIDDLEWARE
+        try:
+            super().load_middleware(is_async)
+        finally:
+            settings.MIDDLEWARE = full
+
+
+streaming_application = StreamingASGIHandler()
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] == "http" and STREAMING_PATH.match(scope.get("path", "")):
+        await streaming_application(scope, receive, send)
+    else:
+        await django_application(scope, receive, send)

@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+# The Server-Sent-Events endpoints run with only these (config/asgi.py): async-native, no thread hops.
+STREAM_MIDDLEWARE = ["trainer_agent.middleware.RequestBodyLimitMiddleware"]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -94,6 +96,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads write events concurrently (agent worker + request threads): wait instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_NAME") or None}
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A connection pool per process (psycopg_pool): closing a connection returns it, so a thread holds one only
+    # while it works with the database (the agent loop hands its back before every model call). Requests and
+    # turn threads then share DB_POOL_MAX_SIZE connections instead of each pinning one; past that they wait up
+    # to DB_POOL_TIMEOUT seconds. DB_POOL_MAX_SIZE=0 turns pooling off (one connection per thread again).
+    # DB_POOL_MIN_SIZE connections are kept open: the pool opens more only a few at a time, so a server that
+    # must absorb bursts sets it to DB_POOL_MAX_SIZE.
+    DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "20"))
+    if DB_POOL_MAX_SIZE > 0:
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(int(os.environ.get("DB_POOL_MIN_SIZE", "2")), DB_POOL_MAX_SIZE),
+            "max_size": DB_POOL_MAX_SIZE,
+            "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "30")),
+        }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"
@@ -182,9 +198,11 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Streaming (SSE, django-eventstream) ---------------------------------------------------------------
-# Worker threads that run agent turns for /agent/stream (each turn holds one while it runs, plus one database
-# connection and up to four more while the initializer fetches): keep it × 5 under the database's connection limit.
-AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "16"))
+# Worker threads that run agent turns for /agent/stream; further turns queue (their streams have had their first
+# frame and get `: ping`s). They share the GIL with the requests being admitted, so more threads finish a burst
+# sooner but delay the first frames of the requests still arriving (docs/benchmarks.md "SSE load": 32 balances
+# both on 2 cores). On PostgreSQL they draw from the connection pool and hold no connection during model calls.
+AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "32"))
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 # Every /agent/stream frame is also stored on the session's channel ("session-<uuid>"), so that
 # GET /agent/sessions/<id>/events can replay from Last-Event-ID; only the session's owner may read it.

@@ -317,7 +317,12 @@ def write_checkpoint(
     with sink.batch():
         event = sink.record(EventType.CHECKPOINT, data)
         update_context_start(session=session, sequence=event.sequence_number)
-    sink.emit({"type": "status", "data": {"message": "Summarising the conversation", "phase": "checkpoint"}})
+    sink.emit(
+        {
+            "type": "status",
+            "data": {"message": "Summarising the conversation", "tool": "checkpoint", "phase": "done"},
+        }
+    )
     return event
 
 

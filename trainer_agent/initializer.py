@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 
+from config.db import release_pooled_connections
 from datasources_app.sources import (
     STABLE_PREFIX_SOURCES,
     SourceError,
@@ -211,6 +212,7 @@ def select_with_model(
             "estimated_tokens": (len(system) + len(user)) // 4,
         },
     )
+    release_pooled_connections()
     result = provider.complete_json(
         model=model_id,
         system=system,

@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
+from config.db import release_pooled_connections
 from sessions_app.models import AgentSession, EventType, SessionStatus
 from sessions_app.services import end_session, get_or_create_session, set_session_status
 from tools_app.formatting import wrap_in_xml
@@ -199,6 +200,7 @@ def _next_request(
 
 def _complete(provider: Provider, request: LLMRequest) -> LLMResponse:
     """One model call; a provider that fails with anything but LLMError is reported as a server error."""
+    release_pooled_connections()  # nothing is held across the call (no transaction is open here)
     try:
         return provider.complete(request)
     except LLMError:

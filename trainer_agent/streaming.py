@@ -49,11 +49,9 @@ from trainer_agent.turns import (
     TurnInProgress,
     TurnRequest,
     TurnRequestError,
-    check_session,
-    claim_turn,
+    admit_turn,
     parse_turn_request,
     release_turn,
-    resolve_session,
     run_requested_turn,
 )
 
@@ -69,6 +67,23 @@ testing_hooks.install_from_env()
 
 _executor_lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
+
+
+_admission_executor: ThreadPoolExecutor | None = None
+# Threads that admit /agent/stream requests (auth, validation, session claim, first frame). Few, so a burst is
+# admitted first come, first served (each request's first frame leaves in arrival order) rather than all
+# requests advancing together behind the GIL; more than one, so database round trips overlap.
+ADMISSION_THREADS = 4
+
+
+def admission_executor() -> ThreadPoolExecutor:
+    global _admission_executor
+    with _executor_lock:
+        if _admission_executor is None:
+            _admission_executor = ThreadPoolExecutor(
+                max_workers=ADMISSION_THREADS, thread_name_prefix="agent-admit"
+            )
+        return _admission_executor
 
 
 def agent_executor() -> ThreadPoolExecutor:
@@ -106,11 +121,20 @@ def method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
     return error_response(405, f'Method "{request.method}" not allowed.', headers={"Allow": allowed})
 
 
+# The first frame of every turn, sent as soon as the turn is admitted (its session claimed) and stored like the
+# others, so the client knows at once that its message was taken, even while the server is busy.
+RECEIVED_FRAME: dict[str, Any] = {
+    "type": "status",
+    "data": {"message": "Message received", "tool": "agent", "phase": "start"},
+}
+
+
 @dataclass(frozen=True)
 class PreparedTurn:
     user: AuthenticatedUser
     turn: TurnRequest
-    session: AgentSession
+    session: AgentSession  # claimed for this turn: the worker releases it
+    received_frame_id: str | None = None
 
 
 class Refused(Exception):
@@ -120,7 +144,8 @@ class Refused(Exception):
 
 
 def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
-    """Authenticate, throttle and validate in the order `/agent/chat` does; then resolve (or create) the session.
+    """Authenticate, throttle and validate in the order `/agent/chat` does; then admit the turn (claim its
+    session, or create a claimed one) and publish its first frame.
 
     Runs in the request's sync thread. The body size was already checked by RequestBodyLimitMiddleware (413).
     """
@@ -128,9 +153,9 @@ def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
         user = authenticate(request)
         check_throttle(request, user)
         turn = read_turn_request(request)
-        check_session(user_id=user.user_id, session_id=turn.session_id)
-        session = resolve_session(user_id=user.user_id, session_id=turn.session_id)
-        return PreparedTurn(user=user, turn=turn, session=session)
+        session = admit_turn(user_id=user.user_id, session_id=turn.session_id)
+        received_id = publish_frame(session_id=session.pk, frame=RECEIVED_FRAME)
+        return PreparedTurn(user=user, turn=turn, session=session, received_frame_id=received_id)
     except Refused as refused:
         return refused.response
     except SessionNotFound:
@@ -252,7 +277,8 @@ class FrameQueue:
 
 
 def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
-    """The turn's thread: hold the turn lock, run the loop, publish and stream every frame, always finish."""
+    """The turn's thread: run the loop of the admitted (claimed) turn, publish and stream every frame, release
+    the claim and always finish the stream."""
     session = prepared.session
 
     def listener(frame: dict[str, Any]) -> None:
@@ -260,12 +286,6 @@ def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
         out.put(publish_frame(session_id=session.pk, frame=frame), frame)
 
     try:
-        try:
-            claim_turn(session)
-        except (TurnInProgress, SessionNotFound) as exc:
-            # Lost a race with another request after the pre-stream check; not this turn's event to publish.
-            out.put(None, {"type": "error", "message": str(exc)})
-            return
         try:
             _run(prepared, listener)
         finally:
@@ -298,11 +318,14 @@ async def agent_stream(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/stream: the turn's frames (seed 000 §8.3) as they happen, each with a resumable `id:`."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    prepared = await sync_to_async(prepare_turn)(request)
+    prepared = await sync_to_async(prepare_turn, thread_sensitive=False, executor=admission_executor())(
+        request
+    )
     if isinstance(prepared, JsonResponse):
         return prepared
     loop = asyncio.get_running_loop()
     out = FrameQueue(loop)
+    out.put(prepared.received_frame_id, RECEIVED_FRAME)
     # Started here, not inside the generator: the turn must run even if the response is never iterated.
     worker = loop.run_in_executor(agent_executor(), run_streamed_turn, prepared, out)
     worker.add_done_callback(_log_worker_failure)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -124,11 +122,17 @@ def _json_type(value: Any) -> str:
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
-def resolve_session(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> AgentSession:
-    """The caller's session (SessionNotFound for anyone else's), or a new one when no id is given."""
-    if session_id is not None:
-        return get_session_for_user(user_id=user_id, session_id=session_id)
-    return create_session(user_id=user_id)
+def admit_turn(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> AgentSession:
+    """The session an admitted request's turn runs in, already claimed for it (release with `release_turn`).
+
+    The caller's given session (SessionNotFound for anyone else's; TurnInProgress while another turn runs in
+    it), or a new session created with the claim in place (one INSERT).
+    """
+    if session_id is None:
+        return create_session(user_id=user_id, metadata={TURN_LOCK_KEY: timezone.now().isoformat()})
+    session = get_session_for_user(user_id=user_id, session_id=session_id)
+    claim_turn(session)
+    return session
 
 
 def check_session(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> None:
@@ -181,15 +185,6 @@ def release_turn(session: AgentSession) -> None:
             remaining = {k: v for k, v in metadata.items() if k != TURN_LOCK_KEY}
             AgentSession.objects.filter(pk=session.pk).update(metadata=remaining)
             session.metadata = remaining
-
-
-@contextmanager
-def turn_lock(session: AgentSession) -> Iterator[AgentSession]:
-    claim_turn(session)
-    try:
-        yield session
-    finally:
-        release_turn(session)
 
 
 def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: dict[str, Any]) -> str:

@@ -182,6 +182,11 @@
         }
       }
     } else if (type === "done") {
+      // Lines still running (the turn's own "Message received") end with the turn.
+      Object.keys(statusLines).forEach(function (tool) {
+        statusLines[tool].className = "line done";
+        delete statusLines[tool];
+      });
       setSession(frame.sessionId);
     } else if (type === "error") {
       line("error", frame.message || "Something went wrong.");

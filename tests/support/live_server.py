@@ -153,9 +153,18 @@ def server_env(
     return env
 
 
+# Twisted listens with a backlog of 50 unless told otherwise: a burst of more connections than that waits for
+# the client's SYN retry (a full second) before the server even sees it. `make run` uses the same endpoint.
+LISTEN_BACKLOG = 1024
+
+
+def daphne_endpoint(port: int, interface: str = "127.0.0.1") -> str:
+    return f"tcp:port={port}:interface={interface}:backlog={LISTEN_BACKLOG}"
+
+
 @dataclass
 class DaphneServer:
-    """One `daphne -b 127.0.0.1 -p <free port> config.asgi:application` subprocess."""
+    """One `daphne -e tcp:port=<free port>:interface=127.0.0.1:backlog=1024 config.asgi:application` subprocess."""
 
     env: dict[str, str]
     log_path: Path
@@ -166,7 +175,7 @@ class DaphneServer:
         self.port = free_port()
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [str(BIN_DIR / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+            [str(BIN_DIR / "daphne"), "-e", daphne_endpoint(self.port), "config.asgi:application"],
             cwd=BASE_DIR,
             env=self.env,
             stdout=log,

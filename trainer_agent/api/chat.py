@@ -16,10 +16,10 @@ from trainer_agent.llm.models import model_ids
 from trainer_agent.loop import TurnError
 from trainer_agent.turns import (
     MAX_MESSAGE_CHARS,
+    admit_turn,
     parse_turn_request,
-    resolve_session,
+    release_turn,
     run_requested_turn,
-    turn_lock,
 )
 
 
@@ -127,18 +127,19 @@ class AgentChatApi(AgentApi):
     def post(self, request: Request) -> Response:
         user_id = caller_id(request)
         turn = parse_turn_request(read_json_object(request, required=True))
-        session = resolve_session(user_id=user_id, session_id=turn.session_id)
-        with turn_lock(session):
-            try:
-                result = run_requested_turn(user_id=user_id, session=session, turn=turn)
-            except TurnError as exc:
-                headers = {"Retry-After": str(round(exc.retry_after))} if exc.retry_after else None
-                return Response(
-                    {
-                        "detail": f"The model could not answer: {exc.message}",
-                        "sessionId": str(exc.session_id),
-                    },
-                    status=status.HTTP_502_BAD_GATEWAY,
-                    headers=headers,
-                )
+        session = admit_turn(user_id=user_id, session_id=turn.session_id)
+        try:
+            result = run_requested_turn(user_id=user_id, session=session, turn=turn)
+        except TurnError as exc:
+            headers = {"Retry-After": str(round(exc.retry_after))} if exc.retry_after else None
+            return Response(
+                {
+                    "detail": f"The model could not answer: {exc.message}",
+                    "sessionId": str(exc.session_id),
+                },
+                status=status.HTTP_502_BAD_GATEWAY,
+                headers=headers,
+            )
+        finally:
+            release_turn(session)
         return Response(result.as_api())

@@ -39,8 +39,10 @@ def test_subscriber_on_another_process_receives_the_turn_live(
     subscriber.close()
 
     # B sees the tail of what A streamed, same ids and frames: at least everything from the first tool call
-    # on (the knowledge frames before the gate may have been sent before B subscribed).
-    tool_phase = next(i for i, (_, frame) in enumerate(on_a) if frame["type"] != "knowledge")
+    # on (the "Message received" status and the knowledge frames before the gate may have been sent before B
+    # subscribed).
+    assert on_a[0][1]["type"] == "status"
+    tool_phase = next(i for i, (_, frame) in enumerate(on_a) if i > 0 and frame["type"] != "knowledge")
     assert on_b == on_a[len(on_a) - len(on_b) :]
     assert len(on_b) >= len(on_a) - tool_phase
     assert on_b[-1][1] == {"type": "done", "sessionId": session_id}

@@ -78,6 +78,8 @@ def test_offline_coach_turn_shows_a_workout_card(
     lines = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".line")]
     assert "Loaded: Workout history" in lines
     assert "Workout ready" in lines
+    assert lines[0] == "Message received", "the turn's first frame is shown first"
+    assert not browser.find_elements(By.CSS_SELECTOR, ".line.running"), "nothing is left spinning after done"
     assert browser.find_elements(By.CSS_SELECTOR, ".bubble.coach")
     assert not browser.find_elements(By.CSS_SELECTOR, ".line.error")
     assert browser.find_element(By.ID, "session-label").text.startswith("Session ")

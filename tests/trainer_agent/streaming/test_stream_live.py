@@ -129,8 +129,13 @@ def test_frames_arrive_in_order_with_the_seed_shapes(live_server_process: Daphne
     numbers = [event_number(event, session_id) for event in events]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
 
+    assert frames[0] == {
+        "type": "status",
+        "data": {"message": "Message received", "tool": "agent", "phase": "start"},
+    }, "the turn's first frame says its message was taken"
+    received, frames = frames[0], frames[1:]
     knowledge = [f for f in frames if f["type"] == "knowledge"]
-    assert knowledge and frames[: len(knowledge)] == knowledge, "knowledge frames come first"
+    assert knowledge and frames[: len(knowledge)] == knowledge, "knowledge frames come next"
     for frame in knowledge:
         assert set(frame) == {"type", "data"}
         assert set(frame["data"]) == {"source", "displayName", "status"} and frame["data"]["status"] == "done"
@@ -177,8 +182,10 @@ def test_frames_arrive_in_order_with_the_seed_shapes(live_server_process: Daphne
         ("status", "start", "idle"),
         ("status", "done", "idle"),
     ]
-    for index, frame in statuses:
+    for index, frame in [(-1, received), *statuses]:
         assert set(frame) == {"type", "data"} and set(frame["data"]) == {"message", "tool", "phase"}
+        if index < 0:
+            continue
         if frame["data"]["phase"] == "start":
             assert signature(frames[index + 1]) == ("start", frame["data"]["tool"])
         else:
@@ -204,7 +211,8 @@ def test_first_frame_arrives_while_the_model_is_still_answering(
     events = stream.events()
 
     first = next(e for e in events if e.data)
-    assert first.json()["type"] == "knowledge"
+    assert first.json()["type"] == "status" and first.json()["data"]["message"] == "Message received"
+    assert next(e for e in events if e.data).json()["type"] == "knowledge"
     # The model's first answer is held behind a gate the test has not opened: nothing can have been buffered.
     assert "llm_response" not in stored_event_types(live_database, session_id)
     assert next(e for e in events if e.is_comment).comments == ["ping"]

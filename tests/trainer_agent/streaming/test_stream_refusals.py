@@ -215,7 +215,8 @@ def test_odd_but_valid_messages_reach_the_session_check(alice: ApiUser, message:
     assert all_rows() == before
 
 
-@pytest.mark.django_db
+# Committed: the stream admits requests in its own threads, which see only committed rows.
+@pytest.mark.django_db(transaction=True)
 def test_someone_elses_session_is_not_found(alice: ApiUser) -> None:
     """A session id of another user is answered exactly like an unknown one, and the session is untouched."""
     other = create_session(user_id=uuid.uuid4())
@@ -226,7 +227,8 @@ def test_someone_elses_session_is_not_found(alice: ApiUser) -> None:
     assert all_rows() == before
 
 
-@pytest.mark.django_db
+# Committed: the stream admits requests in its own threads, which see only committed rows.
+@pytest.mark.django_db(transaction=True)
 def test_running_turn_is_a_conflict(alice: ApiUser) -> None:
     """While a turn holds the session's lock, another stream request is 409 and writes nothing."""
     session = create_session(user_id=alice.user_id)
@@ -314,7 +316,7 @@ def test_unavailable_database_is_a_503_the_client_may_retry(
     def locked(**kwargs: Any) -> None:
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(streaming, "resolve_session", locked)
+    monkeypatch.setattr(streaming, "admit_turn", locked)
     response = alice.post_json(STREAM, {"message": "hello"})
     assert response.status_code == 503
     assert response["Retry-After"] == "2"

@@ -10,13 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test import RequestFactory
 from django_eventstream.models import Event as StoredFrame
+from pytest_django import Settings
 
 from config.settings import redis_connection_kwargs
 from sessions_app.models import AgentSession, SessionStatus
 from sessions_app.services import create_session
+from tests.trainer_agent.api.support import JWT_SECRET
 from trainer_agent import streaming, testing_hooks
-from trainer_agent.auth import AuthenticatedUser
+from trainer_agent.auth import AuthenticatedUser, mint_token
 from trainer_agent.eventstream import (
     SessionChannelManager,
     channel_session_id,
@@ -88,6 +92,53 @@ def test_published_frames_are_stored_with_consecutive_ids() -> None:
     assert ids == [f"{channel}:1", f"{channel}:2", f"{channel}:3"]
     stored = StoredFrame.objects.filter(channel=channel, eid__gt=0).order_by("eid")
     assert [json.loads(json.loads(e.data)) for e in stored] == [{"type": "status", "n": n} for n in range(3)]
+
+
+@pytest.mark.django_db
+def test_stored_frames_replay_through_the_librarys_own_reader() -> None:
+    """Rows written by FrameStorage are the library's: its get_events replays them from 0 and from any id."""
+    from trainer_agent.eventstream import FrameStorage
+
+    storage = FrameStorage()
+    channel = f"session-{uuid.uuid4()}"
+    for n in range(4):
+        storage.append_event(channel, "message", json.dumps({"type": "status", "n": n}))
+    assert [e.data for e in storage.get_events(channel, 0)] == [
+        json.dumps({"type": "status", "n": n}) for n in range(4)
+    ]
+    assert [e.id for e in storage.get_events(channel, 2)] == [3, 4]
+    assert storage.get_current_id(channel) == 4
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrent writers need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_frames_on_one_channel_get_distinct_consecutive_ids() -> None:
+    """Four threads storing 25 frames each on a new channel: ids 1..100, each once (plus the placeholder 0)."""
+    from trainer_agent.eventstream import store_frame_row
+
+    channel = f"session-{uuid.uuid4()}"
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def write(writer: int) -> None:
+        try:
+            start.wait()
+            for n in range(25):
+                store_frame_row(channel, "message", json.dumps({"writer": writer, "n": n}))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(StoredFrame.objects.filter(channel=channel).values_list("eid", flat=True)) == list(
+        range(101)
+    )
 
 
 def test_redis_url_becomes_client_arguments() -> None:
@@ -179,6 +230,8 @@ class RecordingQueue(FrameQueue):
 
 
 def prepared(session: AgentSession, message: str = "hello") -> PreparedTurn:
+    """What prepare_turn hands the worker: an admitted turn, its session claimed."""
+    claim_turn(session)
     user = AuthenticatedUser(session.user_id, None, None)
     return PreparedTurn(
         user=user,
@@ -213,16 +266,32 @@ def test_worker_streams_publishes_and_releases_the_lock() -> None:
 
 
 @pytest.mark.django_db
-def test_worker_that_loses_the_lock_race_reports_an_error_and_publishes_nothing() -> None:
-    """If another turn took the session after the pre-stream check, the stream gets an error frame only."""
-    session = create_session(user_id=uuid.uuid4())
-    claim_turn(session)
-    out = RecordingQueue()
-    run_streamed_turn(prepared(session), out)
-    assert [frame["type"] for _, frame in out.frames_with_ids] == ["error"]
-    assert out.frames_with_ids[0][0] is None
-    assert out.items[-1] is streaming._END
-    assert not StoredFrame.objects.filter(channel=session_channel(session.pk)).exists()
+def test_admitting_a_turn_claims_the_session_and_stores_the_first_frame(
+    rf: RequestFactory, settings: Settings
+) -> None:
+    """Before any worker runs, the session is claimed and the `Message received` status is stored as frame 1."""
+    settings.SUPABASE_JWT_SECRET = JWT_SECRET
+    settings.SUPABASE_PUBLIC_URL = ""
+    settings.AGENT_TURN_RATE = "1000/min"
+    user_id = uuid.uuid4()
+    request = rf.post(
+        "/agent/stream",
+        data=json.dumps({"message": "hello"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {mint_token(user_id=user_id, secret=JWT_SECRET)}",
+    )
+    admitted = streaming.prepare_turn(request)
+
+    assert isinstance(admitted, PreparedTurn)
+    session = AgentSession.objects.get(pk=admitted.session.pk)
+    assert session.user_id == user_id and TURN_LOCK_KEY in session.metadata
+    assert admitted.received_frame_id == f"{session_channel(session.pk)}:1"
+    stored = StoredFrame.objects.get(channel=session_channel(session.pk), eid=1)
+    assert json.loads(json.loads(stored.data)) == streaming.RECEIVED_FRAME
+    assert streaming.RECEIVED_FRAME == {
+        "type": "status",
+        "data": {"message": "Message received", "tool": "agent", "phase": "start"},
+    }
 
 
 @pytest.mark.django_db
