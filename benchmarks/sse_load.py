@@ -227,8 +227,6 @@ def main() -> None:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "SUPABASE_JWT_SECRET": jwt_secret,
         "AGENT_TURN_RATE": "",  # the benchmark measures streaming, not the throttle
-        # A server expecting bursts keeps its pool's connections open (settings: DB_POOL_MIN_SIZE).
-        "DB_POOL_MIN_SIZE": os.environ.get("DB_POOL_MIN_SIZE", "20"),
     }
     if args.threads:
         extra["AGENT_STREAM_THREADS"] = str(args.threads)

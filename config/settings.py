@@ -101,8 +101,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # while it works with the database (the agent loop hands its back before every model call). Requests and
     # turn threads then share DB_POOL_MAX_SIZE connections instead of each pinning one; past that they wait up
     # to DB_POOL_TIMEOUT seconds. DB_POOL_MAX_SIZE=0 turns pooling off (one connection per thread again).
-    # DB_POOL_MIN_SIZE connections are kept open: the pool opens more only a few at a time, so a server that
-    # must absorb bursts sets it to DB_POOL_MAX_SIZE.
+    # DB_POOL_MIN_SIZE connections stay open while idle; the pool opens more on demand, up to the maximum.
     DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "20"))
     if DB_POOL_MAX_SIZE > 0:
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
