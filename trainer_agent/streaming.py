@@ -147,7 +147,7 @@ def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
     """Authenticate, throttle and validate in the order `/agent/chat` does; then admit the turn (claim its
     session, or create a claimed one) and publish its first frame.
 
-    Runs in the request's sync thread. The body size was already checked by RequestBodyLimitMiddleware (413).
+    Runs in an admission thread. The body size was already checked by RequestBodyLimitMiddleware (413).
     """
     try:
         user = authenticate(request)
@@ -318,22 +318,45 @@ async def agent_stream(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/stream: the turn's frames (seed 000 §8.3) as they happen, each with a resumable `id:`."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    prepared = await sync_to_async(prepare_turn, thread_sensitive=False, executor=admission_executor())(
-        request
+    loop = asyncio.get_running_loop()
+    admission = asyncio.ensure_future(
+        sync_to_async(prepare_turn, thread_sensitive=False, executor=admission_executor())(request)
     )
+    try:
+        prepared = await asyncio.shield(admission)
+    except asyncio.CancelledError:
+        # The client went away while its turn was being admitted: the session is (or will be) claimed, so the
+        # turn must still run and release it, as after any disconnect; nobody reads its frames.
+        admission.add_done_callback(_run_turn_of_gone_client)
+        raise
     if isinstance(prepared, JsonResponse):
         return prepared
-    loop = asyncio.get_running_loop()
     out = FrameQueue(loop)
     out.put(prepared.received_frame_id, RECEIVED_FRAME)
-    # Started here, not inside the generator: the turn must run even if the response is never iterated.
-    worker = loop.run_in_executor(agent_executor(), run_streamed_turn, prepared, out)
-    worker.add_done_callback(_log_worker_failure)
+    start_turn(loop, prepared, out)
     response = StreamingHttpResponse(
         out.frames(settings.SSE_HEARTBEAT_SECONDS), content_type="text/event-stream", headers=SSE_HEADERS
     )
     response["X-Session-Id"] = str(prepared.session.pk)
     return response
+
+
+def start_turn(loop: asyncio.AbstractEventLoop, prepared: PreparedTurn, out: FrameQueue) -> None:
+    """Queue the admitted turn on the turn pool. Started by the view, not inside the response's generator: the
+    turn must run even if the response is never iterated."""
+    worker = loop.run_in_executor(agent_executor(), run_streamed_turn, prepared, out)
+    worker.add_done_callback(_log_worker_failure)
+
+
+def _run_turn_of_gone_client(admission: asyncio.Future[PreparedTurn | JsonResponse]) -> None:
+    if admission.cancelled() or admission.exception() is not None:
+        return
+    prepared = admission.result()
+    if isinstance(prepared, PreparedTurn):
+        loop = asyncio.get_running_loop()
+        out = FrameQueue(loop)
+        out.detach()
+        start_turn(loop, prepared, out)
 
 
 def _log_worker_failure(future: asyncio.Future[None]) -> None:

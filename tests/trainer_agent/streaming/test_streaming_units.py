@@ -411,3 +411,65 @@ def test_frame_storage_trims_old_events_only_now_and_then(monkeypatch: pytest.Mo
         event = storage.append_event("session-trim-test", "message", {"n": n})
         assert storage.last_appended is event
     assert len(trims) == 2
+
+
+@pytest.mark.skipif(
+    connection.vendor == "sqlite",
+    reason="admission and the turn run in other threads: needs a shared database",
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_client_gone_during_admission_still_gets_its_turn_run_and_released(
+    rf: RequestFactory, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelled while its session was being claimed, the request's turn still runs, is stored, and frees the
+    session (it would otherwise stay locked until the claim goes stale)."""
+    settings.SUPABASE_JWT_SECRET = JWT_SECRET
+    settings.SUPABASE_PUBLIC_URL = ""
+    settings.AGENT_TURN_RATE = "1000/min"
+    session = create_session(user_id=uuid.uuid4())
+    admitting, go_on = threading.Event(), threading.Event()
+    real_prepare = streaming.prepare_turn
+
+    def slow_prepare(request: Any) -> Any:
+        admitting.set()
+        go_on.wait(10)
+        return real_prepare(request)
+
+    monkeypatch.setattr(streaming, "prepare_turn", slow_prepare)
+    request = rf.post(
+        "/agent/stream",
+        data=json.dumps({"message": "hello", "sessionId": str(session.pk), "model": MODEL}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {mint_token(user_id=session.user_id, secret=JWT_SECRET)}",
+    )
+    provider = ScriptedProvider(
+        [tool_response("message_notify_user", {"message": "hi"}), tool_response("idle", {"reason": "ok"})]
+    )
+
+    async def client_goes_away() -> None:
+        view = asyncio.ensure_future(streaming.agent_stream(request))
+        await asyncio.get_running_loop().run_in_executor(None, admitting.wait, 10)
+        view.cancel()
+        go_on.set()
+        with pytest.raises(asyncio.CancelledError):
+            await view
+        for _ in range(200):  # the turn runs in the turn pool; wait (bounded) for it to finish
+            await asyncio.sleep(0.05)
+            done = await asyncio.get_running_loop().run_in_executor(None, _status_and_metadata, session.pk)
+            if done[0] == SessionStatus.COMPLETED and TURN_LOCK_KEY not in done[1]:
+                return
+
+    with override_provider(MODEL, provider):
+        asyncio.run(client_goes_away())
+    status, metadata = _status_and_metadata(session.pk)
+    assert status == SessionStatus.COMPLETED
+    assert TURN_LOCK_KEY not in metadata
+    assert session.events.filter(event_type="user_message").count() == 1
+
+
+def _status_and_metadata(session_id: uuid.UUID) -> tuple[str, dict[str, Any]]:
+    try:
+        row = AgentSession.objects.values_list("status", "metadata").get(pk=session_id)
+        return row[0], row[1]
+    finally:
+        connection.close()
