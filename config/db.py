@@ -9,7 +9,12 @@ reconnecting, so nothing is released.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model
 
 
 def release_pooled_connections() -> None:
@@ -20,3 +25,67 @@ def release_pooled_connections() -> None:
             continue
         if getattr(connection, "pool", None) is not None:
             connection.close()
+
+
+# --- Plain SQL on hot paths ---------------------------------------------------------------------------------
+# The agent loop's per-iteration statements (sessions_app: appends and the context read; datasources_app: the
+# user data) go through the connection's cursor instead of the ORM, whose query building costs several times
+# the statements themselves. These helpers keep such SQL tied to the models (names from `_meta`, quoted for
+# the vendor) and its results equal to the ORM's (values read back through the converters the ORM applies).
+
+
+def quoted_table(conn: BaseDatabaseWrapper, model: type[Model]) -> str:
+    """The model's table, quoted for the connection's vendor."""
+    return str(conn.ops.quote_name(model._meta.db_table))
+
+
+def quoted_column(conn: BaseDatabaseWrapper, model: type[Model], name: str) -> str:
+    """The column of the model's field `name`, quoted for the connection's vendor."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field) and field.column is not None
+    return str(conn.ops.quote_name(field.column))
+
+
+def sends_statements_together(conn: BaseDatabaseWrapper) -> bool:
+    """Whether one `cursor.execute()` may carry several statements separated by ";" (results: `nextset()`).
+
+    True for PostgreSQL with Django's default client-side binding: psycopg then sends the simple query
+    protocol, which runs the statements in order, in one round trip, each with its own snapshot. Not with
+    `server_side_binding` (prepared statements take one) nor on SQLite (Django's cursor refuses several).
+    """
+    return (
+        conn.vendor == "postgresql" and conn.settings_dict["OPTIONS"].get("server_side_binding") is not True
+    )
+
+
+class RowReader[M: Model]:
+    """Turns a row's columns for `names` (fields of `model`) into what the ORM makes of them on this connection:
+    the same converters (the backend's, then the field's) applied to each value."""
+
+    def __init__(self, conn: BaseDatabaseWrapper, model: type[M], names: Sequence[str]) -> None:
+        self.conn = conn
+        self.model = model
+        self.names = list(names)
+        self.width = len(self.names)
+        self.converters: list[tuple[int, Any, list[Any]]] = []
+        for index, name in enumerate(self.names):
+            column = model._meta.get_field(name).get_col(model._meta.db_table)  # type: ignore[union-attr]
+            functions = conn.ops.get_db_converters(column) + column.get_db_converters(conn)
+            if functions:
+                self.converters.append((index, column, functions))
+
+    def convert(self, values: Sequence[Any]) -> Sequence[Any]:
+        if not self.converters:
+            return values
+        converted = list(values)
+        for index, column, functions in self.converters:
+            for function in functions:
+                converted[index] = function(converted[index], column, self.conn)
+        return converted
+
+    def instance(self, values: Sequence[Any]) -> M | None:
+        """The model instance (fields not read are deferred), or None when the first value (the primary key)
+        is NULL: an outer join found no row."""
+        if values[0] is None:
+            return None
+        return self.model.from_db(self.conn.alias, self.names, self.convert(values))

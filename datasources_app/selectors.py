@@ -7,7 +7,6 @@ import zoneinfo
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -15,6 +14,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import F, Field, Model, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from config.db import RowReader, quoted_column, quoted_table, sends_statements_together
 from datasources_app.catalog import BODYWEIGHT, exercise_name_key
 from datasources_app.models import (
     CategoryGoal,
@@ -93,61 +93,19 @@ _LOCATION_FIELDS = ("id", "name", "available_weights_kg", "is_current")
 _EQUIPMENT_FIELDS = ("slug", "name", "category")
 
 
-class _RowReader[M: Model]:
-    """Turns a row's columns for `names` (fields of `model`, in `concrete_fields` order) into what the ORM makes
-    of them on this connection: the same converters (the backend's, then the field's) applied to each value."""
-
-    def __init__(self, conn: BaseDatabaseWrapper, model: type[M], names: Sequence[str]) -> None:
-        self.conn = conn
-        self.model = model
-        self.names = list(names)
-        self.width = len(self.names)
-        self.converters: list[tuple[int, Any, list[Any]]] = []
-        for index, name in enumerate(self.names):
-            column = model._meta.get_field(name).get_col(model._meta.db_table)  # type: ignore[union-attr]
-            functions = conn.ops.get_db_converters(column) + column.get_db_converters(conn)
-            if functions:
-                self.converters.append((index, column, functions))
-
-    def convert(self, values: Sequence[Any]) -> Sequence[Any]:
-        if not self.converters:
-            return values
-        converted = list(values)
-        for index, column, functions in self.converters:
-            for function in functions:
-                converted[index] = function(converted[index], column, self.conn)
-        return converted
-
-    def instance(self, values: Sequence[Any]) -> M | None:
-        """The model instance (fields not read are deferred), or None when the first value (the primary key)
-        is NULL: an outer join found no row."""
-        if values[0] is None:
-            return None
-        return self.model.from_db(self.conn.alias, self.names, self.convert(values))
-
-
 @dataclass
 class _UserDataReads:
     settings_and_profile_sql: str
     locations_sql: str
     both_sql: str | None  # the two in one message, where the connection takes several statements at once
-    settings: _RowReader[UserSettings]
-    profile: _RowReader[UserProfile]
-    location: _RowReader[Location]
-    equipment: _RowReader[Equipment]
+    settings: RowReader[UserSettings]
+    profile: RowReader[UserProfile]
+    location: RowReader[Location]
+    equipment: RowReader[Equipment]
 
 
 # Per connection object (converters are bound to its backend), made on first use.
 _USER_DATA_READS: WeakKeyDictionary[BaseDatabaseWrapper, _UserDataReads] = WeakKeyDictionary()
-
-
-def _sends_statements_together(conn: BaseDatabaseWrapper) -> bool:
-    """Whether one `cursor.execute()` may carry several statements (as `sessions_app.selectors.
-    sends_statements_together`): PostgreSQL with Django's default client-side binding, whose simple query
-    protocol runs them in order in one round trip; not with `server_side_binding`, nor on SQLite."""
-    return (
-        conn.vendor == "postgresql" and conn.settings_dict["OPTIONS"].get("server_side_binding") is not True
-    )
 
 
 def _all_fields(model: type[Model]) -> list[str]:
@@ -155,15 +113,11 @@ def _all_fields(model: type[Model]) -> list[str]:
 
 
 def _user_data_reads(conn: BaseDatabaseWrapper) -> _UserDataReads:
-    quote = conn.ops.quote_name
-
     def table(model: type[Model]) -> str:
-        return quote(model._meta.db_table)
+        return quoted_table(conn, model)
 
     def column(model: type[Model], name: str) -> str:
-        field = model._meta.get_field(name)
-        assert isinstance(field, Field) and field.column is not None
-        return quote(field.column)
+        return quoted_column(conn, model, name)
 
     def columns(model: type[Model], alias: str, names: Sequence[str]) -> list[str]:
         return [f"{alias}.{column(model, name)}" for name in names]
@@ -191,11 +145,11 @@ def _user_data_reads(conn: BaseDatabaseWrapper) -> _UserDataReads:
     return _UserDataReads(
         settings_and_profile_sql=settings_and_profile_sql,
         locations_sql=locations_sql,
-        both_sql=f"{settings_and_profile_sql}; {locations_sql}" if _sends_statements_together(conn) else None,
-        settings=_RowReader(conn, UserSettings, settings),
-        profile=_RowReader(conn, UserProfile, profile),
-        location=_RowReader(conn, Location, _LOCATION_FIELDS),
-        equipment=_RowReader(conn, Equipment, _EQUIPMENT_FIELDS),
+        both_sql=f"{settings_and_profile_sql}; {locations_sql}" if sends_statements_together(conn) else None,
+        settings=RowReader(conn, UserSettings, settings),
+        profile=RowReader(conn, UserProfile, profile),
+        location=RowReader(conn, Location, _LOCATION_FIELDS),
+        equipment=RowReader(conn, Equipment, _EQUIPMENT_FIELDS),
     )
 
 

@@ -9,8 +9,9 @@ from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field, Model, Subquery
+from django.db.models import Field, Subquery
 
+from config.db import RowReader, quoted_column, quoted_table
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
     AgentSession,
@@ -130,30 +131,6 @@ def last_sequence(*, session: AgentSession) -> int:
 # (tests/sessions_app/test_hot_path_sql.py).
 
 
-def _column(conn: BaseDatabaseWrapper, model: type[Model], name: str) -> str:
-    """The quoted column of the model's field `name`."""
-    field = model._meta.get_field(name)
-    assert isinstance(field, Field) and field.column is not None
-    return str(conn.ops.quote_name(field.column))
-
-
-def _table(conn: BaseDatabaseWrapper, model: type[Model]) -> str:
-    """The quoted table of the model."""
-    return str(conn.ops.quote_name(model._meta.db_table))
-
-
-def sends_statements_together(conn: BaseDatabaseWrapper) -> bool:
-    """Whether one `cursor.execute()` may carry several statements separated by ";" (results: `nextset()`).
-
-    True for PostgreSQL with Django's default client-side binding: psycopg then sends the simple query
-    protocol, which runs the statements in order, in one round trip, each with its own snapshot. Not with
-    `server_side_binding` (prepared statements take one) nor on SQLite (Django's cursor refuses several).
-    """
-    return (
-        conn.vendor == "postgresql" and conn.settings_dict["OPTIONS"].get("server_side_binding") is not True
-    )
-
-
 def session_param(conn: BaseDatabaseWrapper, session: AgentSession) -> Any:
     """The session's primary key as the database takes it."""
     return _SESSION_ID.get_db_prep_value(session.pk, conn)
@@ -180,8 +157,7 @@ class HotPathStatements:
     # The lock and `insert_next_event` in one message (for `sends_statements_together` connections)
     lock_and_insert_next_event: str
     context_events: str
-    # (index in the row, column expression, converters) for each context event field that has converters
-    context_converters: list[tuple[int, Any, list[Any]]]
+    context_event: RowReader[AgentSessionEvent]  # a context_events row (but its last column) → the event
 
 
 _STATEMENTS: WeakKeyDictionary[BaseDatabaseWrapper, HotPathStatements] = WeakKeyDictionary()
@@ -196,14 +172,14 @@ def hot_path_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
 
 
 def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
-    sessions, events = _table(conn, AgentSession), _table(conn, AgentSessionEvent)
+    sessions, events = quoted_table(conn, AgentSession), quoted_table(conn, AgentSessionEvent)
 
     def event(name: str) -> str:
-        return f"e.{_column(conn, AgentSessionEvent, name)}"
+        return f"e.{quoted_column(conn, AgentSessionEvent, name)}"
 
     event_fields = AgentSessionEvent._meta.concrete_fields
-    start = f"s.{_column(conn, AgentSession, 'context_start_sequence')}"
-    session_id = f"s.{_column(conn, AgentSession, 'id')}"
+    start = f"s.{quoted_column(conn, AgentSession, 'context_start_sequence')}"
+    session_id = f"s.{quoted_column(conn, AgentSession, 'id')}"
     # The session's row, left-joined to its new context events: the start comes back even when nothing is new.
     context_events = (
         f"SELECT {', '.join(event(name) for name in _CONTEXT_EVENT_FIELDS)}, {start} "
@@ -213,26 +189,20 @@ def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
         f"WHERE {session_id} = %s ORDER BY {event('sequence_number')}"
     )
     sequence, of_session = (
-        _column(conn, AgentSessionEvent, "sequence_number"),
-        _column(conn, AgentSessionEvent, "session"),
+        quoted_column(conn, AgentSessionEvent, "sequence_number"),
+        quoted_column(conn, AgentSessionEvent, "session"),
     )
     last_sequence = f"SELECT MAX({sequence}) FROM {events} WHERE {of_session} = %s"
-    columns = ", ".join(_column(conn, AgentSessionEvent, f.name) for f in event_fields)
+    columns = ", ".join(quoted_column(conn, AgentSessionEvent, f.name) for f in event_fields)
     values = ["%s"] * len(event_fields)
     insert_event = f"INSERT INTO {events} ({columns}) VALUES ({', '.join(values)})"
     values[[f.name for f in event_fields].index("sequence_number")] = (
         f"(SELECT COALESCE(MAX({sequence}), -1) + 1 FROM {events} WHERE {of_session} = %s)"
     )
     insert_next_event = f"INSERT INTO {events} ({columns}) VALUES ({', '.join(values)}) RETURNING {sequence}"
-    converters = []
-    for index, name in enumerate(_CONTEXT_EVENT_FIELDS):
-        col = AgentSessionEvent._meta.get_field(name).get_col(AgentSessionEvent._meta.db_table)  # type: ignore[union-attr]
-        functions = conn.ops.get_db_converters(col) + col.get_db_converters(conn)
-        if functions:
-            converters.append((index, col, functions))
     lock_session = (
-        f"UPDATE {sessions} SET {_column(conn, AgentSession, 'updated_at')} = %s "
-        f"WHERE {_column(conn, AgentSession, 'id')} = %s"
+        f"UPDATE {sessions} SET {quoted_column(conn, AgentSession, 'updated_at')} = %s "
+        f"WHERE {quoted_column(conn, AgentSession, 'id')} = %s"
     )
     return HotPathStatements(
         lock_session=lock_session,
@@ -241,7 +211,7 @@ def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
         insert_next_event=insert_next_event,
         lock_and_insert_next_event=f"{lock_session}; {insert_next_event}",
         context_events=context_events,
-        context_converters=converters,
+        context_event=RowReader(conn, AgentSessionEvent, _CONTEXT_EVENT_FIELDS),
     )
 
 
@@ -266,11 +236,7 @@ def context_events_after(
     start: int = rows[0][-1]
     events = []
     for row in rows:
-        if row[0] is None:
-            continue  # the session's row alone: nothing new
-        values = list(row[:-1])
-        for index, col, functions in statements.context_converters:
-            for function in functions:
-                values[index] = function(values[index], col, conn)
-        events.append(AgentSessionEvent.from_db(conn.alias, _CONTEXT_EVENT_FIELDS, values))
+        event = statements.context_event.instance(row[:-1])
+        if event is not None:  # None: the session's row alone, nothing new
+            events.append(event)
     return events, start

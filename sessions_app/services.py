@@ -20,6 +20,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 from django.utils import timezone
 
+from config.db import sends_statements_together
 from sessions_app.models import (
     AgentSession,
     AgentSessionEvent,
@@ -31,7 +32,6 @@ from sessions_app.selectors import (
     get_session_for_user,
     hot_path_statements,
     last_sequence,
-    sends_statements_together,
     session_param,
 )
 
