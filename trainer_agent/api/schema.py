@@ -215,7 +215,9 @@ def _stream_operations() -> dict[str, dict[str, Any]]:
         "post": {
             "operationId": "agent_stream",
             "summary": "Run one turn and stream its events (SSE)",
-            "description": "Same request body as `POST /agent/chat`. " + SSE_DESCRIPTION,
+            "description": "Same request body as `POST /agent/chat`. The first frame, sent as soon as the turn "
+            'is admitted, is `{"type": "status", "data": {"message": "Message received", "tool": "agent", '
+            '"phase": "start"}}`. ' + SSE_DESCRIPTION,
             "tags": ["agent"],
             "security": security,
             "requestBody": {
