@@ -342,7 +342,12 @@ def timezone_named(name: str | None) -> tzinfo:
 
 def local_today(*, user_id: uuid.UUID, now: datetime | None = None) -> date:
     """Today's date where the user is."""
-    return (now or timezone.now()).astimezone(user_timezone(user_id=user_id)).date()
+    return today_in(user_timezone(user_id=user_id), now=now)
+
+
+def today_in(tz: tzinfo, *, now: datetime | None = None) -> date:
+    """Today's date in that time zone."""
+    return (now or timezone.now()).astimezone(tz).date()
 
 
 # --- Goals ------------------------------------------------------------------------------------------------------

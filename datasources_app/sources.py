@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from django.db import connection, connections
 from django.db.models import Count, Q
-from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from config.db import release_pooled_connections
@@ -31,6 +30,7 @@ from datasources_app.models import (
     ScheduledWorkout,
     ScheduleStatus,
     UserProfile,
+    UserSettings,
     WorkoutLog,
     WorkoutPlan,
 )
@@ -381,7 +381,11 @@ def source_names() -> list[str]:
 
 def units_for(*, user_id: uuid.UUID) -> Units:
     """How to show numbers and dates to the user (their settings, or kg/km/UTC)."""
-    settings = selectors.get_settings(user_id=user_id)
+    return units_of(selectors.get_settings(user_id=user_id))
+
+
+def units_of(settings: UserSettings) -> Units:
+    """The units (and time zone) these settings ask for."""
     return Units.from_settings(settings, selectors.timezone_named(settings.timezone))
 
 
@@ -478,12 +482,11 @@ def build_user_data_xml(*, user_id: uuid.UUID) -> str:
     builds it on every iteration.
     """
     sources = selectors.user_data_sources(user_id=user_id)
-    settings = sources.settings
-    tz = selectors.timezone_named(settings.timezone)
+    units = units_of(sources.settings)
     return formatters.user_data_xml(
         profile=sources.profile,
-        settings=settings,
+        settings=sources.settings,
         locations=sources.locations,
-        units=Units.from_settings(settings, tz),
-        today=timezone.now().astimezone(tz).date(),
+        units=units,
+        today=selectors.today_in(units.tz),
     )

@@ -178,7 +178,7 @@ def _read_context_events(session: AgentSession, cache: ContextCache) -> list[Age
     already holds (to read from the new start).
     """
     previous_last = cache.last_sequence
-    found = _context_events_after(session, previous_last)
+    found = context_events_after(session=session, after_sequence=previous_last)
     if found is None:
         return []  # the session is gone
     rows, start = found
@@ -187,14 +187,8 @@ def _read_context_events(session: AgentSession, cache: ContextCache) -> list[Age
     cache.restart(start)
     if previous_last < start:
         return rows  # nothing at or after the start was cut off: the rows are the whole context
-    again = _context_events_after(session, start - 1)
+    again = context_events_after(session=session, after_sequence=start - 1)
     return again[0] if again is not None else []
-
-
-def _context_events_after(
-    session: AgentSession, after_sequence: int
-) -> tuple[list[AgentSessionEvent], int] | None:
-    return context_events_after(session=session, after_sequence=after_sequence)
 
 
 class _MessageBuilder:

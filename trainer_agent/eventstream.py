@@ -30,6 +30,7 @@ from django_eventstream.models import EventCounter as StoredCounter
 from django_eventstream.storage import DjangoModelStorage
 from django_eventstream.utils import get_storage, make_id
 
+from config.db import quoted_column, quoted_table
 from sessions_app.models import AgentSession
 from trainer_agent.auth import AuthenticatedUser
 
@@ -122,10 +123,13 @@ class FrameStorage(DjangoModelStorage):
 
 def store_frame_row(channel: str, event_type: str, text: str) -> int:
     """Insert one `django_eventstream_event` row at the channel's next number and return that number."""
-    quote = connection.ops.quote_name
-    counters, events = quote(StoredCounter._meta.db_table), quote(StoredFrame._meta.db_table)
-    bump = f"UPDATE {counters} SET value = value + 1, updated = %s WHERE name = %s RETURNING value"
-    insert = f"INSERT INTO {events} (channel, type, data, eid, created) VALUES (%s, %s, %s, %s, %s)"
+    counters, events = quoted_table(connection, StoredCounter), quoted_table(connection, StoredFrame)
+    name, value, updated = (quoted_column(connection, StoredCounter, f) for f in ("name", "value", "updated"))
+    frame_columns = ", ".join(
+        quoted_column(connection, StoredFrame, f) for f in ("channel", "type", "data", "eid", "created")
+    )
+    bump = f"UPDATE {counters} SET {value} = {value} + 1, {updated} = %s WHERE {name} = %s RETURNING {value}"
+    insert = f"INSERT INTO {events} ({frame_columns}) VALUES (%s, %s, %s, %s, %s)"
     now = StoredFrame._meta.get_field("created").get_db_prep_value(timezone.now(), connection)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(bump, [now, channel])
@@ -134,7 +138,8 @@ def store_frame_row(channel: str, event_type: str, text: str) -> int:
             try:
                 with transaction.atomic():  # a savepoint: another writer may create the counter first
                     cursor.execute(
-                        f"INSERT INTO {counters} (name, value, updated) VALUES (%s, 1, %s)", [channel, now]
+                        f"INSERT INTO {counters} ({name}, {value}, {updated}) VALUES (%s, 1, %s)",
+                        [channel, now],
                     )
             except IntegrityError:
                 cursor.execute(bump, [now, channel])
