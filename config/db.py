@@ -9,10 +9,11 @@ reconnecting, so nothing is released.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, overload
 
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
@@ -89,3 +90,44 @@ class RowReader[M: Model]:
         if values[0] is None:
             return None
         return self.model.from_db(self.conn.alias, self.names, self.convert(values))
+
+
+type Rows = list[tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class PlannedRead[T]:
+    """A selector's read, not yet sent: its statements (SQL with `%s` parameters, and the parameters) and how it
+    makes its result of their rows (one list per statement). `read_together` sends several in one round trip."""
+
+    statements: tuple[tuple[str, Sequence[Any]], ...]
+    finish: Callable[[list[Rows]], T]
+
+
+@overload
+def read_together[A](first: PlannedRead[A], /) -> tuple[A]: ...
+@overload
+def read_together[A, B](first: PlannedRead[A], second: PlannedRead[B], /) -> tuple[A, B]: ...
+def read_together(*reads: PlannedRead[Any]) -> tuple[Any, ...]:
+    """Run the reads' statements, in one message where the connection takes several (`sends_statements_together`)
+    and else one by one, and return each read's result. No transaction is opened for them."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    statements = [statement for read in reads for statement in read.statements]
+    rowsets: list[Rows] = []
+    with conn.cursor() as cursor:
+        if len(statements) > 1 and sends_statements_together(conn):
+            cursor.execute(
+                "; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params]
+            )
+            rowsets.append(cursor.fetchall())
+            while cursor.nextset():
+                rowsets.append(cursor.fetchall())
+        else:
+            for sql, params in statements:
+                cursor.execute(sql, params)
+                rowsets.append(cursor.fetchall())
+    results = []
+    for read in reads:
+        results.append(read.finish(rowsets[: len(read.statements)]))
+        del rowsets[: len(read.statements)]
+    return tuple(results)

@@ -14,7 +14,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import F, Field, Model, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from config.db import RowReader, quoted_column, quoted_table, sends_statements_together
+from config.db import PlannedRead, RowReader, Rows, quoted_column, quoted_table, read_together
 from datasources_app.catalog import BODYWEIGHT, exercise_name_key
 from datasources_app.models import (
     CategoryGoal,
@@ -97,7 +97,6 @@ _EQUIPMENT_FIELDS = ("slug", "name", "category")
 class _UserDataReads:
     settings_and_profile_sql: str
     locations_sql: str
-    both_sql: str | None  # the two in one message, where the connection takes several statements at once
     settings: RowReader[UserSettings]
     profile: RowReader[UserProfile]
     location: RowReader[Location]
@@ -145,7 +144,6 @@ def _user_data_reads(conn: BaseDatabaseWrapper) -> _UserDataReads:
     return _UserDataReads(
         settings_and_profile_sql=settings_and_profile_sql,
         locations_sql=locations_sql,
-        both_sql=f"{settings_and_profile_sql}; {locations_sql}" if sends_statements_together(conn) else None,
         settings=RowReader(conn, UserSettings, settings),
         profile=RowReader(conn, UserProfile, profile),
         location=RowReader(conn, Location, _LOCATION_FIELDS),
@@ -159,40 +157,43 @@ assert isinstance(_PROFILE_USER_ID, Field)
 
 def user_data_sources(*, user_id: uuid.UUID) -> UserDataSources:
     """The user's profile, settings (unsaved defaults when none) and all locations with their equipment, read
-    fresh from the database in two queries; equal to `get_profile`, `get_settings` and `list_locations`."""
+    fresh from the database in two queries (one round trip on PostgreSQL); equal to `get_profile`,
+    `get_settings` and `list_locations`."""
+    return read_together(plan_user_data_sources(user_id=user_id))[0]
+
+
+def plan_user_data_sources(*, user_id: uuid.UUID) -> PlannedRead[UserDataSources]:
+    """`user_data_sources` as a read to send with others (`config.db.read_together`)."""
     conn = connections[DEFAULT_DB_ALIAS]
     reads = _USER_DATA_READS.get(conn)
     if reads is None:
         reads = _USER_DATA_READS[conn] = _user_data_reads(conn)
     user = _PROFILE_USER_ID.get_db_prep_value(user_id, conn)
-    with conn.cursor() as cursor:
-        if reads.both_sql is not None:  # one round trip
-            cursor.execute(reads.both_sql, [user, user, user])
-            first = cursor.fetchone()
-            cursor.nextset()
-        else:
-            cursor.execute(reads.settings_and_profile_sql, [user, user])
-            first = cursor.fetchone()
-            cursor.execute(reads.locations_sql, [user])
-        rows = cursor.fetchall()
-    assert first is not None  # the query always has its one row
-    width = reads.settings.width
-    settings = reads.settings.instance(first[:width]) or UserSettings(user_id=user_id)
-    profile = reads.profile.instance(first[width:])
-    width = reads.location.width
-    locations: list[Location] = []
-    equipment: list[EquipmentItem] = []
-    previous_key = None
-    for row in rows:
-        if row[0] != previous_key:
-            location = reads.location.instance(row[:width])
-            assert location is not None  # the locations are the query's driving table
-            location.equipment_list = equipment = []  # type: ignore[attr-defined]
-            locations.append(location)
-            previous_key = row[0]
-        if row[width] is not None:  # a slug: the location has equipment
-            equipment.append(EquipmentItem(*reads.equipment.convert(row[width:])))
-    return UserDataSources(profile=profile, settings=settings, locations=locations)
+
+    def finish(rowsets: list[Rows]) -> UserDataSources:
+        (first,), rows = rowsets  # the first query always has its one row
+        width = reads.settings.width
+        settings = reads.settings.instance(first[:width]) or UserSettings(user_id=user_id)
+        profile = reads.profile.instance(first[width:])
+        width = reads.location.width
+        locations: list[Location] = []
+        equipment: list[EquipmentItem] = []
+        previous_key = None
+        for row in rows:
+            if row[0] != previous_key:
+                location = reads.location.instance(row[:width])
+                assert location is not None  # the locations are the query's driving table
+                location.equipment_list = equipment = []  # type: ignore[attr-defined]
+                locations.append(location)
+                previous_key = row[0]
+            if row[width] is not None:  # a slug: the location has equipment
+                equipment.append(EquipmentItem(*reads.equipment.convert(row[width:])))
+        return UserDataSources(profile=profile, settings=settings, locations=locations)
+
+    return PlannedRead(
+        statements=((reads.settings_and_profile_sql, [user, user]), (reads.locations_sql, [user])),
+        finish=finish,
+    )
 
 
 def current_location(*, user_id: uuid.UUID) -> Location | None:

@@ -479,9 +479,13 @@ def build_user_data_xml(*, user_id: uuid.UUID) -> str:
 
     Deterministic for the same data (no timestamps, fixed ordering), so the prompt-cache prefix holds. Read fresh
     on every call (seed 000 §12.2), in two plain-SQL queries (`selectors.user_data_sources`): the agent loop
-    builds it on every iteration.
+    builds it on every iteration, and sends the queries with its context read (`user_data_xml_of`).
     """
-    sources = selectors.user_data_sources(user_id=user_id)
+    return user_data_xml_of(selectors.user_data_sources(user_id=user_id))
+
+
+def user_data_xml_of(sources: selectors.UserDataSources) -> str:
+    """`build_user_data_xml` of sources already read (`selectors.plan_user_data_sources`)."""
     units = units_of(sources.settings)
     return formatters.user_data_xml(
         profile=sources.profile,

@@ -11,7 +11,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Subquery
 
-from config.db import RowReader, quoted_column, quoted_table
+from config.db import PlannedRead, RowReader, Rows, quoted_column, quoted_table, read_together
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
     AgentSession,
@@ -224,19 +224,27 @@ def context_events_after(
     One query, also when nothing is new (the start still comes back). The events are loaded as
     `context_events` loads them (sequence_number, event_type, timestamp and data; other fields deferred).
     """
+    return read_together(plan_context_events_after(session=session, after_sequence=after_sequence))[0]
+
+
+def plan_context_events_after(
+    *, session: AgentSession, after_sequence: int
+) -> PlannedRead[tuple[list[AgentSessionEvent], int] | None]:
+    """`context_events_after` as a read to send with others (`config.db.read_together`)."""
     conn = connections[DEFAULT_DB_ALIAS]
     statements = hot_path_statements(conn)
-    with conn.cursor() as cursor:
-        cursor.execute(
-            statements.context_events, [*_CONTEXT_TYPE_VALUES, after_sequence, session_param(conn, session)]
-        )
-        rows = cursor.fetchall()
-    if not rows:
-        return None
-    start: int = rows[0][-1]
-    events = []
-    for row in rows:
-        event = statements.context_event.instance(row[:-1])
-        if event is not None:  # None: the session's row alone, nothing new
-            events.append(event)
-    return events, start
+
+    def finish(rowsets: list[Rows]) -> tuple[list[AgentSessionEvent], int] | None:
+        rows = rowsets[0]
+        if not rows:
+            return None
+        start: int = rows[0][-1]
+        events = []
+        for row in rows:
+            event = statements.context_event.instance(row[:-1])
+            if event is not None:  # None: the session's row alone, nothing new
+                events.append(event)
+        return events, start
+
+    params = [*_CONTEXT_TYPE_VALUES, after_sequence, session_param(conn, session)]
+    return PlannedRead(statements=((statements.context_events, params),), finish=finish)

@@ -7,11 +7,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -97,19 +97,14 @@ def append_event(
     The statements are plain SQL through the cursor (see "The append hot path" below); the returned
     event equals the stored row as the ORM reads it.
     """
-    try:
-        event_type = EventType(event_type).value
-    except ValueError:
-        raise ValueError(
-            f"unknown event type {event_type!r}; expected one of {', '.join(EventType.values)}"
-        ) from None
-    if duration_ms is not None and duration_ms < 0:
-        raise ValueError(f"duration_ms must be >= 0, got {duration_ms}")
-    payload = _to_json_object(data)
+    return _append_checked(session, _checked(NewEvent(event_type, data, duration_ms)))
+
+
+def _append_checked(session: AgentSession, row: _Row) -> AgentSessionEvent:
     batch = _open_batches().get(session.pk)
     if batch is not None:
         if len(connection.savepoint_ids) == batch.depth:
-            return _append_in_batch(batch, session, event_type, payload, duration_ms)
+            return _append_in_batch(batch, session, row)
         # A write in a savepoint inside the batch may still be rolled back: ask the database again next time.
         batch.next_sequence = None
 
@@ -117,9 +112,7 @@ def append_event(
         try:
             with transaction.atomic():
                 now = _lock_session(session)
-                event = _insert_event(
-                    session, last_sequence(session=session) + 1, event_type, payload, duration_ms
-                )
+                event = _insert_event(session, last_sequence(session=session) + 1, row)
         except IntegrityError as exc:
             if attempt == APPEND_MAX_ATTEMPTS or not _is_sequence_collision(exc):
                 raise
@@ -128,6 +121,96 @@ def append_event(
         session.updated_at = now
         return event
     raise AssertionError("unreachable: the last attempt either returns or raises")
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event for `append_events`. `timestamp` (default: when it is stored) records when it happened, for an
+    event written later than that (an `llm_request` stored with the model's answer)."""
+
+    event_type: str
+    data: Mapping[str, Any]
+    duration_ms: int | None = None
+    timestamp: datetime | None = None
+
+
+class _Row(NamedTuple):
+    """A checked NewEvent: the event type's stored value and the data as it will read back."""
+
+    event_type: str
+    payload: dict[str, Any]
+    duration_ms: int | None
+    timestamp: datetime | None
+
+
+def _checked(event: NewEvent) -> _Row:
+    """The event ready to store; ValueError (InvalidEventData for the data) for anything not storable."""
+    try:
+        event_type = EventType(event.event_type).value
+    except ValueError:
+        raise ValueError(
+            f"unknown event type {event.event_type!r}; expected one of {', '.join(EventType.values)}"
+        ) from None
+    if event.duration_ms is not None and event.duration_ms < 0:
+        raise ValueError(f"duration_ms must be >= 0, got {event.duration_ms}")
+    return _Row(event_type, _to_json_object(event.data), event.duration_ms, event.timestamp)
+
+
+def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
+    """Append the events at consecutive numbers after the session's last one: all of them or none.
+
+    The agent loop's writes. On PostgreSQL (outside an `event_batch` of the session) the session lock and the
+    INSERTs, each numbering itself after the one before (`insert_next_event`), go to the server as one message.
+    In autocommit mode the server runs such a message as one transaction, so its commit travels with it: one
+    round trip, where a batch of the same events needs four or more (BEGIN, lock and first INSERT, each further
+    INSERT, COMMIT). Inside a caller's transaction the message joins it, and the lock lasts until it commits.
+    Elsewhere (SQLite, server-side binding, or inside a batch) the events go through `event_batch`.
+
+    Validates every event before writing any (ValueError, InvalidEventData); raises SessionNotFound if the
+    session is gone. Returns the stored events, equal to the rows read back through the ORM.
+    """
+    checked = [_checked(each) for each in events]
+    if not checked:
+        return []
+    conn = connections[DEFAULT_DB_ALIAS]
+    if session.pk in _open_batches() or not (
+        conn.features.can_return_columns_from_insert and sends_statements_together(conn)
+    ):
+        with event_batch(session=session):
+            return [_append_checked(session, row) for row in checked]
+    now = timezone.now()
+    made = [_new_event(conn, session, None, row) for row in checked]
+    statements = hot_path_statements(conn)
+    params = _lock_params(conn, session, now)
+    for _, insert_params in made:
+        params += insert_params
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(
+                "; ".join([statements.lock_session] + [statements.insert_next_event] * len(made)), params
+            )
+            locked = cursor.rowcount  # of the first statement, the UPDATE
+            numbers = []
+            while cursor.nextset():
+                numbers.append(cursor.fetchone()[0])
+    except IntegrityError as exc:
+        # In autocommit mode the deferred foreign key is checked when the message commits: the session is gone.
+        if getattr(exc.__cause__, "sqlstate", None) == _FOREIGN_KEY_VIOLATION:
+            raise SessionNotFound(f"session {session.pk} does not exist") from exc
+        raise
+    if not locked:
+        # Inside a caller's transaction the INSERTs went through (the foreign key is checked at commit), but
+        # raising rolls them back with it.
+        raise SessionNotFound(f"session {session.pk} does not exist")
+    session.updated_at = now
+    stored = []
+    for (event, _), number in zip(made, numbers, strict=True):
+        event.sequence_number = number
+        stored.append(_stored(conn, event))
+    return stored
+
+
+_FOREIGN_KEY_VIOLATION = "23503"
 
 
 @dataclass
@@ -174,20 +257,14 @@ def event_batch(*, session: AgentSession) -> Iterator[None]:
             del batches[session.pk]
 
 
-def _append_in_batch(
-    batch: _OpenBatch,
-    session: AgentSession,
-    event_type: str,
-    payload: dict[str, Any],
-    duration_ms: int | None,
-) -> AgentSessionEvent:
+def _append_in_batch(batch: _OpenBatch, session: AgentSession, row: _Row) -> AgentSessionEvent:
     if not batch.locked:
-        event = _lock_and_insert_next(session, event_type, payload, duration_ms)
+        event = _lock_and_insert_next(session, row)
         batch.locked = True
     elif batch.next_sequence is None:
-        event = _insert_next(session, event_type, payload, duration_ms)
+        event = _insert_next(session, row)
     else:
-        event = _insert_event(session, batch.next_sequence, event_type, payload, duration_ms)
+        event = _insert_event(session, batch.next_sequence, row)
     batch.next_sequence = event.sequence_number + 1
     return event
 
@@ -211,24 +288,26 @@ def _new_event(
     conn: BaseDatabaseWrapper,
     session: AgentSession,
     sequence_number: int | None,
-    event_type: str,
-    payload: dict[str, Any],
-    duration_ms: int | None,
+    row: _Row,
 ) -> tuple[AgentSessionEvent, list[Any]]:
     """The event as `AgentSessionEvent.objects.create(...)` would make it, and the INSERT's parameters.
 
     The instance gets its defaults (id) from the model, its `timestamp` from the field's `pre_save` (auto_now_add)
-    and every column value from the field's `get_db_prep_save`, as in the ORM's insert. With `sequence_number`
+    unless the row brings its own, and every column value from the field's `get_db_prep_save`, as in the ORM's
+    insert. With `sequence_number`
     None the parameters are those of `insert_next_event` (the session id where the number goes).
     """
     event = AgentSessionEvent(
         session=session,
         sequence_number=-1 if sequence_number is None else sequence_number,  # -1: numbered by the INSERT
-        event_type=event_type,
-        duration_ms=duration_ms,
-        data=payload,
+        event_type=row.event_type,
+        duration_ms=row.duration_ms,
+        data=row.payload,
     )
     params = [field.get_db_prep_save(field.pre_save(event, True), conn) for field in _EVENT_FIELDS]
+    if row.timestamp is not None:
+        event.timestamp = row.timestamp
+        params[_TIMESTAMP_INDEX] = _EVENT_FIELDS[_TIMESTAMP_INDEX].get_db_prep_save(row.timestamp, conn)
     if sequence_number is None:
         params[_SEQUENCE_INDEX] = session_param(conn, session)
     return event, params
@@ -241,41 +320,31 @@ def _stored(conn: BaseDatabaseWrapper, event: AgentSessionEvent) -> AgentSession
     return event
 
 
-def _insert_event(
-    session: AgentSession,
-    sequence_number: int,
-    event_type: str,
-    payload: dict[str, Any],
-    duration_ms: int | None,
-) -> AgentSessionEvent:
+def _insert_event(session: AgentSession, sequence_number: int, row: _Row) -> AgentSessionEvent:
     """INSERT one event row at `sequence_number` and return it as saved.
 
     A duplicate sequence number raises IntegrityError as from the ORM (`append_event` retries on it).
     """
     conn = connections[DEFAULT_DB_ALIAS]
-    event, params = _new_event(conn, session, sequence_number, event_type, payload, duration_ms)
+    event, params = _new_event(conn, session, sequence_number, row)
     with conn.cursor() as cursor:
         cursor.execute(hot_path_statements(conn).insert_event, params)
     return _stored(conn, event)
 
 
-def _insert_next(
-    session: AgentSession, event_type: str, payload: dict[str, Any], duration_ms: int | None
-) -> AgentSessionEvent:
+def _insert_next(session: AgentSession, row: _Row) -> AgentSessionEvent:
     """INSERT one event after the session's last one and return it as saved. The caller holds the lock."""
     conn = connections[DEFAULT_DB_ALIAS]
     if not conn.features.can_return_columns_from_insert:
-        return _insert_event(session, last_sequence(session=session) + 1, event_type, payload, duration_ms)
-    event, params = _new_event(conn, session, None, event_type, payload, duration_ms)
+        return _insert_event(session, last_sequence(session=session) + 1, row)
+    event, params = _new_event(conn, session, None, row)
     with conn.cursor() as cursor:
         cursor.execute(hot_path_statements(conn).insert_next_event, params)
         event.sequence_number = cursor.fetchone()[0]
     return _stored(conn, event)
 
 
-def _lock_and_insert_next(
-    session: AgentSession, event_type: str, payload: dict[str, Any], duration_ms: int | None
-) -> AgentSessionEvent:
+def _lock_and_insert_next(session: AgentSession, row: _Row) -> AgentSessionEvent:
     """Lock the session (`_lock_session`) and append after its last event: a batch's first append.
 
     Sets `session.updated_at`; raises SessionNotFound if the session is gone (nothing is then kept: the
@@ -284,9 +353,9 @@ def _lock_and_insert_next(
     conn = connections[DEFAULT_DB_ALIAS]
     if not (conn.features.can_return_columns_from_insert and sends_statements_together(conn)):
         session.updated_at = _lock_session(session)
-        return _insert_next(session, event_type, payload, duration_ms)
+        return _insert_next(session, row)
     now = timezone.now()
-    event, params = _new_event(conn, session, None, event_type, payload, duration_ms)
+    event, params = _new_event(conn, session, None, row)
     statements = hot_path_statements(conn)
     with conn.cursor() as cursor:
         cursor.execute(statements.lock_and_insert_next_event, [*_lock_params(conn, session, now), *params])
@@ -303,6 +372,7 @@ def _lock_and_insert_next(
 
 _EVENT_FIELDS = AgentSessionEvent._meta.concrete_fields  # the insert statements' columns, in this order
 _SEQUENCE_INDEX = [field.name for field in _EVENT_FIELDS].index("sequence_number")
+_TIMESTAMP_INDEX = [field.name for field in _EVENT_FIELDS].index("timestamp")
 
 
 def _lock_params(conn: BaseDatabaseWrapper, session: AgentSession, now: datetime) -> list[Any]:

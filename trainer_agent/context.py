@@ -20,9 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from datasources_app.sources import build_user_data_xml
+from config.db import read_together
+from datasources_app.selectors import UserDataSources, plan_user_data_sources, user_data_sources
+from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from sessions_app.selectors import context_events_after
+from sessions_app.selectors import context_events_after, plan_context_events_after
 from tools_app.registry import tool_specs
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
 from trainer_agent.prompts import SYSTEM_PROMPT
@@ -144,18 +146,22 @@ def build_context(
     """
     if events is not None or up_to_sequence is not None:
         cache = ContextCache()
-        loaded = list(events) if events is not None else _read_context_events(session, cache)
+        if events is not None:
+            loaded, sources = list(events), user_data_sources(user_id=user_id)
+        else:
+            loaded, sources = _read_context(session, user_id, cache)
         if up_to_sequence is not None:
             loaded = [event for event in loaded if event.sequence_number <= up_to_sequence]
         cache.add(loaded)
     else:
         cache = cache if cache is not None else ContextCache()
-        cache.add(_read_context_events(session, cache))
+        loaded, sources = _read_context(session, user_id, cache)
+        cache.add(loaded)
     if cache.event_count == 0:
         raise ContextBuildError(EMPTY_CONTEXT_ERROR)
     messages, message_characters = cache.builder.snapshot()
     tools, tool_characters = cache.tool_list(tool_names)
-    user_data_xml = build_user_data_xml(user_id=user_id)
+    user_data_xml = user_data_xml_of(sources)
     return AgentContext(
         system_prompt=SYSTEM_PROMPT,
         user_data_xml=user_data_xml,
@@ -170,25 +176,31 @@ def build_context(
     )
 
 
-def _read_context_events(session: AgentSession, cache: ContextCache) -> list[AgentSessionEvent]:
-    """The context events after `cache.last_sequence`, restarting the cache if the context start moved.
+def _read_context(
+    session: AgentSession, user_id: uuid.UUID, cache: ContextCache
+) -> tuple[list[AgentSessionEvent], UserDataSources]:
+    """The context events after `cache.last_sequence` (restarting the cache if the context start moved) and the
+    user's data, fresh.
 
-    One query (`context_events_after`: plain SQL, the session's current context start comes back with the
-    events, or alone when nothing is new). A second one only when the start moved past events the cache
-    already holds (to read from the new start).
+    One round trip on PostgreSQL (`read_together`): the new events with the session's current context start
+    (`plan_context_events_after`: they come back even when nothing is new) and the user data's two queries. A
+    second query only when the start moved past events the cache already holds (to read from the new start).
     """
     previous_last = cache.last_sequence
-    found = context_events_after(session=session, after_sequence=previous_last)
+    found, sources = read_together(
+        plan_context_events_after(session=session, after_sequence=previous_last),
+        plan_user_data_sources(user_id=user_id),
+    )
     if found is None:
-        return []  # the session is gone
+        return [], sources  # the session is gone
     rows, start = found
     if start == cache.context_start:
-        return rows
+        return rows, sources
     cache.restart(start)
     if previous_last < start:
-        return rows  # nothing at or after the start was cut off: the rows are the whole context
+        return rows, sources  # nothing at or after the start was cut off: the rows are the whole context
     again = context_events_after(session=session, after_sequence=start - 1)
-    return again[0] if again is not None else []
+    return (again[0] if again is not None else []), sources
 
 
 class _MessageBuilder:

@@ -18,7 +18,7 @@ from django.conf import settings
 
 from config.db import release_pooled_connections
 from sessions_app.models import AgentSession, EventType, SessionStatus
-from sessions_app.services import end_session, get_or_create_session, set_session_status
+from sessions_app.services import NewEvent, end_session, get_or_create_session, set_session_status
 from tools_app.formatting import wrap_in_xml
 from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
@@ -133,8 +133,9 @@ def _run(
     current_workout_text: str | None,
     cap: int,
 ) -> None:
-    """The loop of seed 000 §3.1. Each iteration commits twice: the model's answer with the tool call before
-    the tool runs, then the tool's result with the next request; never a transaction across a model call."""
+    """The loop of seed 000 §3.1. Each iteration commits twice, each write one round trip on PostgreSQL
+    (`EventSink.record_all`): the request with the model's answer and its tool calls, before the tool runs; then
+    the tool's result. Never a transaction across a model call or a tool."""
     session = sink.session
     maybe_checkpoint(session=session, user_id=user_id, model_id=model_id, sink=sink, pending_text=message)
     sink.record(EventType.USER_MESSAGE, {"message": message})
@@ -149,52 +150,57 @@ def _run(
     provider = get_provider(model_id)
     tool_ctx = ToolContext(user_id=user_id, session=session)
     cache = ContextCache()
-    with sink.batch():
-        request = _next_request(sink, cache, user_id=user_id, model_id=model_id, iteration=1)
+    request = _next_request(sink, cache, user_id=user_id, model_id=model_id, iteration=1)
     while True:
         result.iterations += 1
         response = _complete(provider, request)
         calls = response.tool_calls
-        with sink.batch():
-            sink.record(
-                EventType.LLM_RESPONSE,
-                _response_data(response, model_config),
-                duration_ms=response.duration_ms,
-            )
-            if not calls:
-                sink.record(EventType.ERROR, _loop_error("No tool call in response"))
-                result.stop_reason = "no_tool_call"
-                return
-            for each in calls:  # all of them, so the transcript shows the response as the model gave it
-                sink.record(
-                    EventType.TOOL_CALL,
-                    {"tool_name": each.name, "arguments": each.arguments, "call_id": each.id},
-                )
+        answer = NewEvent(
+            EventType.LLM_RESPONSE, _response_data(response, model_config), duration_ms=response.duration_ms
+        )
+        if not calls:
+            sink.record_all([answer, NewEvent(EventType.ERROR, _loop_error("No tool call in response"))])
+            result.stop_reason = "no_tool_call"
+            return
+        # All the calls, so the transcript shows the response as the model gave it.
+        sink.record_all(
+            [
+                answer,
+                *(
+                    NewEvent(
+                        EventType.TOOL_CALL,
+                        {"tool_name": each.name, "arguments": each.arguments, "call_id": each.id},
+                    )
+                    for each in calls
+                ),
+            ]
+        )
         call = calls[0]
         executed = _execute(call, sink, tool_ctx)
         result.actions.append(Action(tool=call.name, args=call.arguments, result=executed.to_dict()))
-        with sink.batch():
-            _record_result(call, executed, sink)
-            _answer_extra_calls(calls[1:], sink)
-            if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
-                result.stop_reason = call.name
-                return
-            if result.iterations >= cap:
-                sink.record(EventType.ERROR, _loop_error(f"Max iterations ({cap}) reached"))
-                result.stop_reason = "max_iterations"
-                return
-            request = _next_request(
-                sink, cache, user_id=user_id, model_id=model_id, iteration=result.iterations + 1
-            )
+        outcome = [*_result_events(call, executed), *_extra_call_answers(calls[1:])]
+        if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
+            result.stop_reason = call.name
+        elif result.iterations >= cap:
+            outcome.append(NewEvent(EventType.ERROR, _loop_error(f"Max iterations ({cap}) reached")))
+            result.stop_reason = "max_iterations"
+        sink.record_all(outcome)
+        _emit_result(call, executed, sink)
+        if result.stop_reason:
+            return
+        request = _next_request(
+            sink, cache, user_id=user_id, model_id=model_id, iteration=result.iterations + 1
+        )
 
 
 def _next_request(
     sink: EventSink, cache: ContextCache, *, user_id: uuid.UUID, model_id: str, iteration: int
 ) -> LLMRequest:
-    """Build the context from the events (new ones only, through the turn's cache) and record the request."""
+    """Build the context from the events (new ones only, through the turn's cache) and log the request; it is
+    stored, stamped with this moment, with the model's answer or the error that ends the call (`EventSink.hold`)."""
     context = build_context(session=sink.session, user_id=user_id, cache=cache)
     request = context.to_request(model=model_id)
-    sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
+    sink.hold(EventType.LLM_REQUEST, _request_data(request, context, iteration))
     return request
 
 
@@ -230,20 +236,27 @@ def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
         return _failed_result(call.name, f"Unknown tool: {call.name}. Available tools: {names}")
 
 
-def _record_result(call: ToolCall, executed: ToolResult, sink: EventSink) -> None:
-    """Record the result (+ the artifact it created) and stream the result and status frames."""
-    sink.record(
-        EventType.TOOL_RESULT,
-        {
-            "tool_name": call.name,
-            "result": executed.to_dict(),
-            "success": executed.success,
-            "call_id": call.id,
-        },
-        duration_ms=executed.duration_ms,
-    )
+def _result_events(call: ToolCall, executed: ToolResult) -> list[NewEvent]:
+    """The tool's result, and the artifact it created (if any)."""
+    events = [
+        NewEvent(
+            EventType.TOOL_RESULT,
+            {
+                "tool_name": call.name,
+                "result": executed.to_dict(),
+                "success": executed.success,
+                "call_id": call.id,
+            },
+            duration_ms=executed.duration_ms,
+        )
+    ]
     if executed.artifact is not None:
-        sink.record(EventType.ARTIFACT, executed.artifact)
+        events.append(NewEvent(EventType.ARTIFACT, executed.artifact))
+    return events
+
+
+def _emit_result(call: ToolCall, executed: ToolResult, sink: EventSink) -> None:
+    """Stream the tool's result frame and its status frame (seed 000 §8.3)."""
     frame: dict[str, Any] = {
         "type": call.name,
         "data": executed.data,
@@ -268,18 +281,22 @@ def _record_result(call: ToolCall, executed: ToolResult, sink: EventSink) -> Non
         )
 
 
-def _answer_extra_calls(calls: list[ToolCall], sink: EventSink) -> None:
+def _extra_call_answers(calls: list[ToolCall]) -> list[NewEvent]:
     """The model asked for several tools at once: only the first ran; answer the others so the transcript stays
     valid (every tool_use needs its tool_result) and the model knows to call them again if still needed."""
+    answers = []
     for extra in calls:
         refused = _failed_result(
             extra.name,
             "Not executed: call exactly one tool per turn. Call it again in the next turn if still needed.",
         )
-        sink.record(
-            EventType.TOOL_RESULT,
-            {"tool_name": extra.name, "result": refused.to_dict(), "success": False, "call_id": extra.id},
+        answers.append(
+            NewEvent(
+                EventType.TOOL_RESULT,
+                {"tool_name": extra.name, "result": refused.to_dict(), "success": False, "call_id": extra.id},
+            )
         )
+    return answers
 
 
 def _failed_result(tool_name: str, message: str) -> ToolResult:

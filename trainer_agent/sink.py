@@ -1,18 +1,20 @@
 """One sink per turn: every event goes to the store, the console log and (optionally) a live listener.
 
-The loop calls `record()` for durable events and `emit()` for stream frames (seed 000 §8.3); it never
-knows who listens. A listener that raises (a client that went away) is dropped, never the turn.
+The loop calls `record()`/`record_all()` for durable events (`hold()` for the model request, stored with the
+answer) and `emit()` for stream frames (seed 000 §8.3); it never knows who listens. A listener that raises (a client that went away) is dropped, never the turn.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from django.utils import timezone
+
 from sessions_app.models import AgentSession, AgentSessionEvent
-from sessions_app.services import append_event, event_batch
+from sessions_app.services import NewEvent, append_events, event_batch
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
@@ -25,23 +27,44 @@ class EventSink:
     def __init__(self, *, session: AgentSession, listener: Listener | None = None) -> None:
         self.session = session
         self.listener = listener
+        self.held: list[NewEvent] = []
 
     def record(
         self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
     ) -> AgentSessionEvent:
         """Store the event (next sequence number) and log it in the console format."""
-        event = append_event(session=self.session, event_type=event_type, data=data, duration_ms=duration_ms)
+        return self.record_all([NewEvent(event_type, data, duration_ms)])[-1]
+
+    def record_all(self, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
+        """Store the held events and then these at consecutive numbers, all or none (`append_events`: on
+        PostgreSQL one round trip with its commit), and log these in the console format."""
+        stored = append_events(session=self.session, events=[*self.held, *events])
+        held, self.held = len(self.held), []
+        for event in stored[held:]:
+            self._log(event.event_type, event.data, event.timestamp, event.duration_ms)
+        return stored[held:]
+
+    def hold(self, event_type: str, data: dict[str, Any]) -> None:
+        """Log the event now and store it, stamped with this moment, at the front of the next `record_all`.
+
+        For the model request: it is stored with the model's answer (or the error that ended the call), one
+        commit instead of one before and one after the call. A turn always writes again after a call.
+        """
+        event = NewEvent(event_type, data, timestamp=timezone.now())
+        self.held.append(event)
+        self._log(event_type, data, event.timestamp, None)
+
+    def _log(self, event_type: str, data: Any, timestamp: Any, duration_ms: int | None) -> None:
         if console_logger.isEnabledFor(logging.INFO):
             console_logger.info(
                 format_event(
-                    timestamp=event.timestamp,
+                    timestamp=timestamp,
                     session_id=self.session.pk,
                     event_type=event_type,
-                    data=event.data,
+                    data=data,
                     duration_ms=duration_ms,
                 )
             )
-        return event
 
     @contextmanager
     def batch(self) -> Iterator[None]:

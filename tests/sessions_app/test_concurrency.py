@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from sessions_app.services import append_event, event_batch
+from sessions_app.services import NewEvent, append_event, append_events, event_batch
 from tests.sessions_app.factories import AgentSessionFactory
 
 
@@ -17,11 +17,12 @@ def _append(session: AgentSession, writer: int, index: int) -> None:
 
 
 def _append_concurrently(
-    session: AgentSession, *, writers: int, appends_each: int, batched: bool = False
+    session: AgentSession, *, writers: int, appends_each: int, batched: bool = False, together: bool = False
 ) -> list[BaseException]:
     """Run `writers` threads that each append `appends_each` events; return the errors they hit.
 
-    `batched`: two of every three appends go through one `event_batch` (as the agent loop writes them).
+    `batched`: two of every three appends go through one `event_batch`; `together`: through one
+    `append_events` (as the agent loop writes them).
     """
     start = threading.Barrier(writers)
     errors: list[BaseException] = []
@@ -30,8 +31,17 @@ def _append_concurrently(
         try:
             start.wait()
             for index in range(appends_each):
-                if batched and index % 3 == 0:
-                    continue  # appended with the next two, in one batch
+                if together and index % 3 == 1:
+                    append_events(
+                        session=session,
+                        events=[
+                            NewEvent(EventType.TOOL_RESULT, {"writer": writer, "index": each})
+                            for each in (index - 1, index)
+                        ],
+                    )
+                    continue
+                if (batched or together) and index % 3 == 0:
+                    continue  # appended with the next one
                 if batched and index % 3 == 1:
                     with event_batch(session=session):
                         for each in (index - 1, index):
@@ -94,5 +104,16 @@ def test_batched_and_single_appends_from_eight_writers_leave_no_gap_and_no_dupli
     """Batches (one lock, numbers assigned locally) interleaved with single appends from 8 threads: 0..599."""
     session = AgentSessionFactory.create()
     errors = _append_concurrently(session, writers=8, appends_each=75, batched=True)
+    assert errors == []
+    _assert_contiguous(session, writers=8, appends_each=75)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrent writers need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_appends_together_and_single_ones_from_eight_writers_leave_no_gap_and_no_duplicate() -> None:
+    """append_events (one message: lock and INSERTs, each numbering itself) interleaved with single appends
+    from 8 threads: 0..599."""
+    session = AgentSessionFactory.create()
+    errors = _append_concurrently(session, writers=8, appends_each=75, together=True)
     assert errors == []
     _assert_contiguous(session, writers=8, appends_each=75)

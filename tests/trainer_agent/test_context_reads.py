@@ -5,12 +5,26 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from config.db import read_together
+from datasources_app.demo import DEMO_USER_ID
+from datasources_app.selectors import plan_user_data_sources, user_data_sources
+from datasources_app.services import seed_demo_user
+from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession
+from sessions_app.selectors import context_events_after, plan_context_events_after
 from sessions_app.services import append_event, create_session, update_context_start
 from trainer_agent.context import EMPTY_CONTEXT_ERROR, ContextBuildError, ContextCache, build_context
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo_user() -> uuid.UUID:
+    seed_demo_user()
+    return DEMO_USER_ID
 
 
 def _session_with_a_turn() -> AgentSession:
@@ -59,3 +73,34 @@ def test_new_events_after_a_moved_start_are_read_from_that_start() -> None:
     fresh = build_context(session=session, user_id=session.user_id)
     assert cached.messages == fresh.messages
     assert (cached.event_count, cached.last_sequence) == (3, 3)
+
+
+def test_events_and_user_data_read_together_equal_each_read_alone(demo_user: uuid.UUID) -> None:
+    """`read_together` (one message on PostgreSQL) gives each selector exactly what it gives alone."""
+    session = _session_with_a_turn()
+    together_events, together_sources = read_together(
+        plan_context_events_after(session=session, after_sequence=0),
+        plan_user_data_sources(user_id=demo_user),
+    )
+    alone_events = context_events_after(session=session, after_sequence=0)
+    alone_sources = user_data_sources(user_id=demo_user)
+    assert together_events is not None and alone_events is not None
+    assert [(e.pk, e.sequence_number, e.data) for e in together_events[0]] == [
+        (e.pk, e.sequence_number, e.data) for e in alone_events[0]
+    ]
+    assert together_events[1] == alone_events[1] == 0
+    assert "Home" in user_data_xml_of(together_sources)
+    assert user_data_xml_of(together_sources) == user_data_xml_of(alone_sources)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="several statements per message: PostgreSQL")
+def test_a_build_reads_its_new_events_and_the_fresh_user_data_in_one_round_trip(demo_user: uuid.UUID) -> None:
+    session = create_session(user_id=demo_user)
+    append_event(session=session, event_type="user_message", data={"message": "Hi"})
+    cache = ContextCache()
+    build_context(session=session, user_id=demo_user, cache=cache)
+    append_event(session=session, event_type="user_message", data={"message": "More"})
+    with CaptureQueriesContext(connection) as queries:
+        context = build_context(session=session, user_id=demo_user, cache=cache)
+    assert len(queries) == 1
+    assert context.event_count == 2 and "Home" in context.user_data_xml
