@@ -19,7 +19,11 @@ from django.core.handlers.asgi import ASGIHandler
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
+from config.asgi_direct import DirectViewHandler  # noqa: E402  (after Django is set up)
+from trainer_agent.streaming import agent_stream  # noqa: E402
+
 STREAMING_PATH = re.compile(r"^/agent/(?:stream|sessions/[^/]+/events)$")
+TURN_STREAM_PATH = "/agent/stream"
 
 
 class StreamingASGIHandler(ASGIHandler):
@@ -36,10 +40,15 @@ class StreamingASGIHandler(ASGIHandler):
 
 
 streaming_application = StreamingASGIHandler()
+turn_stream_application = DirectViewHandler(
+    agent_stream, middleware=settings.STREAM_MIDDLEWARE, max_body_bytes=settings.MAX_REQUEST_BYTES
+)
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    if scope["type"] == "http" and STREAMING_PATH.match(scope.get("path", "")):
+    if scope["type"] == "http" and scope.get("path") == TURN_STREAM_PATH:
+        await turn_stream_application(scope, receive, send)
+    elif scope["type"] == "http" and STREAMING_PATH.match(scope.get("path", "")):
         await streaming_application(scope, receive, send)
     else:
         await django_application(scope, receive, send)

@@ -12,14 +12,17 @@ can resume either stream with Last-Event-ID.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connection, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest
 from django.utils import timezone
 from django_eventstream import send_event
@@ -30,7 +33,7 @@ from django_eventstream.models import EventCounter as StoredCounter
 from django_eventstream.storage import DjangoModelStorage
 from django_eventstream.utils import get_storage, make_id
 
-from config.db import quoted_column, quoted_table
+from config.db import quoted_column, quoted_table, sends_statements_together
 from sessions_app.models import AgentSession
 from trainer_agent.auth import AuthenticatedUser
 
@@ -122,34 +125,95 @@ class FrameStorage(DjangoModelStorage):
 
 
 def store_frame_row(channel: str, event_type: str, text: str) -> int:
-    """Insert one `django_eventstream_event` row at the channel's next number and return that number."""
-    counters, events = quoted_table(connection, StoredCounter), quoted_table(connection, StoredFrame)
-    name, value, updated = (quoted_column(connection, StoredCounter, f) for f in ("name", "value", "updated"))
-    frame_columns = ", ".join(
-        quoted_column(connection, StoredFrame, f) for f in ("channel", "type", "data", "eid", "created")
-    )
-    bump = f"UPDATE {counters} SET {value} = {value} + 1, {updated} = %s WHERE {name} = %s RETURNING {value}"
-    insert = f"INSERT INTO {events} ({frame_columns}) VALUES (%s, %s, %s, %s, %s)"
+    """Insert one `django_eventstream_event` row at the channel's next number and return that number.
+
+    On PostgreSQL (several statements per message) each attempt is one round trip with its own commit: the
+    counter bump and the insert as one statement (`WITH … UPDATE … RETURNING` feeding the INSERT), or, for a
+    channel's first frame, the counter, the placeholder event 0 and the frame in one message (one transaction);
+    if another writer created the counter first, that message fails as a whole and the bump runs again.
+    Elsewhere, one transaction of separate statements.
+    """
+    statements = _frame_statements(connection)
     now = StoredFrame._meta.get_field("created").get_db_prep_value(timezone.now(), connection)
+    if not sends_statements_together(connection):
+        return _store_frame_row_stepwise(statements, channel, event_type, text, now)
+    with connection.cursor() as cursor:
+        cursor.execute(statements.bump_and_insert, [now, channel, channel, event_type, text, now])
+        row = cursor.fetchone()
+        if row is not None:
+            return int(row[0])
+        try:
+            # Inside a caller's transaction (tests) a savepoint keeps a failed attempt from aborting it.
+            with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
+                cursor.execute(
+                    statements.first_frame, [channel, now, channel, now, channel, event_type, text, now]
+                )
+            return 1
+        except IntegrityError:
+            cursor.execute(statements.bump_and_insert, [now, channel, channel, event_type, text, now])
+            row = cursor.fetchone()
+            assert row is not None  # the counter exists: the other writer created it
+            return int(row[0])
+
+
+def _store_frame_row_stepwise(
+    statements: _FrameStatements, channel: str, event_type: str, text: str, now: Any
+) -> int:
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(bump, [now, channel])
+        cursor.execute(statements.bump, [now, channel])
         row = cursor.fetchone()
         if row is None:
             try:
                 with transaction.atomic():  # a savepoint: another writer may create the counter first
-                    cursor.execute(
-                        f"INSERT INTO {counters} ({name}, {value}, {updated}) VALUES (%s, 1, %s)",
-                        [channel, now],
-                    )
+                    cursor.execute(statements.create_counter, [channel, now])
             except IntegrityError:
-                cursor.execute(bump, [now, channel])
+                cursor.execute(statements.bump, [now, channel])
                 row = cursor.fetchone()
             else:
                 row = (1,)
-                cursor.execute(insert, [channel, "", "", 0, now])  # the library replays "from 0" through it
+                cursor.execute(statements.insert, [channel, "", "", 0, now])  # the library replays "from 0"
         eid = int(row[0])
-        cursor.execute(insert, [channel, event_type, text, eid, now])
+        cursor.execute(statements.insert, [channel, event_type, text, eid, now])
     return eid
+
+
+@dataclass(frozen=True)
+class _FrameStatements:
+    bump: str  # the channel's counter + 1, returning the new value (no row: the channel has no counter yet)
+    create_counter: str
+    insert: str  # one event row: channel, type, data, eid, created
+    bump_and_insert: str  # bump + insert in one statement, returning the eid (no row: no counter yet)
+    first_frame: str  # create the counter at 1, the placeholder event 0 and the frame as event 1
+
+
+_FRAME_STATEMENTS: dict[str, _FrameStatements] = {}  # per vendor (quoting is all that differs)
+
+
+def _frame_statements(conn: BaseDatabaseWrapper) -> _FrameStatements:
+    made = _FRAME_STATEMENTS.get(conn.vendor)
+    if made is not None:
+        return made
+    counters, events = quoted_table(conn, StoredCounter), quoted_table(conn, StoredFrame)
+    name, value, updated = (quoted_column(conn, StoredCounter, f) for f in ("name", "value", "updated"))
+    columns = ", ".join(
+        quoted_column(conn, StoredFrame, f) for f in ("channel", "type", "data", "eid", "created")
+    )
+    eid = quoted_column(conn, StoredFrame, "eid")
+    bump = f"UPDATE {counters} SET {value} = {value} + 1, {updated} = %s WHERE {name} = %s RETURNING {value}"
+    create_counter = f"INSERT INTO {counters} ({name}, {value}, {updated}) VALUES (%s, 1, %s)"
+    insert_into = f"INSERT INTO {events} ({columns})"
+    made = _FRAME_STATEMENTS[conn.vendor] = _FrameStatements(
+        bump=bump,
+        create_counter=create_counter,
+        insert=f"{insert_into} VALUES (%s, %s, %s, %s, %s)",
+        bump_and_insert=(
+            f"WITH bumped AS ({bump}) {insert_into} SELECT %s, %s, %s, {value}, %s FROM bumped RETURNING {eid}"
+        ),
+        first_frame=(
+            f"{create_counter}; {insert_into} VALUES (%s, '', '', 0, %s); {insert_into} VALUES (%s, %s, %s, 1, %s)"
+        ),
+    )
+    return made
 
 
 def session_belongs_to(*, session_id: uuid.UUID, user_id: uuid.UUID) -> bool:

@@ -86,6 +86,41 @@ def admission_executor() -> ThreadPoolExecutor:
         return _admission_executor
 
 
+class AdmissionsFirst:
+    """Turns wait to start while requests are waiting to be admitted, for at most `max_wait_s`.
+
+    Admitting a request (token, body, session claim, first frame) takes a few milliseconds of CPU; a starting
+    turn takes tens (initializer, knowledge, context). In one process they share one GIL, so in a burst every
+    turn that starts early delays the first frame of every request still queued behind it. Letting the queue
+    drain first acknowledges the whole burst quickly and delays each turn by at most the time the queue takes
+    to drain (bounded by `max_wait_s`, so a steady stream of arrivals cannot hold turns back).
+    """
+
+    def __init__(self, max_wait_s: float) -> None:
+        self.max_wait_s = max_wait_s
+        self._waiting = 0
+        self._changed = threading.Condition()
+
+    def arrived(self) -> None:
+        with self._changed:
+            self._waiting += 1
+
+    def admitted(self) -> None:
+        with self._changed:
+            self._waiting -= 1
+            if self._waiting == 0:
+                self._changed.notify_all()
+
+    def wait(self) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._waiting == 0, timeout=self.max_wait_s)
+
+
+# Seconds a turn waits at most for the admission queue to drain (see AdmissionsFirst).
+ADMISSIONS_FIRST_MAX_WAIT_S = 2.0
+admissions_first = AdmissionsFirst(ADMISSIONS_FIRST_MAX_WAIT_S)
+
+
 def agent_executor() -> ThreadPoolExecutor:
     """The threads that run streamed turns: one per turn in flight, AGENT_STREAM_THREADS at most."""
     global _executor
@@ -169,6 +204,13 @@ def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
         return error_response(503, "The service is busy; try again shortly.", headers={"Retry-After": "2"})
     finally:
         _release_connection()
+
+
+def _admit(request: HttpRequest) -> PreparedTurn | JsonResponse:
+    try:
+        return prepare_turn(request)
+    finally:
+        admissions_first.admitted()
 
 
 def authenticate(request: HttpRequest) -> AuthenticatedUser:
@@ -280,6 +322,7 @@ def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
     """The turn's thread: run the loop of the admitted (claimed) turn, publish and stream every frame, release
     the claim and always finish the stream."""
     session = prepared.session
+    admissions_first.wait()
 
     def listener(frame: dict[str, Any]) -> None:
         # Must never raise: the sink drops a failing listener, which would also stop the publication.
@@ -319,8 +362,9 @@ async def agent_stream(request: HttpRequest) -> HttpResponseBase:
     if request.method != "POST":
         return method_not_allowed(request, "POST")
     loop = asyncio.get_running_loop()
+    admissions_first.arrived()
     admission = asyncio.ensure_future(
-        sync_to_async(prepare_turn, thread_sensitive=False, executor=admission_executor())(request)
+        sync_to_async(_admit, thread_sensitive=False, executor=admission_executor())(request)
     )
     try:
         prepared = await asyncio.shield(admission)
