@@ -92,7 +92,9 @@ class DirectViewHandler:
 
 async def _send_response(response: HttpResponseBase, send: Any) -> None:
     headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
-    headers += [(b"Set-Cookie", c.output(header="").encode("ascii").strip()) for c in response.cookies.values()]
+    headers += [
+        (b"Set-Cookie", c.output(header="").encode("ascii").strip()) for c in response.cookies.values()
+    ]
     if not response.streaming and not response.has_header("Content-Length"):
         headers.append((b"Content-Length", str(len(response.content)).encode("ascii")))  # type: ignore[attr-defined]
     await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
