@@ -70,8 +70,9 @@ class DirectViewHandler:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return None
-            chunk = message.get("body", b"")
-            if kept <= self.max_body_bytes:
+            room = self.max_body_bytes + 1 - kept
+            if room > 0:
+                chunk = message.get("body", b"")[:room]
                 parts.append(chunk)
                 kept += len(chunk)
             if not message.get("more_body", False):

@@ -473,3 +473,49 @@ def _status_and_metadata(session_id: uuid.UUID) -> tuple[str, dict[str, Any]]:
         return row[0], row[1]
     finally:
         connection.close()
+
+
+def test_a_turn_waits_for_the_requests_still_being_admitted() -> None:
+    """A turn starts only once every request that arrived before it has been admitted (or the wait runs out)."""
+    from trainer_agent.streaming import AdmissionsFirst
+
+    gate = AdmissionsFirst(max_wait_s=30)
+    gate.arrived()
+    gate.arrived()
+    started = threading.Event()
+
+    def start_turn() -> None:
+        gate.wait()
+        started.set()
+
+    turn = threading.Thread(target=start_turn)
+    turn.start()
+    gate.admitted()
+    assert not started.wait(0.2)  # one request is still waiting for its first frame
+    gate.admitted()
+    assert started.wait(5)
+    turn.join()
+
+    bounded = AdmissionsFirst(max_wait_s=0.05)
+    bounded.arrived()  # a request that never finishes admission cannot hold turns back for long
+    waited = threading.Thread(target=bounded.wait)
+    waited.start()
+    waited.join(timeout=5)
+    assert not waited.is_alive()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="one statement per frame: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_frame_is_one_round_trip_and_a_channels_first_frame_two() -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from trainer_agent.eventstream import store_frame_row
+
+    channel = f"session-{uuid.uuid4()}"
+    with CaptureQueriesContext(connection) as first:
+        assert store_frame_row(channel, "message", "{}") == 1
+    with CaptureQueriesContext(connection) as later:
+        assert store_frame_row(channel, "message", "{}") == 2
+    assert (len(first), len(later)) == (2, 1)
+    assert not connection.in_atomic_block
+    assert sorted(StoredFrame.objects.filter(channel=channel).values_list("eid", flat=True)) == [0, 1, 2]
