@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
@@ -131,3 +131,25 @@ def read_together(*reads: PlannedRead[Any]) -> tuple[Any, ...]:
         results.append(read.finish(rowsets[: len(read.statements)]))
         del rowsets[: len(read.statements)]
     return tuple(results)
+
+
+type Statement = tuple[str, Sequence[Any]]
+
+
+def write_together(statements: Sequence[Statement]) -> None:
+    """Run the statements as one transaction: all of them or none.
+
+    Where the connection takes several statements in one message (`sends_statements_together`), one round trip:
+    outside a transaction the server runs such a message as one transaction, commit included; inside a caller's
+    transaction the statements join it. Elsewhere, one by one in an atomic block.
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    if len(statements) > 1 and sends_statements_together(conn):
+        with conn.cursor() as cursor:
+            cursor.execute(
+                "; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params]
+            )
+        return
+    with transaction.atomic(using=conn.alias), conn.cursor() as cursor:
+        for sql, params in statements:
+            cursor.execute(sql, params)

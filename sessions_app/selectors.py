@@ -157,7 +157,8 @@ class HotPathStatements:
     # The lock and `insert_next_event` in one message (for `sends_statements_together` connections)
     lock_and_insert_next_event: str
     context_events: str
-    context_event: RowReader[AgentSessionEvent]  # a context_events row (but its last column) → the event
+    context_event: RowReader[AgentSessionEvent]
+    insert_session: str  # every column of agent_sessions, in `_meta.concrete_fields` order  # a context_events row (but its last column) → the event
 
 
 _STATEMENTS: WeakKeyDictionary[BaseDatabaseWrapper, HotPathStatements] = WeakKeyDictionary()
@@ -178,6 +179,7 @@ def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
         return f"e.{quoted_column(conn, AgentSessionEvent, name)}"
 
     event_fields = AgentSessionEvent._meta.concrete_fields
+    session_fields = AgentSession._meta.concrete_fields
     start = f"s.{quoted_column(conn, AgentSession, 'context_start_sequence')}"
     session_id = f"s.{quoted_column(conn, AgentSession, 'id')}"
     # The session's row, left-joined to its new context events: the start comes back even when nothing is new.
@@ -212,6 +214,10 @@ def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
         lock_and_insert_next_event=f"{lock_session}; {insert_next_event}",
         context_events=context_events,
         context_event=RowReader(conn, AgentSessionEvent, _CONTEXT_EVENT_FIELDS),
+        insert_session=(
+            f"INSERT INTO {sessions} ({', '.join(quoted_column(conn, AgentSession, f.name) for f in session_fields)}) "
+            f"VALUES ({', '.join(['%s'] * len(session_fields))})"
+        ),
     )
 
 

@@ -20,7 +20,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 from django.utils import timezone
 
-from config.db import sends_statements_together
+from config.db import Statement, sends_statements_together, write_together
 from sessions_app.models import (
     AgentSession,
     AgentSessionEvent,
@@ -49,12 +49,31 @@ class InvalidEventData(ValueError):
 
 def create_session(*, user_id: UUID, metadata: dict[str, Any] | None = None) -> AgentSession:
     """Create an active session for the user, reading context from sequence 0."""
-    return AgentSession.objects.create(
+    session, insert = planned_session(user_id=user_id, metadata=metadata)
+    write_together([insert])
+    return session
+
+
+def planned_session(
+    *, user_id: UUID, metadata: dict[str, Any] | None = None
+) -> tuple[AgentSession, Statement]:
+    """`create_session`'s session and its INSERT, not yet run: for a caller that stores it together with other
+    rows (`config.db.write_together`). The session is marked as saved; it exists once the INSERT has run.
+
+    The row is the one `AgentSession.objects.create(...)` would store: defaults (id) from the model, the times
+    from the fields' `pre_save` (auto_now, auto_now_add) and every value from its field's `get_db_prep_save`.
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    session = AgentSession(
         user_id=user_id,
         metadata=_to_json_object(metadata or {}),
         status=SessionStatus.ACTIVE,
         context_start_sequence=0,
     )
+    params = [field.get_db_prep_save(field.pre_save(session, True), conn) for field in _SESSION_FIELDS]
+    session._state.adding = False
+    session._state.db = conn.alias
+    return session, (hot_path_statements(conn).insert_session, params)
 
 
 def get_or_create_session(*, user_id: UUID, session_id: UUID | None = None) -> AgentSession:
@@ -394,6 +413,7 @@ def _lock_session(session: AgentSession) -> datetime:
     return now
 
 
+_SESSION_FIELDS = AgentSession._meta.concrete_fields  # session_insert_statement's columns, in this order
 _SESSION_UPDATED_AT = AgentSession._meta.get_field("updated_at")
 assert isinstance(_SESSION_UPDATED_AT, Field)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest
 from django.utils import timezone
@@ -33,7 +33,7 @@ from django_eventstream.models import EventCounter as StoredCounter
 from django_eventstream.storage import DjangoModelStorage
 from django_eventstream.utils import get_storage, make_id
 
-from config.db import quoted_column, quoted_table, sends_statements_together
+from config.db import Statement, quoted_column, quoted_table, sends_statements_together
 from sessions_app.models import AgentSession
 from trainer_agent.auth import AuthenticatedUser
 
@@ -89,6 +89,32 @@ def publish_frame(*, session_id: uuid.UUID, frame: dict[str, Any]) -> str | None
         return None
 
 
+def first_frame_statements(*, session_id: uuid.UUID, frame: dict[str, Any]) -> tuple[list[Statement], str]:
+    """The statements that store `frame` as the first event of a session's new channel, and its SSE id.
+
+    For a session being created: run them with its INSERT (`config.db.write_together`), so the session and its
+    first frame are stored together. The rows are the ones `publish_frame` stores (counter, the library's
+    placeholder event 0, the frame as event 1); nothing is fanned out, since nobody can be subscribed to the
+    channel of a session that does not exist yet (a later subscriber replays the stored frame).
+    """
+    conn = connections[DEFAULT_DB_ALIAS]
+    statements = _frame_statements(conn)
+    channel = session_channel(session_id)
+    now = StoredFrame._meta.get_field("created").get_db_prep_value(timezone.now(), conn)
+    text = _stored_text(json.dumps(frame, cls=DjangoJSONEncoder))  # send_event encodes the frame once itself
+    rows: list[Statement] = [
+        (statements.create_counter, [channel, now]),
+        (statements.insert, [channel, "", "", 0, now]),
+        (statements.insert, [channel, FRAME_EVENT_TYPE, text, 1, now]),
+    ]
+    return rows, str(make_id({channel: 1}))
+
+
+def _stored_text(data: Any) -> str:
+    """The `data` column of a frame's row, as FrameStorage stores what send_event hands it."""
+    return json.dumps(data, cls=DjangoJSONEncoder)
+
+
 class FrameStorage(DjangoModelStorage):
     """DjangoModelStorage that stores a frame in two statements, remembers it, and trims old events less often.
 
@@ -112,7 +138,7 @@ class FrameStorage(DjangoModelStorage):
 
     def append_event(self, channel: str, event_type: str, data: Any) -> Event:
         self.last_appended = None
-        eid = store_frame_row(channel, event_type, json.dumps(data, cls=DjangoJSONEncoder))
+        eid = store_frame_row(channel, event_type, _stored_text(data))
         self.trim_event_log()
         event = Event(channel, event_type, data, id=eid)
         self.last_appended = event

@@ -188,8 +188,9 @@ def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
         user = authenticate(request)
         check_throttle(request, user)
         turn = read_turn_request(request)
-        session = admit_turn(user_id=user.user_id, session_id=turn.session_id)
-        received_id = publish_frame(session_id=session.pk, frame=RECEIVED_FRAME)
+        session, received_id = admit_turn(
+            user_id=user.user_id, session_id=turn.session_id, first_frame=RECEIVED_FRAME
+        )
         return PreparedTurn(user=user, turn=turn, session=session, received_frame_id=received_id)
     except Refused as refused:
         return refused.response

@@ -16,13 +16,15 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import ValidationError
 
+from config.db import write_together
 from datasources_app.services import save_current_workout
 from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, SessionNotFound
 from sessions_app.selectors import get_session_for_user
-from sessions_app.services import create_session
+from sessions_app.services import planned_session
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import Workout
+from trainer_agent.eventstream import first_frame_statements, publish_frame
 from trainer_agent.llm.models import model_ids
 from trainer_agent.loop import TurnResult, run_turn
 from trainer_agent.sink import Listener
@@ -122,17 +124,32 @@ def _json_type(value: Any) -> str:
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
-def admit_turn(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> AgentSession:
-    """The session an admitted request's turn runs in, already claimed for it (release with `release_turn`).
+def admit_turn(
+    *, user_id: uuid.UUID, session_id: uuid.UUID | None, first_frame: dict[str, Any] | None = None
+) -> tuple[AgentSession, str | None]:
+    """The session an admitted request's turn runs in, already claimed for it (release with `release_turn`), and
+    the SSE id of `first_frame` once stored on the session's channel (None without a frame, or if it could not
+    be stored).
 
     The caller's given session (SessionNotFound for anyone else's; TurnInProgress while another turn runs in
-    it), or a new session created with the claim in place (one INSERT).
+    it), or a new session created with the claim in place and the first frame, in one transaction (one round
+    trip on PostgreSQL).
     """
     if session_id is None:
-        return create_session(user_id=user_id, metadata={TURN_LOCK_KEY: timezone.now().isoformat()})
+        session, insert = planned_session(
+            user_id=user_id, metadata={TURN_LOCK_KEY: timezone.now().isoformat()}
+        )
+        if first_frame is None:
+            write_together([insert])
+            return session, None
+        frame_rows, frame_id = first_frame_statements(session_id=session.pk, frame=first_frame)
+        write_together([insert, *frame_rows])
+        return session, frame_id
     session = get_session_for_user(user_id=user_id, session_id=session_id)
     claim_turn(session)
-    return session
+    if first_frame is None:
+        return session, None
+    return session, publish_frame(session_id=session.pk, frame=first_frame)
 
 
 def check_session(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> None:

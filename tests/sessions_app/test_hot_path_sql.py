@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from sessions_app.models import AgentSessionEvent, AppendOnlyError, EventType
+from sessions_app.models import AgentSession, AgentSessionEvent, AppendOnlyError, EventType
 from sessions_app.selectors import context_events, context_events_after
 from sessions_app.services import (
     append_event,
@@ -151,3 +151,16 @@ def test_context_events_after_reports_the_start_when_nothing_is_new_and_none_for
     assert context_events_after(session=session, after_sequence=0) == ([], 0)
     delete_session(session=session)
     assert context_events_after(session=session, after_sequence=-1) is None
+
+
+def test_a_created_session_equals_the_row_read_back_through_the_orm() -> None:
+    """create_session's plain-SQL INSERT stores what AgentSession.objects.create would, and returns it."""
+    metadata = {"turn_running_since": "2026-11-23T01:02:03+00:00", "note": DATA["message"]}
+    session = create_session(user_id=uuid.uuid4(), metadata=metadata)
+    again = AgentSession.objects.get(pk=session.pk)
+    names = [field.attname for field in AgentSession._meta.concrete_fields]
+    assert {name: getattr(session, name) for name in names} == {name: getattr(again, name) for name in names}
+    assert (again.status, again.context_start_sequence, again.metadata) == ("active", 0, metadata)
+    session.status = "completed"
+    session.save(update_fields=["status"])  # saved, not added: an UPDATE of the same row
+    assert AgentSession.objects.get(pk=session.pk).status == "completed"

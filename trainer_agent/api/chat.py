@@ -127,7 +127,7 @@ class AgentChatApi(AgentApi):
     def post(self, request: Request) -> Response:
         user_id = caller_id(request)
         turn = parse_turn_request(read_json_object(request, required=True))
-        session = admit_turn(user_id=user_id, session_id=turn.session_id)
+        session, _ = admit_turn(user_id=user_id, session_id=turn.session_id)
         try:
             result = run_requested_turn(user_id=user_id, session=session, turn=turn)
         except TurnError as exc:

@@ -519,3 +519,42 @@ def test_on_postgresql_a_frame_is_one_round_trip_and_a_channels_first_frame_two(
     assert (len(first), len(later)) == (2, 1)
     assert not connection.in_atomic_block
     assert sorted(StoredFrame.objects.filter(channel=channel).values_list("eid", flat=True)) == [0, 1, 2]
+
+
+@pytest.mark.django_db
+def test_a_new_sessions_first_frame_is_stored_as_publish_frame_stores_it_and_replays() -> None:
+    """Admission stores a new session's first frame with the session itself; the rows equal what publish_frame
+    stores on a channel, and the library replays them."""
+    from trainer_agent.eventstream import FrameStorage
+    from trainer_agent.turns import admit_turn
+
+    frame = {"type": "status", "data": {"message": "Message received ✓", "tool": "agent", "phase": "start"}}
+    session, frame_id = admit_turn(user_id=uuid.uuid4(), session_id=None, first_frame=frame)
+    other = create_session(user_id=uuid.uuid4())
+    published_id = publish_frame(session_id=other.pk, frame=frame)
+
+    def rows(session_id: uuid.UUID) -> list[tuple[int, str, str]]:
+        return list(
+            StoredFrame.objects.filter(channel=session_channel(session_id))
+            .order_by("eid")
+            .values_list("eid", "type", "data")
+        )
+
+    assert rows(session.pk) == rows(other.pk)
+    assert (frame_id, published_id) == (f"{session_channel(session.pk)}:1", f"{session_channel(other.pk)}:1")
+    assert [json.loads(e.data) for e in FrameStorage().get_events(session_channel(session.pk), 0)] == [frame]
+    assert publish_frame(session_id=session.pk, frame={"type": "done"}) == f"{session_channel(session.pk)}:2"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="several statements per message: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_new_session_and_its_first_frame_take_one_round_trip() -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from trainer_agent.turns import admit_turn
+
+    with CaptureQueriesContext(connection) as queries:
+        session, frame_id = admit_turn(user_id=uuid.uuid4(), session_id=None, first_frame={"type": "status"})
+    assert len(queries) == 1 and frame_id is not None
+    assert AgentSession.objects.filter(pk=session.pk).exists()
+    assert StoredFrame.objects.filter(channel=session_channel(session.pk)).count() == 2
