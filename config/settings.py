@@ -202,6 +202,8 @@ SPECTACULAR_SETTINGS = {
 # sooner but delay the first frames of the requests still arriving (docs/benchmarks.md "SSE load": 32 balances
 # both on 2 cores). On PostgreSQL they draw from the connection pool and hold no connection during model calls.
 AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "32"))
+# How many of those run framework code at once (the rest wait for a model, or for a slot): trainer_agent/slots.py.
+AGENT_WORK_SLOTS = max(1, int(os.environ.get("AGENT_WORK_SLOTS", "4")))
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 # Every /agent/stream frame is also stored on the session's channel ("session-<uuid>"), so that
 # GET /agent/sessions/<id>/events can replay from Last-Event-ID; only the session's owner may read it.

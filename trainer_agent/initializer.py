@@ -33,6 +33,7 @@ from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
 from trainer_agent.sink import EventSink
+from trainer_agent.slots import work_slots
 
 logger = logging.getLogger(__name__)
 
@@ -213,13 +214,14 @@ def select_with_model(
         },
     )
     release_pooled_connections()
-    result = provider.complete_json(
-        model=model_id,
-        system=system,
-        user=user,
-        json_schema=selection_schema(),
-        schema_name="knowledge_selection",
-    )
+    with work_slots().released():
+        result = provider.complete_json(
+            model=model_id,
+            system=system,
+            user=user,
+            json_schema=selection_schema(),
+            schema_name="knowledge_selection",
+        )
     tokens = result.usage.as_event_tokens()
     sink.record(
         EventType.LLM_RESPONSE,

@@ -30,6 +30,7 @@ from trainer_agent.llm.models import ModelConfig, get_model
 from trainer_agent.llm.providers import get_provider
 from trainer_agent.llm.types import LLMError, LLMRequest, LLMResponse, Provider, ToolCall
 from trainer_agent.sink import EventSink, Listener
+from trainer_agent.slots import work_slots
 
 TERMINAL_TOOLS = frozenset({"idle", "message_ask_user"})
 # llm_request.data.prompt keeps only the newest part of the prompt; the full context is rebuilt from events.
@@ -208,7 +209,8 @@ def _complete(provider: Provider, request: LLMRequest) -> LLMResponse:
     """One model call; a provider that fails with anything but LLMError is reported as a server error."""
     release_pooled_connections()  # nothing is held across the call (no transaction is open here)
     try:
-        return provider.complete(request)
+        with work_slots().released():
+            return provider.complete(request)
     except LLMError:
         raise
     except Exception as exc:

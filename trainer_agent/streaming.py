@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import threading
+import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,6 +46,7 @@ from trainer_agent.eventstream import (
     session_channel,
 )
 from trainer_agent.loop import TurnError
+from trainer_agent.slots import work_slots
 from trainer_agent.turns import (
     TurnInProgress,
     TurnRequest,
@@ -87,23 +89,27 @@ def admission_executor() -> ThreadPoolExecutor:
 
 
 class AdmissionsFirst:
-    """Turns wait to start while requests are waiting to be admitted, for at most `max_wait_s`.
+    """Turns wait to start while requests are arriving or waiting to be admitted, for at most `max_wait_s`.
 
     Admitting a request (token, body, session claim, first frame) takes a few milliseconds of CPU; a starting
     turn takes tens (initializer, knowledge, context). In one process they share one GIL, so in a burst every
-    turn that starts early delays the first frame of every request still queued behind it. Letting the queue
-    drain first acknowledges the whole burst quickly and delays each turn by at most the time the queue takes
-    to drain (bounded by `max_wait_s`, so a steady stream of arrivals cannot hold turns back).
+    turn that starts early delays the first frame of every request still queued or still arriving behind it.
+    A turn therefore starts once no request is waiting for admission and none has arrived for `quiet_s`: a
+    burst is acknowledged first, and each turn is delayed by at most the time the burst takes to arrive and be
+    admitted (bounded by `max_wait_s`, so a steady stream of arrivals cannot hold turns back).
     """
 
-    def __init__(self, max_wait_s: float) -> None:
+    def __init__(self, max_wait_s: float, quiet_s: float = 0.05) -> None:
         self.max_wait_s = max_wait_s
+        self.quiet_s = quiet_s
         self._waiting = 0
+        self._last_arrival = -math.inf
         self._changed = threading.Condition()
 
     def arrived(self) -> None:
         with self._changed:
             self._waiting += 1
+            self._last_arrival = time.monotonic()
 
     def admitted(self) -> None:
         with self._changed:
@@ -112,8 +118,19 @@ class AdmissionsFirst:
                 self._changed.notify_all()
 
     def wait(self) -> None:
+        deadline = time.monotonic() + self.max_wait_s
         with self._changed:
-            self._changed.wait_for(lambda: self._waiting == 0, timeout=self.max_wait_s)
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    return
+                if self._waiting:
+                    self._changed.wait(deadline - now)
+                    continue
+                quiet_until = self._last_arrival + self.quiet_s
+                if now >= quiet_until:
+                    return
+                self._changed.wait(min(quiet_until, deadline) - now)
 
 
 # Seconds a turn waits at most for the admission queue to drain (see AdmissionsFirst).
@@ -331,7 +348,8 @@ def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
 
     try:
         try:
-            _run(prepared, listener)
+            with work_slots().held():
+                _run(prepared, listener)
         finally:
             release_turn(session)
     except Exception:
