@@ -103,6 +103,11 @@ class PlannedRead[T]:
     statements: tuple[tuple[str, Sequence[Any]], ...]
     finish: Callable[[list[Rows]], T]
 
+    @staticmethod
+    def of[A, R](read: PlannedRead[A], then: Callable[[A], R]) -> PlannedRead[R]:
+        """The same statements, with `then` applied to the result."""
+        return PlannedRead(statements=read.statements, finish=lambda rowsets: then(read.finish(rowsets)))
+
 
 @overload
 def read_together[A](first: PlannedRead[A], /) -> tuple[A]: ...
@@ -153,3 +158,12 @@ def write_together(statements: Sequence[Statement]) -> None:
     with transaction.atomic(using=conn.alias), conn.cursor() as cursor:
         for sql, params in statements:
             cursor.execute(sql, params)
+
+
+def both[A, B](first: PlannedRead[A], second: PlannedRead[B]) -> PlannedRead[tuple[A, B]]:
+    """One planned read of two: their statements in order, their results as a pair."""
+    split = len(first.statements)
+    return PlannedRead(
+        statements=(*first.statements, *second.statements),
+        finish=lambda rowsets: (first.finish(rowsets[:split]), second.finish(rowsets[split:])),
+    )

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 from uuid import UUID
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -20,7 +20,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 from django.utils import timezone
 
-from config.db import Statement, sends_statements_together, write_together
+from config.db import PlannedRead, Statement, read_together, sends_statements_together, write_together
 from sessions_app.models import (
     AgentSession,
     AgentSessionEvent,
@@ -188,30 +188,55 @@ def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[
     Validates every event before writing any (ValueError, InvalidEventData); raises SessionNotFound if the
     session is gone. Returns the stored events, equal to the rows read back through the ORM.
     """
+    stored, _ = _append(session, events, None)
+    return stored
+
+
+def append_events_then_read[T](
+    *, session: AgentSession, events: Sequence[NewEvent], read: PlannedRead[T]
+) -> tuple[list[AgentSessionEvent], T]:
+    """`append_events`, then `read` (a selector's planned read, which sees the new events): on PostgreSQL in
+    the same message, so the write, its commit and the read are one round trip; elsewhere one after the other."""
+    stored, result = _append(session, events, read)
+    return stored, cast(T, result)  # a read was given, so this is its result
+
+
+def _append[T](
+    session: AgentSession, events: Sequence[NewEvent], read: PlannedRead[T] | None
+) -> tuple[list[AgentSessionEvent], T | None]:
     checked = [_checked(each) for each in events]
-    if not checked:
-        return []
     conn = connections[DEFAULT_DB_ALIAS]
-    if session.pk in _open_batches() or not (
-        conn.features.can_return_columns_from_insert and sends_statements_together(conn)
+    if not checked or (
+        session.pk in _open_batches()
+        or not (conn.features.can_return_columns_from_insert and sends_statements_together(conn))
     ):
-        with event_batch(session=session):
-            return [_append_checked(session, row) for row in checked]
+        if checked:
+            with event_batch(session=session):
+                stored = [_append_checked(session, row) for row in checked]
+        else:
+            stored = []
+        return stored, (read_together(read)[0] if read is not None else None)
     now = timezone.now()
     made = [_new_event(conn, session, None, row) for row in checked]
     statements = hot_path_statements(conn)
+    sql = [statements.lock_session] + [statements.insert_next_event] * len(made)
     params = _lock_params(conn, session, now)
     for _, insert_params in made:
         params += insert_params
+    for read_sql, read_params in read.statements if read is not None else ():
+        sql.append(read_sql)
+        params += read_params
     try:
         with conn.cursor() as cursor:
-            cursor.execute(
-                "; ".join([statements.lock_session] + [statements.insert_next_event] * len(made)), params
-            )
+            cursor.execute("; ".join(sql), params)
             locked = cursor.rowcount  # of the first statement, the UPDATE
             numbers = []
-            while cursor.nextset():
+            for _ in made:
+                cursor.nextset()
                 numbers.append(cursor.fetchone()[0])
+            rowsets = []
+            while cursor.nextset():
+                rowsets.append(cursor.fetchall())
     except IntegrityError as exc:
         # In autocommit mode the deferred foreign key is checked when the message commits: the session is gone.
         if getattr(exc.__cause__, "sqlstate", None) == _FOREIGN_KEY_VIOLATION:
@@ -226,7 +251,7 @@ def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[
     for (event, _), number in zip(made, numbers, strict=True):
         event.sequence_number = number
         stored.append(_stored(conn, event))
-    return stored
+    return stored, (read.finish(rowsets) if read is not None else None)
 
 
 _FOREIGN_KEY_VIOLATION = "23503"

@@ -23,7 +23,7 @@ from tools_app.formatting import wrap_in_xml
 from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
 from trainer_agent.checkpoint import maybe_checkpoint
-from trainer_agent.context import AgentContext, ContextCache, build_context
+from trainer_agent.context import AgentContext, ContextCache, ContextRead, build_context, plan_context_read
 from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, get_model
@@ -136,7 +136,8 @@ def _run(
 ) -> None:
     """The loop of seed 000 §3.1. Each iteration commits twice, each write one round trip on PostgreSQL
     (`EventSink.record_all`): the request with the model's answer and its tool calls, before the tool runs; then
-    the tool's result. Never a transaction across a model call or a tool."""
+    the tool's result, with the next context build's reads in the same message. Never a transaction across a
+    model call or a tool."""
     session = sink.session
     maybe_checkpoint(session=session, user_id=user_id, model_id=model_id, sink=sink, pending_text=message)
     sink.record(EventType.USER_MESSAGE, {"message": message})
@@ -185,21 +186,37 @@ def _run(
         elif result.iterations >= cap:
             outcome.append(NewEvent(EventType.ERROR, _loop_error(f"Max iterations ({cap}) reached")))
             result.stop_reason = "max_iterations"
-        sink.record_all(outcome)
-        _emit_result(call, executed, sink)
         if result.stop_reason:
+            sink.record_all(outcome)
+            _emit_result(call, executed, sink)
             return
+        # The result, its commit and the next build's reads (which see it) in one round trip on PostgreSQL.
+        _, prefetched = sink.record_all_then_read(
+            outcome, plan_context_read(session=session, user_id=user_id, cache=cache)
+        )
+        _emit_result(call, executed, sink)
         request = _next_request(
-            sink, cache, user_id=user_id, model_id=model_id, iteration=result.iterations + 1
+            sink,
+            cache,
+            user_id=user_id,
+            model_id=model_id,
+            iteration=result.iterations + 1,
+            prefetched=prefetched,
         )
 
 
 def _next_request(
-    sink: EventSink, cache: ContextCache, *, user_id: uuid.UUID, model_id: str, iteration: int
+    sink: EventSink,
+    cache: ContextCache,
+    *,
+    user_id: uuid.UUID,
+    model_id: str,
+    iteration: int,
+    prefetched: ContextRead | None = None,
 ) -> LLMRequest:
     """Build the context from the events (new ones only, through the turn's cache) and log the request; it is
     stored, stamped with this moment, with the model's answer or the error that ends the call (`EventSink.hold`)."""
-    context = build_context(session=sink.session, user_id=user_id, cache=cache)
+    context = build_context(session=sink.session, user_id=user_id, cache=cache, prefetched=prefetched)
     request = context.to_request(model=model_id)
     sink.hold(EventType.LLM_REQUEST, _request_data(request, context, iteration))
     return request

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.utils import timezone
 
+from config.db import PlannedRead
 from sessions_app.models import AgentSession, AgentSessionEvent
-from sessions_app.services import NewEvent, append_events, event_batch
+from sessions_app.services import NewEvent, append_events, append_events_then_read, event_batch
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
@@ -38,7 +39,18 @@ class EventSink:
     def record_all(self, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
         """Store the held events and then these at consecutive numbers, all or none (`append_events`: on
         PostgreSQL one round trip with its commit), and log these in the console format."""
-        stored = append_events(session=self.session, events=[*self.held, *events])
+        return self._logged(append_events(session=self.session, events=[*self.held, *events]))
+
+    def record_all_then_read[T](
+        self, events: Sequence[NewEvent], read: PlannedRead[T]
+    ) -> tuple[list[AgentSessionEvent], T]:
+        """`record_all`, then `read` (which sees the new events), in the same round trip on PostgreSQL."""
+        stored, result = append_events_then_read(
+            session=self.session, events=[*self.held, *events], read=read
+        )
+        return self._logged(stored), result
+
+    def _logged(self, stored: list[AgentSessionEvent]) -> list[AgentSessionEvent]:
         held, self.held = len(self.held), []
         for event in stored[held:]:
             self._log(event.event_type, event.data, event.timestamp, event.duration_ms)

@@ -11,11 +11,13 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType, SessionNotFound
+from sessions_app.selectors import plan_context_events_after
 from sessions_app.services import (
     InvalidEventData,
     NewEvent,
     append_event,
     append_events,
+    append_events_then_read,
     create_session,
     delete_session,
     event_batch,
@@ -144,3 +146,32 @@ def test_on_postgresql_the_events_and_their_commit_take_one_round_trip() -> None
             assert [row[0] for row in cursor.fetchall()] == [0, 1, 2]
     finally:
         observer.close()
+
+
+def test_a_read_sent_with_the_events_sees_them() -> None:
+    """append_events_then_read: the planned read runs after the INSERTs (same message on PostgreSQL)."""
+    session = create_session(user_id=uuid.uuid4())
+    append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "hi"})
+    with CaptureQueriesContext(connection) as queries:
+        stored, found = append_events_then_read(
+            session=session, events=TURN, read=plan_context_events_after(session=session, after_sequence=0)
+        )
+    assert found is not None
+    events, start = found
+    tool_calls = [event for event in stored if event.event_type == EventType.TOOL_CALL]
+    assert [(e.pk, e.sequence_number, e.data) for e in events] == [
+        (e.pk, e.sequence_number, e.data) for e in tool_calls
+    ]
+    assert start == 0
+    if connection.vendor == "postgresql":
+        assert len(queries) == 1
+
+
+def test_a_read_sent_with_events_for_a_deleted_session_raises_and_stores_nothing() -> None:
+    session = create_session(user_id=uuid.uuid4())
+    delete_session(session=session)
+    with pytest.raises(SessionNotFound), transaction.atomic():
+        append_events_then_read(
+            session=session, events=TURN, read=plan_context_events_after(session=session, after_sequence=-1)
+        )
+    assert not AgentSessionEvent.objects.filter(session_id=session.pk).exists()
