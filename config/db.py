@@ -93,6 +93,13 @@ class RowReader[M: Model]:
 
 
 type Rows = list[tuple[Any, ...]]
+type Statement = tuple[str, Sequence[Any]]  # SQL with `%s` parameters, and the parameters
+
+
+def send_together(cursor: Any, statements: Sequence[Statement]) -> None:
+    """Execute the statements as one message (for `sends_statements_together` connections); their results
+    follow one another (`cursor.nextset()`)."""
+    cursor.execute("; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params])
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,7 @@ class PlannedRead[T]:
     """A selector's read, not yet sent: its statements (SQL with `%s` parameters, and the parameters) and how it
     makes its result of their rows (one list per statement). `read_together` sends several in one round trip."""
 
-    statements: tuple[tuple[str, Sequence[Any]], ...]
+    statements: tuple[Statement, ...]
     finish: Callable[[list[Rows]], T]
 
     @staticmethod
@@ -121,9 +128,7 @@ def read_together(*reads: PlannedRead[Any]) -> tuple[Any, ...]:
     rowsets: list[Rows] = []
     with conn.cursor() as cursor:
         if len(statements) > 1 and sends_statements_together(conn):
-            cursor.execute(
-                "; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params]
-            )
+            send_together(cursor, statements)
             rowsets.append(cursor.fetchall())
             while cursor.nextset():
                 rowsets.append(cursor.fetchall())
@@ -138,9 +143,6 @@ def read_together(*reads: PlannedRead[Any]) -> tuple[Any, ...]:
     return tuple(results)
 
 
-type Statement = tuple[str, Sequence[Any]]
-
-
 def write_together(statements: Sequence[Statement]) -> None:
     """Run the statements as one transaction: all of them or none.
 
@@ -151,9 +153,7 @@ def write_together(statements: Sequence[Statement]) -> None:
     conn = connections[DEFAULT_DB_ALIAS]
     if len(statements) > 1 and sends_statements_together(conn):
         with conn.cursor() as cursor:
-            cursor.execute(
-                "; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params]
-            )
+            send_together(cursor, statements)
         return
     with transaction.atomic(using=conn.alias), conn.cursor() as cursor:
         for sql, params in statements:

@@ -154,11 +154,9 @@ class HotPathStatements:
     # The same INSERT with the number after the session's last read inside it (its one parameter there is the
     # session id), returning that number: the session must already be locked (no other writer can append).
     insert_next_event: str
-    # The lock and `insert_next_event` in one message (for `sends_statements_together` connections)
-    lock_and_insert_next_event: str
     context_events: str
-    context_event: RowReader[AgentSessionEvent]
-    insert_session: str  # every column of agent_sessions, in `_meta.concrete_fields` order  # a context_events row (but its last column) → the event
+    context_event: RowReader[AgentSessionEvent]  # a context_events row (but its last column) → the event
+    insert_session: str  # every column of agent_sessions, in `_meta.concrete_fields` order
 
 
 _STATEMENTS: WeakKeyDictionary[BaseDatabaseWrapper, HotPathStatements] = WeakKeyDictionary()
@@ -211,7 +209,6 @@ def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
         last_sequence=last_sequence,
         insert_event=insert_event,
         insert_next_event=insert_next_event,
-        lock_and_insert_next_event=f"{lock_session}; {insert_next_event}",
         context_events=context_events,
         context_event=RowReader(conn, AgentSessionEvent, _CONTEXT_EVENT_FIELDS),
         insert_session=(

@@ -20,7 +20,14 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field
 from django.utils import timezone
 
-from config.db import PlannedRead, Statement, read_together, sends_statements_together, write_together
+from config.db import (
+    PlannedRead,
+    Statement,
+    read_together,
+    send_together,
+    sends_statements_together,
+    write_together,
+)
 from sessions_app.models import (
     AgentSession,
     AgentSessionEvent,
@@ -206,29 +213,35 @@ def _append[T](
 ) -> tuple[list[AgentSessionEvent], T | None]:
     checked = [_checked(each) for each in events]
     conn = connections[DEFAULT_DB_ALIAS]
-    if not checked or (
-        session.pk in _open_batches()
-        or not (conn.features.can_return_columns_from_insert and sends_statements_together(conn))
-    ):
-        if checked:
-            with event_batch(session=session):
-                stored = [_append_checked(session, row) for row in checked]
-        else:
-            stored = []
-        return stored, (read_together(read)[0] if read is not None else None)
+    if checked and session.pk not in _open_batches() and _sends_appends_together(conn):
+        return _send_appends(conn, session, checked, read)
+    stored = []
+    if checked:
+        with event_batch(session=session):
+            stored = [_append_checked(session, row) for row in checked]
+    return stored, (read_together(read)[0] if read is not None else None)
+
+
+def _sends_appends_together(conn: BaseDatabaseWrapper) -> bool:
+    return bool(conn.features.can_return_columns_from_insert) and sends_statements_together(conn)
+
+
+def _send_appends[T](
+    conn: BaseDatabaseWrapper, session: AgentSession, rows: Sequence[_Row], read: PlannedRead[T] | None
+) -> tuple[list[AgentSessionEvent], T | None]:
+    """One message: the session lock, an INSERT per row numbering itself after the one before, then the read's
+    statements (which see the new rows). Sets `session.updated_at`; SessionNotFound if the session is gone."""
     now = timezone.now()
-    made = [_new_event(conn, session, None, row) for row in checked]
+    made = [_new_event(conn, session, None, row) for row in rows]
     statements = hot_path_statements(conn)
-    sql = [statements.lock_session] + [statements.insert_next_event] * len(made)
-    params = _lock_params(conn, session, now)
-    for _, insert_params in made:
-        params += insert_params
-    for read_sql, read_params in read.statements if read is not None else ():
-        sql.append(read_sql)
-        params += read_params
+    message: list[Statement] = [
+        (statements.lock_session, _lock_params(conn, session, now)),
+        *((statements.insert_next_event, insert_params) for _, insert_params in made),
+        *(read.statements if read is not None else ()),
+    ]
     try:
         with conn.cursor() as cursor:
-            cursor.execute("; ".join(sql), params)
+            send_together(cursor, message)
             locked = cursor.rowcount  # of the first statement, the UPDATE
             numbers = []
             for _ in made:
@@ -338,8 +351,8 @@ def _new_event(
 
     The instance gets its defaults (id) from the model, its `timestamp` from the field's `pre_save` (auto_now_add)
     unless the row brings its own, and every column value from the field's `get_db_prep_save`, as in the ORM's
-    insert. With `sequence_number`
-    None the parameters are those of `insert_next_event` (the session id where the number goes).
+    insert. With `sequence_number` None the parameters are those of `insert_next_event` (the session id where
+    the number goes).
     """
     event = AgentSessionEvent(
         session=session,
@@ -395,23 +408,11 @@ def _lock_and_insert_next(session: AgentSession, row: _Row) -> AgentSessionEvent
     caller's transaction rolls back).
     """
     conn = connections[DEFAULT_DB_ALIAS]
-    if not (conn.features.can_return_columns_from_insert and sends_statements_together(conn)):
+    if not _sends_appends_together(conn):
         session.updated_at = _lock_session(session)
         return _insert_next(session, row)
-    now = timezone.now()
-    event, params = _new_event(conn, session, None, row)
-    statements = hot_path_statements(conn)
-    with conn.cursor() as cursor:
-        cursor.execute(statements.lock_and_insert_next_event, [*_lock_params(conn, session, now), *params])
-        locked = cursor.rowcount  # of the first statement, the UPDATE
-        cursor.nextset()
-        row = cursor.fetchone()
-    if not locked:
-        # The INSERT went through (the foreign key is checked at commit), but raising rolls it back.
-        raise SessionNotFound(f"session {session.pk} does not exist")
-    event.sequence_number = row[0]
-    session.updated_at = now
-    return _stored(conn, event)
+    (event,), _ = _send_appends(conn, session, [row], None)
+    return event
 
 
 _EVENT_FIELDS = AgentSessionEvent._meta.concrete_fields  # the insert statements' columns, in this order
@@ -438,7 +439,7 @@ def _lock_session(session: AgentSession) -> datetime:
     return now
 
 
-_SESSION_FIELDS = AgentSession._meta.concrete_fields  # session_insert_statement's columns, in this order
+_SESSION_FIELDS = AgentSession._meta.concrete_fields  # the columns of `insert_session`, in this order
 _SESSION_UPDATED_AT = AgentSession._meta.get_field("updated_at")
 assert isinstance(_SESSION_UPDATED_AT, Field)
 

@@ -143,7 +143,7 @@ def build_context(
     the session's `context_start_sequence` on. `up_to_sequence` rebuilds the context as it was when that event
     was the newest. `cache` (one per turn) makes each build read and convert only the events that are new
     since the previous build with the same cache; `prefetched` is what `plan_context_read` for that cache read
-    (sent with a write, see `EventSink.record_all`). User data is fetched fresh on every build (seed 000 §12.2).
+    (sent with a write: `EventSink.record_all_then_read`). User data is fetched fresh on every build (seed 000 §12.2).
     Raises ContextBuildError when there are no events.
     """
     if events is not None or up_to_sequence is not None:
@@ -211,11 +211,7 @@ def _read_context(
     query only when the start moved past events the cache already holds (to read from the new start).
     """
     previous_last = cache.last_sequence
-    (read,) = (
-        (prefetched,)
-        if prefetched is not None
-        else read_together(plan_context_read(session=session, user_id=user_id, cache=cache))
-    )
+    read = prefetched or read_together(plan_context_read(session=session, user_id=user_id, cache=cache))[0]
     found, sources = read.found, read.sources
     if found is None:
         return [], sources  # the session is gone

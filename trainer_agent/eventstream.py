@@ -33,7 +33,7 @@ from django_eventstream.models import EventCounter as StoredCounter
 from django_eventstream.storage import DjangoModelStorage
 from django_eventstream.utils import get_storage, make_id
 
-from config.db import Statement, quoted_column, quoted_table, sends_statements_together
+from config.db import Statement, quoted_column, quoted_table, sends_statements_together, write_together
 from sessions_app.models import AgentSession
 from trainer_agent.auth import AuthenticatedUser
 
@@ -102,12 +102,19 @@ def first_frame_statements(*, session_id: uuid.UUID, frame: dict[str, Any]) -> t
     channel = session_channel(session_id)
     now = StoredFrame._meta.get_field("created").get_db_prep_value(timezone.now(), conn)
     text = _stored_text(json.dumps(frame, cls=DjangoJSONEncoder))  # send_event encodes the frame once itself
-    rows: list[Statement] = [
+    return _first_frame_rows(statements, channel, FRAME_EVENT_TYPE, text, now), str(make_id({channel: 1}))
+
+
+def _first_frame_rows(
+    statements: _FrameStatements, channel: str, event_type: str, text: str, now: Any
+) -> list[Statement]:
+    """A channel's first frame: its counter at 1, the library's placeholder event 0 (its replay reads "from 0"
+    through it) and the frame as event 1."""
+    return [
         (statements.create_counter, [channel, now]),
         (statements.insert, [channel, "", "", 0, now]),
-        (statements.insert, [channel, FRAME_EVENT_TYPE, text, 1, now]),
+        (statements.insert, [channel, event_type, text, 1, now]),
     ]
-    return rows, str(make_id({channel: 1}))
 
 
 def _stored_text(data: Any) -> str:
@@ -153,54 +160,44 @@ class FrameStorage(DjangoModelStorage):
 def store_frame_row(channel: str, event_type: str, text: str) -> int:
     """Insert one `django_eventstream_event` row at the channel's next number and return that number.
 
-    On PostgreSQL (several statements per message) each attempt is one round trip with its own commit: the
-    counter bump and the insert as one statement (`WITH … UPDATE … RETURNING` feeding the INSERT), or, for a
-    channel's first frame, the counter, the placeholder event 0 and the frame in one message (one transaction);
-    if another writer created the counter first, that message fails as a whole and the bump runs again.
-    Elsewhere, one transaction of separate statements.
+    The channel's counter is bumped and the row inserted at the new value (on PostgreSQL in one statement and
+    one round trip: `WITH … UPDATE … RETURNING` feeding the INSERT; elsewhere in one transaction). A channel
+    without a counter gets its first frame with the counter and the placeholder event 0 (`_first_frame_rows`,
+    one message on PostgreSQL); if another writer created the counter first, that fails as a whole and the
+    bump runs again.
     """
     statements = _frame_statements(connection)
     now = StoredFrame._meta.get_field("created").get_db_prep_value(timezone.now(), connection)
-    if not sends_statements_together(connection):
-        return _store_frame_row_stepwise(statements, channel, event_type, text, now)
+    eid = _bump_and_insert(statements, channel, event_type, text, now)
+    if eid is not None:
+        return eid
+    try:
+        # Inside a caller's transaction a savepoint keeps a failed attempt from aborting it.
+        with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
+            write_together(_first_frame_rows(statements, channel, event_type, text, now))
+        return 1
+    except IntegrityError:
+        eid = _bump_and_insert(statements, channel, event_type, text, now)
+        assert eid is not None  # the counter exists: the other writer created it
+        return eid
+
+
+def _bump_and_insert(
+    statements: _FrameStatements, channel: str, event_type: str, text: str, now: Any
+) -> int | None:
+    """The frame's row at the channel's next number, that number; None (nothing written) without a counter."""
     with connection.cursor() as cursor:
-        cursor.execute(statements.bump_and_insert, [now, channel, channel, event_type, text, now])
-        row = cursor.fetchone()
-        if row is not None:
-            return int(row[0])
-        try:
-            # Inside a caller's transaction (tests) a savepoint keeps a failed attempt from aborting it.
-            with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
-                cursor.execute(
-                    statements.first_frame, [channel, now, channel, now, channel, event_type, text, now]
-                )
-            return 1
-        except IntegrityError:
+        if sends_statements_together(connection):
             cursor.execute(statements.bump_and_insert, [now, channel, channel, event_type, text, now])
             row = cursor.fetchone()
-            assert row is not None  # the counter exists: the other writer created it
+            return int(row[0]) if row is not None else None
+        with transaction.atomic():
+            cursor.execute(statements.bump, [now, channel])
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            cursor.execute(statements.insert, [channel, event_type, text, row[0], now])
             return int(row[0])
-
-
-def _store_frame_row_stepwise(
-    statements: _FrameStatements, channel: str, event_type: str, text: str, now: Any
-) -> int:
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(statements.bump, [now, channel])
-        row = cursor.fetchone()
-        if row is None:
-            try:
-                with transaction.atomic():  # a savepoint: another writer may create the counter first
-                    cursor.execute(statements.create_counter, [channel, now])
-            except IntegrityError:
-                cursor.execute(statements.bump, [now, channel])
-                row = cursor.fetchone()
-            else:
-                row = (1,)
-                cursor.execute(statements.insert, [channel, "", "", 0, now])  # the library replays "from 0"
-        eid = int(row[0])
-        cursor.execute(statements.insert, [channel, event_type, text, eid, now])
-    return eid
 
 
 @dataclass(frozen=True)
@@ -209,7 +206,6 @@ class _FrameStatements:
     create_counter: str
     insert: str  # one event row: channel, type, data, eid, created
     bump_and_insert: str  # bump + insert in one statement, returning the eid (no row: no counter yet)
-    first_frame: str  # create the counter at 1, the placeholder event 0 and the frame as event 1
 
 
 _FRAME_STATEMENTS: dict[str, _FrameStatements] = {}  # per vendor (quoting is all that differs)
@@ -234,9 +230,6 @@ def _frame_statements(conn: BaseDatabaseWrapper) -> _FrameStatements:
         insert=f"{insert_into} VALUES (%s, %s, %s, %s, %s)",
         bump_and_insert=(
             f"WITH bumped AS ({bump}) {insert_into} SELECT %s, %s, %s, {value}, %s FROM bumped RETURNING {eid}"
-        ),
-        first_frame=(
-            f"{create_counter}; {insert_into} VALUES (%s, '', '', 0, %s); {insert_into} VALUES (%s, %s, %s, 1, %s)"
         ),
     )
     return made

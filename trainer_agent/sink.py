@@ -1,7 +1,8 @@
 """One sink per turn: every event goes to the store, the console log and (optionally) a live listener.
 
 The loop calls `record()`/`record_all()` for durable events (`hold()` for the model request, stored with the
-answer) and `emit()` for stream frames (seed 000 §8.3); it never knows who listens. A listener that raises (a client that went away) is dropped, never the turn.
+answer) and `emit()` for stream frames (seed 000 §8.3); it never knows who listens. A listener that raises (a
+client that went away) is dropped, never the turn.
 """
 
 from __future__ import annotations

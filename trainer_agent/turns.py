@@ -139,17 +139,14 @@ def admit_turn(
         session, insert = planned_session(
             user_id=user_id, metadata={TURN_LOCK_KEY: timezone.now().isoformat()}
         )
-        if first_frame is None:
-            write_together([insert])
-            return session, None
-        frame_rows, frame_id = first_frame_statements(session_id=session.pk, frame=first_frame)
+        frame_rows, frame_id = (
+            first_frame_statements(session_id=session.pk, frame=first_frame) if first_frame else ([], None)
+        )
         write_together([insert, *frame_rows])
         return session, frame_id
     session = get_session_for_user(user_id=user_id, session_id=session_id)
     claim_turn(session)
-    if first_frame is None:
-        return session, None
-    return session, publish_frame(session_id=session.pk, frame=first_frame)
+    return session, (publish_frame(session_id=session.pk, frame=first_frame) if first_frame else None)
 
 
 def check_session(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> None:
