@@ -4,8 +4,10 @@ In one process every thread shares one GIL. A burst of streamed turns starting t
 knowledge, context building: tens of milliseconds of CPU each) leaves the event loop, which writes every
 stream's frames to its socket, one turn in dozens of chances to run: frames already handed to the server reach
 clients a second late. A streamed turn therefore holds one of `AGENT_WORK_SLOTS` slots while it works and gives
-it back while it waits on a model (the loop and the initializer call `released()` around model calls), so
-turns still overlap their model waits freely but only a few compete for the CPU.
+it back while it waits on a model (the loop and the initializer call `released()` around model calls, where
+they hold no database connection), so turns still overlap their model waits freely but only a few compete for
+the CPU. A thread must never wait for a slot while holding a connection: the slot holders may be waiting for
+one. (A sub-agent's model call runs inside its tool's transaction, so the turn keeps its slot through it.)
 
 A thread that holds no slot (a `/agent/chat` request, `manage.py chat`) is not limited: `released()` is then a
 no-op.

@@ -33,7 +33,6 @@ from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
 from trainer_agent.llm.types import LLMError, Usage
 from trainer_agent.sink import EventSink
-from trainer_agent.slots import work_slots
 
 OFFLINE_MODEL = "offline"
 SMS_MAX_CHARS = offline_subagents.SMS_MAX_CHARS
@@ -371,15 +370,16 @@ def _run_model(
         if sink is not None:
             events.append(_record_request(sink, definition, model_id, prompt, attempt=attempt))
         try:
-            with work_slots().released():
-                result = provider.complete_json(
-                    model=model_id,
-                    system=definition.prompt,
-                    user=prompt,
-                    json_schema=schema,
-                    schema_name=definition.agent_id,
-                    max_tokens=definition.max_tokens,
-                )
+            # The turn keeps its work slot (trainer_agent/slots.py) here: a sub-agent runs inside its tool's
+            # transaction, holding a database connection, and must not wait for a slot while holding one.
+            result = provider.complete_json(
+                model=model_id,
+                system=definition.prompt,
+                user=prompt,
+                json_schema=schema,
+                schema_name=definition.agent_id,
+                max_tokens=definition.max_tokens,
+            )
         except LLMError as exc:
             problems = [f"model error: {exc}"]
             if "model_error" in policy.retry_on and attempt < attempts:
