@@ -1,11 +1,12 @@
 """ASGI entry point (daphne).
 
-Two Django handlers share the process. The Server-Sent-Events endpoints (`POST /agent/stream` and
-`GET /agent/sessions/<id>/events`) are async views authenticated by a Bearer token; they go through a handler
-whose middleware stack is only `STREAM_MIDDLEWARE` (async-native). Django's session, CSRF, auth, messages and
-security middleware are sync-only: under ASGI each of them costs the request two hops to a worker thread and
-back, which a burst of streams pays in queueing behind the GIL before its first frame. Everything else (the
-JSON API, the admin, the demo page) goes through the ordinary handler with the full `MIDDLEWARE`.
+Three handlers share the process. `POST /agent/stream` is served straight from the event loop by
+`config.asgi_direct.DirectViewHandler` (no request signals, no URL resolution: a burst of turns reaches its first
+frame sooner). `GET /agent/sessions/<id>/events` goes through a Django handler whose middleware stack is only
+`STREAM_MIDDLEWARE` (async-native): Django's session, CSRF, auth, messages and security middleware are
+sync-only, and under ASGI each of them costs a request two hops to a worker thread and back. Both use
+`STREAM_MIDDLEWARE` and are async views authenticated by a Bearer token. Everything else (the JSON API, the
+admin, the demo page) goes through the ordinary handler with the full `MIDDLEWARE`.
 """
 
 import os

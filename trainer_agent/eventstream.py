@@ -6,7 +6,7 @@ and then follow the turn live; with EVENTSTREAM_REDIS set, the event reaches sub
 process. A frame's SSE id is the library's own event id, `session-<uuid>:<n>`, on both endpoints, so a client
 can resume either stream with Last-Event-ID.
 
-`publish_frame` uses the ORM: call it from the turn's worker thread, never from async code.
+`publish_frame` uses the database: call it from a worker thread, never from async code.
 """
 
 from __future__ import annotations
@@ -123,13 +123,15 @@ def _stored_text(data: Any) -> str:
 
 
 class FrameStorage(DjangoModelStorage):
-    """DjangoModelStorage that stores a frame in two statements, remembers it, and trims old events less often.
+    """DjangoModelStorage that stores a frame with `store_frame_row`, remembers it, and trims old events less
+    often.
 
     The library's own append (`Event.save`) takes six or seven queries per frame: read the channel's counter,
-    lock it, insert, save the counter, then delete events older than a day. Here one transaction bumps the
-    counter with `UPDATE … RETURNING` (its row lock orders concurrent writers to the channel) and inserts the
-    event at that number; the rows are the library's own, so its replay (`get_events`) reads them unchanged.
-    The first frame of a channel also creates the counter and the library's placeholder event 0.
+    lock it, insert, save the counter, then delete events older than a day. Here the counter's
+    `UPDATE … RETURNING` (its row lock orders concurrent writers to the channel) feeds the insert at that
+    number, one statement on PostgreSQL; the rows are the library's own, so its replay (`get_events`) reads
+    them unchanged. The first frame of a channel also creates the counter and the library's placeholder
+    event 0.
 
     django-eventstream keeps one storage object per thread, so `last_appended` is the event this thread's
     `send_event` just stored: its id is the frame's SSE id, with no extra query and no race with other
