@@ -9,10 +9,14 @@ reconnecting, so nothing is released.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
+from weakref import WeakKeyDictionary
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
@@ -98,8 +102,72 @@ type Statement = tuple[str, Sequence[Any]]  # SQL with `%s` parameters, and the 
 
 def send_together(cursor: Any, statements: Sequence[Statement]) -> None:
     """Execute the statements as one message (for `sends_statements_together` connections); their results
-    follow one another (`cursor.nextset()`)."""
-    cursor.execute("; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params])
+    follow one another (`cursor.nextset()`).
+
+    With `settings.DB_PREPARED_STATEMENTS` (the default) each statement runs as `EXECUTE` of a prepared statement
+    of this connection: the server parses and plans it once per connection instead of on every message. A
+    statement's first use on a connection prepares it first, in a round trip of its own that is not in Django's
+    query log (like the protocol-level preparing of server-side binding). A pooler that moves sessions between
+    server connections, or resets them, would lose the prepared statements: turn the setting off there.
+    """
+    if not settings.DB_PREPARED_STATEMENTS:
+        cursor.execute(
+            "; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params]
+        )
+        return
+    raw = cursor.cursor  # psycopg's cursor, under Django's wrapper (which logs and maps errors)
+    known = _PREPARED_ON.get(raw.connection)
+    if known is None:
+        known = _PREPARED_ON[raw.connection] = set()
+    texts = []
+    for sql, _ in statements:
+        form = _prepared_form(sql)
+        if form is None:
+            texts.append(sql)
+            continue
+        if form.name not in known:
+            with cursor.db.wrap_database_errors:
+                raw.execute(form.prepare)
+            known.add(form.name)
+        texts.append(form.execute)
+    cursor.execute("; ".join(texts), [p for _, params in statements for p in params])
+
+
+@dataclass(frozen=True)
+class _PreparedForm:
+    name: str
+    prepare: str  # PREPARE name AS the statement (with $n parameters)
+    execute: str  # EXECUTE name(%s, ...)
+
+
+# The server-side names are derived from the SQL, so one statement has one name on every connection.
+_PREPARED_FORMS: dict[str, _PreparedForm] = {}
+_PREPARED_ON: WeakKeyDictionary[Any, set[str]] = WeakKeyDictionary()  # psycopg connection → names prepared
+_PLACEHOLDER = re.compile(r"%[s%]")
+MAX_PREPARED = 64
+
+
+def _prepared_form(sql: str) -> _PreparedForm | None:
+    """The statement's prepared form; None past MAX_PREPARED distinct statements (a safeguard: the hot paths'
+    statements are fixed texts, a handful per vendor), which then run unprepared."""
+    form = _PREPARED_FORMS.get(sql)
+    if form is None and len(_PREPARED_FORMS) < MAX_PREPARED:
+        count = 0
+
+        def numbered(match: re.Match[str]) -> str:
+            nonlocal count
+            if match.group() == "%%":
+                return "%"
+            count += 1
+            return f"${count}"
+
+        name = "hot_" + hashlib.blake2s(sql.encode(), digest_size=10).hexdigest()
+        body = _PLACEHOLDER.sub(numbered, sql)
+        arguments = f"({', '.join(['%s'] * count)})" if count else ""
+        form = _PREPARED_FORMS[sql] = _PreparedForm(
+            name, f"PREPARE {name} AS {body}", f"EXECUTE {name}{arguments}"
+        )
+    return form
 
 
 @dataclass(frozen=True)
@@ -127,7 +195,7 @@ def read_together(*reads: PlannedRead[Any]) -> tuple[Any, ...]:
     statements = [statement for read in reads for statement in read.statements]
     rowsets: list[Rows] = []
     with conn.cursor() as cursor:
-        if len(statements) > 1 and sends_statements_together(conn):
+        if statements and sends_statements_together(conn):
             send_together(cursor, statements)
             rowsets.append(cursor.fetchall())
             while cursor.nextset():
@@ -151,7 +219,7 @@ def write_together(statements: Sequence[Statement]) -> None:
     transaction the statements join it. Elsewhere, one by one in an atomic block.
     """
     conn = connections[DEFAULT_DB_ALIAS]
-    if len(statements) > 1 and sends_statements_together(conn):
+    if statements and sends_statements_together(conn):
         with conn.cursor() as cursor:
             send_together(cursor, statements)
         return

@@ -109,6 +109,10 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "max_size": DB_POOL_MAX_SIZE,
             "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "30")),
         }
+# The agent loop's per-iteration statements run as prepared statements of each connection (config.db
+# send_together): parsed and planned once per connection, not on every message. Turn off behind a pooler that
+# moves sessions between server connections or resets them (PgBouncer in transaction mode, for one).
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"

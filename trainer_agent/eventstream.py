@@ -33,7 +33,14 @@ from django_eventstream.models import EventCounter as StoredCounter
 from django_eventstream.storage import DjangoModelStorage
 from django_eventstream.utils import get_storage, make_id
 
-from config.db import Statement, quoted_column, quoted_table, sends_statements_together, write_together
+from config.db import (
+    Statement,
+    quoted_column,
+    quoted_table,
+    send_together,
+    sends_statements_together,
+    write_together,
+)
 from sessions_app.models import AgentSession
 from trainer_agent.auth import AuthenticatedUser
 
@@ -190,7 +197,9 @@ def _bump_and_insert(
     """The frame's row at the channel's next number, that number; None (nothing written) without a counter."""
     with connection.cursor() as cursor:
         if sends_statements_together(connection):
-            cursor.execute(statements.bump_and_insert, [now, channel, channel, event_type, text, now])
+            send_together(
+                cursor, [(statements.bump_and_insert, [now, channel, channel, event_type, text, now])]
+            )
             row = cursor.fetchone()
             return int(row[0]) if row is not None else None
         with transaction.atomic():
