@@ -143,6 +143,20 @@ def time_context_reads(session: AgentSession) -> tuple[int, list[float]]:
     return count, timings
 
 
+def vacuum_event_tables() -> None:
+    """On PostgreSQL, VACUUM ANALYZE the session tables: what autovacuum does on a production server.
+
+    Benchmarks create sessions and delete them afterwards; on a server with autovacuum off (this machine's) the
+    dead rows pile up run after run and every later run reads and indexes around them, so each run would be
+    slower than the one before for reasons that have nothing to do with the code measured."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE agent_session_events, agent_sessions")
+
+
 def describe_database() -> str:
     from django.db import connection
 

@@ -32,7 +32,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 if str(BASE_DIR) not in sys.path:
     sys.path.insert(0, str(BASE_DIR))
 
-from benchmarks.event_store import describe_database, percentile, setup_django  # noqa: E402
+from benchmarks.event_store import describe_database, percentile, setup_django, vacuum_event_tables  # noqa: E402
 
 if TYPE_CHECKING:
     from sessions_app.models import AgentSession
@@ -271,6 +271,7 @@ def main() -> None:
     load_before = " / ".join(f"{value:.1f}" for value in os.getloadavg())
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
+    vacuum_event_tables()
     created: list[AgentSession] = []
     rows = []
     try:
@@ -282,6 +283,7 @@ def main() -> None:
     finally:
         for session in created:
             delete_session(session=session)
+        vacuum_event_tables()
         connection.close()
 
     load = " / ".join(f"{value:.1f}" for value in os.getloadavg())

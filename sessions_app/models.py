@@ -79,7 +79,10 @@ class AgentSessionEventQuerySet(models.QuerySet["AgentSessionEvent"]):
 
 class AgentSessionEvent(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the unique (session, sequence_number) index leads with the session and serves every
+    # lookup by session. A second one would cost every insert and could lure the planner into reading all of a
+    # session's events to find its last number.
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="events", db_index=False)
     sequence_number = models.IntegerField()
     event_type = models.CharField(max_length=20, choices=EventType.choices)
     timestamp = models.DateTimeField(auto_now_add=True)

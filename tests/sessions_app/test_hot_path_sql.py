@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from sessions_app.models import AgentSession, AgentSessionEvent, AppendOnlyError, EventType
 from sessions_app.selectors import context_events, context_events_after
@@ -164,3 +165,45 @@ def test_a_created_session_equals_the_row_read_back_through_the_orm() -> None:
     session.status = "completed"
     session.save(update_fields=["status"])  # saved, not added: an UPDATE of the same row
     assert AgentSession.objects.get(pk=session.pk).status == "completed"
+
+
+def _rows_read(plan: dict[str, Any]) -> int:
+    """Rows that the plan's scans of agent_session_events produced (EXPLAIN ANALYZE, JSON), subplans included."""
+    rows = (
+        plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1) if "Scan" in plan.get("Node Type", "") else 0
+    )
+    if plan.get("Relation Name") not in (None, "agent_session_events"):
+        rows = 0
+    return int(rows) + sum(_rows_read(child) for child in plan.get("Plans", []))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="EXPLAIN ANALYZE: PostgreSQL")
+def test_the_next_sequence_number_reads_one_index_entry_however_long_the_session() -> None:
+    """The statistics predate the session (as for any session newer than the last ANALYZE), so the planner
+    expects it to hold about nothing; the last number must still come from one entry of the unique index, not
+    from reading every event of the session."""
+    from sessions_app.selectors import hot_path_statements, session_param
+
+    # Many one-event sessions, analyzed: the planner takes any session to hold one event.
+    others = AgentSession.objects.bulk_create(AgentSession(user_id=uuid.uuid4()) for _ in range(1000))
+    AgentSessionEvent.objects.bulk_create(
+        AgentSessionEvent(session=other, sequence_number=0, event_type=EventType.USER_MESSAGE, data={})
+        for other in others
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE agent_session_events")
+    session = create_session(user_id=uuid.uuid4())
+    AgentSessionEvent.objects.bulk_create(
+        AgentSessionEvent(
+            session=session, sequence_number=n, event_type=EventType.USER_MESSAGE, data={"n": n}
+        )
+        for n in range(3000)
+    )
+    conn = connections[DEFAULT_DB_ALIAS]
+    statement = hot_path_statements(conn).last_sequence
+    with conn.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", [session_param(conn, session)])
+        (explained,) = cursor.fetchone()
+    plan = (explained if isinstance(explained, list) else json.loads(explained))[0]["Plan"]
+    assert _rows_read(plan) == 1
+    assert append_event(session=session, event_type=EventType.USER_MESSAGE, data={}).sequence_number == 3000
