@@ -5,8 +5,9 @@ from __future__ import annotations
 import uuid
 import zoneinfo
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -87,6 +88,10 @@ class UserDataSources:
     profile: UserProfile | None
     settings: UserSettings
     locations: list[Location]
+    # The rows these were made of (`plan_user_data_sources` hands this object back when it reads the same rows),
+    # and what has been made of it since (`sources.user_data_xml_of` keeps its XML here): not part of equality.
+    rows: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 _LOCATION_FIELDS = ("id", "name", "available_weights_kg", "is_current")
@@ -162,8 +167,15 @@ def user_data_sources(*, user_id: uuid.UUID) -> UserDataSources:
     return read_together(plan_user_data_sources(user_id=user_id))[0]
 
 
-def plan_user_data_sources(*, user_id: uuid.UUID) -> PlannedRead[UserDataSources]:
-    """`user_data_sources` as a read to send with others (`config.db.read_together`)."""
+def plan_user_data_sources(
+    *, user_id: uuid.UUID, previous: UserDataSources | None = None
+) -> PlannedRead[UserDataSources]:
+    """`user_data_sources` as a read to send with others (`config.db.read_together`).
+
+    `previous` (an earlier result for the same user): when the rows read are the same as its rows, that object
+    is the result, as read now, without making the instances again (nor, through `derived`, what was made of
+    them). The data is still read fresh every time.
+    """
     conn = connections[DEFAULT_DB_ALIAS]
     reads = _USER_DATA_READS.get(conn)
     if reads is None:
@@ -171,6 +183,9 @@ def plan_user_data_sources(*, user_id: uuid.UUID) -> PlannedRead[UserDataSources
     user = _PROFILE_USER_ID.get_db_prep_value(user_id, conn)
 
     def finish(rowsets: list[Rows]) -> UserDataSources:
+        read = (tuple(rowsets[0]), tuple(rowsets[1]))
+        if previous is not None and previous.rows == read:
+            return previous
         (first,), rows = rowsets  # the first query always has its one row
         width = reads.settings.width
         settings = reads.settings.instance(first[:width]) or UserSettings(user_id=user_id)
@@ -188,7 +203,7 @@ def plan_user_data_sources(*, user_id: uuid.UUID) -> PlannedRead[UserDataSources
                 previous_key = row[0]
             if row[width] is not None:  # a slug: the location has equipment
                 equipment.append(EquipmentItem(*reads.equipment.convert(row[width:])))
-        return UserDataSources(profile=profile, settings=settings, locations=locations)
+        return UserDataSources(profile=profile, settings=settings, locations=locations, rows=read)
 
     return PlannedRead(
         statements=((reads.settings_and_profile_sql, [user, user]), (reads.locations_sql, [user])),

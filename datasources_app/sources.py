@@ -485,12 +485,18 @@ def build_user_data_xml(*, user_id: uuid.UUID) -> str:
 
 
 def user_data_xml_of(sources: selectors.UserDataSources) -> str:
-    """`build_user_data_xml` of sources already read (`selectors.plan_user_data_sources`)."""
+    """`build_user_data_xml` of sources already read (`selectors.plan_user_data_sources`). Kept on the sources
+    for the day it was made for: a read of unchanged rows hands the same sources back, and its XML with it."""
     units = units_of(sources.settings)
-    return formatters.user_data_xml(
-        profile=sources.profile,
-        settings=sources.settings,
-        locations=sources.locations,
-        units=units,
-        today=selectors.today_in(units.tz),
-    )
+    today = selectors.today_in(units.tz)
+    key = ("user_data_xml", today)
+    xml = sources.derived.get(key)
+    if xml is None:
+        xml = sources.derived[key] = formatters.user_data_xml(
+            profile=sources.profile,
+            settings=sources.settings,
+            locations=sources.locations,
+            units=units,
+            today=today,
+        )
+    return str(xml)

@@ -44,8 +44,9 @@ class ContextBuildError(RuntimeError):
 class AgentContext:
     """Seed 000 §4.5: what one LLM call is built from.
 
-    `messages` are new lists, but their content blocks are shared with the turn's `ContextCache` (that is what
-    keeps a build cheap): treat them as read-only, as the providers do (they copy before adding markers).
+    `messages` is a new list, but its messages and their content blocks are shared with the turn's
+    `ContextCache` (that is what keeps a build cheap): treat them as read-only, as the providers do (they copy
+    before adding markers).
     """
 
     system_prompt: str
@@ -100,6 +101,8 @@ class ContextCache:
     tools: list[ToolSpec] | None = None
     tools_key: tuple[str, ...] | None = None
     tool_characters: int = 0
+    # The user data of the last build: the next read hands it back if the rows are unchanged (with its XML).
+    sources: UserDataSources | None = None
 
     def restart(self, context_start: int) -> None:
         self.context_start = context_start
@@ -159,6 +162,7 @@ def build_context(
         cache = cache if cache is not None else ContextCache()
         loaded, sources = _read_context(session, user_id, cache, prefetched=prefetched)
         cache.add(loaded)
+        cache.sources = sources
     if cache.event_count == 0:
         raise ContextBuildError(EMPTY_CONTEXT_ERROR)
     messages, message_characters = cache.builder.snapshot()
@@ -195,7 +199,7 @@ def plan_context_read(
     return PlannedRead.of(
         both(
             plan_context_events_after(session=session, after_sequence=cache.last_sequence),
-            plan_user_data_sources(user_id=user_id),
+            plan_user_data_sources(user_id=user_id, previous=cache.sources),
         ),
         lambda pair: ContextRead(*pair),
     )
@@ -231,7 +235,7 @@ class _MessageBuilder:
     Invariants: every assistant tool_use is answered by a tool_result in the very next user message;
     consecutive user content is merged into one message; knowledge/artifact/checkpoint text that arrives
     while tool results are pending is buffered and appended after them. Blocks are never changed once made,
-    so a snapshot shares them and copies only the lists that later events extend.
+    and only the last message is ever extended, so a snapshot shares the rest and copies that one.
     """
 
     def __init__(self) -> None:
@@ -303,9 +307,17 @@ class _MessageBuilder:
             self._flush_buffer()
 
     def snapshot(self) -> tuple[list[dict[str, Any]], int]:
-        """The finished messages and their characters, leaving this builder open for more events."""
+        """The finished messages and their characters, leaving this builder open for more events.
+
+        Later events only ever extend the last message (a call joining its response, user content merged, a
+        result joining its results), so that one is copied and every earlier message is shared: the cost does
+        not grow with the history.
+        """
         twin = _MessageBuilder()
-        twin.messages = [{"role": m["role"], "content": list(m["content"])} for m in self.messages]
+        twin.messages = self.messages[:-1]
+        if self.messages:
+            last = self.messages[-1]
+            twin.messages.append({"role": last["role"], "content": list(last["content"])})
         twin.pending = list(self.pending)
         twin.buffered = list(self.buffered)
         twin.characters = self.characters

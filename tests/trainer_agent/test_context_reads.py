@@ -104,3 +104,31 @@ def test_a_build_reads_its_new_events_and_the_fresh_user_data_in_one_round_trip(
         context = build_context(session=session, user_id=demo_user, cache=cache)
     assert len(queries) == 1
     assert context.event_count == 2 and "Home" in context.user_data_xml
+
+
+def test_each_build_shows_the_users_data_as_it_is_now(demo_user: uuid.UUID) -> None:
+    """User data is read on every build; an unchanged read reuses what the last build made of it, and any change
+    (a location's equipment, a setting) shows in the next build exactly as a fresh read shows it."""
+    from datasources_app.models import Location
+    from datasources_app.services import set_location_equipment, upsert_settings
+
+    session = create_session(user_id=demo_user)
+    append_event(session=session, event_type="user_message", data={"message": "Hi"})
+    cache = ContextCache()
+    first = build_context(session=session, user_id=demo_user, cache=cache)
+    sources = cache.sources
+    again = build_context(session=session, user_id=demo_user, cache=cache)
+    assert again.user_data_xml == first.user_data_xml
+    assert cache.sources is sources  # the same rows: nothing made again
+
+    home = Location.objects.get(user_id=demo_user, is_current=True)
+    set_location_equipment(location=home, equipment_slugs=["kettlebell"])
+    equipment_changed = build_context(session=session, user_id=demo_user, cache=cache)
+    assert equipment_changed.user_data_xml != first.user_data_xml
+    assert equipment_changed.user_data_xml == user_data_xml_of(user_data_sources(user_id=demo_user))
+    assert "Kettlebell" in equipment_changed.user_data_xml
+
+    upsert_settings(user_id=demo_user, weight_unit="lb")
+    units_changed = build_context(session=session, user_id=demo_user, cache=cache)
+    assert units_changed.user_data_xml != equipment_changed.user_data_xml
+    assert units_changed.user_data_xml == user_data_xml_of(user_data_sources(user_id=demo_user))

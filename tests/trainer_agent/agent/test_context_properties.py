@@ -185,15 +185,19 @@ def marker_positions(body: dict[str, Any]) -> list[tuple[int, int]]:
 
 @given(history_steps=steps)
 def test_each_request_extends_the_previous_one(history_steps: tuple[Any, list[Any]]) -> None:
-    """After every step the request is valid, cache-friendly and equal to a build from scratch."""
+    """After every step the request is valid, cache-friendly and equal to a build from scratch, and the
+    requests built before it are unchanged (builds share messages with the cache)."""
     history = History()
     cache = ContextCache()
     previous: dict[str, Any] | None = None
+    built: list[tuple[list[dict[str, Any]], str]] = []
     for step in [history_steps[0], *history_steps[1]]:
         history.write(step)
         context = build_context(session=history.session, user_id=history.user_id, cache=cache)
         fresh = build_context(session=history.session, user_id=history.user_id)
         assert context.messages == fresh.messages
+        built.append((context.messages, json.dumps(context.messages)))
+        assert all(json.dumps(messages) == as_built for messages, as_built in built)
         assert (context.event_count, context.last_sequence) == (fresh.event_count, fresh.last_sequence)
         request = context.to_request(model=MODEL)
         assert context.estimated_tokens == request.estimated_tokens()
