@@ -10,6 +10,7 @@ Prints Markdown tables (docs/benchmarks.md keeps the recorded results).
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import secrets
@@ -155,6 +156,18 @@ def vacuum_event_tables() -> None:
         return
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE agent_session_events, agent_sessions")
+
+
+def cpu_reference_ms() -> float:
+    """This process's CPU time (ms) for a fixed pure-Python workload (JSON round trips), printed with results.
+
+    The VM this project is measured on changes speed by up to 2x from minute to minute; the same code then
+    gives very different timings. Lower is faster: around 600 ms on this machine at its usual speed."""
+    data = {"numbers": list(range(150)), "text": "x" * 100, "nested": {"a": [1.5, None, True]}}
+    started = time.process_time()
+    for _ in range(20_000):
+        json.loads(json.dumps(data))
+    return (time.process_time() - started) * 1000
 
 
 def describe_database() -> str:

@@ -32,7 +32,13 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 if str(BASE_DIR) not in sys.path:
     sys.path.insert(0, str(BASE_DIR))
 
-from benchmarks.event_store import describe_database, percentile, setup_django, vacuum_event_tables  # noqa: E402
+from benchmarks.event_store import (  # noqa: E402
+    cpu_reference_ms,
+    describe_database,
+    percentile,
+    setup_django,
+    vacuum_event_tables,
+)
 
 if TYPE_CHECKING:
     from sessions_app.models import AgentSession
@@ -269,6 +275,7 @@ def main() -> None:
 
     logging.getLogger("agent.console").setLevel(logging.WARNING)  # no console lines in the timings
     load_before = " / ".join(f"{value:.1f}" for value in os.getloadavg())
+    reference_before = cpu_reference_ms()
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     vacuum_event_tables()
@@ -287,9 +294,11 @@ def main() -> None:
         connection.close()
 
     load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
+    reference_after = cpu_reference_ms()
     print(
         f"database: {describe_database()}; Python {platform.python_version()}; Django {django.get_version()}; "
-        f"load average (1 / 5 / 15 min) before the run: {load_before}, after: {load}"
+        f"load average (1 / 5 / 15 min) before the run: {load_before}, after: {load}; "
+        f"CPU reference (ms, lower is faster) before: {reference_before:.0f}, after: {reference_after:.0f}"
     )
     print()
     print(

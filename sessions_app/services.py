@@ -182,7 +182,9 @@ def _checked(event: NewEvent) -> _Row:
     return _Row(event_type, _to_json_object(event.data), event.duration_ms, event.timestamp)
 
 
-def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
+def append_events(
+    *, session: AgentSession, events: Sequence[NewEvent], wait_for_flush: bool = True
+) -> list[AgentSessionEvent]:
     """Append the events at consecutive numbers after the session's last one: all of them or none.
 
     The agent loop's writes. On PostgreSQL (outside an `event_batch` of the session) the session lock and the
@@ -192,10 +194,16 @@ def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[
     INSERT, COMMIT). Inside a caller's transaction the message joins it, and the lock lasts until it commits.
     Elsewhere (SQLite, server-side binding, or inside a batch) the events go through `event_batch`.
 
+    `wait_for_flush=False` (PostgreSQL, outside a caller's transaction): the commit does not wait for the WAL to
+    reach the disk (`synchronous_commit` off for this one transaction). The events are committed and visible at
+    once; they become durable with the next commit that does wait, on any connection, because the WAL is flushed
+    in order (and within `wal_writer_delay`, 200 ms by default, otherwise). Only a crash of the database server
+    in between can lose them, never leaving anything inconsistent. For writes that a waiting commit follows.
+
     Validates every event before writing any (ValueError, InvalidEventData); raises SessionNotFound if the
     session is gone. Returns the stored events, equal to the rows read back through the ORM.
     """
-    stored, _ = _append(session, events, None)
+    stored, _ = _append(session, events, None, wait_for_flush=wait_for_flush)
     return stored
 
 
@@ -209,12 +217,16 @@ def append_events_then_read[T](
 
 
 def _append[T](
-    session: AgentSession, events: Sequence[NewEvent], read: PlannedRead[T] | None
+    session: AgentSession,
+    events: Sequence[NewEvent],
+    read: PlannedRead[T] | None,
+    *,
+    wait_for_flush: bool = True,
 ) -> tuple[list[AgentSessionEvent], T | None]:
     checked = [_checked(each) for each in events]
     conn = connections[DEFAULT_DB_ALIAS]
     if checked and session.pk not in _open_batches() and _sends_appends_together(conn):
-        return _send_appends(conn, session, checked, read)
+        return _send_appends(conn, session, checked, read, wait_for_flush=wait_for_flush)
     stored = []
     if checked:
         with event_batch(session=session):
@@ -227,14 +239,23 @@ def _sends_appends_together(conn: BaseDatabaseWrapper) -> bool:
 
 
 def _send_appends[T](
-    conn: BaseDatabaseWrapper, session: AgentSession, rows: Sequence[_Row], read: PlannedRead[T] | None
+    conn: BaseDatabaseWrapper,
+    session: AgentSession,
+    rows: Sequence[_Row],
+    read: PlannedRead[T] | None,
+    *,
+    wait_for_flush: bool = True,
 ) -> tuple[list[AgentSessionEvent], T | None]:
     """One message: the session lock, an INSERT per row numbering itself after the one before, then the read's
-    statements (which see the new rows). Sets `session.updated_at`; SessionNotFound if the session is gone."""
+    statements (which see the new rows); first, without `wait_for_flush` and outside a caller's transaction,
+    `synchronous_commit` off for the message's own transaction. Sets `session.updated_at`; SessionNotFound if
+    the session is gone."""
     now = timezone.now()
     made = [_new_event(conn, session, None, row) for row in rows]
     statements = hot_path_statements(conn)
+    no_flush_wait = not wait_for_flush and not conn.in_atomic_block
     message: list[Statement] = [
+        *([(_NO_FLUSH_WAIT, [])] if no_flush_wait else []),
         (statements.lock_session, _lock_params(conn, session, now)),
         *((statements.insert_next_event, insert_params) for _, insert_params in made),
         *(read.statements if read is not None else ()),
@@ -242,6 +263,8 @@ def _send_appends[T](
     try:
         with conn.cursor() as cursor:
             send_together(cursor, message)
+            if no_flush_wait:
+                cursor.nextset()  # past set_config's row
             locked = cursor.rowcount  # of the first statement, the UPDATE
             numbers = []
             for _ in made:
@@ -268,6 +291,8 @@ def _send_appends[T](
 
 
 _FOREIGN_KEY_VIOLATION = "23503"
+# For the transaction it runs in only (is_local): the message's own, in autocommit mode.
+_NO_FLUSH_WAIT = "SELECT set_config('synchronous_commit', 'off', true)"
 
 
 @dataclass

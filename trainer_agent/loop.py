@@ -135,9 +135,9 @@ def _run(
     cap: int,
 ) -> None:
     """The loop of seed 000 §3.1. Each iteration commits twice, each write one round trip on PostgreSQL
-    (`EventSink.record_all`): the request with the model's answer and its tool calls, before the tool runs; then
-    the tool's result, with the next context build's reads in the same message. Never a transaction across a
-    model call or a tool."""
+    (`EventSink.record_all`): the request with the model's answer and its tool calls, before the tool runs (not
+    waiting for the WAL flush, which the next waiting commit includes); then the tool's result, with the next
+    context build's reads in the same message. Never a transaction across a model call or a tool."""
     session = sink.session
     maybe_checkpoint(session=session, user_id=user_id, model_id=model_id, sink=sink, pending_text=message)
     sink.record(EventType.USER_MESSAGE, {"message": message})
@@ -164,7 +164,9 @@ def _run(
             sink.record_all([answer, NewEvent(EventType.ERROR, _loop_error("No tool call in response"))])
             result.stop_reason = "no_tool_call"
             return
-        # All the calls, so the transcript shows the response as the model gave it.
+        # All the calls, so the transcript shows the response as the model gave it. Committed before the tool
+        # runs, without waiting for the WAL flush: the WAL is flushed in order, so these events are durable
+        # before anything the tool commits, and before the result's commit below, which waits.
         sink.record_all(
             [
                 answer,
@@ -175,7 +177,8 @@ def _run(
                     )
                     for each in calls
                 ),
-            ]
+            ],
+            wait_for_flush=False,
         )
         call = calls[0]
         executed = _execute(call, sink, tool_ctx)

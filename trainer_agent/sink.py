@@ -37,10 +37,15 @@ class EventSink:
         """Store the event (next sequence number) and log it in the console format."""
         return self.record_all([NewEvent(event_type, data, duration_ms)])[-1]
 
-    def record_all(self, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
+    def record_all(
+        self, events: Sequence[NewEvent], *, wait_for_flush: bool = True
+    ) -> list[AgentSessionEvent]:
         """Store the held events and then these at consecutive numbers, all or none (`append_events`: on
-        PostgreSQL one round trip with its commit), and log these in the console format."""
-        return self._logged(append_events(session=self.session, events=[*self.held, *events]))
+        PostgreSQL one round trip with its commit; `wait_for_flush` as there), and log these in the console
+        format."""
+        return self._logged(
+            append_events(session=self.session, events=[*self.held, *events], wait_for_flush=wait_for_flush)
+        )
 
     def record_all_then_read[T](
         self, events: Sequence[NewEvent], read: PlannedRead[T]

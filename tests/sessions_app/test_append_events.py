@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import uuid
+from typing import Any
 
 import pytest
 from django.db import connection, connections, transaction
@@ -175,3 +176,56 @@ def test_a_read_sent_with_events_for_a_deleted_session_raises_and_stores_nothing
             session=session, events=TURN, read=plan_context_events_after(session=session, after_sequence=-1)
         )
     assert not AgentSessionEvent.objects.filter(session_id=session.pk).exists()
+
+
+def _synchronous_commit(conn: Any) -> str:
+    with conn.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        row = cursor.fetchone()
+    return str(row[0])
+
+
+def _runs_of_no_flush_wait() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(SUM(generic_plans + custom_plans), 0) FROM pg_prepared_statements "
+            "WHERE statement LIKE %s",
+            ["%set_config('synchronous_commit', 'off', true)%"],
+        )
+        row = cursor.fetchone()
+    return int(row[0])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="synchronous_commit: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_events_appended_without_waiting_for_the_flush_are_committed_and_the_setting_stays_with_them() -> (
+    None
+):
+    """The message turns synchronous_commit off for its own transaction only: the events are visible to others
+    at once, and the connection's next transaction waits for its flush again."""
+    session = create_session(user_id=uuid.uuid4())
+    asked = _runs_of_no_flush_wait()
+    stored = append_events(session=session, events=TURN, wait_for_flush=False)
+    assert (
+        _runs_of_no_flush_wait() == asked + 1
+    )  # the message turned it off (a prepared statement, by default)
+    assert [event.sequence_number for event in stored] == [0, 1, 2]
+    assert _synchronous_commit(connection) == "on"
+    observer = connections.create_connection("default")
+    try:
+        with observer.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM agent_session_events WHERE session_id = %s", [session.pk])
+            assert cursor.fetchone() == (3,)
+    finally:
+        observer.close()
+    assert [e.sequence_number for e in append_events(session=session, events=TURN)] == [3, 4, 5]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="synchronous_commit: PostgreSQL")
+def test_inside_a_callers_transaction_the_flush_setting_is_left_alone() -> None:
+    """The caller's transaction commits as the caller decides: not waiting for the flush is not imposed on it."""
+    session = create_session(user_id=uuid.uuid4())
+    with transaction.atomic():
+        append_events(session=session, events=TURN, wait_for_flush=False)
+        assert _synchronous_commit(connection) == "on"
+    assert AgentSessionEvent.objects.filter(session=session).count() == 3
