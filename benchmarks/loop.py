@@ -1,6 +1,6 @@
 """Agent-loop benchmark: framework overhead per iteration (everything but the model call) and queries.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/loop.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/loop.py [--runs N]
     .venv/bin/python benchmarks/loop.py        # SQLite file var/bench.sqlite3
 
 A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Every
@@ -11,12 +11,17 @@ and the tool call, run the tool, record its result and the stream frames, rebuil
 database (events and fresh user data) and record the next request. Queries are counted for the same
 intervals in a second pass (query capture slows the code, so it is kept out of the timings).
 
+`--runs N` repeats the whole measurement N times (sessions deleted and tables vacuumed between runs) and pools
+every run's samples in the table, listing each run's median too: this VM's speed swings from minute to
+minute, so one run's median says as much about the machine as about the code.
+
 Migrates the target database, creates the demo user's data if missing, and deletes its sessions afterwards.
 Prints Markdown tables (docs/benchmarks.md keeps the recorded results).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
@@ -261,7 +266,38 @@ def run_turns(
     return intervals, cpu, queries
 
 
+Row = tuple[int, list[float], list[float], list[int]]  # history size, interval times, CPU times, query counts
+
+
+def measure(user_id: uuid.UUID) -> list[Row]:
+    """One run: a warm-up turn, then timed turns and a query-counting pass for each history size. The run's
+    sessions are deleted and the tables vacuumed afterwards."""
+    from sessions_app.services import delete_session
+
+    created: list[AgentSession] = []
+    rows: list[Row] = []
+    try:
+        run_turns(user_id, 10, count_queries=False, created=created)  # warm-up
+        for history in HISTORY_SIZES:
+            timings, cpu, _ = run_turns(user_id, history, count_queries=False, created=created)
+            _, _, queries = run_turns(user_id, history, count_queries=True, created=created)
+            rows.append((history, timings, cpu, queries))
+    finally:
+        for session in created:
+            delete_session(session=session)
+        vacuum_event_tables()
+    return rows
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="repeat the whole measurement; the table pools every run's samples",
+    )
+    runs = parser.parse_args().runs
     setup_django()
     import logging
 
@@ -271,7 +307,6 @@ def main() -> None:
 
     from datasources_app.demo import DEMO_USER_ID
     from datasources_app.services import seed_demo_user
-    from sessions_app.services import delete_session
 
     logging.getLogger("agent.console").setLevel(logging.WARNING)  # no console lines in the timings
     load_before = " / ".join(f"{value:.1f}" for value in os.getloadavg())
@@ -279,18 +314,9 @@ def main() -> None:
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     vacuum_event_tables()
-    created: list[AgentSession] = []
-    rows = []
     try:
-        run_turns(DEMO_USER_ID, 10, count_queries=False, created=created)  # warm-up
-        for history in HISTORY_SIZES:
-            timings, cpu, _ = run_turns(DEMO_USER_ID, history, count_queries=False, created=created)
-            _, _, queries = run_turns(DEMO_USER_ID, history, count_queries=True, created=created)
-            rows.append((history, timings, cpu, queries))
+        results = [measure(DEMO_USER_ID) for _ in range(runs)]
     finally:
-        for session in created:
-            delete_session(session=session)
-        vacuum_event_tables()
         connection.close()
 
     load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
@@ -299,18 +325,23 @@ def main() -> None:
         f"database: {describe_database()}; Python {platform.python_version()}; Django {django.get_version()}; "
         f"load average (1 / 5 / 15 min) before the run: {load_before}, after: {load}; "
         f"CPU reference (ms, lower is faster) before: {reference_before:.0f}, after: {reference_after:.0f}"
+        + (f"; {runs} runs pooled" if runs > 1 else "")
     )
     print()
     print(
         "| history (events) | iterations | median (ms) | p95 (ms) | min (ms) | CPU of this process, median (ms) "
-        "| queries per iteration |"
+        "| queries per iteration | median of each run (ms) |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---|")
-    for history, timings, cpu, queries in rows:
+    print("|---:|---:|---:|---:|---:|---:|---|---|")
+    for index, history in enumerate(HISTORY_SIZES):
+        timings = [t for rows in results for t in rows[index][1]]
+        cpu = [c for rows in results for c in rows[index][2]]
+        queries = [q for rows in results for q in rows[index][3]]
+        each = ", ".join(f"{statistics.median(rows[index][1]):.2f}" for rows in results)
         spread = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
         print(
             f"| {history} | {len(timings)} | {statistics.median(timings):.2f} | {percentile(timings, 0.95):.2f} "
-            f"| {min(timings):.2f} | {statistics.median(cpu):.2f} | {spread} |"
+            f"| {min(timings):.2f} | {statistics.median(cpu):.2f} | {spread} | {each} |"
         )
 
 
