@@ -197,7 +197,7 @@ def append_events(
     `wait_for_flush=False` (PostgreSQL, outside a caller's transaction): the commit does not wait for the WAL to
     reach the disk (`synchronous_commit` off for this one transaction). The events are committed and visible at
     once; they become durable with the next commit that does wait, on any connection, because the WAL is flushed
-    in order (and within `wal_writer_delay`, 200 ms by default, otherwise). Only a crash of the database server
+    in order (and otherwise within three times `wal_writer_delay`, 600 ms by default). Only a crash of the database server
     in between can lose them, never leaving anything inconsistent. For writes that a waiting commit follows.
 
     Validates every event before writing any (ValueError, InvalidEventData); raises SessionNotFound if the
