@@ -12,6 +12,7 @@ from pytest_django import Settings
 from config.db import send_together
 from sessions_app.models import AgentSessionEvent
 from sessions_app.services import NewEvent, append_events, create_session
+from tests.support.prepared import prepared_statement_runs
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements: PostgreSQL")
 
@@ -20,13 +21,6 @@ TURN = [
     NewEvent("llm_response", {"raw_response": {}, "tokens": {"total": 1}}),
     NewEvent("tool_call", {"tool_name": "idle", "arguments": {}, "call_id": "c1"}),
 ]
-
-
-def runs_of_prepared(cursor_owner: object = connection) -> dict[str, int]:
-    """This connection's prepared statements (their SQL) → how many times the server ran each."""
-    with cursor_owner.cursor() as cursor:  # type: ignore[attr-defined]
-        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
-        return {statement: runs for statement, runs in cursor.fetchall()}
 
 
 def runs_of(prepared: dict[str, int], fragment: str) -> int:
@@ -38,10 +32,10 @@ def runs_of(prepared: dict[str, int], fragment: str) -> int:
 def test_appends_run_the_prepared_lock_and_insert_once_per_statement() -> None:
     session = create_session(user_id=uuid.uuid4())
     append_events(session=session, events=TURN)  # prepares on first use (if no earlier test did)
-    before = runs_of_prepared()
+    before = prepared_statement_runs()
     for _ in range(3):
         append_events(session=session, events=TURN)
-    after = runs_of_prepared()
+    after = prepared_statement_runs()
     insert, lock = 'INSERT INTO "agent_session_events"', 'UPDATE "agent_sessions" SET "updated_at"'
     assert runs_of(after, insert) - runs_of(before, insert) == 9  # three events per append
     assert runs_of(after, lock) - runs_of(before, lock) == 3
@@ -53,9 +47,9 @@ def test_appends_run_the_prepared_lock_and_insert_once_per_statement() -> None:
 def test_with_the_setting_off_nothing_new_is_prepared_and_appends_still_work(settings: Settings) -> None:
     settings.DB_PREPARED_STATEMENTS = False
     session = create_session(user_id=uuid.uuid4())
-    before = runs_of_prepared()
+    before = prepared_statement_runs()
     stored = append_events(session=session, events=TURN)
-    assert runs_of_prepared() == before
+    assert prepared_statement_runs() == before
     assert [event.sequence_number for event in stored] == [0, 1, 2]
 
 
@@ -71,7 +65,7 @@ def test_parameters_percent_signs_and_statements_without_parameters() -> None:
             second = cursor.fetchall()
             assert (first, second) == ([(f"a%bc{marker}",)], [(7,)])
     assert len(queries) == 2  # one message each time; preparing is not logged as a query
-    assert any(marker in statement for statement in runs_of_prepared())
+    assert any(marker in statement for statement in prepared_statement_runs())
 
 
 @pytest.mark.django_db
@@ -101,6 +95,6 @@ def test_each_connection_prepares_for_itself() -> None:
         with other.cursor() as cursor:
             send_together(cursor, [(sql, ["there"])])
             assert cursor.fetchall() == [("there",)]
-        assert any(sql.split()[-1] in statement for statement in runs_of_prepared(other))
+        assert any(sql.split()[-1] in statement for statement in prepared_statement_runs(other))
     finally:
         other.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 import uuid
-from typing import Any
 
 import pytest
 from django.db import connection, connections, transaction
@@ -23,6 +22,7 @@ from sessions_app.services import (
     delete_session,
     event_batch,
 )
+from tests.support.prepared import prepared_statement_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -178,22 +178,18 @@ def test_a_read_sent_with_events_for_a_deleted_session_raises_and_stores_nothing
     assert not AgentSessionEvent.objects.filter(session_id=session.pk).exists()
 
 
-def _synchronous_commit(conn: Any) -> str:
-    with conn.cursor() as cursor:
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
         cursor.execute("SHOW synchronous_commit")
         row = cursor.fetchone()
     return str(row[0])
 
 
 def _runs_of_no_flush_wait() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COALESCE(SUM(generic_plans + custom_plans), 0) FROM pg_prepared_statements "
-            "WHERE statement LIKE %s",
-            ["%set_config('synchronous_commit', 'off', true)%"],
-        )
-        row = cursor.fetchone()
-    return int(row[0])
+    runs = prepared_statement_runs().items()
+    return sum(
+        count for statement, count in runs if "set_config('synchronous_commit', 'off', true)" in statement
+    )
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="synchronous_commit: PostgreSQL")
@@ -210,7 +206,7 @@ def test_events_appended_without_waiting_for_the_flush_are_committed_and_the_set
         _runs_of_no_flush_wait() == asked + 1
     )  # the message turned it off (a prepared statement, by default)
     assert [event.sequence_number for event in stored] == [0, 1, 2]
-    assert _synchronous_commit(connection) == "on"
+    assert _synchronous_commit() == "on"
     observer = connections.create_connection("default")
     try:
         with observer.cursor() as cursor:
@@ -227,5 +223,5 @@ def test_inside_a_callers_transaction_the_flush_setting_is_left_alone() -> None:
     session = create_session(user_id=uuid.uuid4())
     with transaction.atomic():
         append_events(session=session, events=TURN, wait_for_flush=False)
-        assert _synchronous_commit(connection) == "on"
+        assert _synchronous_commit() == "on"
     assert AgentSessionEvent.objects.filter(session=session).count() == 3
