@@ -74,7 +74,7 @@ def play(threshold: float) -> Run:
     from trainer_agent.llm.providers import override_provider
     from trainer_agent.llm.scripted import ScriptedProvider, tool_response
     from trainer_agent.llm.types import Usage
-    from trainer_agent.loop import run_turn
+    from trainer_agent.turns import run_turn
 
     model = ModelConfig(
         id=MODEL_ID,

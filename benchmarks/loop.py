@@ -241,7 +241,7 @@ def run_turns(
     from django.test.utils import CaptureQueriesContext
 
     from trainer_agent.llm.providers import override_provider
-    from trainer_agent.loop import run_turn
+    from trainer_agent.turns import run_turn
 
     intervals: list[float] = []
     cpu: list[float] = []

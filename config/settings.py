@@ -51,7 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    "django_eventstream",
+    "django_tasks_db",
     "sessions_app",
     "datasources_app",
     "tools_app",
@@ -68,8 +68,6 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
-# The Server-Sent-Events endpoints run with only these (config/asgi.py): async-native, no thread hops.
-STREAM_MIDDLEWARE = ["trainer_agent.middleware.RequestBodyLimitMiddleware"]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -96,23 +94,27 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads write events concurrently (agent worker + request threads): wait instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_NAME") or None}
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # A connection pool per process (psycopg_pool): closing a connection returns it, so a thread holds one only
-    # while it works with the database (the agent loop hands its back before every model call). Requests and
-    # turn threads then share DB_POOL_MAX_SIZE connections instead of each pinning one; past that they wait up
-    # to DB_POOL_TIMEOUT seconds. DB_POOL_MAX_SIZE=0 turns pooling off (one connection per thread again).
-    # DB_POOL_MIN_SIZE connections stay open while idle; the pool opens more on demand, up to the maximum.
-    DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "20"))
-    if DB_POOL_MAX_SIZE > 0:
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-            "min_size": min(int(os.environ.get("DB_POOL_MIN_SIZE", "2")), DB_POOL_MAX_SIZE),
-            "max_size": DB_POOL_MAX_SIZE,
-            "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "30")),
-        }
-# The agent loop's per-iteration statements run as prepared statements of each connection (config.db
-# send_together): parsed and planned once per connection, not on every message. Turn off behind a pooler that
-# moves sessions between server connections or resets them (PgBouncer in transaction mode, for one).
-DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+
+# --- Turns run as tasks (django.tasks) ---------------------------------------------------------------------
+# The web tier admits a turn and enqueues it; `manage.py worker` runs it. django-tasks-db keeps the queue in
+# the database (any number of workers on any machine that reaches it). The ImmediateBackend runs the turn
+# inline in the request (the test suite's default; TASKS_BACKEND=immediate elsewhere).
+TASKS_BACKEND = os.environ.get("TASKS_BACKEND") or (
+    "immediate" if os.environ.get("PYTEST_VERSION") else "database"
+)
+TASKS = {
+    "default": {
+        "BACKEND": {
+            "database": "django_tasks_db.DatabaseBackend",
+            "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+        }[TASKS_BACKEND]
+    }
+}
+# A running turn's lease: its worker's heartbeat renews it every third of this; when a worker dies, another
+# continues the turn once the lease has lapsed (within this many seconds plus a sweep).
+TURN_LEASE_SECONDS = float(os.environ.get("TURN_LEASE_SECONDS", "10"))
+# Workers that may start (or continue) one turn before it ends in `error`.
+TURN_MAX_ATTEMPTS = int(os.environ.get("TURN_MAX_ATTEMPTS", "3"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"
@@ -144,7 +146,6 @@ SUPABASE_JWKS_FILE = os.environ.get("SUPABASE_JWKS_FILE", "")
 # Used only while DEBUG is on and no SUPABASE_JWT_SECRET is set, so `manage.py demo_token` works locally.
 DEV_JWT_SECRET = "dev-only-jwt-secret-not-for-production-use"
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["trainer_agent.auth.SupabaseJWTAuthentication"],
@@ -200,47 +201,12 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# --- Streaming (SSE, django-eventstream) ---------------------------------------------------------------
-# Worker threads that run agent turns for /agent/stream; further turns queue (their streams have had their first
-# frame and get `: ping`s). They share the GIL with the requests being admitted, so more threads finish a burst
-# sooner but delay the first frames of the requests still arriving (docs/benchmarks.md "SSE load": 32 balances
-# both on 2 cores). On PostgreSQL they draw from the connection pool and hold no connection during model calls.
-AGENT_STREAM_THREADS = int(os.environ.get("AGENT_STREAM_THREADS", "32"))
-# How many of those run framework code at once (the rest wait for a model, or for a slot): trainer_agent/slots.py.
-AGENT_WORK_SLOTS = max(1, int(os.environ.get("AGENT_WORK_SLOTS", "4")))
+# --- Streaming (SSE) -------------------------------------------------------------------------------------
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
-# Every /agent/stream frame is also stored on the session's channel ("session-<uuid>"), so that
-# GET /agent/sessions/<id>/events can replay from Last-Event-ID; only the session's owner may read it.
-# django-eventstream reads these at import time. FrameStorage is its DjangoModelStorage that also hands back
-# the id of each stored frame (the SSE `id:` of /agent/stream).
-EVENTSTREAM_STORAGE_CLASS = "trainer_agent.eventstream.FrameStorage"
-EVENTSTREAM_CHANNELMANAGER_CLASS = "trainer_agent.eventstream.SessionChannelManager"
+# Without push (SQLite) followers re-read the store this often; with LISTEN/NOTIFY, at least this often.
+SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "0.2"))
+SSE_RECHECK_SECONDS = float(os.environ.get("SSE_RECHECK_SECONDS", "5"))
 
-
-def redis_connection_kwargs(url: str) -> dict[str, object]:
-    """`redis://[user:password@]host[:port][/db]` (or rediss://) as keyword arguments of redis.Redis."""
-    from urllib.parse import unquote, urlsplit
-
-    parts = urlsplit(url)
-    if parts.scheme not in {"redis", "rediss"}:
-        raise ImproperlyConfigured(f"REDIS_URL must start with redis:// or rediss://, got {url!r}")
-    kwargs: dict[str, object] = {
-        "host": parts.hostname or "127.0.0.1",
-        "port": parts.port or 6379,
-        "db": int(parts.path.strip("/") or 0),
-    }
-    if parts.username:
-        kwargs["username"] = unquote(parts.username)
-    if parts.password:
-        kwargs["password"] = unquote(parts.password)
-    if parts.scheme == "rediss":
-        kwargs["ssl"] = True
-    return kwargs
-
-
-if REDIS_URL:
-    # Fan-out between processes: an event sent on one daphne process reaches subscribers on every other.
-    EVENTSTREAM_REDIS = redis_connection_kwargs(REDIS_URL)
 
 if os.environ.get("PYTEST_VERSION"):
     # Tests log staff in many times; the production hasher's deliberate slowness buys nothing there.

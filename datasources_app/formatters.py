@@ -272,10 +272,8 @@ class EquipmentLike(Protocol):
 
 
 def location_equipment(location: Location) -> Iterable[EquipmentLike]:
-    """The location's equipment, ordered by category and name: the plain list `selectors.user_data_sources`
-    attaches (`equipment_list`), else the relation (prefetched by `selectors.list_locations`)."""
-    attached: list[EquipmentLike] | None = getattr(location, "equipment_list", None)
-    return attached if attached is not None else location.equipment.all()
+    """The location's equipment, ordered by category and name (prefetched by `selectors.list_locations`)."""
+    return location.equipment.all()
 
 
 def equipment_lines(location: Location, units: Units) -> list[str]:

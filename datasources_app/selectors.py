@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import uuid
 import zoneinfo
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any
-from weakref import WeakKeyDictionary
 
-from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import F, Field, Model, Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from config.db import PlannedRead, RowReader, Rows, quoted_column, quoted_table, read_together
 from datasources_app.catalog import BODYWEIGHT, exercise_name_key
 from datasources_app.models import (
     CategoryGoal,
@@ -58,156 +53,22 @@ def list_locations(*, user_id: uuid.UUID) -> list[Location]:
     return list(_locations(user_id))
 
 
-# --- The user data XML's sources, in plain SQL ---------------------------------------------------------------
-# `build_user_data_xml` runs on every iteration of the agent loop, and the ORM's query building and prefetch
-# machinery cost several times the statements themselves. `user_data_sources` reads the same rows through the
-# connection's cursor in two statements that both vendors accept, sent together (one round trip) on
-# PostgreSQL: names from the models' `_meta` (quoted for the vendor), the parameter adapted with the field's
-# `get_db_prep_value` and every value passed through the converters the ORM applies, so what it returns
-# equals the ORM's (tests/datasources_app/test_user_data_sql.py).
-
-
-@dataclass(frozen=True, slots=True)
-class EquipmentItem:
-    """A piece of equipment at a location, with what the user data XML shows of it."""
-
-    slug: str
-    name: str
-    category: str
-
-
 @dataclass(frozen=True)
 class UserDataSources:
-    """What the `<user_data>` block is made of, as `get_profile`, `get_settings` and `list_locations` give it.
-
-    The locations carry only the fields the block shows (id, name, available_weights_kg, is_current; the others
-    are deferred, as with `.only()`), and their equipment as a plain list of `EquipmentItem`s in
-    `location.equipment_list`, ordered by category and name: read it through `formatters.location_equipment`.
-    """
+    """What the `<user_data>` block is made of: `get_profile`, `get_settings` and `list_locations`."""
 
     profile: UserProfile | None
     settings: UserSettings
     locations: list[Location]
-    # The rows these were made of (`plan_user_data_sources` hands this object back when it reads the same rows),
-    # and what has been made of it since (`sources.user_data_xml_of` keeps its XML here): not part of equality.
-    rows: tuple[Any, ...] = field(default=(), compare=False, repr=False)
-    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
-
-
-_LOCATION_FIELDS = ("id", "name", "available_weights_kg", "is_current")
-_EQUIPMENT_FIELDS = ("slug", "name", "category")
-
-
-@dataclass
-class _UserDataReads:
-    settings_and_profile_sql: str
-    locations_sql: str
-    settings: RowReader[UserSettings]
-    profile: RowReader[UserProfile]
-    location: RowReader[Location]
-    equipment: RowReader[Equipment]
-
-
-# Per connection object (converters are bound to its backend), made on first use.
-_USER_DATA_READS: WeakKeyDictionary[BaseDatabaseWrapper, _UserDataReads] = WeakKeyDictionary()
-
-
-def _all_fields(model: type[Model]) -> list[str]:
-    return [field.name for field in model._meta.concrete_fields]
-
-
-def _user_data_reads(conn: BaseDatabaseWrapper) -> _UserDataReads:
-    def table(model: type[Model]) -> str:
-        return quoted_table(conn, model)
-
-    def column(model: type[Model], name: str) -> str:
-        return quoted_column(conn, model, name)
-
-    def columns(model: type[Model], alias: str, names: Sequence[str]) -> list[str]:
-        return [f"{alias}.{column(model, name)}" for name in names]
-
-    settings, profile = _all_fields(UserSettings), _all_fields(UserProfile)
-    # One row: the settings and the profile side by side (NULLs for what the user has not saved).
-    settings_and_profile_sql = (
-        f"SELECT {', '.join(columns(UserSettings, 's', settings) + columns(UserProfile, 'p', profile))} "
-        "FROM (SELECT 1 AS one) u "
-        f"LEFT JOIN {table(UserSettings)} s ON s.{column(UserSettings, 'user_id')} = %s "
-        f"LEFT JOIN {table(UserProfile)} p ON p.{column(UserProfile, 'user_id')} = %s"
-    )
-    through = Location.equipment.through
-    # One row per (location, equipment), a location without equipment once; list_locations' order.
-    locations_sql = (
-        f"SELECT {', '.join(columns(Location, 'l', _LOCATION_FIELDS) + columns(Equipment, 'e', _EQUIPMENT_FIELDS))} "
-        f"FROM {table(Location)} l "
-        f"LEFT JOIN {table(through)} le ON le.{column(through, 'location')} = l.{column(Location, 'id')} "
-        f"LEFT JOIN {table(Equipment)} e ON e.{column(Equipment, 'id')} = le.{column(through, 'equipment')} "
-        f"WHERE l.{column(Location, 'user_id')} = %s "
-        f"ORDER BY l.{column(Location, 'is_current')} DESC, l.{column(Location, 'name')}, "
-        f"l.{column(Location, 'id')}, e.{column(Equipment, 'category')}, e.{column(Equipment, 'name')}, "
-        f"e.{column(Equipment, 'id')}"
-    )
-    return _UserDataReads(
-        settings_and_profile_sql=settings_and_profile_sql,
-        locations_sql=locations_sql,
-        settings=RowReader(conn, UserSettings, settings),
-        profile=RowReader(conn, UserProfile, profile),
-        location=RowReader(conn, Location, _LOCATION_FIELDS),
-        equipment=RowReader(conn, Equipment, _EQUIPMENT_FIELDS),
-    )
-
-
-_PROFILE_USER_ID = UserProfile._meta.get_field("user_id")
-assert isinstance(_PROFILE_USER_ID, Field)
 
 
 def user_data_sources(*, user_id: uuid.UUID) -> UserDataSources:
     """The user's profile, settings (unsaved defaults when none) and all locations with their equipment, read
-    fresh from the database in two queries (one round trip on PostgreSQL); equal to `get_profile`,
-    `get_settings` and `list_locations`."""
-    return read_together(plan_user_data_sources(user_id=user_id))[0]
-
-
-def plan_user_data_sources(
-    *, user_id: uuid.UUID, previous: UserDataSources | None = None
-) -> PlannedRead[UserDataSources]:
-    """`user_data_sources` as a read to send with others (`config.db.read_together`).
-
-    `previous` (an earlier result for the same user): when the rows read are the same as its rows, that object
-    is the result, as read now, without making the instances again (nor, through `derived`, what was made of
-    them). The data is still read fresh every time.
-    """
-    conn = connections[DEFAULT_DB_ALIAS]
-    reads = _USER_DATA_READS.get(conn)
-    if reads is None:
-        reads = _USER_DATA_READS[conn] = _user_data_reads(conn)
-    user = _PROFILE_USER_ID.get_db_prep_value(user_id, conn)
-
-    def finish(rowsets: list[Rows]) -> UserDataSources:
-        read = (tuple(rowsets[0]), tuple(rowsets[1]))
-        if previous is not None and previous.rows == read:
-            return previous
-        (first,), rows = rowsets  # the first query always has its one row
-        width = reads.settings.width
-        settings = reads.settings.instance(first[:width]) or UserSettings(user_id=user_id)
-        profile = reads.profile.instance(first[width:])
-        width = reads.location.width
-        locations: list[Location] = []
-        equipment: list[EquipmentItem] = []
-        previous_key = None
-        for row in rows:
-            if row[0] != previous_key:
-                location = reads.location.instance(row[:width])
-                assert location is not None  # the locations are the query's driving table
-                location.equipment_list = equipment = []  # type: ignore[attr-defined]
-                locations.append(location)
-                previous_key = row[0]
-            if row[width] is not None:  # a slug: the location has equipment
-                equipment.append(EquipmentItem(*reads.equipment.convert(row[width:])))
-        return UserDataSources(profile=profile, settings=settings, locations=locations, rows=read)
-
-    return PlannedRead(
-        statements=((reads.settings_and_profile_sql, [user, user]), (reads.locations_sql, [user])),
-        finish=finish,
+    fresh from the database (four queries)."""
+    return UserDataSources(
+        profile=get_profile(user_id=user_id),
+        settings=get_settings(user_id=user_id),
+        locations=list_locations(user_id=user_id),
     )
 
 

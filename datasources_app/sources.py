@@ -19,7 +19,6 @@ from django.db import connection, connections
 from django.db.models import Count, Q
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from config.db import release_pooled_connections
 from datasources_app import distribution, formatters, selectors
 from datasources_app.distribution import Distribution
 from datasources_app.formatters import Units
@@ -463,8 +462,6 @@ def fetch_many(
     units = units_for(user_id=user_id)
     if len(requests) == 1 or not runs_concurrently():
         return [_fetch_one(user_id, source, params, units) for source, params in requests]
-    # The caller waits for the threads: it must not keep a pooled connection they may need (pool deadlock).
-    release_pooled_connections()
     with ThreadPoolExecutor(
         max_workers=min(max_workers, len(requests)), thread_name_prefix="datasource"
     ) as pool:
@@ -478,25 +475,18 @@ def build_user_data_xml(*, user_id: uuid.UUID) -> str:
     """The `<user_data>` block of seed 000 §4.4 from the three stable-prefix sources.
 
     Deterministic for the same data (no timestamps, fixed ordering), so the prompt-cache prefix holds. Read fresh
-    on every call (seed 000 §12.2), in two plain-SQL queries (`selectors.user_data_sources`): the agent loop
-    builds it on every iteration, and sends the queries with its context read (`user_data_xml_of`).
+    on every call (seed 000 §12.2).
     """
     return user_data_xml_of(selectors.user_data_sources(user_id=user_id))
 
 
 def user_data_xml_of(sources: selectors.UserDataSources) -> str:
-    """`build_user_data_xml` of sources already read (`selectors.plan_user_data_sources`). Kept on the sources
-    for the day it was made for: a read of unchanged rows hands the same sources back, and its XML with it."""
+    """`build_user_data_xml` of sources already read (`selectors.user_data_sources`)."""
     units = units_of(sources.settings)
-    today = selectors.today_in(units.tz)
-    key = ("user_data_xml", today)
-    xml = sources.derived.get(key)
-    if xml is None:
-        xml = sources.derived[key] = formatters.user_data_xml(
-            profile=sources.profile,
-            settings=sources.settings,
-            locations=sources.locations,
-            units=units,
-            today=today,
-        )
-    return str(xml)
+    return formatters.user_data_xml(
+        profile=sources.profile,
+        settings=sources.settings,
+        locations=sources.locations,
+        units=units,
+        today=selectors.today_in(units.tz),
+    )

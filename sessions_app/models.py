@@ -115,6 +115,60 @@ class AgentSessionEvent(models.Model):
         raise AppendOnlyError("agent session events are append-only; they cannot be deleted")
 
 
+class TurnStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    ERROR = "error"
+
+
+class AgentTurn(models.Model):
+    """One user message's turn: admitted by the web tier, run (and, after a crash, continued) by a worker.
+
+    A session has at most one open turn (`finished_at` unset): that is the session's turn lock. A running turn
+    holds a lease (`lease_expires_at`) that its worker's heartbeat renews; once it lapses, any worker may take
+    the turn over and continue it from the session's events. `start_sequence` is the turn's `user_message`;
+    `end_sequence` its last event, written in the same transaction that finishes the turn.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="turns")
+    status = models.CharField(max_length=16, choices=TurnStatus.choices, default=TurnStatus.QUEUED)
+    model = models.CharField(max_length=100)
+    start_sequence = models.IntegerField()
+    end_sequence = models.IntegerField(null=True, blank=True)
+    attempts = models.IntegerField(default=0, help_text="Workers that have started (or continued) the turn")
+    worker = models.CharField(max_length=100, blank=True, help_text="The worker holding the lease")
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(default=dict, blank=True, help_text="iterations, stop reason, error kind")
+
+    class Meta:
+        db_table = "agent_turns"
+        ordering = ("session_id", "start_sequence")
+        constraints: ClassVar = [
+            models.UniqueConstraint(
+                fields=["session"], condition=models.Q(finished_at__isnull=True), name="agent_turn_one_open"
+            ),
+        ]
+        indexes: ClassVar = [
+            models.Index(
+                fields=["status", "lease_expires_at"],
+                condition=models.Q(finished_at__isnull=True),
+                name="agent_turn_open_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"turn {self.id} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.finished_at is None
+
+
 # --- Read-only SQL views (migration 0004; seed 000 §7.8) ----------------------------------------------------
 # Unmanaged: Django never creates or alters these; the migration's CREATE VIEW statements define them.
 # Token counts and cost are summed over llm_response events; cache_hit_rate is a fraction in 0..1.

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
-from weakref import WeakKeyDictionary
 
-from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field, Subquery
+from django.db.models import Q, Subquery
 
-from config.db import PlannedRead, RowReader, Rows, quoted_column, quoted_table, read_together
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
     AgentSession,
     AgentSessionEvent,
+    AgentTurn,
     EventType,
     SessionNotFound,
+    TurnStatus,
 )
 
 ACTION_EVENT_TYPES: tuple[str, ...] = (EventType.TOOL_CALL, EventType.TOOL_RESULT)
@@ -111,114 +108,15 @@ def existing_knowledge_sources(*, session: AgentSession) -> list[dict[str, Any]]
 def last_sequence(*, session: AgentSession) -> int:
     """The highest sequence number in the session, or -1 when it has no events yet.
 
-    On every append's path, so plain SQL through the cursor (the ORM's
-    `order_by("-sequence_number").values_list("sequence_number")[:1]`, without its query-building cost).
+    The first entry of a backward scan of the unique (session, sequence_number) index, however long the session.
     """
-    conn = connections[DEFAULT_DB_ALIAS]
-    with conn.cursor() as cursor:
-        cursor.execute(hot_path_statements(conn).last_sequence, [session_param(conn, session)])
-        row = cursor.fetchone()
-    last: int | None = row[0] if row else None
+    last = (
+        AgentSessionEvent.objects.filter(session=session)
+        .order_by("-sequence_number")
+        .values_list("sequence_number", flat=True)
+        .first()
+    )
     return -1 if last is None else last
-
-
-# --- Plain SQL on the agent loop's hot path ----------------------------------------------------------------
-# Every iteration of the loop locks the session, reads its last sequence number, inserts events and reads the
-# new context events. The ORM's query building costs several times these statements, so they go through the
-# connection's cursor as plain SQL that both vendors accept (`%s` parameters). Names come from the models'
-# `_meta`, quoted for the vendor; parameters are adapted with each field's `get_db_prep_*` and values read
-# back pass through the converters the ORM applies, so the results equal the ORM's on SQLite and PostgreSQL
-# (tests/sessions_app/test_hot_path_sql.py).
-
-
-def session_param(conn: BaseDatabaseWrapper, session: AgentSession) -> Any:
-    """The session's primary key as the database takes it."""
-    return _SESSION_ID.get_db_prep_value(session.pk, conn)
-
-
-_SESSION_ID = AgentSession._meta.get_field("id")
-assert isinstance(_SESSION_ID, Field)
-
-
-_CONTEXT_EVENT_FIELDS = ("id", "sequence_number", "event_type", "timestamp", "data")
-_CONTEXT_TYPE_VALUES = [str(kind) for kind in CONTEXT_EVENT_TYPES]
-
-
-@dataclass
-class HotPathStatements:
-    """The hot path's statements and readers for one connection (the converters are bound to its backend)."""
-
-    lock_session: str
-    last_sequence: str
-    insert_event: str
-    # The same INSERT with the number after the session's last read inside it (its one parameter there is the
-    # session id), returning that number: the session must already be locked (no other writer can append).
-    insert_next_event: str
-    context_events: str
-    context_event: RowReader[AgentSessionEvent]  # a context_events row (but its last column) → the event
-    insert_session: str  # every column of agent_sessions, in `_meta.concrete_fields` order
-
-
-_STATEMENTS: WeakKeyDictionary[BaseDatabaseWrapper, HotPathStatements] = WeakKeyDictionary()
-
-
-def hot_path_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
-    """The statements for this connection, made on its first use (`services` runs the lock and the inserts)."""
-    made = _STATEMENTS.get(conn)
-    if made is None:
-        made = _STATEMENTS[conn] = _make_statements(conn)
-    return made
-
-
-def _make_statements(conn: BaseDatabaseWrapper) -> HotPathStatements:
-    sessions, events = quoted_table(conn, AgentSession), quoted_table(conn, AgentSessionEvent)
-
-    def event(name: str) -> str:
-        return f"e.{quoted_column(conn, AgentSessionEvent, name)}"
-
-    event_fields = AgentSessionEvent._meta.concrete_fields
-    session_fields = AgentSession._meta.concrete_fields
-    start = f"s.{quoted_column(conn, AgentSession, 'context_start_sequence')}"
-    session_id = f"s.{quoted_column(conn, AgentSession, 'id')}"
-    # The session's row, left-joined to its new context events: the start comes back even when nothing is new.
-    context_events = (
-        f"SELECT {', '.join(event(name) for name in _CONTEXT_EVENT_FIELDS)}, {start} "
-        f"FROM {sessions} s LEFT JOIN {events} e ON {event('session')} = {session_id} "
-        f"AND {event('event_type')} IN ({', '.join(['%s'] * len(_CONTEXT_TYPE_VALUES))}) "
-        f"AND {event('sequence_number')} > %s AND {event('sequence_number')} >= {start} "
-        f"WHERE {session_id} = %s ORDER BY {event('sequence_number')}"
-    )
-    sequence, of_session = (
-        quoted_column(conn, AgentSessionEvent, "sequence_number"),
-        quoted_column(conn, AgentSessionEvent, "session"),
-    )
-    # The session's last number as the first entry of a backward scan of the unique (session, sequence_number)
-    # index: constant time. Written as MAX() the planner may instead read every event of the session through
-    # another index that leads with the session (with statistics older than the session, it expects one row).
-    last_sequence = (
-        f"SELECT {sequence} FROM {events} WHERE {of_session} = %s ORDER BY {sequence} DESC LIMIT 1"
-    )
-    columns = ", ".join(quoted_column(conn, AgentSessionEvent, f.name) for f in event_fields)
-    values = ["%s"] * len(event_fields)
-    insert_event = f"INSERT INTO {events} ({columns}) VALUES ({', '.join(values)})"
-    values[[f.name for f in event_fields].index("sequence_number")] = f"(COALESCE(({last_sequence}), -1) + 1)"
-    insert_next_event = f"INSERT INTO {events} ({columns}) VALUES ({', '.join(values)}) RETURNING {sequence}"
-    lock_session = (
-        f"UPDATE {sessions} SET {quoted_column(conn, AgentSession, 'updated_at')} = %s "
-        f"WHERE {quoted_column(conn, AgentSession, 'id')} = %s"
-    )
-    return HotPathStatements(
-        lock_session=lock_session,
-        last_sequence=last_sequence,
-        insert_event=insert_event,
-        insert_next_event=insert_next_event,
-        context_events=context_events,
-        context_event=RowReader(conn, AgentSessionEvent, _CONTEXT_EVENT_FIELDS),
-        insert_session=(
-            f"INSERT INTO {sessions} ({', '.join(quoted_column(conn, AgentSession, f.name) for f in session_fields)}) "
-            f"VALUES ({', '.join(['%s'] * len(session_fields))})"
-        ),
-    )
 
 
 def context_events_after(
@@ -227,30 +125,89 @@ def context_events_after(
     """The context events numbered above `after_sequence` and at or after the session's context start, in order,
     with that start as stored now (a checkpoint written by another worker counts); None if the session is gone.
 
-    One query, also when nothing is new (the start still comes back). The events are loaded as
-    `context_events` loads them (sequence_number, event_type, timestamp and data; other fields deferred).
+    Two queries: the start, then the events (sequence_number, event_type, timestamp and data; others deferred).
     """
-    return read_together(plan_context_events_after(session=session, after_sequence=after_sequence))[0]
+    start = (
+        AgentSession.objects.filter(pk=session.pk).values_list("context_start_sequence", flat=True).first()
+    )
+    if start is None:
+        return None
+    events = list(
+        AgentSessionEvent.objects.filter(
+            session=session,
+            event_type__in=CONTEXT_EVENT_TYPES,
+            sequence_number__gt=after_sequence,
+            sequence_number__gte=start,
+        )
+        .only("sequence_number", "event_type", "timestamp", "data")
+        .order_by("sequence_number")
+    )
+    return events, start
 
 
-def plan_context_events_after(
-    *, session: AgentSession, after_sequence: int
-) -> PlannedRead[tuple[list[AgentSessionEvent], int] | None]:
-    """`context_events_after` as a read to send with others (`config.db.read_together`)."""
-    conn = connections[DEFAULT_DB_ALIAS]
-    statements = hot_path_statements(conn)
+def events_after(*, session_id: UUID, after_sequence: int, limit: int = 500) -> list[AgentSessionEvent]:
+    """The session's events numbered above `after_sequence`, in order, at most `limit` (a stream's next page)."""
+    return list(
+        AgentSessionEvent.objects.filter(session_id=session_id, sequence_number__gt=after_sequence).order_by(
+            "sequence_number"
+        )[:limit]
+    )
 
-    def finish(rowsets: list[Rows]) -> tuple[list[AgentSessionEvent], int] | None:
-        rows = rowsets[0]
-        if not rows:
-            return None
-        start: int = rows[0][-1]
-        events = []
-        for row in rows:
-            event = statements.context_event.instance(row[:-1])
-            if event is not None:  # None: the session's row alone, nothing new
-                events.append(event)
-        return events, start
 
-    params = [*_CONTEXT_TYPE_VALUES, after_sequence, session_param(conn, session)]
-    return PlannedRead(statements=((statements.context_events, params),), finish=finish)
+def event_at(*, session_id: UUID, sequence: int) -> AgentSessionEvent | None:
+    return AgentSessionEvent.objects.filter(session_id=session_id, sequence_number=sequence).first()
+
+
+def latest_response_before(*, session_id: UUID, sequence: int) -> int | None:
+    """The number of the session's last llm_response at or before `sequence` (where a stream's projection of
+    tool calls starts over), or None."""
+    return (
+        AgentSessionEvent.objects.filter(
+            session_id=session_id, event_type=EventType.LLM_RESPONSE, sequence_number__lte=sequence
+        )
+        .order_by("-sequence_number")
+        .values_list("sequence_number", flat=True)
+        .first()
+    )
+
+
+def get_turn(*, turn_id: UUID) -> AgentTurn | None:
+    return AgentTurn.objects.select_related("session").filter(pk=turn_id).first()
+
+
+def turn_at(*, session_id: UUID, sequence: int) -> AgentTurn | None:
+    """The turn of the session that the event numbered `sequence` belongs to (the latest started at or before it)."""
+    return (
+        AgentTurn.objects.filter(session_id=session_id, start_sequence__lte=sequence)
+        .order_by("-start_sequence")
+        .first()
+    )
+
+
+def finished_turns_between(*, session_id: UUID, after: int, up_to: int) -> list[AgentTurn]:
+    """The session's finished turns whose last event is numbered in (after, up_to], in order."""
+    return list(
+        AgentTurn.objects.filter(
+            session_id=session_id, end_sequence__gt=after, end_sequence__lte=up_to, finished_at__isnull=False
+        ).order_by("end_sequence")
+    )
+
+
+def open_turn_of(*, session_id: UUID) -> AgentTurn | None:
+    return AgentTurn.objects.filter(session_id=session_id, finished_at__isnull=True).first()
+
+
+def lapsed_turns(*, now: Any, queued_before: Any, limit: int = 100) -> list[UUID]:
+    """Open turns whose worker died (running, lease lapsed) or that no worker took in time (queued since before
+    `queued_before`): the turns a sweeper hands to a worker again."""
+    running_lapsed = Q(status=TurnStatus.RUNNING, lease_expires_at__lt=now)
+    queued_long = Q(status=TurnStatus.QUEUED, enqueued_at__lt=queued_before)
+    return list(
+        AgentTurn.objects.filter(finished_at__isnull=True)
+        .filter(running_lapsed | queued_long)
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def session_belongs_to(*, session_id: UUID, user_id: UUID) -> bool:
+    return AgentSession.objects.filter(pk=session_id, user_id=user_id).exists()

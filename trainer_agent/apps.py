@@ -24,3 +24,6 @@ class TrainerAgentConfig(AppConfig):
         from trainer_agent.agents.subagents import plan_with_fitness_plan_agent
 
         set_plan_generator(plan_with_fitness_plan_agent)
+        from trainer_agent import testing_hooks  # scripted models of $AGENT_TEST_SCRIPTS (tests, benchmarks)
+
+        testing_hooks.install_from_env()

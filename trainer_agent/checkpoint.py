@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from django.conf import settings
+from django.db import transaction
 
 from datasources_app import selectors as data_selectors
 from datasources_app.sources import FormattedSource, SourceError, fetch_many
@@ -250,6 +251,7 @@ def maybe_checkpoint(
     sink: EventSink,
     pending_text: str = "",
     threshold: float | None = None,
+    keep_from: int | None = None,
 ) -> AgentSessionEvent | None:
     """Write a checkpoint when the next request would pass `threshold` × the model's window. Never raises.
 
@@ -267,7 +269,12 @@ def maybe_checkpoint(
         if estimated <= limit:
             return None
         return write_checkpoint(
-            session=session, user_id=user_id, sink=sink, estimated_tokens=estimated, limit_tokens=int(limit)
+            session=session,
+            user_id=user_id,
+            sink=sink,
+            estimated_tokens=estimated,
+            limit_tokens=int(limit),
+            keep_from=keep_from,
         )
     except Exception as exc:
         logger.exception("checkpoint.failed", extra={"session_id": str(session.pk)})
@@ -289,9 +296,17 @@ def write_checkpoint(
     sink: EventSink,
     estimated_tokens: int = 0,
     limit_tokens: int = 0,
+    keep_from: int | None = None,
 ) -> AgentSessionEvent:
-    """Summarise the context since its start, carry the retained state, and start the context there."""
-    digest = digest_events(context_events(session=session))
+    """Summarise the context since its start, carry the retained state, and start the context there.
+
+    `keep_from` (the running turn's `user_message`, already stored): the events from it on are not summarised
+    and stay in the context, which then starts at that message, followed by the checkpoint.
+    """
+    events = context_events(session=session)
+    if keep_from is not None:
+        events = [event for event in events if event.sequence_number < keep_from]
+    digest = digest_events(events)
     number = digest.checkpoints_before + 1
     carried = retained_sources(
         checkpoint_number=number,
@@ -314,15 +329,11 @@ def write_checkpoint(
         "limit_tokens": limit_tokens,
     }
     data["summary"] = format_summary(data, state)
-    with sink.batch():
+    with transaction.atomic():
         event = sink.record(EventType.CHECKPOINT, data)
-        update_context_start(session=session, sequence=event.sequence_number)
-    sink.emit(
-        {
-            "type": "status",
-            "data": {"message": "Summarising the conversation", "tool": "checkpoint", "phase": "done"},
-        }
-    )
+        update_context_start(
+            session=session, sequence=event.sequence_number if keep_from is None else keep_from
+        )
     return event
 
 

@@ -20,11 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from config.db import PlannedRead, both, read_together
-from datasources_app.selectors import UserDataSources, plan_user_data_sources, user_data_sources
+from datasources_app.selectors import UserDataSources, user_data_sources
 from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from sessions_app.selectors import context_events_after, plan_context_events_after
+from sessions_app.selectors import context_events_after
 from tools_app.registry import tool_specs
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
 from trainer_agent.prompts import SYSTEM_PROMPT
@@ -101,8 +100,6 @@ class ContextCache:
     tools: list[ToolSpec] | None = None
     tools_key: tuple[str, ...] | None = None
     tool_characters: int = 0
-    # The user data of the last build: the next read hands it back if the rows are unchanged (with its XML).
-    sources: UserDataSources | None = None
 
     def restart(self, context_start: int) -> None:
         self.context_start = context_start
@@ -138,15 +135,13 @@ def build_context(
     up_to_sequence: int | None = None,
     tool_names: Iterable[str] | None = None,
     cache: ContextCache | None = None,
-    prefetched: ContextRead | None = None,
 ) -> AgentContext:
     """Build the context for the next LLM call from the session's context events.
 
     `events` lets a caller pass events it already holds (the step-replay view); otherwise they are read from
     the session's `context_start_sequence` on. `up_to_sequence` rebuilds the context as it was when that event
     was the newest. `cache` (one per turn) makes each build read and convert only the events that are new
-    since the previous build with the same cache; `prefetched` is what `plan_context_read` for that cache read
-    (sent with a write: `EventSink.record_all_then_read`). User data is fetched fresh on every build (seed 000 §12.2).
+    since the previous build with the same cache. User data is fetched fresh on every build (seed 000 §12.2).
     Raises ContextBuildError when there are no events.
     """
     if events is not None or up_to_sequence is not None:
@@ -154,15 +149,14 @@ def build_context(
         if events is not None:
             loaded, sources = list(events), user_data_sources(user_id=user_id)
         else:
-            loaded, sources = _read_context(session, user_id, cache, prefetched=None)
+            loaded, sources = _read_context(session, user_id, cache)
         if up_to_sequence is not None:
             loaded = [event for event in loaded if event.sequence_number <= up_to_sequence]
         cache.add(loaded)
     else:
         cache = cache if cache is not None else ContextCache()
-        loaded, sources = _read_context(session, user_id, cache, prefetched=prefetched)
+        loaded, sources = _read_context(session, user_id, cache)
         cache.add(loaded)
-        cache.sources = sources
     if cache.event_count == 0:
         raise ContextBuildError(EMPTY_CONTEXT_ERROR)
     messages, message_characters = cache.builder.snapshot()
@@ -182,41 +176,14 @@ def build_context(
     )
 
 
-@dataclass(frozen=True)
-class ContextRead:
-    """What a build reads: the new context events with the session's context start (None: the session is gone)
-    and the user's data."""
-
-    found: tuple[list[AgentSessionEvent], int] | None
-    sources: UserDataSources
-
-
-def plan_context_read(
-    *, session: AgentSession, user_id: uuid.UUID, cache: ContextCache
-) -> PlannedRead[ContextRead]:
-    """The next build's reads for this cache, planned: the context events after the ones it holds, with the
-    session's context start (`plan_context_events_after`), and the user data's two queries."""
-    return PlannedRead.of(
-        both(
-            plan_context_events_after(session=session, after_sequence=cache.last_sequence),
-            plan_user_data_sources(user_id=user_id, previous=cache.sources),
-        ),
-        lambda pair: ContextRead(*pair),
-    )
-
-
 def _read_context(
-    session: AgentSession, user_id: uuid.UUID, cache: ContextCache, *, prefetched: ContextRead | None
+    session: AgentSession, user_id: uuid.UUID, cache: ContextCache
 ) -> tuple[list[AgentSessionEvent], UserDataSources]:
     """The context events after `cache.last_sequence` (restarting the cache if the context start moved) and the
-    user's data, fresh.
-
-    One round trip on PostgreSQL (`read_together` of `plan_context_read`), none when `prefetched`. A second
-    query only when the start moved past events the cache already holds (to read from the new start).
-    """
+    user's data, fresh. A second events query only when the start moved past events the cache already holds."""
     previous_last = cache.last_sequence
-    read = prefetched or read_together(plan_context_read(session=session, user_id=user_id, cache=cache))[0]
-    found, sources = read.found, read.sources
+    found = context_events_after(session=session, after_sequence=cache.last_sequence)
+    sources = user_data_sources(user_id=user_id)
     if found is None:
         return [], sources  # the session is gone
     rows, start = found

@@ -19,21 +19,19 @@ from typing import Any, Literal
 
 from django.conf import settings
 
-from config.db import release_pooled_connections
 from datasources_app.sources import (
     STABLE_PREFIX_SOURCES,
     SourceError,
     all_sources,
     fetch_many,
-    get_source,
 )
 from sessions_app.models import AgentSession, EventType
 from sessions_app.selectors import existing_knowledge_sources
+from sessions_app.services import NewEvent
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
 from trainer_agent.sink import EventSink
-from trainer_agent.slots import work_slots
 
 logger = logging.getLogger(__name__)
 
@@ -213,15 +211,13 @@ def select_with_model(
             "estimated_tokens": (len(system) + len(user)) // 4,
         },
     )
-    release_pooled_connections()
-    with work_slots().released():
-        result = provider.complete_json(
-            model=model_id,
-            system=system,
-            user=user,
-            json_schema=selection_schema(),
-            schema_name="knowledge_selection",
-        )
+    result = provider.complete_json(
+        model=model_id,
+        system=system,
+        user=user,
+        json_schema=selection_schema(),
+        schema_name="knowledge_selection",
+    )
     tokens = result.usage.as_event_tokens()
     sink.record(
         EventType.LLM_RESPONSE,
@@ -291,10 +287,11 @@ def append_knowledge(*, selection: Selection, user_id: uuid.UUID, sink: EventSin
     requests = [(item.source, item.params()) for item in selection.append_knowledge]
     results = fetch_many(user_id=user_id, requests=requests)
     elapsed_ms = int((time.monotonic() - started) * 1000)
-    with sink.batch():
-        for item, result in zip(selection.append_knowledge, results, strict=True):
-            if isinstance(result, SourceError):
-                sink.record(
+    events: list[NewEvent] = []
+    for item, result in zip(selection.append_knowledge, results, strict=True):
+        if isinstance(result, SourceError):
+            events.append(
+                NewEvent(
                     EventType.ERROR,
                     {
                         "message": f"fetching {item.source} failed: {result.error}",
@@ -302,19 +299,13 @@ def append_knowledge(*, selection: Selection, user_id: uuid.UUID, sink: EventSin
                         "stack": None,
                     },
                 )
-                continue
-            sink.record(
+            )
+            continue
+        events.append(
+            NewEvent(
                 EventType.KNOWLEDGE,
                 {"source": item.source, "params": item.params(), "reason": item.reason, "data": result.text},
                 duration_ms=elapsed_ms,
             )
-            sink.emit(
-                {
-                    "type": "knowledge",
-                    "data": {
-                        "source": item.source,
-                        "displayName": get_source(item.source).display_name,
-                        "status": "done",
-                    },
-                }
-            )
+        )
+    sink.record_all(events)

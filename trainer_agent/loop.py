@@ -1,45 +1,52 @@
 """The agent loop (seed 000 §3): build context → one LLM call → one tool → record → decide to stop.
 
-Synchronous by design: the streaming view runs it in a worker thread and receives frames through the sink's
-listener. The only thing kept between iterations is the turn's `ContextCache` of events already read, which
-cannot go stale (events are append-only); everything else comes from the database, so any worker can
-continue any session.
+Synchronous by design: a worker runs it (`trainer_agent.turns.execute_turn`), or the view itself under the
+ImmediateBackend. It keeps nothing between iterations that the event store does not have, and it starts from
+the store: `run_loop` reads where the turn stands from its events, so a worker that takes over the turn of a
+dead one continues exactly where the store says (docs/architecture.md "Recovery"). An iteration commits three
+times, never across a model call:
+
+- the `llm_request`, before the call (a crash shows what was in flight; on recovery the call is made again);
+- the `llm_response` with its `tool_call`s, when the model answers;
+- the tool's own writes with its `tool_result` (+ `artifact`) in one transaction, so a tool's writes are never
+  half-done and never repeated. The turn's last events are committed with the turn's end (`finish_turn`).
 """
 
 from __future__ import annotations
 
 import json
-import traceback
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
-from config.db import release_pooled_connections
-from sessions_app.models import AgentSession, EventType, SessionStatus
-from sessions_app.services import NewEvent, end_session, get_or_create_session, set_session_status
+from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnStatus
+from sessions_app.selectors import events_after
+from sessions_app.services import NewEvent, finish_turn
 from tools_app.formatting import wrap_in_xml
-from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
+from tools_app.registry import UnknownToolError, all_tools, execute_tool
 from tools_app.types import ToolContext, ToolResult
 from trainer_agent.checkpoint import maybe_checkpoint
-from trainer_agent.context import AgentContext, ContextCache, ContextRead, build_context, plan_context_read
+from trainer_agent.context import AgentContext, ContextCache, build_context
 from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, get_model
 from trainer_agent.llm.providers import get_provider
 from trainer_agent.llm.types import LLMError, LLMRequest, LLMResponse, Provider, ToolCall
-from trainer_agent.sink import EventSink, Listener
-from trainer_agent.slots import work_slots
+from trainer_agent.sink import EventSink
 
 TERMINAL_TOOLS = frozenset({"idle", "message_ask_user"})
 # llm_request.data.prompt keeps only the newest part of the prompt; the full context is rebuilt from events.
 PROMPT_PREVIEW_CHARS = 2000
 RAW_RESPONSE_MAX_CHARS = 20_000
+# What the client shows when a turn ends without delivering anything (every tool failed, the cap, a crash).
+APOLOGY = "Sorry, I couldn't finish that. Please try again in a moment."
 
 
 class TurnError(Exception):
-    """The turn ended because the model could not be called; every event written so far is kept."""
+    """The turn ended in `error` (the model could not be called, or nothing was delivered); every event is kept."""
 
     def __init__(
         self, *, session_id: uuid.UUID, kind: str, message: str, retry_after: float | None = None
@@ -65,172 +72,213 @@ class TurnResult:
     iterations: int = 0
     response: dict[str, Any] = field(default_factory=dict)
     stop_reason: str = ""
+    status: str = TurnStatus.COMPLETED
+    error_kind: str = ""
+    error_message: str = ""
+    retry_after: float | None = None
 
     def as_api(self) -> dict[str, Any]:
         """The `/agent/chat` body: `{sessionId, response, iterations}`."""
         return {"sessionId": str(self.session_id), "response": self.response, "iterations": self.iterations}
 
 
-def run_turn(
-    *,
-    user_id: uuid.UUID,
-    message: str,
-    session: AgentSession | None = None,
-    session_id: uuid.UUID | None = None,
-    model: str | None = None,
-    listener: Listener | None = None,
-    current_workout_text: str | None = None,
-    max_iterations: int | None = None,
-) -> TurnResult:
-    """Run one user turn to completion. Raises TurnError when the model fails (after recording it).
+@dataclass
+class _Position:
+    """Where a turn stands, read from its events: what the next step of the loop is."""
 
-    Any other exception (a bug) is recorded as an `error` event, sets the session to `error` and propagates.
-    """
-    model_id = model or settings.PRIMARY_MODEL
-    get_model(model_id)  # an unknown model id fails before anything is written
-    session = session or get_or_create_session(user_id=user_id, session_id=session_id)
-    if session.status != SessionStatus.ACTIVE:
-        set_session_status(session=session, status=SessionStatus.ACTIVE)
-    sink = EventSink(session=session, listener=listener)
-    result = TurnResult(session_id=session.pk)
-    try:
-        _run(
-            result,
-            sink,
-            user_id=user_id,
-            message=message,
-            model_id=model_id,
-            current_workout_text=current_workout_text,
-            cap=max_iterations or settings.AGENT_MAX_ITERATIONS,
-        )
-    except LLMError as exc:
-        _fail_turn(sink, session, kind=exc.kind, message=exc.message, stack=None, context="llm_call")
-        raise TurnError(
-            session_id=session.pk, kind=exc.kind, message=exc.message, retry_after=exc.retry_after
-        ) from exc
-    except Exception as exc:
-        _fail_turn(
-            sink,
-            session,
-            kind="internal",
-            message=f"{type(exc).__name__}: {exc}",
-            stack=traceback.format_exc(),
-            context="agent_loop",
-        )
-        raise
-    end_session(session=session, status=SessionStatus.COMPLETED)
-    result.response = client_response(result.actions)
-    sink.emit({"type": "done", "sessionId": str(session.pk)})
-    return result
+    iterations: int = 0  # trainer llm_requests so far
+    initialized: bool = False  # the loop has started (the initializer ran)
+    pending_request: bool = False  # an llm_request with no answer: call the model again
+    pending_calls: list[ToolCall] = field(default_factory=list)  # an answer whose first call has no result
 
 
-def _run(
-    result: TurnResult,
-    sink: EventSink,
-    *,
-    user_id: uuid.UUID,
-    message: str,
-    model_id: str,
-    current_workout_text: str | None,
-    cap: int,
-) -> None:
-    """The loop of seed 000 §3.1. Each iteration commits twice, each write one round trip on PostgreSQL
-    (`EventSink.record_all`): the request with the model's answer and its tool calls, before the tool runs (not
-    waiting for the WAL flush, which the next waiting commit includes); then the tool's result, with the next
-    context build's reads in the same message. Never a transaction across a model call or a tool."""
-    session = sink.session
-    maybe_checkpoint(session=session, user_id=user_id, model_id=model_id, sink=sink, pending_text=message)
-    sink.record(EventType.USER_MESSAGE, {"message": message})
-    if current_workout_text:
-        sink.record(
-            EventType.KNOWLEDGE,
-            {"source": "current_workout_session", "params": {}, "data": current_workout_text},
-        )
-    initialize_context(session=session, user_id=user_id, message=message, sink=sink)
+def read_position(events: list[AgentSessionEvent]) -> _Position:
+    position = _Position()
+    for event in events:
+        data = event.data if isinstance(event.data, dict) else {}
+        kind = event.event_type
+        if kind == EventType.LLM_REQUEST and data.get("purpose", "trainer") == "trainer":
+            position.iterations += 1
+            position.initialized = True
+            position.pending_request = True
+            position.pending_calls = []
+        elif kind == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer":
+            position.pending_request = False
+        elif kind == EventType.TOOL_CALL and not position.pending_request:
+            arguments = data.get("arguments")
+            position.pending_calls.append(
+                ToolCall(
+                    id=str(data.get("call_id", "")),
+                    name=str(data.get("tool_name", "")),
+                    arguments=arguments if isinstance(arguments, dict) else {},
+                )
+            )
+        elif kind == EventType.TOOL_RESULT:
+            position.pending_calls = []
+    return position
+
+
+def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent]) -> None:
+    """Run (or continue) the turn from where its `events` (the turn's events so far) say it stands, and
+    finish it. LLMError propagates (the caller ends the turn in `error`)."""
+    session = turn.session
+    user_id = session.user_id
+    model_id = turn.model
+    cap = int(turn.result.get("max_iterations") or settings.AGENT_MAX_ITERATIONS)
+    position = read_position(events)
+    if not position.initialized:
+        if turn.attempts <= 1:
+            maybe_checkpoint(
+                session=session, user_id=user_id, model_id=model_id, sink=sink, keep_from=turn.start_sequence
+            )
+        message = str(events[0].data.get("message", "")) if events else ""
+        initialize_context(session=session, user_id=user_id, message=message, sink=sink)
 
     model_config = get_model(model_id)
     provider = get_provider(model_id)
     tool_ctx = ToolContext(user_id=user_id, session=session)
     cache = ContextCache()
-    request = _next_request(sink, cache, user_id=user_id, model_id=model_id, iteration=1)
+    iterations = position.iterations
+    calls = position.pending_calls
     while True:
-        result.iterations += 1
-        response = _complete(provider, request)
-        calls = response.tool_calls
-        answer = NewEvent(
-            EventType.LLM_RESPONSE, _response_data(response, model_config), duration_ms=response.duration_ms
-        )
         if not calls:
-            sink.record_all([answer, NewEvent(EventType.ERROR, _loop_error("No tool call in response"))])
-            result.stop_reason = "no_tool_call"
-            return
-        # All the calls, so the transcript shows the response as the model gave it. Committed before the tool
-        # runs, without waiting for the WAL flush: the WAL is flushed in order, so these events are durable
-        # before anything the tool commits, and before the result's commit below, which waits.
-        sink.record_all(
-            [
-                answer,
-                *(
-                    NewEvent(
-                        EventType.TOOL_CALL,
-                        {"tool_name": each.name, "arguments": each.arguments, "call_id": each.id},
-                    )
-                    for each in calls
-                ),
-            ],
-            wait_for_flush=False,
-        )
+            if not position.pending_request:
+                iterations += 1
+                request = _record_request(sink, cache, turn=turn, model_id=model_id, iteration=iterations)
+            else:
+                request = build_context(session=session, user_id=user_id, cache=cache).to_request(
+                    model=model_id
+                )
+            position.pending_request = False
+            response = _complete(provider, request)
+            answer = NewEvent(
+                EventType.LLM_RESPONSE,
+                _response_data(response, model_config),
+                duration_ms=response.duration_ms,
+            )
+            calls = response.tool_calls
+            if not calls:
+                _finish(
+                    turn,
+                    [answer, NewEvent(EventType.ERROR, _loop_error("No tool call in response"))],
+                    "no_tool_call",
+                    iterations,
+                )
+                return
+            # The answer and all its calls, so the transcript shows the response as the model gave it. Committed
+            # before the tool runs: followers see the tool start at once.
+            sink.record_all(
+                [
+                    answer,
+                    *(
+                        NewEvent(
+                            EventType.TOOL_CALL,
+                            {"tool_name": each.name, "arguments": each.arguments, "call_id": each.id},
+                        )
+                        for each in calls
+                    ),
+                ]
+            )
         call = calls[0]
-        executed = _execute(call, sink, tool_ctx)
-        result.actions.append(Action(tool=call.name, args=call.arguments, result=executed.to_dict()))
-        outcome = [*_result_events(call, executed), *_extra_call_answers(calls[1:])]
-        if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
-            result.stop_reason = call.name
-        elif result.iterations >= cap:
-            outcome.append(NewEvent(EventType.ERROR, _loop_error(f"Max iterations ({cap}) reached")))
-            result.stop_reason = "max_iterations"
-        if result.stop_reason:
+        with transaction.atomic():
+            sink.check_lease()
+            executed = _execute(call, sink, tool_ctx)
+            outcome = [*_result_events(call, executed), *_extra_call_answers(calls[1:])]
+            stop_reason = ""
+            if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
+                stop_reason = call.name
+            elif iterations >= cap:
+                outcome.append(NewEvent(EventType.ERROR, _loop_error(f"Max iterations ({cap}) reached")))
+                stop_reason = "max_iterations"
+            if stop_reason:
+                _finish(turn, outcome, stop_reason, iterations)
+                return
             sink.record_all(outcome)
-            _emit_result(call, executed, sink)
-            return
-        # The result, its commit and the next build's reads (which see it) in one round trip on PostgreSQL.
-        _, prefetched = sink.record_all_then_read(
-            outcome, plan_context_read(session=session, user_id=user_id, cache=cache)
-        )
-        _emit_result(call, executed, sink)
-        request = _next_request(
-            sink,
-            cache,
-            user_id=user_id,
-            model_id=model_id,
-            iteration=result.iterations + 1,
-            prefetched=prefetched,
-        )
+        calls = []
 
 
-def _next_request(
-    sink: EventSink,
-    cache: ContextCache,
+def _finish(turn: AgentTurn, events: list[NewEvent], stop_reason: str, iterations: int) -> None:
+    """End the turn with its last events. A turn that delivered nothing to the user (no message, question or
+    workout: every tool failed, the cap, no tool call) ends in `error` with the reason, so the client can tell."""
+    delivered = _delivered_anything(turn, events)
+    if delivered:
+        finish_turn(
+            turn=turn,
+            status=TurnStatus.COMPLETED,
+            events=events,
+            result={"stop_reason": stop_reason, "iterations": iterations},
+        )
+        return
+    reason = {
+        "no_tool_call": "The model answered without calling a tool.",
+        "max_iterations": "The turn reached its iteration limit without answering.",
+    }.get(stop_reason, "The turn ended without a message for the user.")
+    finish_turn(
+        turn=turn,
+        status=TurnStatus.ERROR,
+        events=[*events, NewEvent(EventType.ERROR, _turn_error("undelivered", reason))],
+        result={
+            "stop_reason": stop_reason,
+            "iterations": iterations,
+            "error_kind": "undelivered",
+            "error": reason,
+        },
+    )
+
+
+def _delivered_anything(turn: AgentTurn, pending: list[NewEvent]) -> bool:
+    stored = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
+    results = [e.data for e in stored if e.event_type == EventType.TOOL_RESULT]
+    results += [dict(e.data) for e in pending if e.event_type == EventType.TOOL_RESULT]
+    return any(
+        data.get("success") and data.get("tool_name") in {"message_notify_user", "message_ask_user"}
+        for data in results
+    )
+
+
+def fail_turn(
+    turn: AgentTurn,
     *,
-    user_id: uuid.UUID,
-    model_id: str,
-    iteration: int,
-    prefetched: ContextRead | None = None,
+    kind: str,
+    message: str,
+    context: str,
+    stack: str | None = None,
+    retry_after: float | None = None,
+) -> None:
+    """End the turn in `error`: the `error` event (which followers show as the terminal `error` frame), the
+    session's status and usage so far, in one transaction. Every event already written stays."""
+    data = _turn_error(kind, message, context=context, stack=stack)
+    if retry_after is not None:
+        data["retry_after"] = retry_after
+    finish_turn(
+        turn=turn,
+        status=TurnStatus.ERROR,
+        events=[NewEvent(EventType.ERROR, data)],
+        result={"error_kind": kind, "error": message, "retry_after": retry_after},
+    )
+
+
+def _turn_error(
+    kind: str, message: str, *, context: str = "agent_loop", stack: str | None = None
+) -> dict[str, Any]:
+    return {"message": message, "kind": kind, "context": context, "stack": stack, "fatal": True}
+
+
+def _record_request(
+    sink: EventSink, cache: ContextCache, *, turn: AgentTurn, model_id: str, iteration: int
 ) -> LLMRequest:
-    """Build the context from the events (new ones only, through the turn's cache) and log the request; it is
-    stored, stamped with this moment, with the model's answer or the error that ends the call (`EventSink.hold`)."""
-    context = build_context(session=sink.session, user_id=user_id, cache=cache, prefetched=prefetched)
+    """Build the context from the events (new ones only, through the turn's cache) and store the request
+    before the call."""
+    context = build_context(session=turn.session, user_id=turn.session.user_id, cache=cache)
     request = context.to_request(model=model_id)
-    sink.hold(EventType.LLM_REQUEST, _request_data(request, context, iteration))
+    sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
     return request
 
 
 def _complete(provider: Provider, request: LLMRequest) -> LLMResponse:
     """One model call; a provider that fails with anything but LLMError is reported as a server error."""
-    release_pooled_connections()  # nothing is held across the call (no transaction is open here)
     try:
-        with work_slots().released():
-            return provider.complete(request)
+        return provider.complete(request)
     except LLMError:
         raise
     except Exception as exc:
@@ -238,11 +286,7 @@ def _complete(provider: Provider, request: LLMRequest) -> LLMResponse:
 
 
 def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
-    """Stream the start frames and run the tool. Failures come back as failed results, never as exceptions."""
-    status_start = _status_start(call.name)
-    if status_start:
-        sink.emit({"type": "status", "data": {"message": status_start, "tool": call.name, "phase": "start"}})
-    sink.emit({"type": call.name, "data": {"status": "running", "args": call.arguments}})
+    """Run the tool. Failures come back as failed results, never as exceptions."""
     if call.has_invalid_arguments:
         return _failed_result(
             call.name, "The tool arguments were not valid JSON. Call the tool again with a JSON object."
@@ -259,48 +303,19 @@ def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
 
 
 def _result_events(call: ToolCall, executed: ToolResult) -> list[NewEvent]:
-    """The tool's result, and the artifact it created (if any)."""
-    events = [
-        NewEvent(
-            EventType.TOOL_RESULT,
-            {
-                "tool_name": call.name,
-                "result": executed.to_dict(),
-                "success": executed.success,
-                "call_id": call.id,
-            },
-            duration_ms=executed.duration_ms,
-        )
-    ]
+    """The tool's result (with the status line the stream shows), and the artifact it created (if any)."""
+    data: dict[str, Any] = {
+        "tool_name": call.name,
+        "result": executed.to_dict(),
+        "success": executed.success,
+        "call_id": call.id,
+    }
+    if executed.status_message:
+        data["status"] = {"message": executed.status_message, "phase": executed.status_phase}
+    events = [NewEvent(EventType.TOOL_RESULT, data, duration_ms=executed.duration_ms)]
     if executed.artifact is not None:
         events.append(NewEvent(EventType.ARTIFACT, executed.artifact))
     return events
-
-
-def _emit_result(call: ToolCall, executed: ToolResult, sink: EventSink) -> None:
-    """Stream the tool's result frame and its status frame (seed 000 §8.3)."""
-    frame: dict[str, Any] = {
-        "type": call.name,
-        "data": executed.data,
-        "formatted": executed.formatted,
-        "status": "done" if executed.success else "failed",
-    }
-    if executed.delivered_artifact is not None:
-        frame["artifact"] = executed.delivered_artifact
-    if executed.artifact_id is not None:
-        frame["artifact_id"] = executed.artifact_id
-    sink.emit(frame)
-    if executed.status_message:
-        sink.emit(
-            {
-                "type": "status",
-                "data": {
-                    "message": executed.status_message,
-                    "tool": call.name,
-                    "phase": executed.status_phase,
-                },
-            }
-        )
 
 
 def _extra_call_answers(calls: list[ToolCall]) -> list[NewEvent]:
@@ -331,24 +346,8 @@ def _failed_result(tool_name: str, message: str) -> ToolResult:
     )
 
 
-def _status_start(tool_name: str) -> str | None:
-    try:
-        return get_tool(tool_name).status_start
-    except UnknownToolError:
-        return None
-
-
 def _loop_error(message: str) -> dict[str, Any]:
     return {"message": message, "context": "agent_loop", "stack": None}
-
-
-def _fail_turn(
-    sink: EventSink, session: AgentSession, *, kind: str, message: str, stack: str | None, context: str
-) -> None:
-    """Record the failure, end the session in `error` (usage so far aggregated) and tell the listener."""
-    sink.record(EventType.ERROR, {"message": message, "kind": kind, "context": context, "stack": stack})
-    end_session(session=session, status=SessionStatus.ERROR)
-    sink.emit({"type": "error", "message": message})
 
 
 def _request_data(request: LLMRequest, context: AgentContext, iteration: int) -> dict[str, Any]:

@@ -1,35 +1,38 @@
-"""One sink per turn: every event goes to the store, the console log and (optionally) a live listener.
+"""One sink per turn: every event goes to the store and the console log.
 
-The loop calls `record()`/`record_all()` for durable events (`hold()` for the model request, stored with the
-answer) and `emit()` for stream frames (seed 000 §8.3); it never knows who listens. A listener that raises (a
-client that went away) is dropped, never the turn.
+The loop calls `record()`/`record_all()` for durable events; it never knows who listens: stream frames are a
+projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) also
+checks, in the same transaction as each write, that the worker still holds the turn's lease, and renews it:
+a worker presumed dead whose turn another worker took over cannot write a second copy of anything.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
-from django.utils import timezone
+from django.db import transaction
 
-from config.db import PlannedRead
-from sessions_app.models import AgentSession, AgentSessionEvent
-from sessions_app.services import NewEvent, append_events, append_events_then_read, event_batch
+from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
+from sessions_app.services import NewEvent, append_events, renew_lease
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
-logger = logging.getLogger(__name__)
 
-Listener = Callable[[dict[str, Any]], None]
+
+class LeaseLost(RuntimeError):
+    """Another worker took the turn over (this one was presumed dead): stop without writing."""
 
 
 class EventSink:
-    def __init__(self, *, session: AgentSession, listener: Listener | None = None) -> None:
+    def __init__(
+        self, *, session: AgentSession, turn: AgentTurn | None = None, lease: timedelta | None = None
+    ) -> None:
         self.session = session
-        self.listener = listener
-        self.held: list[NewEvent] = []
+        self.turn = turn
+        self.lease = lease
 
     def record(
         self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
@@ -37,87 +40,34 @@ class EventSink:
         """Store the event (next sequence number) and log it in the console format."""
         return self.record_all([NewEvent(event_type, data, duration_ms)])[-1]
 
-    def record_all(
-        self, events: Sequence[NewEvent], *, wait_for_flush: bool = True
-    ) -> list[AgentSessionEvent]:
-        """Store the held events and then these at consecutive numbers, all or none (`append_events`: on
-        PostgreSQL one round trip with its commit; `wait_for_flush` as there), and log these in the console
-        format."""
-        return self._logged(
-            append_events(session=self.session, events=[*self.held, *events], wait_for_flush=wait_for_flush)
-        )
+    def record_all(self, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
+        """Store the events at consecutive numbers, all or none, and log them in the console format."""
+        if not events:
+            return []
+        with transaction.atomic():
+            self.check_lease()
+            stored = append_events(session=self.session, events=events)
+        for event in stored:
+            self.log(event)
+        return stored
 
-    def record_all_then_read[T](
-        self, events: Sequence[NewEvent], read: PlannedRead[T]
-    ) -> tuple[list[AgentSessionEvent], T]:
-        """`record_all`, then `read` (which sees the new events), in the same round trip on PostgreSQL."""
-        stored, result = append_events_then_read(
-            session=self.session, events=[*self.held, *events], read=read
-        )
-        return self._logged(stored), result
+    def check_lease(self) -> None:
+        """Inside the caller's transaction: renew the lease, or raise LeaseLost if the turn is no longer ours."""
+        if (
+            self.turn is not None
+            and self.lease is not None
+            and not renew_lease(turn=self.turn, lease=self.lease)
+        ):
+            raise LeaseLost(f"turn {self.turn.pk} was taken over by another worker")
 
-    def _logged(self, stored: list[AgentSessionEvent]) -> list[AgentSessionEvent]:
-        held, self.held = len(self.held), []
-        for event in stored[held:]:
-            self._log(event.event_type, event.data, event.timestamp, event.duration_ms)
-        return stored[held:]
-
-    def hold(self, event_type: str, data: dict[str, Any]) -> None:
-        """Log the event now and store it, stamped with this moment, at the front of the next `record_all`.
-
-        For the model request: it is stored with the model's answer (or the error that ended the call), one
-        commit instead of one before and one after the call. A turn always writes again after a call.
-        """
-        event = NewEvent(event_type, data, timestamp=timezone.now())
-        self.held.append(event)
-        self._log(event_type, data, event.timestamp, None)
-
-    def _log(self, event_type: str, data: Any, timestamp: Any, duration_ms: int | None) -> None:
+    def log(self, event: AgentSessionEvent) -> None:
         if console_logger.isEnabledFor(logging.INFO):
             console_logger.info(
                 format_event(
-                    timestamp=timestamp,
+                    timestamp=event.timestamp,
                     session_id=self.session.pk,
-                    event_type=event_type,
-                    data=data,
-                    duration_ms=duration_ms,
+                    event_type=event.event_type,
+                    data=event.data,
+                    duration_ms=event.duration_ms,
                 )
             )
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Store the events recorded inside the block in one transaction (`event_batch`): one commit, one
-        session lock and one sequence lookup instead of one each.
-
-        Never hold a batch open across a model call: it keeps the session row locked until it commits.
-        """
-        with event_batch(session=self.session):
-            yield
-
-    def emit(self, frame: dict[str, Any]) -> None:
-        """Hand one stream frame to the listener, if any; a failing listener is detached."""
-        if self.listener is None:
-            return
-        try:
-            self.listener(frame)
-        except Exception:
-            logger.info("sink.listener_detached", extra={"session_id": str(self.session.pk)}, exc_info=True)
-            self.listener = None
-
-
-NAMED_FRAME_TYPES = frozenset({"status", "knowledge", "done", "error"})
-
-
-def frame_kind(frame: dict[str, Any]) -> str:
-    """The seed 000 §3.1 name of a stream frame: status, knowledge, done, error, tool_start or tool_result.
-
-    On the wire (§8.3) tool frames carry the tool's name as their `type`; a start frame is the one whose data
-    says `running` and that has no `formatted` result yet.
-    """
-    kind = str(frame.get("type", ""))
-    if kind in NAMED_FRAME_TYPES:
-        return kind
-    data = frame.get("data")
-    if "formatted" not in frame and isinstance(data, dict) and data.get("status") == "running":
-        return "tool_start"
-    return "tool_result"

@@ -1,161 +1,54 @@
-"""`POST /agent/stream` (one turn as Server-Sent Events) and `GET /agent/sessions/<id>/events` (replay + follow).
+"""The turn endpoints and the session stream: `POST /agent/chat`, `POST /agent/stream`, `GET /agent/sessions/<id>/events`.
 
-Plain async Django views, not DRF: an APIView cannot be async, and under daphne a StreamingHttpResponse over a
-sync iterator is buffered whole. Everything that can refuse the request (auth, throttle, body, session, 409)
-runs before anything is written or streamed. The synchronous agent loop then runs in a dedicated thread pool
-(`AGENT_STREAM_THREADS`); each frame it emits is published to the session's event channel (stored, so it can
-be replayed) and handed to the response through an asyncio.Queue. When the client goes away the generator is
-cancelled and later frames are simply not written: the turn finishes in its thread and stores everything.
+Plain async Django views (an APIView cannot be async; under daphne a StreamingHttpResponse over a sync iterator
+is buffered whole), through Django's ordinary handler and middleware. Both turn endpoints share one path to
+admission (`prepare_turn`: the Bearer token, the per-user throttle, the one body schema, then
+`turns.admit_turn`), which stores the turn's first events and enqueues it on the task framework; a worker runs
+it. Then `/agent/stream` follows the session's events from the turn's first one and `/agent/chat` waits for
+the turn's end, neither holding a thread while they wait: followers sleep on `wakeups` (PostgreSQL
+`LISTEN/NOTIFY`, polling on SQLite). Database work runs through `sync_to_async` as Django's async ORM does.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
-import threading
-import time
 import uuid
-from collections.abc import AsyncGenerator, Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
-from django.db import OperationalError, connections
-from django.http import HttpRequest, HttpResponseBase, JsonResponse, QueryDict, StreamingHttpResponse
+from django.db import OperationalError
+from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from django_eventstream.views import events as eventstream_events
 from rest_framework.request import Request
 
-from sessions_app.models import AgentSession, SessionNotFound, SessionStatus
-from sessions_app.services import end_session
-from trainer_agent import testing_hooks
+from sessions_app.models import AgentTurn, SessionNotFound
+from sessions_app.selectors import (
+    events_after,
+    finished_turns_between,
+    get_turn,
+    latest_response_before,
+    session_belongs_to,
+)
+from sessions_app.services import TurnInProgress
+from trainer_agent import wakeups
 from trainer_agent.api.errors import SESSION_NOT_FOUND, Conflict
 from trainer_agent.api.parsers import loads_strict
 from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.auth import AuthenticatedUser, AuthError, authenticate_bearer
-from trainer_agent.eventstream import (
-    ensure_cross_process_listener,
-    normalize_last_event_id,
-    publish_frame,
-    session_belongs_to,
-    session_channel,
-)
-from trainer_agent.loop import TurnError
-from trainer_agent.slots import work_slots
-from trainer_agent.turns import (
-    TurnInProgress,
-    TurnRequest,
-    TurnRequestError,
-    admit_turn,
-    parse_turn_request,
-    release_turn,
-    run_requested_turn,
-)
+from trainer_agent.frames import PING, Projector, encode, failure_detail, terminal_frame
+from trainer_agent.loop import APOLOGY
+from trainer_agent.turns import TurnRequest, TurnRequestError, admit_turn, parse_turn_request, turn_result
 
 logger = logging.getLogger(__name__)
 
 JSON_MEDIA_TYPE = "application/json"
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-PING = ": ping\n\n"
-_END = object()  # queued after the turn's last frame
-
-# Test and benchmark servers (never production) serve scripted model ids named in $AGENT_TEST_SCRIPTS.
-testing_hooks.install_from_env()
-
-_executor_lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
-
-
-_admission_executor: ThreadPoolExecutor | None = None
-# Threads that admit /agent/stream requests (auth, validation, session claim, first frame). Few, so a burst is
-# admitted first come, first served (each request's first frame leaves in arrival order) rather than all
-# requests advancing together behind the GIL; more than one, so database round trips overlap.
-ADMISSION_THREADS = 4
-
-
-def admission_executor() -> ThreadPoolExecutor:
-    global _admission_executor
-    with _executor_lock:
-        if _admission_executor is None:
-            _admission_executor = ThreadPoolExecutor(
-                max_workers=ADMISSION_THREADS, thread_name_prefix="agent-admit"
-            )
-        return _admission_executor
-
-
-class AdmissionsFirst:
-    """Turns wait to start while requests are arriving or waiting to be admitted, for at most `max_wait_s`.
-
-    Admitting a request (token, body, session claim, first frame) takes a few milliseconds of CPU; a starting
-    turn takes tens (initializer, knowledge, context). In one process they share one GIL, so in a burst every
-    turn that starts early delays the first frame of every request still queued or still arriving behind it.
-    A turn therefore starts once no request is waiting for admission and none has arrived for `quiet_s`: a
-    burst is acknowledged first, and each turn is delayed by at most the time the burst takes to arrive and be
-    admitted (bounded by `max_wait_s`, so a steady stream of arrivals cannot hold turns back).
-    """
-
-    def __init__(self, max_wait_s: float, quiet_s: float = 0.05) -> None:
-        self.max_wait_s = max_wait_s
-        self.quiet_s = quiet_s
-        self._waiting = 0
-        self._last_arrival = -math.inf
-        self._changed = threading.Condition()
-
-    def arrived(self) -> None:
-        with self._changed:
-            self._waiting += 1
-            self._last_arrival = time.monotonic()
-
-    def admitted(self) -> None:
-        with self._changed:
-            self._waiting -= 1
-            if self._waiting == 0:
-                self._changed.notify_all()
-
-    def wait(self) -> None:
-        deadline = time.monotonic() + self.max_wait_s
-        with self._changed:
-            while True:
-                now = time.monotonic()
-                if now >= deadline:
-                    return
-                if self._waiting:
-                    self._changed.wait(deadline - now)
-                    continue
-                quiet_until = self._last_arrival + self.quiet_s
-                if now >= quiet_until:
-                    return
-                self._changed.wait(min(quiet_until, deadline) - now)
-
-
-# Seconds a turn waits at most for the admission queue to drain (see AdmissionsFirst).
-ADMISSIONS_FIRST_MAX_WAIT_S = 2.0
-admissions_first = AdmissionsFirst(ADMISSIONS_FIRST_MAX_WAIT_S)
-
-
-def agent_executor() -> ThreadPoolExecutor:
-    """The threads that run streamed turns: one per turn in flight, AGENT_STREAM_THREADS at most."""
-    global _executor
-    with _executor_lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(
-                max_workers=settings.AGENT_STREAM_THREADS, thread_name_prefix="agent-turn"
-            )
-        return _executor
-
-
-def encode_frame(frame: dict[str, Any], event_id: str | None = None) -> str:
-    """One SSE event: an optional `id:` line, the frame's JSON on one `data:` line, a blank line.
-
-    One line is enough: json.dumps escapes every newline inside strings.
-    """
-    data = json.dumps(frame, cls=DjangoJSONEncoder)
-    return f"id: {event_id}\ndata: {data}\n\n" if event_id else f"data: {data}\n\n"
+# Events read per query while a stream catches up.
+PAGE = 200
 
 
 # --- refusing a request before anything is written ---------------------------------------------------
@@ -173,42 +66,20 @@ def method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
     return error_response(405, f'Method "{request.method}" not allowed.', headers={"Allow": allowed})
 
 
-# The first frame of every turn, sent as soon as the turn is admitted (its session claimed) and stored like the
-# others, so the client knows at once that its message was taken, even while the server is busy.
-RECEIVED_FRAME: dict[str, Any] = {
-    "type": "status",
-    "data": {"message": "Message received", "tool": "agent", "phase": "start"},
-}
-
-
-@dataclass(frozen=True)
-class PreparedTurn:
-    user: AuthenticatedUser
-    turn: TurnRequest
-    session: AgentSession  # claimed for this turn: the worker releases it
-    received_frame_id: str | None = None
-
-
 class Refused(Exception):
     def __init__(self, response: JsonResponse) -> None:
         super().__init__(response.status_code)
         self.response = response
 
 
-def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
-    """Authenticate, throttle and validate in the order `/agent/chat` does; then admit the turn (claim its
-    session, or create a claimed one) and publish its first frame.
-
-    Runs in an admission thread. The body size was already checked by RequestBodyLimitMiddleware (413).
-    """
+def prepare_turn(request: HttpRequest) -> AgentTurn | JsonResponse:
+    """Authenticate, throttle, validate, then admit the turn (`turns.admit_turn`): the one path of
+    `/agent/chat` and `/agent/stream`. A refusal is the JSON response to send; nothing is written for it."""
     try:
         user = authenticate(request)
         check_throttle(request, user)
         turn = read_turn_request(request)
-        session, received_id = admit_turn(
-            user_id=user.user_id, session_id=turn.session_id, first_frame=RECEIVED_FRAME
-        )
-        return PreparedTurn(user=user, turn=turn, session=session, received_frame_id=received_id)
+        return admit_turn(user_id=user.user_id, turn=turn)
     except Refused as refused:
         return refused.response
     except SessionNotFound:
@@ -216,19 +87,9 @@ def prepare_turn(request: HttpRequest) -> PreparedTurn | JsonResponse:
     except TurnInProgress:
         return error_response(409, str(Conflict.default_detail))
     except OperationalError:
-        # The database is overloaded or unreachable (e.g. SQLite locked past its timeout, no free PostgreSQL
-        # connection): nothing was started, the client may simply retry.
-        logger.exception("stream.database_unavailable")
+        # The database is overloaded or unreachable: nothing was started, the client may simply retry.
+        logger.exception("turn.database_unavailable")
         return error_response(503, "The service is busy; try again shortly.", headers={"Retry-After": "2"})
-    finally:
-        _release_connection()
-
-
-def _admit(request: HttpRequest) -> PreparedTurn | JsonResponse:
-    try:
-        return prepare_turn(request)
-    finally:
-        admissions_first.admitted()
 
 
 def authenticate(request: HttpRequest) -> AuthenticatedUser:
@@ -281,166 +142,80 @@ def read_turn_request(request: HttpRequest) -> TurnRequest:
         raise Refused(error_response(400, exc.detail)) from None
 
 
-def _release_connection() -> None:
-    """Close this thread's database connections now: a request thread would otherwise hold one until the (long)
-    stream ends, and a pool thread until it is reused. Never inside a transaction (tests run in one)."""
-    for connection in connections.all(initialized_only=True):
-        if not connection.in_atomic_block:
-            connection.close()
+# --- the views ------------------------------------------------------------------------------------------
 
 
-# --- the stream --------------------------------------------------------------------------------------
-
-
-class FrameQueue:
-    """Hands frames from the turn's thread to the response's event loop; a no-op once the client has gone."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
-        self.attached = True
-
-    def put(self, event_id: str | None, frame: dict[str, Any]) -> None:
-        self._put((event_id, frame))
-
-    def finish(self) -> None:
-        self._put(_END)
-
-    def detach(self) -> None:
-        self.attached = False
-
-    def _put(self, item: Any) -> None:
-        if not self.attached:
-            return
-        try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
-        except RuntimeError:  # the event loop is closed (server shutting down)
-            self.attached = False
-
-    async def frames(self, heartbeat_s: float) -> AsyncGenerator[str]:
-        """SSE text until the turn ends; a `: ping` comment whenever nothing arrived for `heartbeat_s`."""
-        try:
-            while True:
-                try:
-                    async with asyncio.timeout(heartbeat_s):
-                        item = await self.queue.get()
-                except TimeoutError:
-                    yield PING
-                    continue
-                if item is _END:
-                    return
-                event_id, frame = item
-                yield encode_frame(frame, event_id)
-        finally:
-            # Cancelled when the client disconnects: stop queueing, let the turn run on.
-            self.detach()
-
-
-def run_streamed_turn(prepared: PreparedTurn, out: FrameQueue) -> None:
-    """The turn's thread: run the loop of the admitted (claimed) turn, publish and stream every frame, release
-    the claim and always finish the stream."""
-    session = prepared.session
-    admissions_first.wait()
-
-    def listener(frame: dict[str, Any]) -> None:
-        # Must never raise: the sink drops a failing listener, which would also stop the publication.
-        out.put(publish_frame(session_id=session.pk, frame=frame), frame)
-
-    try:
-        try:
-            with work_slots().held():
-                _run(prepared, listener)
-        finally:
-            release_turn(session)
-    except Exception:
-        logger.exception("stream.turn_crashed", extra={"session_id": str(session.pk)})
-        out.put(None, {"type": "error", "message": "Internal error: the turn could not be completed."})
-    finally:
-        out.finish()
-        _release_connection()
-
-
-def _run(prepared: PreparedTurn, listener: Callable[[dict[str, Any]], None]) -> None:
-    user_id, turn, session = prepared.user.user_id, prepared.turn, prepared.session
-    try:
-        run_requested_turn(user_id=user_id, session=session, turn=turn, listener=listener)
-    except TurnError:
-        pass  # the loop recorded the failure and already emitted the `error` frame
-    except Exception as exc:
-        logger.exception("stream.turn_failed", extra={"session_id": str(session.pk)})
-        try:
-            end_session(session=session, status=SessionStatus.ERROR)
-        except Exception:
-            logger.exception("stream.end_session_failed", extra={"session_id": str(session.pk)})
-        listener({"type": "error", "message": f"Internal error: {type(exc).__name__}"})
+@csrf_exempt
+async def agent_chat(request: HttpRequest) -> HttpResponseBase:
+    """POST /agent/chat: one turn, answered with `{sessionId, response, iterations}` when it ends."""
+    if request.method != "POST":
+        return method_not_allowed(request, "POST")
+    admitted = await sync_to_async(prepare_turn)(request)
+    if isinstance(admitted, JsonResponse):
+        return admitted
+    turn = await wait_for_end(admitted)
+    result = await sync_to_async(turn_result)(turn)
+    body: dict[str, Any] = result.as_api()
+    if result.status == "completed":
+        return JsonResponse(body)
+    if result.error_kind == "undelivered":
+        # Nothing reached the user (every tool failed, the iteration cap): an answer the client can show.
+        body["error"] = {"kind": result.error_kind, "detail": result.error_message}
+        return JsonResponse(body)
+    # The model (or the service) failed: the provider's own words stay in the events and logs.
+    headers = {"Retry-After": str(max(1, round(result.retry_after)))} if result.retry_after else None
+    detail = failure_detail(result.error_kind, turn.model)
+    response = {"detail": detail, "sessionId": str(turn.session_id), "response": body["response"]}
+    if not response["response"]["messages"]:
+        response["response"]["messages"] = [APOLOGY]
+    return JsonResponse(response, status=502, headers=headers)
 
 
 @csrf_exempt
 async def agent_stream(request: HttpRequest) -> HttpResponseBase:
-    """POST /agent/stream: the turn's frames (seed 000 §8.3) as they happen, each with a resumable `id:`."""
+    """POST /agent/stream: the turn's frames as they are stored, each event's with its sequence number as `id:`."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    loop = asyncio.get_running_loop()
-    admissions_first.arrived()
-    admission = asyncio.ensure_future(
-        sync_to_async(_admit, thread_sensitive=False, executor=admission_executor())(request)
-    )
-    try:
-        prepared = await asyncio.shield(admission)
-    except asyncio.CancelledError:
-        # The client went away while its turn was being admitted: the session is (or will be) claimed, so the
-        # turn must still run and release it, as after any disconnect; nobody reads its frames.
-        admission.add_done_callback(_run_turn_of_gone_client)
-        raise
-    if isinstance(prepared, JsonResponse):
-        return prepared
-    out = FrameQueue(loop)
-    out.put(prepared.received_frame_id, RECEIVED_FRAME)
-    start_turn(loop, prepared, out)
-    response = StreamingHttpResponse(
-        out.frames(settings.SSE_HEARTBEAT_SECONDS), content_type="text/event-stream", headers=SSE_HEADERS
-    )
-    response["X-Session-Id"] = str(prepared.session.pk)
+    admitted = await sync_to_async(prepare_turn)(request)
+    if isinstance(admitted, JsonResponse):
+        return admitted
+    frames = follow(admitted.session_id, after=admitted.start_sequence - 1, until_turn=admitted.pk)
+    response = StreamingHttpResponse(frames, content_type="text/event-stream", headers=SSE_HEADERS)
+    response["X-Session-Id"] = str(admitted.session_id)
     return response
 
 
-def start_turn(loop: asyncio.AbstractEventLoop, prepared: PreparedTurn, out: FrameQueue) -> None:
-    """Queue the admitted turn on the turn pool. Started by the view, not inside the response's generator: the
-    turn must run even if the response is never iterated."""
-    worker = loop.run_in_executor(agent_executor(), run_streamed_turn, prepared, out)
-    worker.add_done_callback(_log_worker_failure)
-
-
-def _run_turn_of_gone_client(admission: asyncio.Future[PreparedTurn | JsonResponse]) -> None:
-    if admission.cancelled() or admission.exception() is not None:
-        return
-    prepared = admission.result()
-    if isinstance(prepared, PreparedTurn):
-        loop = asyncio.get_running_loop()
-        out = FrameQueue(loop)
-        out.detach()
-        start_turn(loop, prepared, out)
-
-
-def _log_worker_failure(future: asyncio.Future[None]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        logger.error("stream.worker_failed", exc_info=future.exception())
-
-
-# --- replay and follow --------------------------------------------------------------------------------
+async def session_events(request: HttpRequest, session_id: str) -> HttpResponseBase:
+    """GET /agent/sessions/<id>/events: the session's frames after Last-Event-ID (a sequence number), then live."""
+    if request.method != "GET":
+        return method_not_allowed(request, "GET")
+    parsed_id = parse_uuid(session_id)
+    refused = await sync_to_async(authorize_session_reader)(request, parsed_id)
+    if refused is not None:
+        return refused
+    assert parsed_id is not None
+    raw_last_id = (request.headers.get("Last-Event-ID") or request.GET.get("lastEventId") or "").strip()
+    after = -1
+    if raw_last_id:
+        if not raw_last_id.isdigit() or len(raw_last_id) > 9:
+            return error_response(
+                400, "Last-Event-ID must be the id of a frame of this session's stream (a sequence number)."
+            )
+        after = int(raw_last_id)
+    return StreamingHttpResponse(
+        follow(parsed_id, after=after), content_type="text/event-stream", headers=SSE_HEADERS
+    )
 
 
 def authorize_session_reader(request: HttpRequest, session_id: uuid.UUID | None) -> JsonResponse | None:
     """401 for a bad token, 404 unless the session is the caller's (unknown and foreign look the same)."""
     try:
         user = authenticate(request)
-        if session_id is None or not session_belongs_to(session_id=session_id, user_id=user.user_id):
-            return error_response(404, SESSION_NOT_FOUND)
-        return None
     except Refused as refused:
         return refused.response
-    finally:
-        _release_connection()
+    if session_id is None or not session_belongs_to(session_id=session_id, user_id=user.user_id):
+        return error_response(404, SESSION_NOT_FOUND)
+    return None
 
 
 def parse_uuid(value: str) -> uuid.UUID | None:
@@ -450,28 +225,73 @@ def parse_uuid(value: str) -> uuid.UUID | None:
         return None
 
 
-async def session_events(request: HttpRequest, session_id: str) -> HttpResponseBase:
-    """GET /agent/sessions/<id>/events: the session's stored frames after Last-Event-ID, then live ones."""
-    if request.method != "GET":
-        return method_not_allowed(request, "GET")
-    parsed_id = parse_uuid(session_id)
-    refused = await sync_to_async(authorize_session_reader)(request, parsed_id)
-    if refused is not None:
-        return refused
-    assert parsed_id is not None
+# --- following the store --------------------------------------------------------------------------------
 
-    raw_last_id = request.headers.get("Last-Event-ID") or request.GET.get("lastEventId") or ""
-    if raw_last_id:
-        last_id = normalize_last_event_id(raw_last_id, session_id=parsed_id)
-        if last_id is None:
-            example = f"{session_channel(parsed_id)}:3"
-            return error_response(
-                400, f"Last-Event-ID must be an id from this session's stream, e.g. {example!r}."
+
+async def wait_for_end(turn: AgentTurn) -> AgentTurn:
+    """The turn once it has ended, waiting (without a thread) for its worker."""
+    while turn.finished_at is None:
+        await wakeups.wait(turn.session_id, timeout=settings.SSE_HEARTBEAT_SECONDS)
+        found = await sync_to_async(get_turn)(turn_id=turn.pk)
+        if found is None:
+            raise SessionNotFound(f"turn {turn.pk} is gone")
+        turn = found
+    return turn
+
+
+def _prime(session_id: uuid.UUID, after: int) -> Projector:
+    projector = Projector()
+    if after >= 0:
+        start = latest_response_before(session_id=session_id, sequence=after)
+        if start is not None:
+            projector.prime(
+                events_after(session_id=session_id, after_sequence=start - 1, limit=after - start + 1)
             )
-        request.META["HTTP_LAST_EVENT_ID"] = last_id
-    # Only Last-Event-ID steers the library: its GRIP parameters (es-meta, recover, link) are not accepted.
-    request.GET = QueryDict()
-    await ensure_cross_process_listener()
-    # django-eventstream's view checks can_read_channel (SessionChannelManager) again, then streams.
-    response: HttpResponseBase = eventstream_events(request, session_id=parsed_id)
-    return response
+    return projector
+
+
+def _next_page(session_id: uuid.UUID, after: int) -> tuple[list[Any], dict[int, AgentTurn]]:
+    """The events after `after` and the turns that end among them (read after the events: a turn's last event
+    and its end commit together, so a turn that ends at an event read here is seen as ended)."""
+    events = events_after(session_id=session_id, after_sequence=after, limit=PAGE)
+    if not events:
+        return [], {}
+    ends = finished_turns_between(session_id=session_id, after=after, up_to=events[-1].sequence_number)
+    return events, {turn.end_sequence: turn for turn in ends if turn.end_sequence is not None}
+
+
+async def follow(
+    session_id: uuid.UUID, *, after: int, until_turn: uuid.UUID | None = None
+) -> AsyncGenerator[str]:
+    """SSE text of the session's events after `after`, live: each event's frames, a turn's terminal frame with
+    its last event, `: ping` while nothing happens. Ends after `until_turn`'s terminal frame (else follows on).
+    Cancelled when the client disconnects: the turn runs on in its worker."""
+    projector = await sync_to_async(_prime)(session_id, after)
+    heartbeat = settings.SSE_HEARTBEAT_SECONDS
+    if until_turn is not None:
+        # Resuming after the turn's last event: the client already has its terminal frame.
+        turn = await sync_to_async(get_turn)(turn_id=until_turn)
+        if turn is None or (turn.end_sequence is not None and turn.end_sequence <= after):
+            return
+    idle = 0.0
+    while True:
+        events, ends = await sync_to_async(_next_page)(session_id, after)
+        for event in events:
+            frames = projector.frames(event)
+            ended = ends.get(event.sequence_number)
+            if ended is not None:
+                frames.append(terminal_frame(ended))
+            if frames:
+                yield encode(frames, event.sequence_number)
+            after = event.sequence_number
+            if ended is not None and ended.pk == until_turn:
+                return
+        if events:
+            idle = 0.0
+            continue
+        started = asyncio.get_running_loop().time()
+        await wakeups.wait(session_id, timeout=max(0.0, heartbeat - idle))
+        idle += asyncio.get_running_loop().time() - started
+        if idle >= heartbeat:
+            idle = 0.0
+            yield PING

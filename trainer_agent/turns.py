@@ -1,38 +1,58 @@
-"""Starting a turn from an API request: validate the body, resolve the session, hold the per-session turn lock.
+"""Turns as tasks: the web tier admits a turn, a worker runs it (and another continues it if that one dies).
 
-Shared by `/agent/chat` and `/agent/stream`. Nothing is written for a request that fails validation, names a
-session that is not the caller's, or finds a turn already running (409).
+`admit_turn` (web): validate (`parse_turn_request`, shared by `/agent/chat` and `/agent/stream`), resolve the
+session (404 for anyone else's), store the `user_message` (and the client's workout) with a queued
+`AgentTurn` in one transaction (409 while another turn of the session is open), then enqueue `run_turn_task`
+on Django's task framework (`TASKS`). Nothing is written for a refused request.
+
+`execute_turn` (worker): claim the turn with a lease (a heartbeat renews it while the turn runs), run the loop
+from where the store says the turn stands, finish it. `sweep_lapsed_turns` (every worker, periodically)
+re-enqueues turns whose worker died: they continue from the event store.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import re
+import socket
+import threading
+import traceback
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
+from django.tasks import task
 from django.utils import timezone
 from pydantic import ValidationError
 
-from config.db import write_together
 from datasources_app.services import save_current_workout
 from datasources_app.sources import fetch_and_format
-from sessions_app.models import AgentSession, SessionNotFound
-from sessions_app.selectors import get_session_for_user
-from sessions_app.services import planned_session
+from sessions_app.models import AgentSession, AgentTurn, EventType, TurnStatus
+from sessions_app.selectors import events_after, get_session_for_user, lapsed_turns
+from sessions_app.services import (
+    NewEvent,
+    claim_turn,
+    create_session,
+    delete_session,
+    open_turn,
+    renew_lease,
+)
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import Workout
-from trainer_agent.eventstream import first_frame_statements, publish_frame
-from trainer_agent.llm.models import model_ids
-from trainer_agent.loop import TurnResult, run_turn
-from trainer_agent.sink import Listener
+from trainer_agent.frames import turn_frames
+from trainer_agent.llm.models import get_model, model_ids
+from trainer_agent.llm.types import LLMError
+from trainer_agent.loop import APOLOGY, Action, TurnError, TurnResult, client_response, fail_turn, run_loop
+from trainer_agent.sink import EventSink, LeaseLost
+
+logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 8000
-TURN_LOCK_KEY = "turn_running_since"
-# A lock older than this belongs to a worker that died mid-turn; the next request may take it over.
-STALE_TURN_AFTER = timedelta(minutes=15)
 # C0 control characters other than tab, newline and carriage return (and DEL) have no place in a message;
 # PostgreSQL's jsonb also refuses U+0000.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -45,10 +65,6 @@ class TurnRequestError(ValueError):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
-
-
-class TurnInProgress(RuntimeError):
-    """Another turn is running in this session (409)."""
 
 
 @dataclass(frozen=True)
@@ -124,81 +140,264 @@ def _json_type(value: Any) -> str:
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
+def lease_duration() -> timedelta:
+    return timedelta(seconds=settings.TURN_LEASE_SECONDS)
+
+
 def admit_turn(
-    *, user_id: uuid.UUID, session_id: uuid.UUID | None, first_frame: dict[str, Any] | None = None
-) -> tuple[AgentSession, str | None]:
-    """The session an admitted request's turn runs in, already claimed for it (release with `release_turn`), and
-    the SSE id of `first_frame` once stored on the session's channel (None without a frame, or if it could not
-    be stored).
+    *,
+    user_id: uuid.UUID,
+    turn: TurnRequest,
+    max_iterations: int | None = None,
+    current_workout_text: str | None = None,
+) -> AgentTurn:
+    """Store the turn's first events and its queued row (one transaction), then enqueue it.
 
-    The caller's given session (SessionNotFound for anyone else's; TurnInProgress while another turn runs in
-    it), or a new session created with the claim in place and the first frame, in one transaction (one round
-    trip on PostgreSQL).
+    SessionNotFound for a session that is not the caller's; TurnInProgress while one of its turns is open.
+    Under the ImmediateBackend the turn has run when this returns.
     """
-    if session_id is None:
-        session, insert = planned_session(
-            user_id=user_id, metadata={TURN_LOCK_KEY: timezone.now().isoformat()}
-        )
-        frame_rows, frame_id = (
-            first_frame_statements(session_id=session.pk, frame=first_frame) if first_frame else ([], None)
-        )
-        write_together([insert, *frame_rows])
-        return session, frame_id
-    session = get_session_for_user(user_id=user_id, session_id=session_id)
-    claim_turn(session)
-    return session, (publish_frame(session_id=session.pk, frame=first_frame) if first_frame else None)
-
-
-def check_session(*, user_id: uuid.UUID, session_id: uuid.UUID | None) -> None:
-    """Raise SessionNotFound / TurnInProgress without writing anything (used before a stream starts)."""
-    if session_id is None:
-        return
-    session = get_session_for_user(user_id=user_id, session_id=session_id)
-    if _lock_held(session.metadata):
-        raise TurnInProgress(f"a turn is already running in session {session.pk}")
-
-
-def _lock_held(metadata: Any) -> bool:
-    since = metadata.get(TURN_LOCK_KEY) if isinstance(metadata, dict) else None
-    if not since:
-        return False
-    try:
-        started = datetime.fromisoformat(since)
-    except (TypeError, ValueError):
-        return False
-    return timezone.now() - started < STALE_TURN_AFTER
-
-
-def claim_turn(session: AgentSession) -> None:
-    """Mark a turn as running in the session (row-locked check-and-set); TurnInProgress if one already is."""
+    model_id = turn.model or settings.PRIMARY_MODEL
+    get_model(model_id)  # an unknown model id fails before anything is written
     with transaction.atomic():
-        metadata = (
-            AgentSession.objects.select_for_update()
-            .filter(pk=session.pk)
-            .values_list("metadata", flat=True)
-            .first()
-        )
-        if metadata is None:
-            raise SessionNotFound(f"session {session.pk} not found")
-        if _lock_held(metadata):
-            raise TurnInProgress(f"a turn is already running in session {session.pk}")
-        updated = {**metadata, TURN_LOCK_KEY: timezone.now().isoformat()}
-        AgentSession.objects.filter(pk=session.pk).update(metadata=updated)
-        session.metadata = updated
+        if turn.session_id is None:
+            session = create_session(user_id=user_id)
+        else:
+            session = get_session_for_user(user_id=user_id, session_id=turn.session_id)
+        events = [NewEvent(EventType.USER_MESSAGE, {"message": turn.message})]
+        text = current_workout_text
+        if turn.current_workout is not None:
+            text = adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
+        if text:
+            events.append(
+                NewEvent(
+                    EventType.KNOWLEDGE, {"source": "current_workout_session", "params": {}, "data": text}
+                )
+            )
+        agent_turn, stored = open_turn(session=session, model=model_id, events=events)
+        if max_iterations is not None:
+            agent_turn.result = {"max_iterations": max_iterations}
+            agent_turn.save(update_fields=["result"])
+    console = EventSink(session=session)
+    for event in stored:
+        console.log(event)
+    enqueue_turn(agent_turn)
+    return agent_turn
 
 
-def release_turn(session: AgentSession) -> None:
-    with transaction.atomic():
-        metadata = (
-            AgentSession.objects.select_for_update()
-            .filter(pk=session.pk)
-            .values_list("metadata", flat=True)
-            .first()
+def enqueue_turn(turn: AgentTurn) -> None:
+    """Hand the turn to the task framework (and, on PostgreSQL, wake idle workers at once)."""
+    run_turn_task.enqueue(str(turn.pk))
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, str(turn.pk)])
+
+
+# The channel idle worker threads LISTEN on (PostgreSQL): a turn was enqueued.
+TURNS_CHANNEL = "agent_turns"
+
+
+@task()
+def run_turn_task(turn_id: str) -> dict[str, object] | None:
+    """The task a worker runs for a turn: `execute_turn`. Returns the turn's outcome (None if another worker
+    has it, or it has ended)."""
+    result = execute_turn(turn_id=uuid.UUID(turn_id))
+    if result is None:
+        return None
+    return {"status": result.status, "iterations": result.iterations, "stop_reason": result.stop_reason}
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{uuid.uuid4().hex[:8]}"
+
+
+def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
+    """Claim the turn (with a lease), run or continue it from the store, and end it. None when the turn is not
+    ours to run (finished, gone, or leased by a live worker).
+
+    A model failure ends the turn in `error` (`TurnResult.status`); so does a turn that cannot continue: after
+    `TURN_MAX_ATTEMPTS` workers started it, or a bug. A worker that finds the turn taken over by another
+    (LeaseLost) stops without writing anything.
+    """
+    lease = lease_duration()
+    turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
+    if turn is None:
+        return None
+    if turn.attempts > settings.TURN_MAX_ATTEMPTS:
+        fail_turn(
+            turn,
+            kind="internal",
+            message=f"The turn could not be completed after {turn.attempts - 1} attempts.",
+            context="recovery",
         )
-        if isinstance(metadata, dict) and TURN_LOCK_KEY in metadata:
-            remaining = {k: v for k, v in metadata.items() if k != TURN_LOCK_KEY}
-            AgentSession.objects.filter(pk=session.pk).update(metadata=remaining)
-            session.metadata = remaining
+        return turn_result(turn)
+    sink = EventSink(session=turn.session, turn=turn, lease=lease)
+    with Heartbeat(turn, lease):
+        try:
+            run_loop(
+                turn=turn,
+                sink=sink,
+                events=events_after(
+                    session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
+                ),
+            )
+        except LeaseLost:
+            logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
+            return None
+        except LLMError as exc:
+            fail_turn(
+                turn, kind=exc.kind, message=exc.message, context="llm_call", retry_after=exc.retry_after
+            )
+        except Exception as exc:
+            logger.exception("turn.failed", extra={"turn_id": str(turn.pk)})
+            fail_turn(
+                turn,
+                kind="internal",
+                message=f"{type(exc).__name__}: {exc}",
+                context="agent_loop",
+                stack=traceback.format_exc(),
+            )
+    return turn_result(turn)
+
+
+class Heartbeat:
+    """Renews the turn's lease every third of its length while the turn runs (through model calls and tools),
+    on its own thread and connection. The loop's writes renew it too."""
+
+    def __init__(self, turn: AgentTurn, lease: timedelta) -> None:
+        self.turn = turn
+        self.lease = lease
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"heartbeat-{turn.pk}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def _run(self) -> None:
+        interval = self.lease.total_seconds() / 3
+        try:
+            while not self.stopped.wait(interval):
+                try:
+                    if not renew_lease(turn=self.turn, lease=self.lease):
+                        return
+                except Exception:
+                    logger.warning(
+                        "turn.heartbeat_failed", extra={"turn_id": str(self.turn.pk)}, exc_info=True
+                    )
+        finally:
+            connection.close()
+
+
+def turn_result(turn: AgentTurn) -> TurnResult:
+    """What the turn did, read from its events: the actions, the client response, how it ended."""
+    turn.refresh_from_db()
+    events = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
+    calls: dict[str, dict[str, object]] = {}
+    actions: list[Action] = []
+    for event in events:
+        if turn.end_sequence is not None and event.sequence_number > turn.end_sequence:
+            break
+        data = event.data
+        if event.event_type == EventType.TOOL_CALL:
+            calls[str(data.get("call_id"))] = data.get("arguments") or {}
+        elif event.event_type == EventType.TOOL_RESULT and data.get("result"):
+            result = data["result"]
+            if isinstance(result, dict) and "Not executed" in str(
+                (result.get("data") or {}).get("error", "")
+            ):
+                continue
+            actions.append(
+                Action(
+                    tool=str(data.get("tool_name")),
+                    args=dict(calls.get(str(data.get("call_id")), {})),
+                    result=result,
+                )
+            )
+    outcome = turn.result or {}
+    result = TurnResult(
+        session_id=turn.session_id,
+        actions=actions,
+        iterations=int(
+            outcome.get("iterations")
+            or sum(
+                1
+                for e in events
+                if e.event_type == EventType.LLM_REQUEST and e.data.get("purpose", "trainer") == "trainer"
+            )
+        ),
+        stop_reason=str(outcome.get("stop_reason", "")),
+        status=turn.status,
+        error_kind=str(outcome.get("error_kind", "")),
+        error_message=str(outcome.get("error", "")),
+        retry_after=outcome.get("retry_after"),
+    )
+    result.response = client_response(actions)
+    if result.status == TurnStatus.ERROR and not result.response["messages"]:
+        result.response["messages"] = [APOLOGY]
+    return result
+
+
+def sweep_lapsed_turns() -> int:
+    """Re-enqueue the open turns whose worker died (lease lapsed) or that no worker took within two leases:
+    a worker continues each from the store. Returns how many were re-enqueued."""
+    now = timezone.now()
+    found = lapsed_turns(now=now, queued_before=now - 2 * lease_duration())
+    for turn_id in found:
+        # enqueued_at moves on, so a slow queue gets one extra task per turn per two leases, not one per sweep.
+        updated = AgentTurn.objects.filter(pk=turn_id, finished_at__isnull=True).update(enqueued_at=now)
+        if updated:
+            turn = AgentTurn(pk=turn_id)
+            enqueue_turn(turn)
+            logger.info("turn.reenqueued", extra={"turn_id": str(turn_id)})
+    return len(found)
+
+
+def run_turn(
+    *,
+    user_id: uuid.UUID,
+    message: str,
+    session: AgentSession | None = None,
+    session_id: uuid.UUID | None = None,
+    model: str | None = None,
+    current_workout: dict[str, object] | None = None,
+    current_workout_text: str | None = None,
+    max_iterations: int | None = None,
+    listener: Callable[[dict[str, Any]], None] | None = None,
+) -> TurnResult:
+    """Admit a turn and run it here, to its end (the shell commands, benchmarks and tests). Raises TurnError
+    when it ends in `error` because of the model (after recording it), like `/agent/chat`'s 502. `listener`
+    receives the turn's stream frames (as `/agent/stream` would send them) once it has ended."""
+    request = TurnRequest(
+        message=message,
+        session_id=session.pk if session is not None else session_id,
+        current_workout=current_workout,
+        model=model,
+    )
+    turn = admit_turn(
+        user_id=user_id,
+        turn=request,
+        max_iterations=max_iterations,
+        current_workout_text=current_workout_text,
+    )
+    turn.refresh_from_db()
+    if turn.finished_at is None:
+        execute_turn(turn_id=turn.pk)  # not run by the task backend (a worker's queue): run it here
+    result = turn_result(turn)
+    if listener is not None:
+        for frame in turn_frames(turn):
+            listener(frame)
+    if result.status == TurnStatus.ERROR and result.error_kind not in {"undelivered", ""}:
+        raise TurnError(
+            session_id=result.session_id,
+            kind=result.error_kind,
+            message=result.error_message,
+            retry_after=result.retry_after,
+        )
+    return result
 
 
 def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: dict[str, Any]) -> str:
@@ -208,23 +407,17 @@ def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: 
     return fetch_and_format(user_id=user_id, source="current_workout_session").text
 
 
-def run_requested_turn(
-    *, user_id: uuid.UUID, session: AgentSession, turn: TurnRequest, listener: Listener | None = None
-) -> TurnResult:
-    """Run an admitted request's turn: adopt the client's current workout (if sent), then the loop.
+def delete_session_everywhere(*, session: AgentSession) -> int:
+    """Delete the session (its events and turns) and its turns' task rows, in one transaction."""
+    with transaction.atomic():
+        turn_ids = [str(pk) for pk in session.turns.values_list("pk", flat=True)]
+        _delete_task_rows(turn_ids)
+        return delete_session(session=session)
 
-    The caller holds the turn lock. Raises TurnError like `run_turn`.
-    """
-    workout_text = (
-        adopt_client_workout(user_id=user_id, session=session, workout=turn.current_workout)
-        if turn.current_workout is not None
-        else None
-    )
-    return run_turn(
-        user_id=user_id,
-        message=turn.message,
-        session=session,
-        model=turn.model,
-        listener=listener,
-        current_workout_text=workout_text,
-    )
+
+def _delete_task_rows(turn_ids: list[str]) -> None:
+    if not turn_ids or "django_tasks_db" not in settings.INSTALLED_APPS:
+        return
+    from django_tasks_db.models import DBTaskResult
+
+    DBTaskResult.objects.filter(args_kwargs__args__0__in=turn_ids).delete()

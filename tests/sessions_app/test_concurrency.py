@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from sessions_app.services import NewEvent, append_event, append_events, event_batch
+from sessions_app.services import NewEvent, append_event, append_events
 from tests.sessions_app.factories import AgentSessionFactory
 
 
@@ -21,7 +21,7 @@ def _append_concurrently(
 ) -> list[BaseException]:
     """Run `writers` threads that each append `appends_each` events; return the errors they hit.
 
-    `batched`: two of every three appends go through one `event_batch`; `together`: through one
+    `batched`: two of every three appends in one caller's transaction; `together`: through one
     `append_events` (as the agent loop writes them).
     """
     start = threading.Barrier(writers)
@@ -43,7 +43,7 @@ def _append_concurrently(
                 if (batched or together) and index % 3 == 0:
                     continue  # appended with the next one
                 if batched and index % 3 == 1:
-                    with event_batch(session=session):
+                    with transaction.atomic():  # two appends in a caller's transaction
                         for each in (index - 1, index):
                             _append(session, writer, each)
                     continue

@@ -8,18 +8,15 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
-from sessions_app import services
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType, SessionNotFound, SessionStatus
-from sessions_app.selectors import last_sequence
 from sessions_app.services import (
     InvalidEventData,
     append_event,
     create_session,
     delete_session,
     end_session,
-    event_batch,
     get_or_create_session,
     set_session_status,
     update_context_start,
@@ -201,59 +198,6 @@ def test_append_event_to_a_deleted_session_raises_session_not_found() -> None:
         append_event(session=session, event_type=EventType.ERROR, data={})
 
 
-class _StaleSequence:
-    """Stands in for a concurrent writer: the first `stale_reads` reads of the last sequence are outdated."""
-
-    def __init__(self, stale_reads: int) -> None:
-        self.stale_reads = stale_reads
-        self.reads = 0
-
-    def __call__(self, *, session: AgentSession) -> int:
-        self.reads += 1
-        if self.reads <= self.stale_reads:
-            return -1  # "no events yet": the next number 0 is already taken
-        return last_sequence(session=session)
-
-
-def test_append_event_retries_after_a_duplicate_sequence_number(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A duplicate (session, sequence_number) is retried with backoff and the event lands at the next free number."""
-    session = AgentSessionFactory.create()
-    AgentSessionEventFactory.create_batch(2, session=session)
-    stale = _StaleSequence(stale_reads=2)
-    backoffs: list[None] = []
-    monkeypatch.setattr(services, "last_sequence", stale)
-    monkeypatch.setattr(services, "_backoff", lambda: backoffs.append(None))
-
-    event = append_event(session=session, event_type=EventType.ERROR, data={"message": "late"})
-
-    assert event.sequence_number == 2
-    assert len(backoffs) == 2
-    assert list(
-        AgentSessionEvent.objects.filter(session=session).values_list("sequence_number", flat=True)
-    ) == [
-        0,
-        1,
-        2,
-    ]
-
-
-def test_append_event_gives_up_after_five_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """After 5 colliding attempts the IntegrityError propagates and nothing is stored."""
-    session = AgentSessionFactory.create()
-    AgentSessionEventFactory.create(session=session)
-    stale = _StaleSequence(stale_reads=100)
-    backoffs: list[None] = []
-    monkeypatch.setattr(services, "last_sequence", stale)
-    monkeypatch.setattr(services, "_backoff", lambda: backoffs.append(None))
-
-    with pytest.raises(IntegrityError):
-        append_event(session=session, event_type=EventType.ERROR, data={})
-
-    assert stale.reads == 5
-    assert len(backoffs) == 4
-    assert AgentSessionEvent.objects.filter(session=session).count() == 1
-
-
 def _numbers(session: AgentSession) -> list[int]:
     return list(
         AgentSessionEvent.objects.filter(session=session)
@@ -262,41 +206,11 @@ def _numbers(session: AgentSession) -> list[int]:
     )
 
 
-def test_event_batch_numbers_its_events_after_those_already_stored() -> None:
-    """Appends inside a batch continue the session's numbering and come back with their numbers."""
-    session = AgentSessionFactory.create()
-    AgentSessionEventFactory.create_batch(2, session=session)
-
-    with event_batch(session=session):
-        first = append_event(session=session, event_type=EventType.LLM_RESPONSE, data={"n": 1})
-        second = append_event(session=session, event_type=EventType.TOOL_CALL, data={"n": 2})
-        with event_batch(session=session):  # a nested batch joins the outer one
-            third = append_event(session=session, event_type=EventType.TOOL_RESULT, data={"n": 3})
-
-    assert [first.sequence_number, second.sequence_number, third.sequence_number] == [2, 3, 4]
-    assert _numbers(session) == [0, 1, 2, 3, 4]
-    stored = AgentSessionEvent.objects.get(session=session, sequence_number=4)
-    assert (stored.event_type, stored.data) == (EventType.TOOL_RESULT, {"n": 3})
-
-
-def test_event_batch_stores_nothing_when_the_block_fails() -> None:
-    """A batch is one transaction: an exception inside it keeps none of its events."""
-    session = AgentSessionFactory.create()
-    append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "hi"})
-
-    with pytest.raises(RuntimeError), event_batch(session=session):
-        append_event(session=session, event_type=EventType.LLM_RESPONSE, data={})
-        raise RuntimeError("the tool crashed")
-
-    assert _numbers(session) == [0]
-    assert append_event(session=session, event_type=EventType.ERROR, data={}).sequence_number == 1
-
-
-def test_a_rolled_back_savepoint_inside_a_batch_leaves_no_gap() -> None:
+def test_a_rolled_back_savepoint_inside_a_transaction_leaves_no_gap() -> None:
     """An append in a savepoint that rolls back does not use up a number for the batch's later appends."""
     session = AgentSessionFactory.create()
 
-    with event_batch(session=session):
+    with transaction.atomic():
         append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "hi"})
         with pytest.raises(RuntimeError), transaction.atomic():
             append_event(session=session, event_type=EventType.KNOWLEDGE, data={"source": "lost"})
@@ -305,13 +219,6 @@ def test_a_rolled_back_savepoint_inside_a_batch_leaves_no_gap() -> None:
 
     assert last.sequence_number == 1
     assert _numbers(session) == [0, 1]
-
-
-def test_event_batch_on_a_deleted_session_raises_session_not_found() -> None:
-    session = AgentSessionFactory.create()
-    delete_session(session=session)
-    with pytest.raises(SessionNotFound), event_batch(session=session):
-        append_event(session=session, event_type=EventType.ERROR, data={})
 
 
 def test_event_factory_assigns_the_next_sequence_number() -> None:

@@ -1,26 +1,24 @@
-"""POST /agent/chat: run one turn and answer with `{sessionId, response, iterations}` (seed 000 §10.2)."""
+"""The OpenAPI description of POST /agent/chat (seed 000 §10.2).
+
+The endpoint is the async view `trainer_agent.streaming.agent_chat` (it waits for a worker without holding a
+thread, which an APIView cannot). drf-spectacular documents views it finds through `callback.cls`: the route
+carries `AgentChatApi` as its schema, so the documented request and responses stay DRF serializers.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from trainer_agent.api.base import AgentApi, caller_id, read_json_object
+from trainer_agent.api.base import AgentApi
 from trainer_agent.api.schema import BODY_ERRORS, CONFLICT, NOT_FOUND, THROTTLED
 from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.llm.models import model_ids
-from trainer_agent.loop import TurnError
-from trainer_agent.turns import (
-    MAX_MESSAGE_CHARS,
-    admit_turn,
-    parse_turn_request,
-    release_turn,
-    run_requested_turn,
-)
+from trainer_agent.turns import MAX_MESSAGE_CHARS
 
 
 class ChatRequestSerializer(serializers.Serializer[Any]):
@@ -91,7 +89,7 @@ class ChatFailureSerializer(serializers.Serializer[Any]):
 
 
 class AgentChatApi(AgentApi):
-    """Run a turn for the caller and answer with what the client should show."""
+    """Run a turn for the caller and answer with what the client should show (schema only; see above)."""
 
     throttle_classes = [AgentTurnThrottle]
 
@@ -118,28 +116,12 @@ class AgentChatApi(AgentApi):
             429: THROTTLED,
             502: OpenApiResponse(
                 ChatFailureSerializer,
-                description="The model could not be called; the session is in status `error` and keeps "
-                "every event of the failed turn.",
+                description="The model could not be called (or the turn could not be completed); the session "
+                "is in status `error` and keeps every event of the failed turn. `response.messages` holds a "
+                "short apology the client can show.",
             ),
         },
         tags=["agent"],
     )
     def post(self, request: Request) -> Response:
-        user_id = caller_id(request)
-        turn = parse_turn_request(read_json_object(request, required=True))
-        session, _ = admit_turn(user_id=user_id, session_id=turn.session_id)
-        try:
-            result = run_requested_turn(user_id=user_id, session=session, turn=turn)
-        except TurnError as exc:
-            headers = {"Retry-After": str(round(exc.retry_after))} if exc.retry_after else None
-            return Response(
-                {
-                    "detail": f"The model could not answer: {exc.message}",
-                    "sessionId": str(exc.session_id),
-                },
-                status=status.HTTP_502_BAD_GATEWAY,
-                headers=headers,
-            )
-        finally:
-            release_turn(session)
-        return Response(result.as_api())
+        raise NotImplementedError("served by trainer_agent.streaming.agent_chat")

@@ -12,8 +12,9 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from sessions_app.models import SessionNotFound
+from sessions_app.services import TurnInProgress
 from trainer_agent.auth import ACCESS_TOKEN_REQUIRED, INVALID_TOKEN, TokenInvalid, TokenMissing
-from trainer_agent.turns import TurnInProgress, TurnRequestError
+from trainer_agent.turns import TurnRequestError
 
 NON_FIELD_KEYS = frozenset({"non_field_errors", "detail"})
 SESSION_NOT_FOUND = "Session not found."

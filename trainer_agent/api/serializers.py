@@ -9,10 +9,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from sessions_app.models import AgentSession, AgentSessionEvent
-from trainer_agent.turns import TURN_LOCK_KEY
 
-# Bookkeeping kept in session metadata that clients have no use for.
-INTERNAL_METADATA_KEYS = frozenset({TURN_LOCK_KEY})
+# Bookkeeping once kept in session metadata that clients have no use for (older sessions may still carry it).
+INTERNAL_METADATA_KEYS = frozenset({"turn_running_since"})
 
 
 def public_metadata(metadata: Any) -> dict[str, Any]:

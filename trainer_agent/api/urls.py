@@ -3,7 +3,6 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 
 from trainer_agent.api import schema  # noqa: F401 - registers the Bearer scheme extension
-from trainer_agent.api.chat import AgentChatApi
 from trainer_agent.api.docs import api_docs
 from trainer_agent.api.exercises import (
     DistributionForUserRetrieveApi,
@@ -17,7 +16,6 @@ from trainer_agent.api.whoami import WhoAmIApi
 
 urlpatterns = [
     path("agent/whoami", WhoAmIApi.as_view(), name="agent-whoami"),
-    path("agent/chat", AgentChatApi.as_view(), name="agent-chat"),
     path("agent/sessions", SessionListCreateApi.as_view(), name="agent-sessions"),
     # <str:…>, not <uuid:…>: a malformed id must get the API's JSON 404, not Django's HTML one.
     path("agent/sessions/<str:session_id>", SessionRetrieveDeleteApi.as_view(), name="agent-session"),

@@ -18,9 +18,9 @@ import httpx2
 
 from sessions_app.models import AgentSessionEvent
 from tests.support.llm_fakes import ScriptedTransport, anthropic_message
+from trainer_agent.frames import frame_kind
 from trainer_agent.llm.anthropic_provider import AnthropicProvider
 from trainer_agent.llm.providers import override_provider
-from trainer_agent.sink import frame_kind
 
 CLAUDE_MODELS = ("claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-5")
 ARTIFACT_ID = re.compile(r"\bart_[0-9a-f]{6,}\b")

@@ -19,7 +19,7 @@ from tests.trainer_agent.agent.scripting import (
     serving,
 )
 from trainer_agent.llm.providers import override_provider
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = pytest.mark.django_db
 

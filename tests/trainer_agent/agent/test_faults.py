@@ -27,10 +27,12 @@ from tests.trainer_agent.agent.scripting import (
 )
 from tools_app.registry import registry_override
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from trainer_agent.frames import failure_detail
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider
 from trainer_agent.llm.types import LLMRequest, LLMResponse
-from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.loop import APOLOGY, TurnError
+from trainer_agent.turns import run_turn
 
 pytestmark = pytest.mark.django_db
 MODEL = "claude-haiku-4-5"
@@ -75,7 +77,9 @@ def test_overloaded_on_every_try_fails_the_turn_and_keeps_every_event(demo_user:
     session = AgentSession.objects.get(pk=error.session_id)
     assert session.status == SessionStatus.ERROR
     assert session.total_tokens > 0  # the answered call is still accounted for
-    assert frames[-1] == {"type": "error", "message": error.message}
+    # The client is told in our words; the provider's own text stays in the error event.
+    assert frames[-1] == {"type": "error", "message": failure_detail("overloaded", MODEL)}
+    assert "Overloaded" in failure["message"]
 
 
 def test_timeout_becomes_a_timeout_turn_error(demo_user: uuid.UUID) -> None:
@@ -139,15 +143,18 @@ def test_unknown_tool_is_a_failed_result_and_an_error_event(demo_user: uuid.UUID
 
 
 def test_response_without_tool_call_stops_the_loop(demo_user: uuid.UUID) -> None:
-    """Plain text instead of a tool call: error event, loop stops, session completed."""
+    """Plain text instead of a tool call: error event, loop stops; nothing reached the user, so the session
+    ends in `error` and the client gets an apology."""
     transport = scripted_claude(text_only("Sure, here is a workout: squats."))
     with serving(MODEL, transport):
         result = run_turn(user_id=demo_user, message="Hello", model=MODEL)
     assert (result.iterations, result.actions, result.stop_reason) == (1, [], "no_tool_call")
-    (error,) = events_of(result.session_id, "error")
+    error, undelivered = events_of(result.session_id, "error")
     assert error["message"] == "No tool call in response"
-    assert event_types(result.session_id)[-2:] == ["llm_response", "error"]
-    assert session_of(result).status == SessionStatus.COMPLETED
+    assert undelivered["kind"] == "undelivered" and "without calling a tool" in undelivered["message"]
+    assert event_types(result.session_id)[-3:] == ["llm_response", "error", "error"]
+    assert session_of(result).status == SessionStatus.ERROR
+    assert result.response["messages"] == [APOLOGY]
     assert events_of(result.session_id, "llm_response")[0]["text"] == "Sure, here is a workout: squats."
 
 
@@ -232,15 +239,16 @@ def test_provider_bug_is_reported_as_a_server_turn_error(demo_user: uuid.UUID) -
 def test_internal_bug_is_recorded_and_propagates(
     demo_user: uuid.UUID, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An unexpected exception in the loop leaves an error event and status `error`, then reaches the caller."""
+    """An unexpected exception in the loop leaves an error event and status `error`; the caller gets TurnError."""
     import trainer_agent.loop as loop_module
 
     def broken_build(**kwargs: Any) -> Any:
         raise ZeroDivisionError("oops")
 
     monkeypatch.setattr(loop_module, "build_context", broken_build)
-    with override_provider(MODEL, ScriptedProvider([])), pytest.raises(ZeroDivisionError):
+    with override_provider(MODEL, ScriptedProvider([])), pytest.raises(TurnError) as caught:
         run_turn(user_id=demo_user, message="Hello", model=MODEL)
+    assert caught.value.kind == "internal"
     session = AgentSession.objects.get(user_id=demo_user)
     assert session.status == SessionStatus.ERROR
     (error,) = events_of(session.pk, "error")

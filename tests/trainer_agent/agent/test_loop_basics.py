@@ -9,7 +9,7 @@ from sessions_app.models import AgentSession, AgentSessionEvent
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 from trainer_agent.llm.types import LLMRequest, LLMResponse
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 
 @pytest.mark.django_db

@@ -37,7 +37,7 @@ from tests.trainer_agent.agent.scripting import (
 from tools_app.registry import get_tool
 from trainer_agent.initializer import selection_schema
 from trainer_agent.llm.providers import override_provider
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = [
     pytest.mark.django_db,
@@ -232,13 +232,14 @@ def test_cache_hit_rate_above_half_on_second_iteration(model: str, demo_user: uu
 
 
 def test_stream_frames_arrive_in_order(model: str, demo_user: uuid.UUID) -> None:
-    """Knowledge first; per tool status start → tool_start → tool_result → status done; done last."""
+    """ "Message received" first, then knowledge; per tool status start → tool_start → tool_result → status
+    done; done last."""
     transport = scripted_claude(call("generate_workout", {"workout": chest_workout()}), deliver(), idle())
     frames = Frames()
     with serving(model, transport):
         result = run_turn(user_id=demo_user, message="Give me a chest workout", model=model, listener=frames)
 
-    expected = ["knowledge"] * 4
+    expected = ["status"] + ["knowledge"] * 4
     for action in result.actions:
         tool = get_tool(action.tool)
         expected += ["status"] if tool.status_start else []

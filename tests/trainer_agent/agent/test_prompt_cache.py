@@ -22,7 +22,7 @@ from trainer_agent.context import build_context, trainer_tool_specs
 from trainer_agent.llm.anthropic_provider import build_anthropic_body
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.scripted import tool_response
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = [
     pytest.mark.django_db,

@@ -20,7 +20,7 @@ from tests.trainer_agent.agent.scripting import (
     serving,
 )
 from trainer_agent.llm.anthropic_provider import count_cache_breakpoints
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = pytest.mark.django_db
 MODEL = "claude-haiku-4-5"

@@ -6,10 +6,9 @@ import uuid
 
 import pytest
 
-from sessions_app.models import AgentSession, AgentSessionEvent
-from sessions_app.services import append_event, create_session
+from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
+from sessions_app.services import NewEvent, append_event, create_session, open_turn
 from tests.trainer_agent.api.support import ApiUser, row_counts
-from trainer_agent.turns import TURN_LOCK_KEY, claim_turn
 
 SESSIONS = "/agent/sessions"
 SESSION_FIELDS = {
@@ -106,13 +105,13 @@ def test_detail_returns_the_session_and_its_recent_actions(alice: ApiUser) -> No
 
 
 @pytest.mark.django_db
-def test_detail_hides_the_internal_turn_lock(alice: ApiUser) -> None:
-    """Session metadata is returned without the turn-lock bookkeeping."""
-    session = create_session(user_id=alice.user_id, metadata={"source": "app"})
-    claim_turn(session)
+def test_detail_hides_the_old_turn_lock_bookkeeping(alice: ApiUser) -> None:
+    """Metadata of sessions from before turns had their own table is returned without the old turn lock."""
+    session = create_session(
+        user_id=alice.user_id, metadata={"source": "app", "turn_running_since": "2026-11-01T00:00:00+00:00"}
+    )
     metadata = alice.get(f"{SESSIONS}/{session.pk}").json()["session"]["metadata"]
     assert metadata == {"source": "app"}
-    assert TURN_LOCK_KEY not in metadata
 
 
 @pytest.mark.parametrize("method", ["get", "delete"])
@@ -154,10 +153,11 @@ def test_delete_removes_the_session_and_its_events(alice: ApiUser) -> None:
 def test_delete_while_a_turn_is_running_is_409(alice: ApiUser) -> None:
     """A session whose turn is still running cannot be deleted from under it."""
     session = create_session(user_id=alice.user_id)
-    claim_turn(session)
+    open_turn(session=session, model="offline", events=[NewEvent("user_message", {"message": "x"})])
     response = alice.delete(f"{SESSIONS}/{session.pk}")
     assert response.status_code == 409
     assert AgentSession.objects.filter(pk=session.pk).exists()
+    assert AgentTurn.objects.filter(session=session).exists()
 
 
 @pytest.mark.parametrize(

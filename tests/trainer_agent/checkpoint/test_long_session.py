@@ -15,8 +15,8 @@ from trainer_agent.llm.models import ModelConfig, registered_model
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 from trainer_agent.llm.types import LLMRequest, LLMResponse
-from trainer_agent.loop import run_turn
 from trainer_agent.prompts import SYSTEM_PROMPT
+from trainer_agent.turns import run_turn
 
 TURNS = int(__import__("os").environ.get("LONG_TURNS", "300"))
 # Conversation room between the fixed part of the request (tools, system prompt) and the checkpoint threshold:
@@ -155,7 +155,10 @@ def test_three_hundred_turns_stay_inside_the_window_and_keep_the_state(
                 continue
             checkpoints_seen = checkpoints.count()
             start = AgentSession.objects.get(pk=session.pk).context_start_sequence
-            assert start == checkpoints.order_by("-sequence_number").first().sequence_number  # type: ignore[union-attr]
+            # The context starts at the turn's own message (stored before the worker checkpoints), then the checkpoint.
+            latest = checkpoints.order_by("-sequence_number").first()
+            assert latest is not None and start == latest.sequence_number - 1
+            assert AgentSessionEvent.objects.get(session=session, sequence_number=start).event_type == "user_message"
             assert not starts or start > starts[-1]
             starts.append(start)
             text = context_text(build_context(session=session, user_id=demo_user))

@@ -35,7 +35,7 @@ from tests.trainer_agent.observability.support import (
     tool_call,
     tool_result,
 )
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = [
     pytest.mark.browser,

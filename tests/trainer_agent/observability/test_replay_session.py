@@ -17,7 +17,7 @@ from tests.trainer_agent.observability.support import metrics_fixture
 from trainer_agent.console import format_event
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = pytest.mark.django_db
 SESSION_COLUMNS = [field.attname for field in AgentSession._meta.concrete_fields]

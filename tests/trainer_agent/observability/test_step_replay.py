@@ -24,7 +24,7 @@ from trainer_agent.context import trainer_tool_specs
 from trainer_agent.llm.anthropic_provider import build_anthropic_body
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 pytestmark = pytest.mark.django_db
 MODEL = "claude-haiku-4-5"

@@ -22,7 +22,8 @@ from datasources_app.services import (
 )
 from tools_app.workout_schema import Workout
 from tools_app.workout_validation import validate_workout
-from trainer_agent.loop import TurnResult, run_turn
+from trainer_agent.loop import TurnResult
+from trainer_agent.turns import run_turn
 
 HOME_EQUIPMENT = frozenset({"dumbbells", "bench", "resistance_bands"})
 LEGS = ("Quadriceps", "Hamstrings", "Glutes")

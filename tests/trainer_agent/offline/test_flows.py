@@ -15,7 +15,7 @@ from sessions_app.models import AgentSession, AgentSessionEvent
 from sessions_app.selectors import get_artifact
 from sessions_app.services import create_session
 from tests.trainer_agent.offline.conftest import DemoUser, generated, tools_of
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 
 @pytest.mark.django_db

@@ -1,6 +1,6 @@
 """Requests /agent/stream and /agent/sessions/<id>/events refuse before streaming (in-process, Django test client).
 
-Every refusal is a 4xx JSON answer and leaves every table as it was: no session, no event, no stored frame.
+Every refusal is a 4xx JSON answer and leaves every table as it was: no session, no event, no turn.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from typing import Any
 import jwt
 import pytest
 from django.core.cache import cache
-from django_eventstream.models import Event as StoredFrame
 from pytest_django import Settings
 
-from sessions_app.services import create_session
+from sessions_app.models import AgentTurn
+from sessions_app.services import NewEvent, create_session, open_turn
 from tests.trainer_agent.api.support import JWT_SECRET, ApiUser, make_user, row_counts
-from trainer_agent.turns import claim_turn
 
 STREAM = "/agent/stream"
 
@@ -36,7 +35,7 @@ def alice() -> ApiUser:
 
 
 def all_rows() -> dict[str, int]:
-    return {**row_counts(), "django_eventstream_event": StoredFrame.objects.count()}
+    return {**row_counts(), "agent_turns": AgentTurn.objects.count()}
 
 
 def token_with(**claims: Any) -> str:
@@ -227,12 +226,11 @@ def test_someone_elses_session_is_not_found(alice: ApiUser) -> None:
     assert all_rows() == before
 
 
-# Committed: the stream admits requests in its own threads, which see only committed rows.
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_running_turn_is_a_conflict(alice: ApiUser) -> None:
     """While a turn holds the session's lock, another stream request is 409 and writes nothing."""
     session = create_session(user_id=alice.user_id)
-    claim_turn(session)
+    open_turn(session=session, model="offline", events=[NewEvent("user_message", {"message": "x"})])
     before = all_rows()
     response = alice.post_json(STREAM, {"message": "hello", "sessionId": str(session.pk)})
     assert response.status_code == 409

@@ -17,8 +17,9 @@ from sessions_app.models import AgentSession, SessionNotFound
 from sessions_app.selectors import get_session_for_user
 from trainer_agent.context import describe_exercise
 from trainer_agent.llm.models import UnknownModel, get_model
-from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.loop import TurnError
 from trainer_agent.sink import console_logger
+from trainer_agent.turns import run_turn
 
 EXIT_WORDS = frozenset({"exit", "quit"})
 

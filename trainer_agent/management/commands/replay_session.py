@@ -24,8 +24,9 @@ from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.services import create_session
 from trainer_agent.console import format_event, k_tokens
 from trainer_agent.llm.models import UnknownModel, get_model
-from trainer_agent.loop import TurnError, run_turn
+from trainer_agent.loop import TurnError
 from trainer_agent.management.commands.import_session import event_record, session_record
+from trainer_agent.turns import run_turn
 
 FORMATS = ("console", "json", "jsonl")
 CURRENT_WORKOUT_SOURCE = "current_workout_session"

@@ -1,0 +1,199 @@
+"""Stream frames (docs/contracts.md "SSE frames") as a projection of the event store.
+
+Nothing stores frames: `/agent/stream` and `/agent/sessions/<id>/events` read `agent_session_events` and turn
+each event into the frames the client shows. A frame's SSE `id:` is its event's sequence number, on the last
+frame of that event (so `Last-Event-ID` means "everything of that event was received"); the terminal frame of
+a turn (`done` or `error`) travels with the turn's last event, which is committed together with the turn's end.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+
+from datasources_app.sources import UnknownSourceError, get_source
+from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnStatus
+from sessions_app.selectors import events_after
+from tools_app.registry import UnknownToolError, get_tool
+from trainer_agent.llm.models import get_model
+
+PING = ": ping\n\n"
+# The first frame of every turn: its user_message is stored, so the client knows its message was taken.
+RECEIVED_FRAME: dict[str, Any] = {
+    "type": "status",
+    "data": {"message": "Message received", "tool": "agent", "phase": "start"},
+}
+CHECKPOINT_FRAME: dict[str, Any] = {
+    "type": "status",
+    "data": {"message": "Summarising the conversation", "tool": "checkpoint", "phase": "done"},
+}
+
+
+class Projector:
+    """Events → frames. Remembers which tool call of the latest model answer ran (the first): the others are
+    answered "not executed" and have no frames. Feed it every event from the last `llm_response` before the
+    point a stream resumes from, discarding those frames (`prime`)."""
+
+    def __init__(self) -> None:
+        self.awaiting_first_call = False
+        self.executed_call: str | None = None
+
+    def prime(self, events: list[AgentSessionEvent]) -> None:
+        for event in events:
+            self.frames(event)
+
+    def frames(self, event: AgentSessionEvent) -> list[dict[str, Any]]:
+        data: dict[str, Any] = event.data if isinstance(event.data, dict) else {}
+        kind = event.event_type
+        if kind == EventType.USER_MESSAGE:
+            return [RECEIVED_FRAME]
+        if kind == EventType.KNOWLEDGE and data.get("reason"):
+            source = str(data.get("source", ""))
+            return [
+                {
+                    "type": "knowledge",
+                    "data": {"source": source, "displayName": _display_name(source), "status": "done"},
+                }
+            ]
+        if kind == EventType.CHECKPOINT:
+            return [CHECKPOINT_FRAME]
+        if kind == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer":
+            self.awaiting_first_call = True
+            self.executed_call = None
+            return []
+        if kind == EventType.TOOL_CALL and self.awaiting_first_call:
+            self.awaiting_first_call = False
+            self.executed_call = str(data.get("call_id"))
+            name = str(data.get("tool_name", ""))
+            start = _status_start(name)
+            frames: list[dict[str, Any]] = []
+            if start:
+                frames.append({"type": "status", "data": {"message": start, "tool": name, "phase": "start"}})
+            frames.append({"type": name, "data": {"status": "running", "args": data.get("arguments") or {}}})
+            return frames
+        if kind == EventType.TOOL_RESULT and str(data.get("call_id")) == self.executed_call:
+            self.executed_call = None
+            return _result_frames(data)
+        return []
+
+
+def _result_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
+    name = str(data.get("tool_name", ""))
+    result = data.get("result") if isinstance(data.get("result"), dict) else {}
+    assert isinstance(result, dict)
+    success = bool(result.get("success"))
+    inner = result.get("data") if isinstance(result.get("data"), dict) else {}
+    frame: dict[str, Any] = {
+        "type": name,
+        "data": {"success": success, **(inner or {})},
+        "formatted": result.get("formatted", ""),
+        "status": "done" if success else "failed",
+    }
+    if result.get("artifact") is not None:
+        frame["artifact"] = result["artifact"]
+    if result.get("artifact_id") is not None:
+        frame["artifact_id"] = result["artifact_id"]
+    frames = [frame]
+    status = data.get("status")
+    if isinstance(status, dict) and status.get("message"):
+        frames.append(
+            {
+                "type": "status",
+                "data": {"message": status["message"], "tool": name, "phase": status.get("phase")},
+            }
+        )
+    return frames
+
+
+def terminal_frame(turn: AgentTurn) -> dict[str, Any]:
+    """`done`, or `error` with the message the client shows (ours: the provider's words stay in the events)."""
+    if turn.status == TurnStatus.COMPLETED:
+        return {"type": "done", "sessionId": str(turn.session_id)}
+    outcome = turn.result or {}
+    kind = str(outcome.get("error_kind", ""))
+    message = str(outcome.get("error", "")) if kind == "undelivered" else failure_detail(kind, turn.model)
+    return {"type": "error", "message": message}
+
+
+# What a 502 says, by the failure's kind: our words, never the provider's (those stay in the events and logs).
+FAILURE_DETAILS = {
+    "rate_limited": "The model is rate-limited right now. Please try again shortly.",
+    "overloaded": "The model is overloaded right now. Please try again shortly.",
+    "timeout": "The model did not answer in time. Please try again.",
+    "bad_request": "The model refused the request.",
+    "server": "The model's service failed. Please try again.",
+    "invalid_response": "The model gave an answer that could not be used. Please try again.",
+    "internal": "The turn could not be completed. Please try again.",
+}
+KEY_SETTINGS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+def failure_detail(kind: str, model_id: str) -> str:
+    if kind == "auth":
+        try:
+            key = KEY_SETTINGS.get(get_model(model_id).provider, "API key")
+        except Exception:
+            key = "API key"
+        return f"The model {model_id!r} cannot be used: its {key} is missing or was refused."
+    return FAILURE_DETAILS.get(kind, FAILURE_DETAILS["internal"])
+
+
+def encode(frames: list[dict[str, Any]], event_id: int | None) -> str:
+    """SSE text for one event's frames: `data: {json}` each, the `id:` line on the last one."""
+    out = []
+    for index, frame in enumerate(frames):
+        data = json.dumps(frame, cls=DjangoJSONEncoder)
+        last = index == len(frames) - 1
+        out.append(
+            f"id: {event_id}\ndata: {data}\n\n" if last and event_id is not None else f"data: {data}\n\n"
+        )
+    return "".join(out)
+
+
+def _status_start(tool_name: str) -> str | None:
+    try:
+        return get_tool(tool_name).status_start
+    except UnknownToolError:
+        return None
+
+
+def _display_name(source: str) -> str:
+    try:
+        return get_source(source).display_name
+    except UnknownSourceError:
+        return source
+
+
+def turn_frames(turn: AgentTurn) -> list[dict[str, Any]]:
+    """Every frame of one turn, as `/agent/stream` sends it (the terminal frame last), read from the store."""
+    projector = Projector()
+    frames: list[dict[str, Any]] = []
+    for event in events_after(
+        session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
+    ):
+        if turn.end_sequence is not None and event.sequence_number > turn.end_sequence:
+            break
+        frames.extend(projector.frames(event))
+    if turn.finished_at is not None:
+        frames.append(terminal_frame(turn))
+    return frames
+
+
+NAMED_FRAME_TYPES = frozenset({"status", "knowledge", "done", "error"})
+
+
+def frame_kind(frame: dict[str, Any]) -> str:
+    """The seed 000 §3.1 name of a stream frame: status, knowledge, done, error, tool_start or tool_result.
+
+    On the wire (§8.3) tool frames carry the tool's name as their `type`; a start frame is the one whose data
+    says `running` and that has no `formatted` result yet.
+    """
+    kind = str(frame.get("type", ""))
+    if kind in NAMED_FRAME_TYPES:
+        return kind
+    data = frame.get("data")
+    if "formatted" not in frame and isinstance(data, dict) and data.get("status") == "running":
+        return "tool_start"
+    return "tool_result"

@@ -1,0 +1,144 @@
+"""`manage.py worker [--threads N]`: run agent turns (and any other task) from the database queue.
+
+One process runs N of django-tasks-db's own worker loops (`Worker.run_task` on the rows it claims with a row
+lock), each on its own thread and database connection: a turn waits on its model most of the time, so one
+process serves many turns at once. Idle threads sleep until a turn is enqueued (PostgreSQL `LISTEN
+agent_turns`) or `--interval` passes. One thread sweeps for turns whose worker died (their lease lapsed) and
+re-enqueues them: they continue from the event store. SIGINT/SIGTERM stop taking new turns and wait for the
+running ones; a killed process loses no turn (another worker continues each when its lease lapses).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from types import FrameType
+from typing import Any
+
+import psycopg
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import OperationalError, close_old_connections, connection, connections
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
+from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
+
+from trainer_agent.turns import TURNS_CHANNEL, sweep_lapsed_turns, worker_name
+
+logger = logging.getLogger("trainer_agent.worker")
+
+
+class Command(BaseCommand):
+    help = "Run agent turns from the task queue: N worker loops in one process, plus crash recovery."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--threads", type=int, default=8, help="turns run at once (default 8)")
+        parser.add_argument(
+            "--interval", type=float, default=1.0, help="seconds an idle loop waits before looking again"
+        )
+        parser.add_argument("--sweep", type=float, default=2.0, help="seconds between recovery sweeps")
+
+    def handle(self, *args: Any, threads: int, interval: float, sweep: float, **options: Any) -> None:
+        pool = WorkerPool(threads=max(1, threads), interval=interval, sweep=sweep)
+        signal.signal(signal.SIGINT, pool.stop)
+        signal.signal(signal.SIGTERM, pool.stop)
+        self.stdout.write(f"worker: {threads} threads on {connection.vendor}; Ctrl-C stops")
+        pool.run()
+
+
+class WorkerPool:
+    def __init__(self, *, threads: int, interval: float, sweep: float) -> None:
+        self.threads = threads
+        self.interval = interval
+        self.sweep_interval = sweep
+        self.running = True
+        self.wake = threading.Condition()
+        self.name = worker_name()
+
+    def stop(self, signum: int, frame: FrameType | None) -> None:
+        if not self.running:
+            raise SystemExit(1)  # a second Ctrl-C: stop now (the running turns continue elsewhere)
+        logger.warning("worker: stopping after the running turns (Ctrl-C again to stop now)")
+        self.running = False
+        self._notify()
+
+    def run(self) -> None:
+        workers = [
+            threading.Thread(target=self._loop, args=(i,), name=f"turns-{i}") for i in range(self.threads)
+        ]
+        helpers = [threading.Thread(target=self._sweep, name="sweeper", daemon=True)]
+        if connection.vendor == "postgresql":
+            helpers.append(threading.Thread(target=self._listen, name="listener", daemon=True))
+        for thread in [*workers, *helpers]:
+            thread.start()
+        while any(t.is_alive() for t in workers):
+            time.sleep(0.2)
+
+    def _notify(self) -> None:
+        with self.wake:
+            self.wake.notify_all()
+
+    def _loop(self, index: int) -> None:
+        """django-tasks-db's claim-and-run step, in a loop that sleeps on `wake` instead of a fixed interval."""
+        worker = Worker(
+            queue_names=["default"],
+            interval=self.interval,
+            batch=False,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id=f"{self.name}-{index}"[:64],
+            excluded_queue_names=[],
+        )
+        try:
+            while self.running:
+                close_old_connections()
+                task_result = self._claim(worker)
+                if task_result is not None:
+                    worker.run_task(task_result)
+                    continue
+                with self.wake:
+                    if self.running:
+                        self.wake.wait(self.interval)
+        finally:
+            connections.close_all()
+
+    @staticmethod
+    def _claim(worker: Worker) -> DBTaskResult | None:
+        tasks = DBTaskResult.objects.ready().filter(backend_name=worker.backend_name)
+        try:
+            with exclusive_transaction(tasks.db):
+                task_result = tasks.get_locked()
+                if task_result is not None:
+                    task_result.claim(worker.worker_id)
+                return task_result
+        except OperationalError as exc:
+            if is_locked_database_exception(exc):
+                return None
+            raise
+
+    def _sweep(self) -> None:
+        while self.running:
+            try:
+                if sweep_lapsed_turns():
+                    self._notify()
+            except Exception:
+                logger.exception("worker: sweep failed")
+            finally:
+                close_old_connections()
+            time.sleep(self.sweep_interval)
+
+    def _listen(self) -> None:
+        """Wake idle loops when a turn is enqueued (`pg_notify` from `turns.enqueue_turn`)."""
+        from trainer_agent.wakeups import _conninfo
+
+        while self.running:
+            try:
+                with psycopg.connect(_conninfo(), autocommit=True) as conn:
+                    conn.execute(f"LISTEN {TURNS_CHANNEL}")
+                    for _ in conn.notifies():
+                        self._notify()
+            except Exception:
+                logger.warning("worker: listener failed", exc_info=True)
+                time.sleep(1.0)
