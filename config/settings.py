@@ -135,6 +135,9 @@ OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
 OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
 PRIMARY_MODEL = os.environ.get("PRIMARY_MODEL") or ("claude-haiku-4-5" if ANTHROPIC_API_KEY else "offline")
 INITIALIZER_MODEL = os.environ.get("INITIALIZER_MODEL") or ("gpt-4o-mini" if OPENAI_API_KEY else "offline")
+# Models a deployment adds to the built-in ones, as a JSON list, e.g. for an OpenAI-compatible server behind
+# OPENAI_BASE_URL: [{"id": "llama3.1", "context_window": 131072}] (fields: README "Configuration").
+LLM_MODELS = os.environ.get("LLM_MODELS", "")
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
 LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
 AGENT_MAX_ITERATIONS = 10

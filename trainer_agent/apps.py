@@ -7,6 +7,14 @@ class TrainerAgentConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # The deployment's own models (LLM_MODELS) join the registry before anything validates a model id.
+        from django.conf import settings
+        from django.core.signals import setting_changed
+
+        from trainer_agent.llm.models import configured_models_changed, register_configured_models
+
+        register_configured_models(settings.LLM_MODELS)
+        setting_changed.connect(configured_models_changed)
         # The offline coach registers itself here so the provider registry never imports it (see
         # trainer_agent.llm.providers). It holds no state, so one instance serves every model config.
         from trainer_agent.llm.providers import register_provider_factory

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import jwt
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.authentication import BaseAuthentication
@@ -36,10 +38,21 @@ LEEWAY_SECONDS = 10
 # Real Supabase access tokens are well under 2 KB; refuse absurd inputs before any parsing.
 MAX_TOKEN_LENGTH = 8192
 SHARED_SECRET_ALGORITHM = "HS256"
-# alg → (kty, crv) a JWKS key must have to verify it.
-PUBLIC_KEY_ALGORITHMS: dict[str, tuple[str, str | None]] = {
-    "ES256": ("EC", "P-256"),
-    "RS256": ("RSA", None),
+
+
+def _is_p256_public_key(key: Any) -> bool:
+    return isinstance(key, ec.EllipticCurvePublicKey) and isinstance(key.curve, ec.SECP256R1)
+
+
+def _is_rsa_public_key(key: Any) -> bool:
+    return isinstance(key, rsa.RSAPublicKey)
+
+
+# alg → the kind of key a JWKS entry must hold to verify it: a public key (a private part in a JWKS means a
+# misconfigured file) of the algorithm's type and curve.
+PUBLIC_KEY_ALGORITHMS: dict[str, Callable[[Any], bool]] = {
+    "ES256": _is_p256_public_key,
+    "RS256": _is_rsa_public_key,
 }
 
 
@@ -143,22 +156,20 @@ def verify_access_token(token: str) -> dict[str, Any]:
         last_error: Exception = TokenInvalid()
         for candidate in candidates:
             try:
-                return _decode(token, jwt.PyJWK(candidate, algorithm=algorithm).key, algorithm)
+                return _decode(token, candidate.key, algorithm)
             except jwt.InvalidSignatureError as exc:
                 last_error = exc
         raise last_error
     raise TokenInvalid
 
 
-def _key_fits_algorithm(key: jwks.JWK, algorithm: str) -> bool:
-    kty, crv = PUBLIC_KEY_ALGORITHMS[algorithm]
+def _key_fits_algorithm(key: jwt.PyJWK, algorithm: str) -> bool:
+    """The token's algorithm is the key's (its `alg`, else the one its type implies) and the key is of that
+    algorithm's kind."""
     return (
-        key.get("kty") == kty
-        and (crv is None or key.get("crv") == crv)
-        and key.get("alg") in (None, algorithm)
-        and key.get("use") in (None, "sig")
-        # A JWKS must publish public keys only; a private part means a misconfigured file.
-        and "d" not in key
+        key.algorithm_name == algorithm
+        and key.public_key_use in (None, "sig")
+        and PUBLIC_KEY_ALGORITHMS[algorithm](key.key)
     )
 
 

@@ -25,9 +25,12 @@ from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.selectors import context_events_after
 from tools_app.registry import tool_specs
+from trainer_agent.agents.registry import get_agent
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
-from trainer_agent.prompts import SYSTEM_PROMPT
 
+# The agent definition (trainer_agent.agents.definitions) whose prompt, temperature and max_tokens a trainer
+# request carries.
+TRAINER_AGENT_ID = "trainer"
 EMPTY_CONTEXT_ERROR = "Cannot build context: no events in session"
 # Tool results are shown to the model as their formatted observation; a result without one (older data,
 # imports) falls back to compact JSON capped at this many characters.
@@ -66,14 +69,18 @@ class AgentContext:
         """Seed 000 §11.4: characters / 4."""
         return self.characters // 4
 
-    def to_request(self, *, model: str, max_tokens: int = 8192) -> LLMRequest:
+    def to_request(self, *, model: str) -> LLMRequest:
+        """The call for `model` with the `trainer` definition's temperature and max_tokens, read from the agent
+        registry on every call so that a replaced definition takes effect at the next request."""
+        definition = get_agent(TRAINER_AGENT_ID)
         return LLMRequest(
             model=model,
             system_prompt=self.system_prompt,
             user_data_xml=self.user_data_xml,
             messages=self.messages,
             tools=self.tools,
-            max_tokens=max_tokens,
+            max_tokens=definition.max_tokens,
+            temperature=definition.temperature,
             user_id=str(self.user_id),
         )
 
@@ -162,8 +169,9 @@ def build_context(
     messages, message_characters = cache.builder.snapshot()
     tools, tool_characters = cache.tool_list(tool_names)
     user_data_xml = user_data_xml_of(sources)
+    system_prompt = get_agent(TRAINER_AGENT_ID).prompt
     return AgentContext(
-        system_prompt=SYSTEM_PROMPT,
+        system_prompt=system_prompt,
         user_data_xml=user_data_xml,
         messages=messages,
         tools=tools,
@@ -172,7 +180,7 @@ def build_context(
         event_count=cache.event_count,
         last_sequence=cache.last_sequence,
         checkpoints=list(cache.checkpoints),
-        characters=len(SYSTEM_PROMPT) + len(user_data_xml) + tool_characters + message_characters,
+        characters=len(system_prompt) + len(user_data_xml) + tool_characters + message_characters,
     )
 
 

@@ -1,9 +1,10 @@
 """The initializer (seed 000 §5): before each turn, choose which user data to append as knowledge.
 
-A cheap model (INITIALIZER_MODEL, `gpt-4o-mini` by default with an OpenAI key) reads the user's message and the
-sources already in context and answers with strict JSON. Without a key the built-in offline selector makes
-the same decision from keywords. Knowledge is append-only: a source already loaded with enough scope is never
-fetched again; a wider range (more days of history) is appended as a new knowledge event.
+The `initializer` agent's model (its definition names INITIALIZER_MODEL, `gpt-4o-mini` by default with an
+OpenAI key) reads the user's message and the sources already in context and answers with strict JSON. Without
+a key the built-in offline selector makes the same decision from keywords. Knowledge is append-only: a source
+already loaded with enough scope is never fetched again; a wider range (more days of history) is appended as a
+new knowledge event.
 Any failure is recorded as an `error` event and the turn goes on.
 """
 
@@ -17,8 +18,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from django.conf import settings
-
 from datasources_app.sources import (
     STABLE_PREFIX_SOURCES,
     SourceError,
@@ -28,6 +27,7 @@ from datasources_app.sources import (
 from sessions_app.models import AgentSession, EventType
 from sessions_app.selectors import existing_knowledge_sources
 from sessions_app.services import NewEvent
+from trainer_agent.agents.registry import AgentDefinition, get_agent
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
@@ -35,6 +35,8 @@ from trainer_agent.sink import EventSink
 
 logger = logging.getLogger(__name__)
 
+# Its definition (trainer_agent.agents.definitions) holds the model, prompt, schema, temperature and max_tokens.
+INITIALIZER_AGENT_ID = "initializer"
 Reason = Literal["not_in_context", "expand_range", "refresh_state"]
 REASONS: tuple[str, ...] = ("not_in_context", "expand_range", "refresh_state")
 # Sources whose state changes during a conversation: re-fetching them is a refresh, not a duplicate.
@@ -195,12 +197,15 @@ def decide(source: str, days_back: int | None, existing: list[dict[str, Any]]) -
 
 
 def select_with_model(
-    *, model_id: str, message: str, existing: list[dict[str, Any]], sink: EventSink
+    *, agent: AgentDefinition, message: str, existing: list[dict[str, Any]], sink: EventSink
 ) -> Selection:
-    """Ask the initializer model (strict JSON); records its request/response events with usage and cost."""
+    """Ask the agent's model (strict JSON) with its prompt, schema, temperature and max_tokens; records the
+    request/response events with usage and cost."""
+    model_id = agent.resolved_model()
     model = get_model(model_id)
     provider = get_structured_provider(model_id)
-    system = INITIALIZER_PROMPT.format(sources=_sources_catalogue())
+    system = agent.prompt.format(sources=_sources_catalogue())
+    schema = agent.output_schema if isinstance(agent.output_schema, dict) else selection_schema()
     user = json.dumps({"user_message": message, "loaded_sources": existing}, ensure_ascii=False)
     sink.record(
         EventType.LLM_REQUEST,
@@ -215,8 +220,10 @@ def select_with_model(
         model=model_id,
         system=system,
         user=user,
-        json_schema=selection_schema(),
+        json_schema=schema,
         schema_name="knowledge_selection",
+        max_tokens=agent.max_tokens,
+        temperature=agent.temperature,
     )
     tokens = result.usage.as_event_tokens()
     sink.record(
@@ -260,11 +267,11 @@ def initialize_context(
 ) -> Selection:
     """Select, fetch (in parallel) and append knowledge for this turn. Never raises."""
     existing = existing_knowledge_sources(session=session)
-    model_id = settings.INITIALIZER_MODEL
+    agent = get_agent(INITIALIZER_AGENT_ID)
     selection: Selection | None = None
-    if model_id != "offline":
+    if agent.resolved_model() != "offline":
         try:
-            selection = select_with_model(model_id=model_id, message=message, existing=existing, sink=sink)
+            selection = select_with_model(agent=agent, message=message, existing=existing, sink=sink)
         except Exception as exc:
             sink.record(
                 EventType.ERROR,

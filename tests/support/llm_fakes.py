@@ -8,7 +8,8 @@ Typical use::
     assert transport.bodies[0]["tool_choice"] == {"type": "any"}
 
 The real ``anthropic``/``openai`` SDKs run unchanged (serialisation, retries, error classes); only the
-network is replaced through ``httpx2.MockTransport`` (see RECIPES.md).
+network is replaced through ``httpx2.MockTransport`` (see RECIPES.md). For a run end to end through the
+provider registry and ``OPENAI_BASE_URL``, ``OpenAICompatibleServer`` is a real local HTTP server instead.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 
 import httpx2
@@ -266,6 +268,70 @@ def _respond(entry: QueuedResponse, request: httpx2.Request) -> httpx2.Response:
         handler = cast(Callable[[httpx2.Request], httpx2.Response], entry)
         return handler(request)
     raise TypeError(f"Unsupported scripted response: {entry!r}")
+
+
+# --- A real OpenAI-compatible HTTP server ---------------------------------------------------------------
+
+
+class OpenAICompatibleServer:
+    """A chat-completions server on 127.0.0.1 in a thread, for end-to-end runs through ``OPENAI_BASE_URL``.
+
+    Like vLLM, Ollama or llama.cpp: ``POST <base_url>/chat/completions`` answers each request with the next
+    queued body (e.g. ``openai_completion(...)``), 500 once the queue is empty. Use as a context manager::
+
+        with OpenAICompatibleServer(openai_completion([("idle", {})])) as server:
+            settings.OPENAI_BASE_URL = server.base_url
+    """
+
+    def __init__(self, *responses: dict[str, Any]) -> None:
+        self._queue: deque[dict[str, Any]] = deque(responses)
+        self.bodies: list[Any] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> OpenAICompatibleServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def _answer(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+        if path != "/v1/chat/completions":
+            return 404, {"error": {"message": f"no route {path}", "type": "not_found"}}
+        with self._lock:
+            self.bodies.append(json.loads(raw))
+            self.headers.append(headers)
+            if not self._queue:
+                return 500, {"error": {"message": "no scripted response left", "type": "server_error"}}
+            return 200, self._queue.popleft()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status, body = server._answer(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+                encoded = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(encoded)))
+                self.end_headers()
+                self.wfile.write(encoded)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
 
 
 # --- Providers wired to a transport ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jwt
@@ -439,6 +440,8 @@ class JwksEndpoint:
         self.status = 200
         self.hits = 0
         self.url = ""
+        self.arrived = threading.Event()  # set by every request
+        self.hold: threading.Event | None = None  # when set, requests wait for it before answering
 
 
 @pytest.fixture
@@ -451,6 +454,9 @@ def jwks_endpoint(settings: Settings) -> Iterator[JwksEndpoint]:
                 self.send_error(404)
                 return
             endpoint.hits += 1
+            endpoint.arrived.set()
+            if endpoint.hold is not None:
+                endpoint.hold.wait(10)
             body = json.dumps(endpoint.document).encode()
             self.send_response(endpoint.status)
             self.send_header("Content-Type", "application/json")
@@ -485,8 +491,10 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """Moves the monotonic clock the JWKS caches read: PyJWT's (key-set lifespan) and jwks.py's."""
     fake = FakeClock()
-    monkeypatch.setattr(jwks, "_now", fake)
+    for module in (jwks, jwt.api_jwk, jwt.jwk_set_cache, jwt.jwks_client):
+        monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=fake))
     return fake
 
 
@@ -498,7 +506,7 @@ def test_jwks_is_fetched_once_and_cached(jwks_endpoint: JwksEndpoint, keys: Keys
     assert whoami(f"Bearer {token}").status_code == 200
     assert whoami(f"Bearer {token}").status_code == 200
     assert jwks_endpoint.hits == 1
-    clock.now += jwks.JWKS_TTL_SECONDS
+    clock.now += jwks.JWKS_TTL_SECONDS + 1  # PyJWT's cache expires strictly after its lifespan
     assert whoami(f"Bearer {token}").status_code == 200
     assert jwks_endpoint.hits == 2
 
@@ -526,6 +534,32 @@ def test_unknown_kid_refetches_once_for_key_rotation(
     assert jwks_endpoint.hits == 3
 
 
+def test_a_slow_refetch_does_not_hold_up_tokens_whose_key_is_cached(
+    jwks_endpoint: JwksEndpoint, keys: Keys
+) -> None:
+    """While one request waits on the endpoint (a refetch for an unknown kid), a token whose key is cached is
+    verified at once: nothing is locked during a fetch."""
+    jwks_endpoint.document = {"keys": [ec_jwk(keys.ec, "ec-1")]}
+    issuer = f"{jwks_endpoint.url}/auth/v1"
+    token = es256(keys, claims(iss=issuer))
+    assert whoami(f"Bearer {token}").status_code == 200
+    jwks_endpoint.arrived.clear()
+    jwks_endpoint.hold = threading.Event()
+    unknown_kid = f"Bearer {es256(keys, claims(iss=issuer), kid='rotated')}"
+    waiting = threading.Thread(target=whoami, args=(unknown_kid,))
+    waiting.start()
+    try:
+        assert jwks_endpoint.arrived.wait(5)
+        started = time.monotonic()
+        assert whoami(f"Bearer {token}").status_code == 200
+        elapsed = time.monotonic() - started
+    finally:
+        jwks_endpoint.hold.set()
+        waiting.join(10)
+    assert elapsed < 1.0
+    assert jwks_endpoint.hits == 2
+
+
 def test_jwks_outage_keeps_the_cached_keys(jwks_endpoint: JwksEndpoint, keys: Keys, clock: FakeClock) -> None:
     """When a refetch fails after the TTL, the keys already fetched keep verifying tokens."""
     jwks_endpoint.document = {"keys": [ec_jwk(keys.ec, "ec-1")]}
@@ -533,7 +567,7 @@ def test_jwks_outage_keeps_the_cached_keys(jwks_endpoint: JwksEndpoint, keys: Ke
     assert whoami(f"Bearer {token}").status_code == 200
     jwks_endpoint.status = 503
     jwks_endpoint.document = {"error": "down"}
-    clock.now += jwks.JWKS_TTL_SECONDS
+    clock.now += jwks.JWKS_TTL_SECONDS + 1  # PyJWT's cache expires strictly after its lifespan
     assert whoami(f"Bearer {token}").status_code == 200
     assert jwks_endpoint.hits == 2
 

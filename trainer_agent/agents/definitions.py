@@ -11,6 +11,11 @@ from trainer_agent.prompts import SYSTEM_PROMPT
 
 
 def trainer_definition() -> AgentDefinition:
+    """The loop's agent: every request carries this temperature and max_tokens (`AgentContext.to_request`).
+
+    No retry policy: a failed call is retried by the SDK (LLM_MAX_RETRIES), then ends the turn. The model is
+    PRIMARY_MODEL, which the loop reads for a turn that names no model.
+    """
     return AgentDefinition(
         agent_id="trainer",
         description="The personal trainer: one tool per iteration until idle or a question.",
@@ -20,11 +25,14 @@ def trainer_definition() -> AgentDefinition:
         max_tokens=8192,
         tools=tuple(tool.name for tool in all_tools()),
         output_format="text",
-        retry_policy=RetryPolicy(max_retries=0, retry_on=("model_error",)),
     )
 
 
 def initializer_definition() -> AgentDefinition:
+    """Read by `initialize_context` on every turn: model, prompt, schema, temperature and max_tokens.
+
+    No retry policy: a failed call is retried by the SDK (LLM_MAX_RETRIES); then the offline selector decides.
+    """
     return AgentDefinition(
         agent_id="initializer",
         description="Chooses the knowledge to append before each turn (strict JSON).",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
@@ -40,6 +40,9 @@ class UnknownAgentError(LookupError):
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How often a sub-agent asks its model again (`run_subagent`): on `validation_error`, with the problems
+    appended to the prompt; on `model_error`, once the SDK's own retries have given up."""
+
     max_retries: int = 0
     retry_on: tuple[RetryOn, ...] = ("validation_error",)
 
@@ -66,7 +69,9 @@ class AgentDefinition:
     output_schema: type[BaseModel] | dict[str, Any] | None = None
     validators: tuple[str, ...] = ()
     sub_agents: tuple[SubAgentRef, ...] = ()
-    retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+    # Only sub-agents re-ask their model. Without a policy an agent's calls are retried by the SDK alone, on
+    # transient errors (rate limits, overload, timeouts), LLM_MAX_RETRIES times: the trainer and initializer.
+    retry_policy: RetryPolicy | None = None
 
     def resolved_model(self) -> str:
         if self.model.startswith(SETTING_PREFIX):
@@ -163,7 +168,7 @@ class AgentRegistry:
             raise fail(f"max_tokens must be positive, got {agent.max_tokens}")
         if agent.output_format == "json" and agent.output_schema is None:
             raise fail("output_format 'json' needs an output_schema")
-        if agent.retry_policy.max_retries < 0:
+        if agent.retry_policy is not None and agent.retry_policy.max_retries < 0:
             raise fail("retry_policy.max_retries must be >= 0")
         for name in agent.validators:
             if name not in self._validators:

@@ -27,7 +27,7 @@ from tools_app.workout_schema import Workout
 from tools_app.workout_validation import validate_workout
 from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import callback_registry
-from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, agent_registry
+from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, RetryPolicy, agent_registry
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
@@ -357,7 +357,7 @@ def _run_model(
     model = get_model(model_id)
     provider = get_structured_provider(model_id)
     schema = spec.output_model.model_json_schema()
-    policy = definition.retry_policy
+    policy = definition.retry_policy or RetryPolicy()
     base_prompt = json.dumps({"input": input, "user": _user_facts(user_id)}, ensure_ascii=False, default=str)
     events: list[AgentSessionEvent] = []
     problems: list[str] = []
@@ -379,6 +379,7 @@ def _run_model(
                 json_schema=schema,
                 schema_name=definition.agent_id,
                 max_tokens=definition.max_tokens,
+                temperature=definition.temperature,
             )
         except LLMError as exc:
             problems = [f"model error: {exc}"]

@@ -1,4 +1,10 @@
-"""Anthropic Messages API provider: the wire shape of seed 000 §3.3 with the 4 cache breakpoints of §4.2."""
+"""Anthropic Messages API provider: the wire shape of seed 000 §3.3 with the 4 cache breakpoints of §4.2.
+
+No sampling parameters: the Messages API version this SDK speaks (anthropic 2.x sends ``anthropic-version:
+2026-10-21``) has no ``temperature``, ``top_p`` or ``top_k``; the SDK refuses them (TypeError) and the API
+answers 400 even to a default value. An agent definition's temperature therefore reaches OpenAI-compatible
+models only; Claude models run at their own default.
+"""
 
 from __future__ import annotations
 
@@ -37,6 +43,8 @@ def build_anthropic_body(request: LLMRequest) -> dict[str, Any]:
     Breakpoints: the last tool, the system prompt block, the user-data block, and the last content block of
     the last message. Any ``cache_control`` already present in the messages is dropped so the request never
     exceeds Anthropic's limit of 4 breakpoints.
+
+    ``request.temperature`` is not sent (see the module docstring).
     """
     if not request.tools:
         raise ValueError("An Anthropic request needs at least one tool: tool use is forced")
@@ -72,8 +80,6 @@ def build_anthropic_body(request: LLMRequest) -> dict[str, Any]:
         "tools": tools,
         "tool_choice": {"type": "any"},
     }
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
     return body
 
 
@@ -152,8 +158,12 @@ class AnthropicProvider:
         json_schema: dict[str, Any],
         schema_name: str,
         max_tokens: int = 1024,
+        temperature: float | None = None,
     ) -> StructuredResult:
-        """Structured output through one forced tool whose input schema is ``json_schema``."""
+        """Structured output through one forced tool whose input schema is ``json_schema``.
+
+        ``temperature`` is part of the protocol but not sent (see the module docstring).
+        """
         started = time.monotonic()
         with _translated_errors():
             raw_response = self.client.messages.with_raw_response.create(

@@ -7,17 +7,28 @@ Prices are US dollars per million tokens, from the providers' public price lists
   simply not cached (no error), which is why a short demo prompt can report zero cache reads.
 - OpenAI: caching is automatic from 1024 prompt tokens, cached tokens cost the listed cached price and cache
   writes cost nothing extra (so ``cache_write_per_mtok`` equals the input price and is never used).
+
+A deployment adds its own models (any OpenAI-compatible server behind ``OPENAI_BASE_URL``, or a Claude model
+newer than this list) with the ``LLM_MODELS`` setting; ``register_configured_models`` puts them in the same
+registry at start-up (see ``ConfiguredModel`` for the fields).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from django.core.exceptions import ImproperlyConfigured
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 ProviderKind = Literal["anthropic", "openai", "offline", "scripted"]
+# Largest reply a configured model is assumed to allow when the deployment does not say (the trainer asks for
+# at most this much).
+CONFIGURED_MAX_OUTPUT_TOKENS = 8192
 
 
 @dataclass(frozen=True)
@@ -218,3 +229,102 @@ def registered_model(model: ModelConfig) -> Iterator[ModelConfig]:
                 _registry.pop(model.id, None)
             else:
                 _registry[model.id] = previous
+
+
+# --- models named by the deployment (LLM_MODELS) --------------------------------------------------------------
+
+
+class ConfiguredModel(BaseModel):
+    """One entry of ``LLM_MODELS``. Prices are US dollars per million tokens; a price not given costs 0.
+
+    Cache prices default from the input price as each provider bills them: Anthropic reads 0.1x and writes
+    1.25x; an OpenAI-compatible server's cached tokens are billed as input (no discount assumed).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    provider: Literal["openai", "anthropic"] = "openai"
+    context_window: int = Field(gt=0)
+    display_name: str = ""
+    input_per_mtok: float = Field(default=0.0, ge=0)
+    output_per_mtok: float = Field(default=0.0, ge=0)
+    cache_read_per_mtok: float | None = Field(default=None, ge=0)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0)
+
+    def to_model_config(self) -> ModelConfig:
+        anthropic = self.provider == "anthropic"
+        cache_read = self.cache_read_per_mtok
+        cache_write = self.cache_write_per_mtok
+        return ModelConfig(
+            id=self.id,
+            provider=self.provider,
+            display_name=self.display_name or self.id,
+            context_window=self.context_window,
+            max_output_tokens=min(CONFIGURED_MAX_OUTPUT_TOKENS, self.context_window),
+            input_per_mtok=self.input_per_mtok,
+            output_per_mtok=self.output_per_mtok,
+            cache_read_per_mtok=(
+                cache_read if cache_read is not None else self.input_per_mtok * (0.1 if anthropic else 1)
+            ),
+            cache_write_per_mtok=(
+                cache_write if cache_write is not None else self.input_per_mtok * (1.25 if anthropic else 1)
+            ),
+            min_cacheable_tokens=0,  # unknown; only informative
+            notes="Named by the deployment (LLM_MODELS).",
+        )
+
+
+_configured_models = TypeAdapter(list[ConfiguredModel])
+_configured_ids: list[str] = []
+
+
+def parse_configured_models(value: str | Sequence[Mapping[str, Any]] | None) -> list[ModelConfig]:
+    """The models of an ``LLM_MODELS`` value: a JSON list (from the environment) or the list itself.
+
+    Raises ``ImproperlyConfigured`` naming the entry and field at fault.
+    """
+    if not value:
+        return []
+    try:
+        if isinstance(value, str):
+            entries = _configured_models.validate_json(value)
+        else:
+            entries = _configured_models.validate_python(list(value))
+    except ValidationError as exc:
+        problems = "; ".join(f"LLM_MODELS{_location(error['loc'])}: {error['msg']}" for error in exc.errors())
+        raise ImproperlyConfigured(f"LLM_MODELS is not a list of models. {problems}") from None
+    duplicates = sorted(model_id for model_id, count in Counter(e.id for e in entries).items() if count > 1)
+    if duplicates:
+        raise ImproperlyConfigured(f"LLM_MODELS names {', '.join(duplicates)} more than once")
+    return [entry.to_model_config() for entry in entries]
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+
+
+def register_configured_models(value: str | Sequence[Mapping[str, Any]] | None) -> list[ModelConfig]:
+    """Make the registry serve the models of ``LLM_MODELS`` (called at start-up and when the setting changes).
+
+    Models registered by an earlier call are removed first; an entry with a built-in id replaces that model.
+    """
+    global _configured_ids
+    models = parse_configured_models(value)
+    builtin = {model.id: model for model in BUILTIN_MODELS}
+    with _lock:
+        for model_id in _configured_ids:
+            if model_id in builtin:
+                _registry[model_id] = builtin[model_id]
+            else:
+                _registry.pop(model_id, None)
+        for model in models:
+            _registry[model.id] = model
+        _configured_ids = [model.id for model in models]
+    return models
+
+
+def configured_models_changed(*, setting: str, value: Any, **kwargs: Any) -> None:
+    """``setting_changed`` receiver: a test that overrides ``LLM_MODELS`` gets those models registered."""
+    if setting == "LLM_MODELS":
+        register_configured_models(value)

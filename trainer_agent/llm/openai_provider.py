@@ -215,9 +215,10 @@ class OpenAIProvider:
         json_schema: dict[str, Any],
         schema_name: str,
         max_tokens: int = 1024,
+        temperature: float | None = None,
     ) -> StructuredResult:
         """One JSON object matching ``json_schema`` through strict structured output."""
-        body = {
+        body: dict[str, Any] = {
             "model": model,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
             "response_format": {
@@ -226,6 +227,8 @@ class OpenAIProvider:
             },
             self.max_tokens_field: max_tokens,
         }
+        if temperature is not None:
+            body["temperature"] = temperature
         completion, raw, duration_ms = self._create(body)
         message = completion.choices[0].message
         if message.refusal:

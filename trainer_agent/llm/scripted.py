@@ -26,6 +26,7 @@ class StructuredRequest:
     json_schema: dict[str, Any]
     schema_name: str
     max_tokens: int
+    temperature: float | None = None
 
 
 class ScriptedProvider:
@@ -91,8 +92,9 @@ class ScriptedProvider:
         json_schema: dict[str, Any],
         schema_name: str,
         max_tokens: int = 1024,
+        temperature: float | None = None,
     ) -> StructuredResult:
-        recorded = StructuredRequest(model, system, user, json_schema, schema_name, max_tokens)
+        recorded = StructuredRequest(model, system, user, json_schema, schema_name, max_tokens, temperature)
         with self._lock:
             index = next(self._json_counter)
             self.json_requests.append(recorded)

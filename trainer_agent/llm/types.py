@@ -48,6 +48,7 @@ class LLMRequest:
     messages: list[dict[str, Any]]
     tools: list[ToolSpec]
     max_tokens: int = DEFAULT_MAX_TOKENS
+    # None leaves the provider's default; agents send their definition's value (AgentContext.to_request).
     temperature: float | None = None
     # Who the call is for. Never sent on the wire; the built-in offline coach reads the user's data with it.
     user_id: str | None = None
@@ -276,4 +277,5 @@ class StructuredOutputProvider(Protocol):
         json_schema: dict[str, Any],
         schema_name: str,
         max_tokens: int = 1024,
+        temperature: float | None = None,
     ) -> StructuredResult: ...

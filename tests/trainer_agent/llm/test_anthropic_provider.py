@@ -106,10 +106,26 @@ def test_stale_cache_markers_in_messages_are_dropped(llm_request: LLMRequest) ->
     assert "cache_control" not in body["messages"][1]["content"][0]
 
 
-def test_temperature_is_sent_only_when_set(llm_request: LLMRequest) -> None:
-    """No temperature key by default; the given value when the request sets one."""
-    assert "temperature" not in build_anthropic_body(llm_request)
-    assert build_anthropic_body(replace(llm_request, temperature=0.2))["temperature"] == 0.2
+def test_temperature_is_never_sent_and_max_tokens_always(llm_request: LLMRequest) -> None:
+    """API version 2026-10-21 has no sampling parameters (400 even at a default value, TypeError in the SDK):
+    a request's temperature stays off the wire, through complete and complete_json; max_tokens is sent."""
+    transport = ScriptedTransport(
+        anthropic_message([("idle", {})]), anthropic_message([("answer", {"focus": "legs"})])
+    )
+    provider = anthropic_provider_for(transport)
+    provider.complete(replace(llm_request, temperature=0.2, max_tokens=321))
+    provider.complete_json(
+        model="claude-haiku-4-5",
+        system="Pick.",
+        user="Legs?",
+        json_schema=WORKOUT_SCHEMA,
+        schema_name="answer",
+        max_tokens=99,
+        temperature=0.0,
+    )
+    assert [body["max_tokens"] for body in transport.bodies] == [321, 99]
+    assert all("temperature" not in body for body in transport.bodies)
+    assert transport.requests[0].headers["anthropic-version"] == "2026-10-21"
 
 
 def test_request_without_tools_is_refused(llm_request: LLMRequest) -> None:

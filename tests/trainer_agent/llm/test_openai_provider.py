@@ -211,6 +211,29 @@ def test_complete_json_sends_a_strict_schema_and_decodes_the_object() -> None:
     assert duration_ms >= 0
 
 
+def test_temperature_is_sent_when_the_request_sets_one(llm_request: LLMRequest) -> None:
+    """complete and complete_json put the caller's temperature on the wire, and leave it out when unset."""
+    transport = ScriptedTransport(
+        openai_completion([("idle", {})]),
+        openai_completion([("idle", {})]),
+        openai_json_completion({"ok": True}),
+        openai_json_completion({"ok": True}),
+    )
+    provider = openai_provider_for(transport)
+    provider.complete(replace(llm_request, model="gpt-4o-mini", temperature=0.3))
+    provider.complete(replace(llm_request, model="gpt-4o-mini"))
+    for temperature in (0.0, None):
+        provider.complete_json(
+            model="gpt-4o-mini",
+            system="s",
+            user="u",
+            json_schema={"type": "object"},
+            schema_name="x",
+            temperature=temperature,
+        )
+    assert [body.get("temperature", "absent") for body in transport.bodies] == [0.3, "absent", 0.0, "absent"]
+
+
 @pytest.mark.parametrize(
     "wire",
     [
