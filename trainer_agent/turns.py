@@ -23,7 +23,7 @@ from sessions_app.models import AgentSession, SessionNotFound
 from sessions_app.selectors import get_session_for_user
 from sessions_app.services import planned_session
 from tools_app.registry import json_type_name
-from tools_app.workout_schema import Workout
+from tools_app.workout_schema import ClientWorkout
 from trainer_agent.eventstream import first_frame_statements, publish_frame
 from trainer_agent.llm.models import model_ids
 from trainer_agent.loop import TurnResult, run_turn
@@ -102,7 +102,7 @@ def parse_turn_request(body: Any) -> TurnRequest:
             problems.append(f"currentWorkout: must be an object, got {_json_type(raw_workout)}.")
         else:
             try:
-                workout = Workout.model_validate(raw_workout).model_dump(mode="json", exclude_none=True)
+                workout = ClientWorkout.model_validate(raw_workout).model_dump(mode="json", exclude_none=True)
             except ValidationError as exc:
                 details = "; ".join(
                     f"currentWorkout.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
