@@ -24,7 +24,7 @@ from django.utils.html import format_html
 
 from sessions_app import admin_views
 from sessions_app.admin_views import format_cost, format_duration
-from sessions_app.dashboards import session_models
+from sessions_app.dashboards import format_cache_hit_rate, session_models
 from sessions_app.models import AgentSession, AgentSessionSummary
 from sessions_app.services import delete_session
 
@@ -164,7 +164,7 @@ class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
     def cache_hit(self, summary: AgentSessionSummary) -> str:
         if not (summary.prompt_tokens + summary.cached_tokens + summary.cache_write_tokens):
             return "—"
-        return f"{summary.cache_hit_rate * 100:.0f}%"
+        return format_cache_hit_rate(summary.cache_hit_rate)
 
     @admin.display(description="cost", ordering="cost_cents")
     def cost(self, summary: AgentSessionSummary) -> str:

@@ -34,6 +34,7 @@ from sessions_app.dashboards import (
     ToolUsage,
     daily_totals,
     day_rows_for_csv,
+    format_cache_hit_rate,
     model_usage,
     range_totals,
     tool_usage,
@@ -433,7 +434,11 @@ def _summary_cards(summary: AgentSessionSummary) -> list[tuple[str, str, str]]:
             f"prompt {format_count(summary.prompt_tokens)} · completion {format_count(summary.completion_tokens)}"
             f" · cached {format_count(summary.cached_tokens)} · cache write {format_count(summary.cache_write_tokens)}",
         ),
-        ("Cache hit", format_percent(summary.cache_hit_rate, 1) if input_tokens else "—", "cached / input"),
+        (
+            "Cache hit",
+            format_cache_hit_rate(summary.cache_hit_rate) if input_tokens else "—",
+            "cached / input",
+        ),
         ("Iterations", format_count(summary.iterations), f"{summary.user_messages} user messages"),
         (
             "Tools",
@@ -797,7 +802,7 @@ def _model_rows(models: list[ModelUsage]) -> list[dict[str, Any]]:
             ),
             "cost": format_cost(usage.cost_cents),
             "share": f"{usage.cost_cents / top * 100:.1f}",
-            "cache_hit": format_percent(usage.cache_hit_rate, 1)
+            "cache_hit": format_cache_hit_rate(usage.cache_hit_rate)
             if usage.prompt_tokens + usage.cached_tokens + usage.cache_write_tokens
             else "—",
             "latency": format_duration(usage.average_latency_ms),
@@ -826,7 +831,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin[Any]) -> HttpResp
             ("Sessions created", format_count(totals.sessions_created), "in the range"),
             ("Cost", format_cost(totals.cost_cents), f"{format_count(totals.sums['llm_calls'])} LLM calls"),
             ("Tokens", _short_count(totals.total_tokens), "all buckets"),
-            ("Cache hit rate", format_percent(totals.cache_hit_rate, 1), "cached / input tokens"),
+            ("Cache hit rate", format_cache_hit_rate(totals.cache_hit_rate), "cached / input tokens"),
             ("Error rate", format_percent(totals.error_rate, 1), "session-days with an error"),
             (
                 "Iterations p50 / p95",
@@ -856,7 +861,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin[Any]) -> HttpResp
                     ),
                 ),
                 "cost": format_cost(day.cost_cents),
-                "cache_hit": format_percent(day.cache_hit_rate, 1) if day.llm_calls else "—",
+                "cache_hit": format_cache_hit_rate(day.cache_hit_rate) if day.llm_calls else "—",
                 "error_rate": format_percent(day.error_rate, 1) if day.sessions else "—",
                 "p50": format_decimal(day.iterations_p50),
                 "p95": format_decimal(day.iterations_p95),

@@ -74,9 +74,16 @@ class DateRange:
 
 
 def cache_hit_rate(*, prompt: float, cached: float, cache_write: float) -> float:
-    """cached / (prompt + cached + cache_write) as a fraction in 0..1; 0 without input tokens."""
+    """The share of input tokens served from the cache: cached / (prompt + cached + cache_write), a fraction in
+    0..1 (0 without input tokens). The one definition: session metadata (`usage.cache_hit_rate`), the SQL
+    views, the admin, the console and the API all store and return this fraction."""
     base = prompt + cached + cache_write
     return cached / base if base > 0 else 0.0
+
+
+def format_cache_hit_rate(rate: float) -> str:
+    """How a cache hit rate reads wherever it is shown (admin, dashboards, console): 0.8092 → "80.9%"."""
+    return f"{rate * 100:.1f}%"
 
 
 def percentile(values: Sequence[float], fraction: float) -> float | None:

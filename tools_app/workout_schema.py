@@ -10,14 +10,21 @@ meaning (exercise types and their required fields, positive numbers, known muscl
 groups, equipment, preferences) is checked by `tools_app.workout_validation`, so one failed call lists
 every problem at once instead of stopping at the first. The JSON schema still advertises the allowed
 values and minimums (via `json_schema_extra`), so the model is told what is valid up front.
+
+`Workout` is what the model must write; `ClientWorkout` is the workout a client sends back as its state
+(`currentWorkout`): the server's own workout (ids, catalogue slugs, completion flags) round-trips through it
+unchanged, an exercise the user added in the app needs only a name and a type, and a field it does not know
+is refused (a 400 naming it) rather than dropped.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+import secrets
+from collections.abc import Iterable
+from typing import Annotated, Any, Self
 
-from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from datasources_app.catalog import EQUIPMENT, EXERCISE_TYPES, GROUP_TYPES, MUSCLES
 
@@ -116,6 +123,15 @@ def expand_per_set_scalars(data: Any) -> Any:
         if isinstance(value, int | float) and not isinstance(value, bool):
             data[name] = [value] * count
     return data
+
+
+def new_exercise_id(taken: Iterable[str] = ()) -> str:
+    """A fresh exercise id (`ex_` + 6 hex) not in `taken`."""
+    used = set(taken)
+    while True:
+        candidate = "ex_" + secrets.token_hex(3)
+        if candidate not in used:
+            return candidate
 
 
 # --- Field types ---------------------------------------------------------------------------------------------------
@@ -282,8 +298,9 @@ class ExerciseFields(BaseModel):
 
     @field_validator("exercise_name", "reasoning", mode="after")
     @classmethod
-    def _strip(cls, value: str) -> str:
-        return " ".join(value.split())
+    def _strip(cls, value: str | None) -> str | None:
+        # None only in ClientExercise, whose reasoning is optional.
+        return " ".join(value.split()) if value is not None else None
 
 
 class Exercise(ExerciseFields):
@@ -308,6 +325,10 @@ class WorkoutSummary(BaseModel):
     muscles_targeted: list[str] | None = Field(default=None, description="Main muscles, most worked first.")
 
 
+def _clean_title(value: str | None) -> str | None:
+    return " ".join(value.split()) or None if value is not None else None
+
+
 class Workout(BaseModel):
     title: str | None = Field(
         default=None, description="Short title shown to the user, e.g. 'Upper Body Push'."
@@ -321,7 +342,128 @@ class Workout(BaseModel):
     @field_validator("title", mode="after")
     @classmethod
     def _strip_title(cls, value: str | None) -> str | None:
-        return " ".join(value.split()) or None if value is not None else None
+        return _clean_title(value)
+
+
+# --- The client's workout (`currentWorkout`) ----------------------------------------------------------------
+# The artifact a workout tool delivers (type and schema version), accepted back as the client's workout.
+ARTIFACT_TYPE = "exercise_list"
+ARTIFACT_SCHEMA_VERSION = "1.0"
+_STRICT = ConfigDict(extra="forbid")
+
+
+class ClientMuscleShare(MuscleShare):
+    model_config = _STRICT
+
+
+class ClientGoalShare(GoalShare):
+    model_config = _STRICT
+
+
+class ClientExerciseGroup(ExerciseGroup):
+    model_config = _STRICT
+
+
+class ClientExercise(ExerciseFields):
+    """One exercise of the client's workout: the fields the server writes, the model's required ones optional.
+
+    An exercise the user added in the app has no `reasoning`, `muscles_utilized` or `goals_addressed` (the
+    model must give those; a client need not). What the server adds to its exercises (id, catalogue slug,
+    completion by the logging tools) is kept as it came.
+    """
+
+    model_config = _STRICT
+
+    # Optional here, required of the model (ExerciseFields): the narrower type is what mypy objects to.
+    muscles_utilized: list[ClientMuscleShare] | None = Field(  # type: ignore[assignment]
+        default=None, validation_alias=AliasChoices("muscles_utilized", "muscles")
+    )
+    goals_addressed: list[ClientGoalShare] | None = Field(  # type: ignore[assignment]
+        default=None, validation_alias=AliasChoices("goals_addressed", "goals")
+    )
+    reasoning: str | None = None  # type: ignore[assignment]
+    group: ClientExerciseGroup | None = None
+    order: IntMin1 | None = None
+    id: str | None = None
+    exercise_slug: str | None = None
+    # Set by log_completed_exercise / mark_exercise_complete (tools_app.logging_tools).
+    completed: bool | None = None
+    completed_at: str | None = None
+    log_entry_id: str | None = None
+
+
+class ClientWorkoutSummary(WorkoutSummary):
+    model_config = _STRICT
+
+    exercise_count: int | None = None
+
+
+class ClientWorkout(BaseModel):
+    """The workout a client shows, sent back as `currentWorkout`: the stored current-workout record
+    `{artifact_id?, title?, summary?, auto_start?, exercises}`, or the workout artifact itself (its
+    `payload.exercises` and `payload.title` are the workout's; `type` and `schema_version` are checked, not
+    stored).
+
+    Exercises without an id or order (added in the app) get a new `ex_` id and the next free order, so the
+    tools can refer to them like any other.
+    """
+
+    model_config = _STRICT
+
+    artifact_id: str | None = None
+    type: str | None = Field(default=None, exclude=True)
+    schema_version: str | None = Field(default=None, exclude=True)
+    title: str | None = None
+    exercises: list[ClientExercise] = Field(min_length=1)
+    summary: ClientWorkoutSummary | None = None
+    auto_start: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_artifact(cls, data: Any) -> Any:
+        """Lift an artifact's `payload.exercises` / `payload.title`; anything else in the payload (or a
+        value that contradicts the top level) is left under `payload.<key>`, so it is refused by name."""
+        if not isinstance(data, dict) or not isinstance(data.get("payload"), dict):
+            return data
+        data = dict(data)
+        for key, value in data.pop("payload").items():
+            if key in ("exercises", "title") and data.get(key, value) == value:
+                data[key] = value
+            else:
+                data[f"payload.{key}"] = value
+        return data
+
+    @field_validator("type", mode="after")
+    @classmethod
+    def _workout_artifact_type(cls, value: str | None) -> str | None:
+        if value not in (None, ARTIFACT_TYPE):
+            raise ValueError(f"a workout is an '{ARTIFACT_TYPE}' artifact, not '{value}'")
+        return value
+
+    @field_validator("schema_version", mode="after")
+    @classmethod
+    def _known_schema_version(cls, value: str | None) -> str | None:
+        if value not in (None, ARTIFACT_SCHEMA_VERSION):
+            raise ValueError(f"the workout artifact schema version is {ARTIFACT_SCHEMA_VERSION}, not {value}")
+        return value
+
+    @field_validator("title", mode="after")
+    @classmethod
+    def _strip_title(cls, value: str | None) -> str | None:
+        return _clean_title(value)
+
+    @model_validator(mode="after")
+    def _number_new_exercises(self) -> Self:
+        taken = [exercise.id for exercise in self.exercises if exercise.id]
+        last_order = max((exercise.order or 0 for exercise in self.exercises), default=0)
+        for exercise in self.exercises:
+            if not exercise.id:
+                exercise.id = new_exercise_id(taken)
+                taken.append(exercise.id)
+            if exercise.order is None:
+                last_order += 1
+                exercise.order = last_order
+        return self
 
 
 class CompletedExercise(BaseModel):

@@ -21,7 +21,6 @@ Exercises are referred to by id (`ex_…`, or any id an earlier workout carried,
 from __future__ import annotations
 
 import math
-import secrets
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
@@ -35,6 +34,8 @@ from datasources_app.selectors import get_current_workout
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_schema import (
+    ARTIFACT_SCHEMA_VERSION,
+    ARTIFACT_TYPE,
     CompletedExercise,
     Exercise,
     ExerciseFields,
@@ -42,6 +43,7 @@ from tools_app.workout_schema import (
     Workout,
     WorkoutSummary,
     expand_per_set_scalars,
+    new_exercise_id,
 )
 from tools_app.workout_validation import (
     GROUP_MIN_SIZE,
@@ -55,9 +57,6 @@ from tools_app.workout_validation import (
     load_training_context,
 )
 
-ARTIFACT_TYPE = "exercise_list"
-ARTIFACT_SCHEMA_VERSION = "1.0"
-
 # Seconds per rep and per change of exercise, for the duration estimate.
 _SECONDS_PER_REP = 3
 _SECONDS_BETWEEN_EXERCISES = 60
@@ -65,14 +64,6 @@ _SECONDS_BETWEEN_EXERCISES = 60
 
 def new_artifact_id() -> str:
     return "art_" + uuid.uuid4().hex[:12]
-
-
-def new_exercise_id(taken: Iterable[str] = ()) -> str:
-    used = set(taken)
-    while True:
-        candidate = "ex_" + secrets.token_hex(3)
-        if candidate not in used:
-            return candidate
 
 
 # --- Input models ---------------------------------------------------------------------------------------------------
@@ -474,12 +465,20 @@ def _move(exercises: list[dict[str, Any]], index: int, order: int) -> tuple[list
     return moved, position
 
 
+# An exercise the user added in the app (ClientExercise) may lack what the model must give; the exercises a
+# change leaves alone are not re-checked, so these stand in for what they lack.
+_UNCHECKED_DEFAULTS: dict[str, Any] = {"reasoning": "", "muscles_utilized": [], "goals_addressed": []}
+
+
 def _revalidate(
     ctx: ToolContext, exercises: list[dict[str, Any]], changed: int, header: str
 ) -> tuple[list[Exercise], ExerciseCheck, TrainingContext] | ToolOutcome:
     """Re-check the changed exercise and the workout's structure; a failed outcome lists the problems."""
     try:
-        models = [parse_stored_exercise(exercise) for exercise in exercises]
+        models = [
+            parse_stored_exercise(exercise if index == changed else {**_UNCHECKED_DEFAULTS, **exercise})
+            for index, exercise in enumerate(exercises)
+        ]
     except ValidationError as exc:
         problems = [
             f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"

@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
+
+from sessions_app.dashboards import format_cache_hit_rate
 
 ICONS = {
     "user_message": "👤",
@@ -92,3 +95,14 @@ def format_event(
     clock = timestamp.strftime("%H:%M:%S.") + f"{timestamp.microsecond // 1000:03d}"
     icon = ICONS.get(event_type, "•")
     return f"{clock} [{str(session_id)[:8]}] {icon} {describe(event_type, data, duration_ms)}"
+
+
+def session_totals(
+    *, session_id: Any, total_tokens: int, cost_cents: float, metadata: Mapping[str, Any]
+) -> str:
+    """ "Session <id>: 17220 tokens, cache hit 60.8%, $0.0104." The rate is the session's stored
+    `usage.cache_hit_rate` (a fraction, shown as a percentage here only); left out before any model call."""
+    usage = metadata.get("usage")
+    rate = usage.get("cache_hit_rate") if isinstance(usage, Mapping) else None
+    cache = f", cache hit {format_cache_hit_rate(rate)}" if isinstance(rate, int | float) else ""
+    return f"Session {session_id}: {total_tokens} tokens{cache}, ${cost_cents / 100:.4f}."

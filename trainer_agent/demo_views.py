@@ -1,7 +1,8 @@
 """`GET /demo/`: a one-page chat that streams turns from `/agent/stream`, the way a person sees the product.
 
 The page is a Django template with its CSS and JS (static/demo/) inlined: it works under daphne without a
-static-file server, and needs no build step and no CDN. With DEBUG on it comes with a fresh access token for
+static-file server, and needs no build step and no CDN. Only its favicon (static/demo/favicon.svg) is linked,
+through staticfiles; a page without it still works. With DEBUG on it comes with a fresh access token for
 the demo user, so `make run` → open /demo/ → type is all it takes.
 """
 

@@ -43,7 +43,7 @@ from sessions_app.services import (
     renew_lease,
 )
 from tools_app.registry import json_type_name
-from tools_app.workout_schema import Workout
+from tools_app.workout_schema import ClientWorkout
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
@@ -118,7 +118,7 @@ def parse_turn_request(body: Any) -> TurnRequest:
             problems.append(f"currentWorkout: must be an object, got {_json_type(raw_workout)}.")
         else:
             try:
-                workout = Workout.model_validate(raw_workout).model_dump(mode="json", exclude_none=True)
+                workout = ClientWorkout.model_validate(raw_workout).model_dump(mode="json", exclude_none=True)
             except ValidationError as exc:
                 details = "; ".join(
                     f"currentWorkout.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"

@@ -29,8 +29,14 @@
     var welcome = log.querySelector(".welcome");
     if (welcome) welcome.remove();
     log.appendChild(node);
-    node.scrollIntoView({ block: "end", behavior: "smooth" });
+    scrollToEnd();
     return node;
+  }
+
+  // The page's end, not the new node's: a node is often filled after it is appended (a question's options),
+  // and its own bottom edge would sit under the sticky composer. At the very end the composer follows the log.
+  function scrollToEnd() {
+    window.scrollTo(0, document.documentElement.scrollHeight);
   }
 
   function line(kind, text) {
@@ -64,14 +70,18 @@
     sessionId = id || null;
     if (sessionId) sessionStorage.setItem(SESSION_KEY, sessionId);
     else sessionStorage.removeItem(SESSION_KEY);
-    sessionLabel.textContent = sessionId ? "Session " + sessionId.slice(0, 8) : "New session";
+    // Without a session there is nothing to label: the "New session" button says the rest.
+    sessionLabel.textContent = sessionId ? "Session " + sessionId.slice(0, 8) : "";
     sessionLabel.title = sessionId || "";
+    sessionLabel.hidden = !sessionId;
   }
 
   function setBusy(value) {
     busy = value;
     sendButton.disabled = value;
-    document.querySelectorAll(".option, .suggestion").forEach(function (b) { b.disabled = value; });
+    document.querySelectorAll(".question:not(.answered) .option, .suggestion").forEach(function (b) {
+      b.disabled = value;
+    });
   }
 
   // ---- workout cards -----------------------------------------------------------------------------
@@ -213,9 +223,20 @@
       (data.options || []).forEach(function (option) {
         var button = options.appendChild(el("button", "chip option", option));
         button.type = "button";
-        button.addEventListener("click", function () { send(option); });
+        button.disabled = busy; // enabled with the composer when the turn ends
+        button.addEventListener("click", function () { answer(box, button, option); });
       });
+      scrollToEnd();
     }
+  }
+
+  // A chip answers the question as if its text had been typed and sent; the question is then closed.
+  function answer(box, button, option) {
+    if (busy) return;
+    box.classList.add("answered");
+    button.classList.add("chosen");
+    box.querySelectorAll(".option").forEach(function (b) { b.disabled = true; });
+    send(option);
   }
 
   // ---- SSE over fetch ----------------------------------------------------------------------------
@@ -299,7 +320,8 @@
     } finally {
       clearThinking();
       setBusy(false);
-      input.focus();
+      input.focus({ preventScroll: true });
+      scrollToEnd();
     }
   }
 

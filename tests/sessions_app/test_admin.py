@@ -53,7 +53,7 @@ def test_list_shows_each_sessions_aggregates(staff_client: Client) -> None:
         "claude-sonnet-4-5",
         "obs-status-completed",
         "8,910",
-        "81%",
+        "80.9%",
         "$0.0201",
         "20.0s",
     ):

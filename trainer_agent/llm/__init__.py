@@ -4,7 +4,7 @@ Everything above this package (context builder, initializer, loop) speaks only t
 serves a model is decided here, by ``get_provider(model_id)``.
 """
 
-from trainer_agent.llm.cost import cache_hit_rate, cost_cents
+from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, UnknownModel, get_model, model_ids, register_model
 from trainer_agent.llm.providers import (
     ProviderNotRegistered,
@@ -40,7 +40,6 @@ __all__ = [
     "ToolSpec",
     "UnknownModel",
     "Usage",
-    "cache_hit_rate",
     "cost_cents",
     "get_model",
     "get_provider",

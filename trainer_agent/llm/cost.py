@@ -5,6 +5,8 @@ cache reads and writes, so that would undercount. Every bucket in ``Usage`` is d
 sum: ``input x p_in + cache_write x p_write + cache_read x p_read + output x p_out`` per million tokens. The
 OpenAI provider builds ``Usage`` with ``cached_tokens`` already taken out of ``prompt_tokens``, so the same
 formula holds there.
+
+The cache hit rate has one definition, `sessions_app.dashboards.cache_hit_rate` (a fraction in 0..1).
 """
 
 from __future__ import annotations
@@ -25,11 +27,3 @@ def cost_cents(model: ModelConfig, usage: Usage) -> float:
         + usage.output_tokens * model.output_per_mtok
     )
     return dollars_times_mtok / TOKENS_PER_MTOK * CENTS_PER_DOLLAR
-
-
-def cache_hit_rate(*, prompt: int, cached: int, cache_write: int) -> float:
-    """Share of input tokens served from the cache, in percent: ``cached / (prompt + cached + cache_write)``."""
-    input_total = prompt + cached + cache_write
-    if input_total <= 0:
-        return 0.0
-    return cached / input_total * 100

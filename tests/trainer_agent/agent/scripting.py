@@ -170,6 +170,23 @@ def scripted_claude(*steps: Step | Any) -> ScriptedTransport:
     )
 
 
+def chest_turn_with_cache_usage() -> ScriptedTransport:
+    """generate → deliver → idle with known usage: input 1000/150/80, cache writes 5000/300/120, cache reads
+    0/5000/5300, output 200/50/20 (totals: input 1230, cache writes 5420, cache reads 10300, output 270)."""
+    return scripted_claude(
+        call(
+            "generate_workout",
+            {"workout": chest_workout()},
+            input_tokens=1000,
+            cache_write_tokens=5000,
+            cache_read_tokens=0,
+            output_tokens=200,
+        ),
+        deliver(input_tokens=150, cache_write_tokens=300, cache_read_tokens=5000, output_tokens=50),
+        idle(input_tokens=80, cache_write_tokens=120, cache_read_tokens=5300, output_tokens=20),
+    )
+
+
 def claude(
     handler: Callable[[httpx2.Request], httpx2.Response], *, max_retries: int = 0
 ) -> AnthropicProvider:

@@ -11,6 +11,7 @@ from sessions_app.models import AgentSession
 from tests.support.llm_fakes import ScriptedTransport, openai_completion, openai_provider_for
 from tests.trainer_agent.agent.scripting import (
     call,
+    chest_turn_with_cache_usage,
     chest_workout,
     deliver,
     events_of,
@@ -26,18 +27,7 @@ pytestmark = pytest.mark.django_db
 
 def test_session_totals_equal_the_hand_computed_sum(demo_user: uuid.UUID) -> None:
     """Haiku at $1 in / $5 out / $1.25 cache write / $0.10 cache read per MTok, three calls with known buckets."""
-    transport = scripted_claude(
-        call(
-            "generate_workout",
-            {"workout": chest_workout()},
-            input_tokens=1000,
-            cache_write_tokens=5000,
-            cache_read_tokens=0,
-            output_tokens=200,
-        ),
-        deliver(input_tokens=150, cache_write_tokens=300, cache_read_tokens=5000, output_tokens=50),
-        idle(input_tokens=80, cache_write_tokens=120, cache_read_tokens=5300, output_tokens=20),
-    )
+    transport = chest_turn_with_cache_usage()
     with serving("claude-haiku-4-5", transport):
         result = run_turn(user_id=demo_user, message="Chest workout", model="claude-haiku-4-5")
 

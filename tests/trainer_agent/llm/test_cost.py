@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainer_agent.llm.cost import cache_hit_rate, cost_cents
+from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.types import Usage
 
@@ -38,14 +38,3 @@ def test_offline_model_is_free() -> None:
     """The offline coach costs nothing whatever the usage."""
     usage = Usage(input_tokens=10**6, output_tokens=10**6, cache_read_tokens=10**6, cache_write_tokens=10**6)
     assert cost_cents(get_model("offline"), usage) == 0
-
-
-@pytest.mark.parametrize(
-    ("prompt", "cached", "cache_write", "rate"),
-    [(100, 900, 0, 90.0), (0, 0, 0, 0.0), (500, 0, 500, 0.0), (250, 500, 250, 50.0)],
-)
-def test_cache_hit_rate_counts_writes_as_misses(
-    prompt: int, cached: int, cache_write: int, rate: float
-) -> None:
-    """cache_hit_rate = cached / (prompt + cached + cache_write), in percent; 0 when there was no input."""
-    assert cache_hit_rate(prompt=prompt, cached=cached, cache_write=cache_write) == pytest.approx(rate)

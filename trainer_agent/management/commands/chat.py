@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from datasources_app.demo import DEMO_USER_ID
 from sessions_app.models import AgentSession, SessionNotFound
 from sessions_app.selectors import get_session_for_user
+from trainer_agent.console import session_totals
 from trainer_agent.context import describe_exercise
 from trainer_agent.llm.models import UnknownModel, get_model
 from trainer_agent.loop import TurnError
@@ -90,7 +91,12 @@ class Command(BaseCommand):
         if session is not None:
             session.refresh_from_db()
             self.stdout.write(
-                f"Session {session.pk}: {session.total_tokens} tokens, ${session.total_cost_cents / 100:.4f}."
+                session_totals(
+                    session_id=session.pk,
+                    total_tokens=session.total_tokens,
+                    cost_cents=session.total_cost_cents,
+                    metadata=session.metadata,
+                )
             )
 
     def _turn(
