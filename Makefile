@@ -14,15 +14,22 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-# The local demo runs with DEBUG on unless the caller sets it (production sets DEBUG=0 and a SECRET_KEY).
-run: export DEBUG := $(if $(DEBUG),$(DEBUG),1)
-run: setup
+# The local demo runs with the checkout's .env (DEBUG on); production sets DEBUG=0 and a SECRET_KEY, which win.
+run: setup .env
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py demo_token --curl --port $(PORT)
 	@echo "Staff admin: create a login with '$(PY) manage.py createsuperuser', then open http://127.0.0.1:$(PORT)/admin/"
 	$(VENV)/bin/daphne -e tcp:port=$(PORT):interface=127.0.0.1:backlog=1024 config.asgi:application
+
+# Local settings every command of this checkout reads (config/local_env.py), written once, never committed.
+.env:
+	@umask 077 && printf '%s\n' \
+	  "# Local settings of this checkout, read by config/settings.py; variables set in the environment win." \
+	  "DEBUG=1" \
+	  "SECRET_KEY=$$(LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c 50)" >$@
+	@echo "Wrote $@: DEBUG=1 and a random SECRET_KEY, for this checkout only."
 
 test: setup
 	@scripts/install_chromium.sh

@@ -10,10 +10,14 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
+from config.local_env import load_env_file
+
 # Lets runtime code subscript Django generics (ModelAdmin[Model], QuerySet[Model]) like the type stubs do.
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The checkout's local settings (`make run` writes DEBUG=1 and a random SECRET_KEY there); the environment wins.
+load_env_file(BASE_DIR / ".env")
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -35,7 +39,8 @@ UNDER_TOOLING = bool(os.environ.get("PYTEST_VERSION")) or "mypy" in sys.modules
 if not DEBUG and SECRET_KEY == DEV_SECRET_KEY and not UNDER_TOOLING:
     raise ImproperlyConfigured(
         "SECRET_KEY is the built-in development key while DEBUG is off. "
-        "Set SECRET_KEY to a long random value, or DEBUG=1 for local use."
+        "Set SECRET_KEY to a long random value, or DEBUG=1 for local use "
+        "(`make run` writes both to the checkout's .env)."
     )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]")
@@ -61,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "trainer_agent.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -124,6 +130,22 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+# Static files are served by WhiteNoise (middleware above) in every mode: daphne has no static-file view.
+# DEBUG off: `collectstatic` (`make run` runs it) writes compressed copies with content hashes in their names
+# to STATIC_ROOT, and WhiteNoise serves those with far-future cache headers. The manifest storage refuses to
+# render a page whose files were not collected, so DEBUG on and tests do without it: WhiteNoise finds the files
+# in the apps and static/ on each request (an edited stylesheet shows on reload; tests need no collectstatic).
+static_from_finders = DEBUG or UNDER_TOOLING
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if static_from_finders
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = static_from_finders
+WHITENOISE_AUTOREFRESH = static_from_finders
 
 # Request bodies above this size are refused (413) before parsing.
 MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(64 * 1024)))

@@ -36,6 +36,12 @@ def get_profile(*, user_id: uuid.UUID) -> UserProfile | None:
     return UserProfile.objects.filter(user_id=user_id).first()
 
 
+def display_names(*, user_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """The profile's display name of each of these users who has a non-empty one, in one query."""
+    rows = UserProfile.objects.filter(user_id__in=list(user_ids)).exclude(display_name="")
+    return dict(rows.values_list("user_id", "display_name"))
+
+
 def get_settings(*, user_id: uuid.UUID) -> UserSettings:
     """The user's settings, or unsaved defaults (kg, km, UTC) when they have none."""
     return UserSettings.objects.filter(user_id=user_id).first() or UserSettings(user_id=user_id)

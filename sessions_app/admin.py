@@ -1,6 +1,8 @@
 """Staff admin for agent sessions, read from the `agent_session_summaries` view.
 
-The list shows one row per session with its aggregates; a row opens the session's timeline (admin_views).
+The list shows one row per session with its aggregates, its user by the name another app registers
+(admin_registry.register_user_labeller) and its active time (sessions_app.activity); a row opens the
+session's timeline (admin_views).
 Extra pages under the same admin: the dashboard (+ CSV), the live-tail JSON endpoint, and the event actions
 other apps register (trainer_agent's step replay). Nothing here writes except deletion, which goes through
 sessions_app.services.delete_session (the only path the append-only trigger lets through).
@@ -22,7 +24,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 from django.utils.html import format_html
 
-from sessions_app import admin_views
+from sessions_app import admin_registry, admin_views
+from sessions_app.activity import ACTIVE_TIME_HELP, active_time_ms
 from sessions_app.admin_views import format_cost, format_duration
 from sessions_app.dashboards import format_cache_hit_rate, session_models
 from sessions_app.models import AgentSession, AgentSessionSummary
@@ -111,6 +114,24 @@ class CreatedRangeFilter(admin.ListFilter):
         }
 
 
+# Read for a whole page of rows at once by SessionChangeList and kept on each row for the display methods.
+USER_LABEL = "_user_label"
+ACTIVE_MS = "_active_ms"
+
+
+class SessionChangeList(ChangeList):
+    """The list's page, with its users' labels and its sessions' active time read in one query each."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        rows: list[AgentSessionSummary] = list(self.result_list)
+        labels = admin_registry.user_labels({row.user_id for row in rows})
+        active = active_time_ms(summaries=rows)
+        for row in rows:
+            setattr(row, USER_LABEL, labels.get(row.user_id))
+            setattr(row, ACTIVE_MS, active.get(row.pk))
+
+
 @admin.register(AgentSessionSummary)
 class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
     list_display = (
@@ -123,6 +144,7 @@ class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
         "tokens",
         "cache_hit",
         "cost",
+        "active_time",
         "duration",
         "error_count",
     )
@@ -140,8 +162,21 @@ class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
     def session(self, summary: AgentSessionSummary) -> str:
         return str(summary.id)[:8]
 
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return SessionChangeList
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        return super().changelist_view(
+            request, {"active_time_help": ACTIVE_TIME_HELP, **(extra_context or {})}
+        )
+
     @admin.display(description="user", ordering="user_id")
     def user(self, summary: AgentSessionSummary) -> str:
+        label = getattr(summary, USER_LABEL, None)
+        if label:
+            return format_html('<span title="{}">{}</span>', summary.user_id, label)
         return format_html('<span title="{}">{}…</span>', summary.user_id, str(summary.user_id)[:8])
 
     @admin.display(description="created", ordering="created_at")
@@ -170,7 +205,14 @@ class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
     def cost(self, summary: AgentSessionSummary) -> str:
         return format_cost(summary.cost_cents)
 
-    @admin.display(description="duration", ordering="duration_ms")
+    @admin.display(description="active")
+    def active_time(self, summary: AgentSessionSummary) -> str:
+        active_ms = getattr(summary, ACTIVE_MS, None)
+        if not summary.event_count or active_ms is None:
+            return "—"
+        return format_html('<span title="{}">{}</span>', ACTIVE_TIME_HELP, format_duration(active_ms))
+
+    @admin.display(description="span", ordering="duration_ms")
     def duration(self, summary: AgentSessionSummary) -> str:
         return format_duration(summary.duration_ms) if summary.event_count else "—"
 

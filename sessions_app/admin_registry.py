@@ -3,15 +3,17 @@
 trainer_agent registers, from its AppConfig.ready():
 - event actions: an admin page for one event (e.g. "Replay step" on trainer llm_request events), served at
   `admin/sessions_app/agentsessionsummary/<session id>/events/<sequence>/<action name>/` for staff only;
-- the console describer: the icons and one-line descriptions of seed 000 §11.3, used by the timeline.
+- the console describer: the icons and one-line descriptions of seed 000 §11.3, used by the timeline;
+- the user labeller: names staff recognise (the profile's display name) for user ids, which sessions_app
+  stores alone.
 
-Without registrations the admin still works: events show their type and no action links.
+Without registrations the admin still works: events show their type and no action links, users their id.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 from uuid import UUID
@@ -27,6 +29,8 @@ class EventActionView(Protocol):
 
 type EventPredicate = Callable[[str, dict[str, Any]], bool]
 type EventDescriber = Callable[[str, dict[str, Any], int | None], str]
+# Labels for as many of the given user ids as it knows, in one read (the list asks once per page).
+type UserLabeller = Callable[[Collection[UUID]], Mapping[UUID, str]]
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ DEFAULT_ICON = "•"
 _lock = threading.Lock()
 _actions: dict[str, EventAction] = {}
 _console: list[ConsoleFormat] = []
+_user_labellers: list[UserLabeller] = []
 
 
 def register_event_action(
@@ -94,3 +99,18 @@ def describe_event(event_type: str, data: dict[str, Any], duration_ms: int | Non
         return console.describe(event_type, data, duration_ms)
     except Exception:  # odd data in one event must not break the whole timeline
         return event_type
+
+
+def register_user_labeller(labeller: UserLabeller) -> None:
+    """Show users by `labeller`'s labels (e.g. display names) in the session admin; replaces any earlier one."""
+    with _lock:
+        _user_labellers[:] = [labeller]
+
+
+def user_labels(user_ids: Collection[UUID]) -> dict[UUID, str]:
+    """Labels of those users that have one; none when no labeller is registered."""
+    with _lock:
+        labeller = _user_labellers[0] if _user_labellers else None
+    if labeller is None or not user_ids:
+        return {}
+    return {user_id: label for user_id, label in labeller(user_ids).items() if label}

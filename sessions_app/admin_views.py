@@ -1,9 +1,10 @@
 """Staff pages of the session admin: a session's timeline, its live tail, the dashboard and its CSV export.
 
 Each page costs a fixed number of queries whatever the number of events: the timeline reads one page of
-events (PAGE_SIZE) and the session's row of the summaries view; the live tail reads the events after a
-sequence number (at most TAIL_LIMIT) and the session's status. Charts are server-rendered SVG (no scripts,
-no CDN). The console's icons and one-line descriptions come through sessions_app.admin_registry.
+events (PAGE_SIZE), the session's row of the summaries view, its user's label and its active time; the live
+tail reads the events after a sequence number (at most TAIL_LIMIT) and the session's status. Charts are
+server-rendered SVG (no scripts, no CDN). The console's icons and one-line descriptions come through
+sessions_app.admin_registry.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from sessions_app import admin_registry
+from sessions_app.activity import active_time_ms
 from sessions_app.dashboards import (
     DateRange,
     DayTotals,
@@ -372,7 +374,7 @@ def _positive_int(value: str | None, default: int) -> int:
 
 
 def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object_id: str) -> HttpResponse:
-    """The totals header and one page of the timeline (PAGE_SIZE events). Three queries plus the admin's own."""
+    """The totals header and one page of the timeline (PAGE_SIZE events). Five queries plus the admin's own."""
     session_id = _parse_uuid(object_id)
     summary = AgentSessionSummary.objects.filter(pk=session_id).first()
     if summary is None:
@@ -399,7 +401,8 @@ def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object
         "title": f"Session {str(session_id)[:8]}",
         "subtitle": str(session_id),
         "summary": summary,
-        "totals": _summary_cards(summary),
+        "user_label": admin_registry.user_labels([summary.user_id]).get(summary.user_id, ""),
+        "totals": _summary_cards(summary, active_ms=active_time_ms(summaries=[summary])[summary.pk]),
         "rows": rows,
         "page": page,
         "pages": pages,
@@ -423,8 +426,8 @@ def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object
     return TemplateResponse(request, "admin/sessions_app/session_detail.html", context)
 
 
-def _summary_cards(summary: AgentSessionSummary) -> list[tuple[str, str, str]]:
-    """(label, value, detail) for the header of a session's page."""
+def _summary_cards(summary: AgentSessionSummary, *, active_ms: int) -> list[tuple[str, str, str]]:
+    """(label, value, detail) for the header of a session's page (active time: sessions_app.activity)."""
     input_tokens = summary.prompt_tokens + summary.cached_tokens + summary.cache_write_tokens
     return [
         ("Cost", format_cost(summary.cost_cents), f"{summary.llm_calls} LLM calls"),
@@ -449,7 +452,9 @@ def _summary_cards(summary: AgentSessionSummary) -> list[tuple[str, str, str]]:
         (
             "Duration",
             format_duration(summary.duration_ms) if summary.event_count else "—",
-            f"{summary.event_count} events",
+            f"{format_duration(active_ms)} active · {summary.event_count} events"
+            if summary.event_count
+            else "no events",
         ),
     ]
 

@@ -1,4 +1,4 @@
-"""Suite-wide configuration: hypothesis profiles and no real LLM calls."""
+"""Suite-wide configuration: hypothesis profiles, shared fixtures and no real LLM calls."""
 
 from __future__ import annotations
 
@@ -6,6 +6,10 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Fixtures of every directory's tests: the live daphne servers (one set per test session, whoever asks first)
+# and a fresh clone of the checkout.
+pytest_plugins = ("tests.support.live_server", "tests.support.fresh_clone")
 
 settings.register_profile(
     "default",

@@ -25,6 +25,11 @@ class TrainerAgentConfig(AppConfig):
         from trainer_agent.admin_replay import register as register_admin_replay  # staff admin: step replay
 
         register_admin_replay()
+        # The session admin shows users by their profile's name; sessions_app stores only their ids.
+        from datasources_app.selectors import display_names
+        from sessions_app.admin_registry import register_user_labeller
+
+        register_user_labeller(lambda user_ids: display_names(user_ids=user_ids))
         from trainer_agent.agents.definitions import load_agents  # validate the agent registry at start
 
         load_agents()

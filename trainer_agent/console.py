@@ -50,6 +50,33 @@ def _preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _without_text(llm_response: dict[str, Any]) -> str:
+    """A response that only called tools: its stop reason and the tools it called, as the admin shows it."""
+    line = f"stop: {llm_response.get('stop_reason') or '—'}"
+    names = tool_call_names(llm_response.get("raw_response"))
+    return f"{line} → {', '.join(names)}" if names else line
+
+
+def tool_call_names(raw_response: Any) -> list[str]:
+    """Tools a stored response called, from its wire JSON: Anthropic-style `tool_use` content blocks (also the
+    offline and scripted models') or OpenAI `tool_calls`; none when the stored response was truncated."""
+    if not isinstance(raw_response, dict):
+        return []
+    names: list[str] = []
+    for block in raw_response.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            names.append(str(block.get("name", "?")))
+    for choice in raw_response.get("choices") or []:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            continue
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                names.append(str(function.get("name", "?")))
+    return names
+
+
 def describe(event_type: str, data: dict[str, Any], duration_ms: int | None = None) -> str:
     """The part after the icon: event name, arrow, details."""
     if event_type == "user_message":
@@ -61,7 +88,7 @@ def describe(event_type: str, data: dict[str, Any], duration_ms: int | None = No
         tokens = data.get("tokens") or {}
         text = data.get("text") or ""
         line = (
-            f"LLM Response ← {_preview(text, 40) if text else '(empty)'}"
+            f"LLM Response ← {_preview(text, 40) if text else _without_text(data)}"
             f"  {k_tokens(tokens.get('total', 0))} tokens ({k_tokens(tokens.get('cached', 0))} cached)"
             f" | ${float(data.get('cost_cents', 0)) / 100:.4f}"
         )

@@ -11,9 +11,21 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from datasources_app.models import UserProfile
+from sessions_app import admin_registry
+from sessions_app.activity import active_time_ms
 from sessions_app.admin import AgentSessionSummaryAdmin
-from sessions_app.models import AgentSession, AgentSessionEvent
-from tests.trainer_agent.observability.support import busy_session, login_staff, metrics_fixture
+from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, EventType
+from tests.trainer_agent.observability.support import (
+    D1,
+    U1,
+    add_event,
+    at,
+    busy_session,
+    login_staff,
+    make_session,
+    metrics_fixture,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +47,23 @@ def _queries(client: Client, url: str) -> int:
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
     return len(queries)
+
+
+def _row(page: str, session: AgentSession) -> str:
+    """The HTML of one session's row."""
+    row = page[page.index(f"{session.pk}/change/") :]
+    return row[: row.index("</tr>")]
+
+
+def _two_turns_half_an_hour_apart() -> AgentSession:
+    """Turn 1 from 10:00:00 to 10:00:04, the user comes back at 10:30:00, turn 2 ends at 10:30:03."""
+    session = make_session(user_id=uuid.uuid4(), created_at=at(D1, "10:00:00"))
+    add_event(session, 0, EventType.USER_MESSAGE, {"message": "Plan a push day"}, at(D1, "10:00:00"))
+    add_event(session, 1, EventType.TOOL_CALL, {"tool_name": "idle"}, at(D1, "10:00:01.5"))
+    add_event(session, 2, EventType.TOOL_RESULT, {"tool_name": "idle"}, at(D1, "10:00:04"))
+    add_event(session, 3, EventType.USER_MESSAGE, {"message": "Swap the dips"}, at(D1, "10:30:00"))
+    add_event(session, 4, EventType.TOOL_RESULT, {"tool_name": "idle"}, at(D1, "10:30:03"))
+    return session
 
 
 def _listed(page: str) -> list[str]:
@@ -166,3 +195,47 @@ def test_staff_pages_need_a_staff_login(client: Client) -> None:
         response = client.get(url)
         assert response.status_code == 302
         assert "/admin/login/" in response["Location"]
+
+
+def test_users_show_by_their_profile_name_with_the_full_id_on_hover(staff_client: Client) -> None:
+    """A user with a profile shows by its display name (full id in the title); one without, by a short id."""
+    fixture = metrics_fixture()
+    UserProfile.objects.create(user_id=U1, display_name="Alex Example")
+    page = _list(staff_client)
+    assert f'<span title="{U1}">Alex Example</span>' in _row(page, fixture.a)
+    assert f'<span title="{U1}">Alex Example</span>' in _row(page, fixture.b)
+    assert f'<span title="{fixture.c.user_id}">{str(fixture.c.user_id)[:8]}…</span>' in _row(page, fixture.c)
+
+
+def test_users_show_by_id_when_no_labeller_is_registered(
+    staff_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sessions_app works alone: without a registered labeller every user shows by a short id."""
+    fixture = metrics_fixture()
+    UserProfile.objects.create(user_id=U1, display_name="Alex Example")
+    monkeypatch.setattr(admin_registry, "_user_labellers", [])
+    row = _row(_list(staff_client), fixture.a)
+    assert f'<span title="{U1}">{str(U1)[:8]}…</span>' in row
+    assert "Alex Example" not in row
+
+
+def test_active_time_leaves_out_the_wait_between_turns(staff_client: Client) -> None:
+    """Two 4 s and 3 s turns half an hour apart: active 7.0s beside a span of 30m 03s, with the definition."""
+    session = _two_turns_half_an_hour_apart()
+    single_turn = metrics_fixture().a
+    page = _list(staff_client)
+    row = _row(page, session)
+    assert ">7.0s</span>" in row and "30m 03s" in row
+    assert 'title="active: the time the agent worked' in row
+    assert "Active: the time the agent worked" in page  # the note under the list
+    single = _row(page, single_turn)
+    assert ">20.0s</span>" in single and single.count("20.0s") == 2  # one turn: active = span
+
+
+def test_active_time_of_sessions_with_and_without_events() -> None:
+    """active_time_ms: span minus each wait before a later user message; 0 without events."""
+    busy = _two_turns_half_an_hour_apart()
+    empty = make_session(user_id=uuid.uuid4(), created_at=at(D1, "11:00:00"))
+    summaries = list(AgentSessionSummary.objects.filter(pk__in=[busy.pk, empty.pk]))
+    assert active_time_ms(summaries=summaries) == {busy.pk: 7000, empty.pk: 0}
+    assert active_time_ms(summaries=[]) == {}

@@ -11,6 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from datasources_app.models import UserProfile
 from sessions_app import admin_registry
 from sessions_app.models import AgentSession
 from sessions_app.services import append_event
@@ -48,6 +49,15 @@ def _event(page: str, sequence: int) -> str:
 
 def _shown_sequences(page: str) -> list[int]:
     return [int(number) for number in re.findall(r'data-sequence="(\d+)"', page)]
+
+
+def test_header_shows_the_users_name_and_the_active_time(staff_client: Client) -> None:
+    """The header names the user by their profile and shows the active time beside the span."""
+    fixture = metrics_fixture()
+    UserProfile.objects.create(user_id=fixture.a.user_id, display_name="Alex Example")
+    header = _page(staff_client, _detail_url(fixture.a)).split('id="obs-timeline"')[0]
+    assert f"user <strong>Alex Example</strong> <strong><code>{fixture.a.user_id}</code></strong>" in header
+    assert "20.0s active · 12 events" in header
 
 
 def test_header_shows_the_sessions_totals(staff_client: Client) -> None:

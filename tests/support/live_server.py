@@ -168,6 +168,7 @@ class DaphneServer:
 
     env: dict[str, str]
     log_path: Path
+    cwd: Path = BASE_DIR  # the checkout whose code and settings it serves
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -176,7 +177,7 @@ class DaphneServer:
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [str(BIN_DIR / "daphne"), "-e", daphne_endpoint(self.port), "config.asgi:application"],
-            cwd=BASE_DIR,
+            cwd=self.cwd,
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -106,7 +106,8 @@ def test_console_log_follows_the_seed_format(demo_user: uuid.UUID, caplog: pytes
     assert re.fullmatch(r"LLM Request → claude-haiku-4-5  est\. \d+\.\dK tokens", request)
     response = next(d for icon, d in details if icon == "📥")
     assert re.fullmatch(
-        r"LLM Response ← \(empty\)  4\.4K tokens \(2\.8K cached\) \| \$0\.\d{4} \| \d+(ms|\.\ds)", response
+        r"LLM Response ← stop: tool_use → generate_workout  4\.4K tokens \(2\.8K cached\) \| \$0\.\d{4} \| \d+(ms|\.\ds)",
+        response,
     )
     assert ("🔧", 'Tool Call → message_notify_user  {"message":"Here is your workout.","artifact_id":"') in [
         (

@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from sessions_app.models import AgentSession, AgentSessionEvent
 from sessions_app.services import delete_session
 from tests.trainer_agent.observability.support import metrics_fixture
-from trainer_agent.console import format_event
+from trainer_agent.console import format_event, tool_call_names
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 from trainer_agent.turns import run_turn
@@ -75,8 +75,48 @@ def test_console_format_is_the_console_log() -> None:
     ]
     assert lines[0] == f'10:00:00.000 [{str(fixture.a.pk)[:8]}] 👤 User: "Plan a push day"'
     assert lines[4].startswith(
-        f"10:00:05.000 [{str(fixture.a.pk)[:8]}] 📥 LLM Response ← (empty)  4.7K tokens"
+        f"10:00:05.000 [{str(fixture.a.pk)[:8]}] 📥 LLM Response ← stop: —  4.7K tokens"
     )
+
+
+def test_console_shows_why_a_response_without_text_stopped_and_the_tools_it_called() -> None:
+    """A response that only called a tool prints its stop reason and the tool's name, not "(empty)"."""
+    session = _scripted_session()
+    output = _run(session.pk)
+    responses = [line for line in output.splitlines() if "📥 LLM Response ← " in line]
+    assert len(responses) == 4
+    assert "📥 LLM Response ← stop: tool_use → message_notify_user  " in responses[0]
+    assert "📥 LLM Response ← stop: tool_use → idle  " in responses[1]
+    assert "(empty)" not in output
+
+
+@pytest.mark.parametrize(
+    ("raw_response", "names"),
+    [
+        ({"content": [{"type": "text", "text": "Hi"}, {"type": "tool_use", "name": "idle"}]}, ["idle"]),
+        (
+            {
+                "choices": [
+                    {
+                        "message": {
+                            "tool_calls": [
+                                {"function": {"name": "fetch_data"}},
+                                {"function": {"name": "idle"}},
+                            ]
+                        }
+                    }
+                ]
+            },
+            ["fetch_data", "idle"],
+        ),
+        ({"truncated": True, "stop_reason": "tool_use"}, []),
+        ({"choices": ["odd"], "content": "odd"}, []),
+        (None, []),
+    ],
+)
+def test_tool_call_names_reads_anthropic_and_openai_responses(raw_response: Any, names: list[str]) -> None:
+    """Tool names come from Anthropic-style tool_use blocks or OpenAI tool_calls; odd shapes give none."""
+    assert tool_call_names(raw_response) == names
 
 
 def test_from_seq_skips_earlier_events() -> None:
