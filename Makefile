@@ -21,7 +21,7 @@ run: setup .env
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py demo_token --curl --port $(PORT)
 	@echo "Staff admin: create a login with '$(PY) manage.py createsuperuser', then open http://127.0.0.1:$(PORT)/admin/"
-	$(VENV)/bin/daphne -e tcp:port=$(PORT):interface=127.0.0.1:backlog=1024 config.asgi:application
+	PORT=$(PORT) scripts/run_local.sh
 
 # Local settings every command of this checkout reads (config/local_env.py), written once, never committed.
 .env:

@@ -17,6 +17,7 @@ import os
 import re
 import socket
 import threading
+import time
 import traceback
 import uuid
 from collections.abc import Callable
@@ -384,8 +385,11 @@ def run_turn(
         current_workout_text=current_workout_text,
     )
     turn.refresh_from_db()
-    if turn.finished_at is None:
-        execute_turn(turn_id=turn.pk)  # not run by the task backend (a worker's queue): run it here
+    if turn.finished_at is None and execute_turn(turn_id=turn.pk) is None:
+        # A worker took it first (the task backend's queue): wait for its end.
+        while turn.finished_at is None:
+            time.sleep(0.1)
+            turn.refresh_from_db()
     result = turn_result(turn)
     if listener is not None:
         for frame in turn_frames(turn):

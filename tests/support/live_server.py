@@ -131,7 +131,6 @@ def server_env(
     *,
     database_url: str,
     scripts: Path | None = None,
-    redis_url: str = "",
     extra: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment of a server process: DEBUG on, this database, no real LLM keys, offline initializer."""
@@ -141,7 +140,6 @@ def server_env(
             "DEBUG": "1",
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
             "INITIALIZER_MODEL": "offline",
             "AGENT_LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
@@ -242,6 +240,75 @@ class DaphneServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=STOP_TIMEOUT_S)
+
+
+@dataclass
+class WorkerProcess:
+    """One `manage.py worker --threads N` subprocess: it runs the turns the servers enqueue."""
+
+    env: dict[str, str]
+    log_path: Path
+    threads: int = 8
+    cwd: Path = BASE_DIR
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "manage.py",
+                "worker",
+                "--threads",
+                str(self.threads),
+                "--interval",
+                "0.5",
+                "--sweep",
+                "0.5",
+            ],
+            cwd=self.cwd,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """`kill -9`: the process dies at once, mid-turn, without running any handler."""
+        if self.alive():
+            assert self.process is not None
+            self.process.kill()
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+
+    def stop(self) -> None:
+        if not self.alive():
+            return
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def mint_test_token(user_id: uuid.UUID, *, hours: float = 2) -> str:
@@ -376,20 +443,12 @@ def write_scripts(directory: Path, models: dict[str, Any]) -> Path:
     return path
 
 
-def redis_available(host: str = "127.0.0.1", port: int = 6379) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
 # --- pytest fixtures ---------------------------------------------------------------------------------
 
 # Servers send a `: ping` this often while a turn waits, so tests can observe heartbeats without waiting long.
 TEST_HEARTBEAT_SECONDS = "0.3"
-TEST_REDIS_URL = "redis://127.0.0.1:6379/14"
+# Leases short enough that a test sees a killed worker's turn taken over within seconds.
+TEST_LEASE_SECONDS = "3"
 
 
 @pytest.fixture(scope="session")
@@ -413,34 +472,51 @@ def _start(name: str, env: dict[str, str], tmp_path_factory: pytest.TempPathFact
     return DaphneServer(env=env, log_path=log_path).start()
 
 
-@pytest.fixture(scope="session")
-def live_server_process(
-    live_database: LiveDatabase, live_scripts: LiveScripts, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[DaphneServer]:
-    """One daphne process serving the scripted models (no Redis)."""
-    env = server_env(
+def live_env(live_database: LiveDatabase, live_scripts: LiveScripts) -> dict[str, str]:
+    return server_env(
         database_url=live_database.url,
         scripts=live_scripts.path,
-        extra={"SSE_HEARTBEAT_SECONDS": TEST_HEARTBEAT_SECONDS, "AGENT_TURN_RATE": "1000/min"},
+        extra={
+            "SSE_HEARTBEAT_SECONDS": TEST_HEARTBEAT_SECONDS,
+            "AGENT_TURN_RATE": "1000/min",
+            "TURN_LEASE_SECONDS": TEST_LEASE_SECONDS,
+        },
     )
-    server = _start("daphne", env, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def live_worker(
+    live_database: LiveDatabase, live_scripts: LiveScripts, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerProcess]:
+    """The `manage.py worker` that runs the live servers' turns (tests that kill it start it again)."""
+    log_path = tmp_path_factory.mktemp("live-logs") / "worker.log"
+    worker = WorkerProcess(env=live_env(live_database, live_scripts), log_path=log_path).start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture(scope="session")
+def live_server_process(
+    live_database: LiveDatabase,
+    live_scripts: LiveScripts,
+    live_worker: WorkerProcess,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[DaphneServer]:
+    """One daphne process serving the scripted models, and a worker running their turns."""
+    server = _start("daphne", live_env(live_database, live_scripts), tmp_path_factory)
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="session")
 def live_server_pair(
-    live_database: LiveDatabase, live_scripts: LiveScripts, tmp_path_factory: pytest.TempPathFactory
+    live_database: LiveDatabase,
+    live_scripts: LiveScripts,
+    live_worker: WorkerProcess,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[DaphneServer, DaphneServer]]:
-    """Two daphne processes on the same database and the machine's Redis (cross-process fan-out)."""
-    if not redis_available():
-        pytest.skip("no Redis server on 127.0.0.1:6379 (needed for the cross-process test)")
-    env = server_env(
-        database_url=live_database.url,
-        scripts=live_scripts.path,
-        redis_url=TEST_REDIS_URL,
-        extra={"SSE_HEARTBEAT_SECONDS": TEST_HEARTBEAT_SECONDS, "AGENT_TURN_RATE": "1000/min"},
-    )
+    """Two daphne processes on the same database (any process can stream any session), one worker."""
+    env = live_env(live_database, live_scripts)
     first = _start("daphne-a", env, tmp_path_factory)
     try:
         second = _start("daphne-b", env, tmp_path_factory)

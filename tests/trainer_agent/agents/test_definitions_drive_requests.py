@@ -19,7 +19,7 @@ from tests.support.llm_fakes import (
 )
 from trainer_agent.agents.registry import agent_registry, get_agent
 from trainer_agent.llm.providers import override_provider
-from trainer_agent.loop import run_turn
+from trainer_agent.turns import run_turn
 
 TRAINER_MODEL = "gpt-4o"
 INITIALIZER_MODEL = "gpt-4o-mini"

@@ -158,7 +158,10 @@ def test_three_hundred_turns_stay_inside_the_window_and_keep_the_state(
             # The context starts at the turn's own message (stored before the worker checkpoints), then the checkpoint.
             latest = checkpoints.order_by("-sequence_number").first()
             assert latest is not None and start == latest.sequence_number - 1
-            assert AgentSessionEvent.objects.get(session=session, sequence_number=start).event_type == "user_message"
+            assert (
+                AgentSessionEvent.objects.get(session=session, sequence_number=start).event_type
+                == "user_message"
+            )
             assert not starts or start > starts[-1]
             starts.append(start)
             text = context_text(build_context(session=session, user_id=demo_user))

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `make run`'s processes: one worker (runs the turns) in the background and daphne (the web tier) in the
+# foreground. Ctrl-C (or daphne exiting) stops both; the worker finishes the turns it is running first.
+set -u
+cd "$(dirname "$0")/.."
+PORT="${PORT:-8000}"
+.venv/bin/python manage.py worker --threads "${WORKER_THREADS:-4}" &
+worker=$!
+stop() {
+    trap - INT TERM EXIT
+    kill -TERM "$worker" 2>/dev/null && wait "$worker" 2>/dev/null
+}
+trap stop INT TERM EXIT
+.venv/bin/daphne -e "tcp:port=${PORT}:interface=127.0.0.1:backlog=1024" config.asgi:application
