@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from typing import Any
@@ -33,11 +32,15 @@ def new_user() -> tuple[uuid.UUID, str]:
     return user_id, mint_test_token(user_id)
 
 
-def event_number(event: SSEEvent, session_id: str) -> int:
-    assert event.id is not None, event
-    channel, _, number = event.id.rpartition(":")
-    assert channel == f"session-{session_id}"
-    return int(number)
+def event_number(event: SSEEvent) -> int:
+    """The sequence number of the stored event a frame (the last of its event's frames) was projected from."""
+    assert event.id is not None and event.id.isdigit(), event
+    return int(event.id)
+
+
+def ids_increase(events: list[SSEEvent]) -> bool:
+    numbers = [event_number(e) for e in events if e.id is not None]
+    return numbers == sorted(set(numbers))
 
 
 def wait_until(condition: Any, *, what: str, timeout: float = WAIT_S) -> Any:
@@ -69,13 +72,18 @@ def stored_event_types(db: LiveDatabase, session_id: str) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
-def stored_frames(db: LiveDatabase, session_id: str) -> list[tuple[int, dict[str, Any]]]:
-    """The frames django-eventstream stored on the session's channel, (event number, frame), in order."""
-    rows = db.query(
-        "SELECT eid, data FROM django_eventstream_event WHERE channel = %s AND eid > 0 ORDER BY eid",
-        [f"session-{session_id}"],
+def open_turns(db: LiveDatabase, session_id: str) -> int:
+    return int(
+        db.scalar(
+            "SELECT COUNT(*) FROM agent_turns WHERE session_id = %s AND finished_at IS NULL",
+            [_db_uuid(db, session_id)],
+        )
     )
-    return [(int(eid), json.loads(json.loads(data))) for eid, data in rows]
+
+
+def replay(base_url: str, token: str, session_id: str) -> list[SSEEvent]:
+    """Every frame of the session's (finished) turn, replayed from the store by the events endpoint."""
+    return drain(follow_session(base_url, token, session_id))
 
 
 def sessions_of(db: LiveDatabase, user_id: uuid.UUID) -> int:
@@ -126,8 +134,8 @@ def test_frames_arrive_in_order_with_the_seed_shapes(live_server_process: Daphne
     events = drain(stream)
     frames = [event.json() for event in events]
 
-    numbers = [event_number(event, session_id) for event in events]
-    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    assert events[0].id == "0", "the first frame is the projection of the session's first event"
+    assert ids_increase(events) and events[-1].id is not None, "ids are increasing sequence numbers"
 
     assert frames[0] == {
         "type": "status",
@@ -243,20 +251,15 @@ def test_turn_completes_and_is_stored_after_the_client_disconnects(
     for step in (1, 2, 3):
         live_scripts.open_gate(user_id, step)
 
-    # `completed` is set just before the `done` frame is published: wait for both.
     wait_until(
-        lambda: (
-            session_status(live_database, session_id) == "completed"
-            and stored_frames(live_database, session_id)[-1][1]["type"] == "done"
-        ),
-        what="the session to complete",
+        lambda: session_status(live_database, session_id) == "completed", what="the session to complete"
     )
     types = stored_event_types(live_database, session_id)
     assert types[0] == "user_message"
     assert "knowledge" in types
     for kind in ("llm_request", "llm_response", "tool_call", "tool_result"):
         assert types.count(kind) == 3, (kind, types)
-    frames = [frame for _, frame in stored_frames(live_database, session_id)]
+    frames = [e.json() for e in replay(live_server_process.base_url, token, session_id)]
     assert [signature(f) for f in frames if f["type"] not in ("knowledge", "status")] == [
         ("start", "message_notify_user"),
         ("result", "message_notify_user"),
@@ -266,11 +269,7 @@ def test_turn_completes_and_is_stored_after_the_client_disconnects(
         ("result", "idle"),
         ("done",),
     ]
-    metadata = live_database.scalar(
-        "SELECT metadata FROM agent_sessions WHERE id = %s", [_db_uuid(live_database, session_id)]
-    )
-    lock = json.loads(metadata) if isinstance(metadata, str) else metadata
-    assert "turn_running_since" not in lock, "the turn lock is released"
+    assert open_turns(live_database, session_id) == 0, "the turn is over: the session takes the next one"
 
 
 def test_resume_replays_exactly_the_missed_frames_then_follows_live(
@@ -288,19 +287,19 @@ def test_resume_replays_exactly_the_missed_frames_then_follows_live(
     # While disconnected: the rest of the knowledge and the first tool call happen (stored, not sent).
     live_scripts.open_gate(user_id, 1)
     wait_until(
-        lambda: any(
-            signature(f) == ("result", "message_notify_user")
-            for _, f in stored_frames(live_database, session_id)
-        ),
+        lambda: stored_event_types(live_database, session_id).count("tool_result") >= 1,
         what="the first tool result to be stored",
     )
-    missed_so_far = len(stored_frames(live_database, session_id)) - 1
 
     resumed = follow_session(live_server_process.base_url, token, session_id, last_event_id=first.id)
     assert resumed.status == 200
     assert resumed.headers["content-type"].startswith("text/event-stream")
     frames = resumed.frames()
-    replayed = [next(frames) for _ in range(missed_so_far)]
+    replayed: list[SSEEvent] = []
+    for event in frames:  # what was missed, up to the first tool's result
+        replayed.append(event)
+        if signature(event.json()) == ("result", "message_notify_user"):
+            break
     # Now follow live: let the turn finish.
     live_scripts.open_gate(user_id, 2)
     live_scripts.open_gate(user_id, 3)
@@ -312,20 +311,18 @@ def test_resume_replays_exactly_the_missed_frames_then_follows_live(
     resumed.close()
 
     received = replayed + live
-    numbers = [event_number(e, session_id) for e in received]
-    first_number = event_number(first, session_id)
-    assert numbers == list(range(first_number + 1, first_number + 1 + len(received))), "no gap, no duplicate"
-    stored = stored_frames(live_database, session_id)
-    assert [(n, f) for n, f in stored if n > first_number] == [
-        (event_number(e, session_id), e.json()) for e in received
-    ]
+    assert ids_increase(received) and event_number(received[0]) > event_number(first)
+    whole = replay(live_server_process.base_url, token, session_id)
+    assert [(e.id, e.json()) for e in whole[1:]] == [(e.id, e.json()) for e in received], (
+        "no gap, no duplicate: exactly the frames after Last-Event-ID"
+    )
     assert received[-1].json() == {"type": "done", "sessionId": session_id}
 
 
 def test_events_endpoint_replays_everything_from_zero(
     live_server_process: DaphneServer, live_database: LiveDatabase
 ) -> None:
-    """Last-Event-ID `<channel>:0` (or a bare number) replays a finished turn from its first frame."""
+    """Without Last-Event-ID the events endpoint replays a finished turn from its first frame, ids included."""
     token = mint_test_token(DEMO_USER_ID)
     stream = post_turn(
         live_server_process.base_url, token, {"message": "Quick chest workout", "model": "scripted-workout"}
@@ -333,9 +330,12 @@ def test_events_endpoint_replays_everything_from_zero(
     session_id = stream.headers["x-session-id"]
     original = drain(stream)
 
-    replay = follow_session(live_server_process.base_url, token, session_id, last_event_id="0")
-    replayed = drain(replay)
+    replayed = replay(live_server_process.base_url, token, session_id)
     assert [(e.id, e.json()) for e in replayed] == [(e.id, e.json()) for e in original]
+    # Resuming after the done frame's id has nothing more to send of that turn: the stream only pings.
+    after = follow_session(live_server_process.base_url, token, session_id, last_event_id=original[-1].id)
+    assert next(e for e in after.events()).is_comment
+    after.close()
 
 
 # --- refused before streaming -------------------------------------------------------------------------
@@ -448,7 +448,7 @@ def test_second_turn_in_a_running_session_is_a_conflict(
         live_server_process.base_url, token, {"message": KNOWLEDGE_MESSAGE, "model": "scripted-gated"}
     )
     session_id = running.headers["x-session-id"]
-    first_frame(running)  # the turn holds the lock now (it waits at the first gate)
+    first_frame(running)  # the turn is open now (it waits at the first gate)
 
     refused = post_turn(
         live_server_process.base_url, token, {"message": "and another", "sessionId": session_id}
