@@ -7,6 +7,10 @@ a benchmark then serves extra model ids, e.g. ``scripted-slow``, played by ``Scr
         {"tool": "message_notify_user", "args": {"message": "Working on it"}},
         {"tool": "idle", "args": {"reason": "done"}, "wait_for_file": "/tmp/gates/{user_id}-2"}]}}}
 
+With a script installed the registry also has the tool `scripted_note` (`{text, gate}`): it stores a
+preference with `text` (a write of the tool's own), then waits for the file `gate` before answering, so a test
+can kill a worker while a tool runs.
+
 Each turn plays the steps from the first: step k answers the turn's k-th model call (counted from the
 request, so concurrent turns do not share a cursor), cycling if the turn asks for more. ``wait_for_file``
 holds the answer until that file exists (tests use it to pause a turn at a known point). In string
@@ -22,6 +26,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
+from datasources_app.services import create_preference
+from tools_app.registry import UnknownToolError, get_tool, register
+from tools_app.types import Tool, ToolContext, ToolOutcome
 from trainer_agent.llm.models import ModelConfig, register_model
 from trainer_agent.llm.providers import register_provider_factory
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
@@ -64,7 +73,36 @@ def install_scripts(path: Path) -> list[str]:
             [TurnScript(script["steps"])], delay_s=float(script.get("delay_s", 0.0)), cycle=True
         )
     register_provider_factory("scripted", lambda model: _providers[model.id])
+    _register_note_tool()
     return list(spec["models"])
+
+
+class NoteInput(BaseModel):
+    text: str
+    gate: str = ""
+
+
+def _note(args: NoteInput, ctx: ToolContext) -> ToolOutcome:
+    preference = create_preference(user_id=ctx.user_id, preference_type="temporary", description=args.text)
+    if args.gate:
+        wait_for_file(Path(args.gate))
+    return ToolOutcome(success=True, data={"preference_id": str(preference.pk)}, text=f"Noted: {args.text}")
+
+
+def _register_note_tool() -> None:
+    try:
+        get_tool("scripted_note")
+    except UnknownToolError:
+        register(
+            Tool(
+                name="scripted_note",
+                description="Test tool: store a note, then wait for a gate file.",
+                input_model=NoteInput,
+                handler=_note,
+                category="data",
+                priority=990,
+            )
+        )
 
 
 class TurnScript:
