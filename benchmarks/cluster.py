@@ -497,7 +497,9 @@ class HealthProbe:
         try:
             async with asyncio.timeout(self.timeout):
                 reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.write(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+                writer.write(
+                    f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+                )
                 await writer.drain()
                 status, _ = await _read_head(reader)
                 await reader.read()
