@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import signal
 import stat
+import subprocess
 
 import pytest
 
@@ -33,6 +36,7 @@ COMMANDS_RUN = {
     "replay_session",
     "import_session",
     "generate_tool_docs",
+    "worker",
 }
 
 
@@ -104,3 +108,34 @@ def test_documented_commands_run_as_printed(fresh_clone: FreshClone) -> None:
     assert imported == console
 
     fresh_clone.run(f"{MANAGE} generate_tool_docs --check")
+
+
+def test_the_worker_runs_a_turn_and_stops_on_sigterm(fresh_clone: FreshClone) -> None:
+    """`manage.py worker --threads 8` as printed: it runs the turns a terminal conversation enqueues (the
+    turn ends, whoever of the two runs it) and exits 0 on SIGTERM."""
+    worker = subprocess.Popen(
+        shlex.split(f"{MANAGE} worker --threads 8"),
+        cwd=fresh_clone.root,
+        env=fresh_clone.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        before = _completed_turns(fresh_clone)
+        chat = fresh_clone.run(f"{MANAGE} chat", stdin="Give me a quick chest workout\nexit\n")
+        assert "Session " in chat.stdout
+        assert _completed_turns(fresh_clone) == before + 1
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        output, _ = worker.communicate(timeout=60)
+    assert worker.returncode == 0, output
+    assert "worker: 8 threads" in output
+
+
+def _completed_turns(clone: FreshClone) -> int:
+    ran = clone.run(
+        f"{MANAGE} shell -c "
+        "'from sessions_app.models import AgentTurn; print(AgentTurn.objects.filter(status=\"completed\").count())'"
+    )
+    return int(ran.stdout.strip().splitlines()[-1])
