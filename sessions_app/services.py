@@ -44,6 +44,10 @@ class TurnInProgress(RuntimeError):
     """Another turn is open in this session (409)."""
 
 
+class TurnTakenOver(RuntimeError):
+    """The turn has ended, or another worker holds it now (this one was presumed dead): write nothing."""
+
+
 def create_session(*, user_id: UUID, metadata: dict[str, Any] | None = None) -> AgentSession:
     """Create an active session for the user, reading context from sequence 0."""
     return AgentSession.objects.create(
@@ -302,9 +306,18 @@ def finish_turn(
     *, turn: AgentTurn, status: str, events: Sequence[NewEvent] = (), result: Mapping[str, Any] | None = None
 ) -> AgentTurn:
     """End the turn: its last events, the session's usage totals and status, and the turn row, in one
-    transaction, so a follower that sees the last event also sees that the turn has ended."""
+    transaction, so a follower that sees the last event also sees that the turn has ended. TurnTakenOver (and
+    nothing written) if the turn has ended already or another worker holds it now."""
     session_status = SessionStatus.COMPLETED if status == TurnStatus.COMPLETED else SessionStatus.ERROR
     with transaction.atomic():
+        holder = (
+            AgentTurn.objects.select_for_update()
+            .filter(pk=turn.pk)
+            .values_list("worker", "finished_at")
+            .first()
+        )
+        if holder is None or holder[1] is not None or holder[0] != turn.worker:
+            raise TurnTakenOver(f"turn {turn.pk} has ended or is held by another worker")
         stored = append_events(session=turn.session, events=events)
         end_session(session=turn.session, status=session_status)
         turn.status = status

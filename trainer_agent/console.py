@@ -107,7 +107,7 @@ def describe(event_type: str, data: dict[str, Any], duration_ms: int | None = No
         context = f" [{data['context']}]" if data.get("context") else ""
         return f"Error{context}: {_preview(data.get('message', ''), 120)}"
     if event_type == "checkpoint":
-        return f"Checkpoint ← {data.get('events_summarised', '?')} events summarised"
+        return f"Checkpoint ← events {data.get('events_summarized', '?')} summarised"
     return f"{event_type}: {_preview(data)}"
 
 

@@ -16,14 +16,14 @@ from typing import Any
 from django.db import transaction
 
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
-from sessions_app.services import NewEvent, append_events, renew_lease
+from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
 
 
-class LeaseLost(RuntimeError):
-    """Another worker took the turn over (this one was presumed dead): stop without writing."""
+# Another worker took the turn over (this one was presumed dead), or it has ended: stop without writing.
+LeaseLost = TurnTakenOver
 
 
 class EventSink:

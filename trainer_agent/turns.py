@@ -20,7 +20,8 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -232,90 +233,106 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
         )
         return turn_result(turn)
     sink = EventSink(session=turn.session, turn=turn, lease=lease)
-    with Heartbeat(turn, lease):
+    with lease_keeper.held(turn, lease):
         try:
-            run_loop(
-                turn=turn,
-                sink=sink,
-                events=events_after(
-                    session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
-                ),
-            )
+            _run_or_fail(turn, sink)
         except LeaseLost:
             logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
             return None
-        except LLMError as exc:
-            fail_turn(
-                turn, kind=exc.kind, message=exc.message, context="llm_call", retry_after=exc.retry_after
-            )
-        except Exception as exc:
-            logger.exception("turn.failed", extra={"turn_id": str(turn.pk)})
-            fail_turn(
-                turn,
-                kind="internal",
-                message=f"{type(exc).__name__}: {exc}",
-                context="agent_loop",
-                stack=traceback.format_exc(),
-            )
     return turn_result(turn)
 
 
-class Heartbeat:
-    """Renews the turn's lease every third of its length while the turn runs (through model calls and tools),
-    on its own thread and connection. The loop's writes renew it too."""
+def _run_or_fail(turn: AgentTurn, sink: EventSink) -> None:
+    """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours)."""
+    try:
+        run_loop(
+            turn=turn,
+            sink=sink,
+            events=events_after(
+                session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
+            ),
+        )
+    except LeaseLost:
+        raise
+    except LLMError as exc:
+        fail_turn(turn, kind=exc.kind, message=exc.message, context="llm_call", retry_after=exc.retry_after)
+    except Exception as exc:
+        logger.exception("turn.failed", extra={"turn_id": str(turn.pk)})
+        fail_turn(
+            turn,
+            kind="internal",
+            message=f"{type(exc).__name__}: {exc}",
+            context="agent_loop",
+            stack=traceback.format_exc(),
+        )
 
-    def __init__(self, turn: AgentTurn, lease: timedelta) -> None:
-        self.turn = turn
-        self.lease = lease
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"heartbeat-{turn.pk}", daemon=True)
 
-    def __enter__(self) -> Heartbeat:
-        self.thread.start()
-        return self
+class LeaseKeeper:
+    """Renews the leases of the turns this process is running, every third of a lease, from one thread and one
+    database connection per process (through model calls and tools; the loop's own writes renew them too)."""
 
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        self.thread.join()
+    def __init__(self) -> None:
+        self.running: dict[uuid.UUID, tuple[AgentTurn, timedelta]] = {}
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    @contextmanager
+    def held(self, turn: AgentTurn, lease: timedelta) -> Iterator[None]:
+        with self.lock:
+            self.running[turn.pk] = (turn, lease)
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._run, name="lease-keeper", daemon=True)
+                self.thread.start()
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.running.pop(turn.pk, None)
 
     def _run(self) -> None:
-        interval = self.lease.total_seconds() / 3
-        try:
-            while not self.stopped.wait(interval):
+        while True:
+            time.sleep(settings.TURN_LEASE_SECONDS / 3)
+            with self.lock:
+                running = list(self.running.values())
+            for turn, lease in running:
                 try:
-                    if not renew_lease(turn=self.turn, lease=self.lease):
-                        return
+                    renew_lease(turn=turn, lease=lease)
                 except Exception:
                     logger.warning(
-                        "turn.heartbeat_failed", extra={"turn_id": str(self.turn.pk)}, exc_info=True
+                        "turn.lease_renewal_failed", extra={"turn_id": str(turn.pk)}, exc_info=True
                     )
-        finally:
-            connection.close()
+
+
+lease_keeper = LeaseKeeper()
 
 
 def turn_result(turn: AgentTurn) -> TurnResult:
     """What the turn did, read from its events: the actions, the client response, how it ended."""
     turn.refresh_from_db()
     events = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
-    calls: dict[str, dict[str, object]] = {}
+    calls: dict[str, dict[str, Any]] = {}
+    executed: set[str] = set()
+    awaiting_first_call = False
     actions: list[Action] = []
     for event in events:
         if turn.end_sequence is not None and event.sequence_number > turn.end_sequence:
             break
         data = event.data
-        if event.event_type == EventType.TOOL_CALL:
-            calls[str(data.get("call_id"))] = data.get("arguments") or {}
-        elif event.event_type == EventType.TOOL_RESULT and data.get("result"):
-            result = data["result"]
-            if isinstance(result, dict) and "Not executed" in str(
-                (result.get("data") or {}).get("error", "")
-            ):
-                continue
+        if event.event_type == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer":
+            awaiting_first_call = True
+        elif event.event_type == EventType.TOOL_CALL:
+            arguments = data.get("arguments")
+            calls[str(data.get("call_id"))] = arguments if isinstance(arguments, dict) else {}
+            if awaiting_first_call:  # the one that ran; the others were answered "not executed"
+                executed.add(str(data.get("call_id")))
+                awaiting_first_call = False
+        elif event.event_type == EventType.TOOL_RESULT and str(data.get("call_id")) in executed:
+            result = data.get("result")
             actions.append(
                 Action(
                     tool=str(data.get("tool_name")),
                     args=dict(calls.get(str(data.get("call_id")), {})),
-                    result=result,
+                    result=result if isinstance(result, dict) else {},
                 )
             )
     outcome = turn.result or {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -257,3 +258,15 @@ def test_rerun_refuses_an_unknown_model() -> None:
     fixture = metrics_fixture()
     with pytest.raises(CommandError, match="Unknown model"):
         _run(fixture.a.pk, "--rerun", "--model", "gpt-99")
+
+
+def test_console_names_the_events_a_checkpoint_summarised() -> None:
+    """The checkpoint line shows the range its data records (`events_summarized`), not "?"."""
+    line = format_event(
+        timestamp=datetime(2026, 11, 24, 10, 0, tzinfo=UTC),
+        session_id=uuid.uuid4(),
+        event_type="checkpoint",
+        data={"events_summarized": "0-41", "summary": "…"},
+        duration_ms=None,
+    )
+    assert line.endswith("📌 Checkpoint ← events 0-41 summarised")
