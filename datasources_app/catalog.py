@@ -1,4 +1,4 @@
-"""Canonical vocabularies shared by the catalogue, the tools and the agent (seed 000 §6.4, seed 001).
+"""Canonical vocabularies shared by the catalogue, the tools and the agent (docs/contracts.md §12 (workouts)).
 
 Pure constants and pure functions only: no Django imports, so the catalogue build script and the data
 migration can use this module without the app registry.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final, Literal, get_args
 
-# --- Muscles (seed 000 §6.4: exactly these 16 names, in this order) ------------------------------------
+# --- Muscles (docs/contracts.md §12.4 (muscles, goals, shares): exactly these 16 names, in this order) ------------------------------------
 Muscle = Literal[
     "Chest",
     "Back",
@@ -37,7 +37,7 @@ def canonical_muscle(name: str) -> Muscle | None:
     return _MUSCLES_BY_KEY.get(" ".join(name.split()).casefold())
 
 
-# --- Exercise types and groups (seed 000 §6.4) -----------------------------------------------------------
+# --- Exercise types and groups (docs/contracts.md §12 (workouts)) -----------------------------------------------------------
 ExerciseType = Literal["reps", "hold", "duration", "intervals"]
 EXERCISE_TYPES: Final[tuple[ExerciseType, ...]] = get_args(ExerciseType)
 

@@ -1,4 +1,4 @@
-"""Compact text renderings of the user's data for the model's context (seed 001 §3.4.5).
+"""Compact text renderings of the user's data for the model's context (docs/contracts.md §10 (data sources)).
 
 One line per item, abbreviations ("3×8 @ 20kg", "Mon 14 Nov"), the user's units, emptiness stated in words.
 Every function is pure and deterministic for the same data, so text in the cached prompt prefix stays
@@ -215,7 +215,7 @@ def _height(cm: float, units: Units) -> str:
 
 
 def body_stats_lines(profile: UserProfile | None, units: Units, *, today: date) -> list[str]:
-    """ "Sex: male", "Age: 31", … for what the profile knows (seed 000 §4.4 `<body_stats>`)."""
+    """ "Sex: male", "Age: 31", … for what the profile knows (docs/contracts.md §8.2 (user data block) `<body_stats>`)."""
     if profile is None:
         return []
     lines = []
@@ -277,7 +277,7 @@ def location_equipment(location: Location) -> Iterable[EquipmentLike]:
 
 
 def equipment_lines(location: Location, units: Units) -> list[str]:
-    """ "  - Dumbbells (free_weights): 5, 10, 15kg" / "  - Pull-up Bar" (seed 000 §4.4)."""
+    """ "  - Dumbbells (free_weights): 5, 10, 15kg" / "  - Pull-up Bar" (docs/contracts.md §8.2 (user data block))."""
     lines = []
     for item in location_equipment(location):
         available = _weights_for(location, item.slug, units)
@@ -326,7 +326,7 @@ def user_data_xml(
     units: Units,
     today: date,
 ) -> str:
-    """The `<user_data>` block of seed 000 §4.4: units, body stats, current and other locations."""
+    """The `<user_data>` block of docs/contracts.md §8.2 (user data block): units, body stats, current and other locations."""
     current = next((location for location in locations if location.is_current), None)
     others = [location for location in locations if not location.is_current]
     stats = body_stats_lines(profile, units, today=today) or ["Unknown: no profile saved yet."]

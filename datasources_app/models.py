@@ -53,7 +53,7 @@ class DistanceUnit(models.TextChoices):
 
 
 class UserProfile(models.Model):
-    """Body stats and training background (seed 000 §4.4 `<body_stats>`). Stored in metric units."""
+    """Body stats and training background (docs/contracts.md §8.2 (user data block) `<body_stats>`). Stored in metric units."""
 
     user_id = models.UUIDField(unique=True)
     display_name = models.CharField(max_length=100, blank=True)
@@ -80,7 +80,7 @@ class UserProfile(models.Model):
 
 
 class UserSettings(models.Model):
-    """Unit preferences and time zone (seed 000 §4.4 `<unit_preferences>`)."""
+    """Unit preferences and time zone (docs/contracts.md §8.2 (user data block) `<unit_preferences>`)."""
 
     user_id = models.UUIDField(unique=True)
     weight_unit = models.CharField(max_length=2, choices=WeightUnit.choices, default=WeightUnit.KG)
@@ -202,7 +202,7 @@ class PreferenceType(models.TextChoices):
 
 
 class Preference(models.Model):
-    """Something the user wants the coach to respect (seed 001 §4.4).
+    """Something the user wants the coach to respect (docs/contracts.md §11.5 (tool list)).
 
     `description` is what the user said, `guidance` how the coach should act on it. The exclusion lists let
     workouts be checked mechanically; free-text preferences leave them empty.

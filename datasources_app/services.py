@@ -211,7 +211,7 @@ def set_location_equipment(*, location: Location, equipment_slugs: Iterable[str]
 
 
 def set_current_location(*, user_id: uuid.UUID, location_id: uuid.UUID) -> Location:
-    """Make one of the user's locations current and clear the flag on the others (seed 000 §6.6).
+    """Make one of the user's locations current and clear the flag on the others (docs/contracts.md §11.4 (data and location tools)).
 
     Raises Location.DoesNotExist when the location is not the user's.
     """

@@ -1,4 +1,4 @@
-"""The data-source registry (seed 000 §9, seed 001 §3.2): what the initializer and `fetch_data` can load.
+"""The data-source registry (docs/contracts.md §10 (data sources)): what the initializer and `fetch_data` can load.
 
 A source fetches raw data for one user with typed, validated parameters and formats it as compact text
 in the user's units (datasources_app.formatters). `fetch_many` runs several fetches concurrently.
@@ -431,7 +431,7 @@ def _fetch_one(
         return fetch_and_format(user_id=user_id, source=source, params=params, units=units)
     except (UnknownSourceError, InvalidSourceParamsError) as error:
         return SourceError(source=source, params=dict(params or {}), error=str(error))
-    except Exception as error:  # one failing source must not sink the others (seed 000 §5.2)
+    except Exception as error:  # one failing source must not sink the others (docs/contracts.md §9.2)
         logger.exception("datasource.fetch_failed", extra={"source": source, "user_id": str(user_id)})
         return SourceError(source=source, params=dict(params or {}), error=f"{type(error).__name__}: {error}")
 
@@ -472,10 +472,10 @@ def fetch_many(
 
 
 def build_user_data_xml(*, user_id: uuid.UUID) -> str:
-    """The `<user_data>` block of seed 000 §4.4 from the three stable-prefix sources.
+    """The `<user_data>` block of docs/contracts.md §8.2 (user data block) from the three stable-prefix sources.
 
     Deterministic for the same data (no timestamps, fixed ordering), so the prompt-cache prefix holds. Read fresh
-    on every call (seed 000 §12.2).
+    on every call (docs/contracts.md §8.2 (user data block)).
     """
     return user_data_xml_of(selectors.user_data_sources(user_id=user_id))
 

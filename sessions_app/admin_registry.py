@@ -3,7 +3,7 @@
 trainer_agent registers, from its AppConfig.ready():
 - event actions: an admin page for one event (e.g. "Replay step" on trainer llm_request events), served at
   `admin/sessions_app/agentsessionsummary/<session id>/events/<sequence>/<action name>/` for staff only;
-- the console describer: the icons and one-line descriptions of seed 000 §11.3, used by the timeline;
+- the console describer: the icons and one-line descriptions of docs/contracts.md §15.1 (console log), used by the timeline;
 - the user labeller: names staff recognise (the profile's display name) for user ids, which sessions_app
   stores alone.
 

@@ -1,4 +1,4 @@
-"""Agent sessions and their append-only event stream (seed 000 §7)."""
+"""Agent sessions and their append-only event stream (docs/contracts.md §6 (sessions and events))."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class EventType(models.TextChoices):
     CHECKPOINT = "checkpoint"
 
 
-# Event types the context builder reads (seed 000 §7.4, plus seed 001's checkpoint summary).
+# Event types the context builder reads (docs/contracts.md §6.5 (context events)).
 CONTEXT_EVENT_TYPES: tuple[str, ...] = (
     EventType.USER_MESSAGE,
     EventType.TOOL_CALL,
@@ -169,7 +169,7 @@ class AgentTurn(models.Model):
         return self.finished_at is None
 
 
-# --- Read-only SQL views (migration 0004; seed 000 §7.8) ----------------------------------------------------
+# --- Read-only SQL views (migration 0004; docs/contracts.md §15.2 (SQL views)) ----------------------------------------------------
 # Unmanaged: Django never creates or alters these; the migration's CREATE VIEW statements define them.
 # Token counts and cost are summed over llm_response events; cache_hit_rate is a fraction in 0..1.
 

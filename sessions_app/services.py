@@ -1,4 +1,4 @@
-"""Writes to the event store: sessions, their append-only events and their turns (docs/contracts.md §3).
+"""Writes to the event store: sessions, their append-only events and their turns (docs/contracts.md §6 (sessions and events)).
 
 Every write goes through the ORM. One function appends events (`append_events`): one `atomic()` block, the
 session row locked with `select_for_update()`, the events inserted with `bulk_create` at consecutive numbers.

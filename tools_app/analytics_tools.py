@@ -1,9 +1,9 @@
-"""The statistics tools (seed 001 §4.8): get_workout_statistics, get_exercise_breakdown,
+"""The statistics tools (docs/contracts.md §11.5 (tool list)): get_workout_statistics, get_exercise_breakdown,
 get_progress_trends and generate_stats_summary.
 
 Every figure is computed from the user's logs by `datasources_app.stats` (volume = Σ reps × load of the
 sets done, estimated 1RM by Epley, frequency per week, weekly trends), in the user's weight unit. The
-observations are full data (seed 001 §4.11 category 3), written as compact text. Seed 001's `time_period`
+observations are full data (docs/contracts.md §11.2 (observations: full)), written as compact text. Seed 001's `time_period`
 (week | month | quarter | year | all_time), `breakdown_type` and its trend metrics (weight, frequency) are
 accepted besides the canonical arguments.
 """

@@ -1,4 +1,4 @@
-"""The calendar and planning tools (seed 001 §4.7): schedule_workout, update_scheduled_workout,
+"""The calendar and planning tools (docs/contracts.md §11.5 (tool list)): schedule_workout, update_scheduled_workout,
 delete_scheduled_workout and create_workout_plan.
 
 Dates are the user's local dates and may not lie in the past. Seed 001's spellings are accepted:

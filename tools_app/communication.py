@@ -1,4 +1,4 @@
-"""The communication and state tools (seed 000 §6.3): message_notify_user, message_ask_user, idle.
+"""The communication and state tools (docs/contracts.md §11.3 (communication tools)): message_notify_user, message_ask_user, idle.
 
 Argument names are seed 000's; seed 001's `text` (for `message`/`question`) and `attachments`
 (displayable ids, see `tools_app.displayables`) are accepted on input but not advertised in the schema,

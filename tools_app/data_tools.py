@@ -1,4 +1,4 @@
-"""The data and location tools (seed 000 §6.5-6.6): fetch_data and set_current_location."""
+"""The data and location tools (docs/contracts.md §11.4 (data and location tools)): fetch_data and set_current_location."""
 
 from __future__ import annotations
 

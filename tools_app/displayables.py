@@ -1,4 +1,4 @@
-"""Displayables (seed 001 §4.1.1): ids the model uses to show stored things to the user.
+"""Displayables (docs/contracts.md §11.7 (displayables)): ids the model uses to show stored things to the user.
 
 The session's `artifact` events are the only store; nothing is kept in memory. An id resolves as:
 - `art_…`      → the artifact with that id (seed 000 ids);

@@ -1,6 +1,6 @@
 """How tool results are written for the model.
 
-Every observation is wrapped in one of two tags (seed 000 §6.2 `wrapInXml`); these are stable, since
+Every observation is wrapped in one of two tags (docs/contracts.md §11.1 (tool execution)); these are stable, since
 past tool results stay in the cached context:
 
     <tool_result name="generate_workout">
@@ -13,7 +13,7 @@ past tool results stay in the cached context:
 
 The body is plain text meant for the model, not parsed as XML, so it is not escaped.
 
-Observations come in three sizes (seed 001 §4.11); tools build theirs with the helpers below:
+Observations come in three sizes (docs/contracts.md §11.2 (observations and status messages)); tools build theirs with the helpers below:
 - `confirmation()`: an acknowledgement only ("ok", ~5 tokens), when the model needs no details;
 - `summary()`: one line saying what changed (~20 tokens);
 - `full_data()`: the data itself, when the model must reason over it.

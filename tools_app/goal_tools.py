@@ -1,4 +1,4 @@
-"""The goal tools (seed 001 §4.3): set_goals, plus milestone goals (seed 001 §4.7's milestone_goals table).
+"""The goal tools (docs/contracts.md §11.5 (tool list)): set_goals, plus milestone goals (the milestone_goals data source, docs/contracts.md §10 (data sources)).
 
 The model reads goals with fetch_data (`category_goals`, `muscle_goals`, `milestone_goals`) and writes
 them here. Weights are auto-normalised (50/30/20 and 0.5/0.3/0.2 mean the same). Seed 001 sends category

@@ -1,4 +1,4 @@
-"""The exercise logging tools (seed 001 §4.5): log_completed_exercise, undo_logged_exercise and
+"""The exercise logging tools (docs/contracts.md §11.5 (tool list)): log_completed_exercise, undo_logged_exercise and
 mark_exercise_complete.
 
 Each logs ONE exercise now (`datasources_app.services.log_single_exercise`: appended to today's log of
@@ -33,7 +33,7 @@ from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_schema import GoalShare, MuscleShare
 from tools_app.workout_tools import find_exercise, load_current_workout, workout_exercises
 
-# Seed 001's exercise types (§4.5-4.6), mapped onto the four of seed 000.
+# Older exercise-type names, mapped onto the four types of docs/contracts.md §12.2 (exercise types).
 SEED_001_EXERCISE_TYPES: dict[str, str] = {
     "strength": "reps",
     "bodyweight": "reps",

@@ -1,4 +1,4 @@
-"""The preference tools (seed 001 §4.4): set_preference and delete_preference.
+"""The preference tools (docs/contracts.md §11.5 (tool list)): set_preference and delete_preference.
 
 The model reads preferences with fetch_data (`active_preferences`, which lists their ids). Seed 001's `type`
 names a category ("injury", "exercise", ...) while this service's `preference_type` is permanent or

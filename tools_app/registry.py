@@ -1,4 +1,4 @@
-"""The tool registry (seed 000 §6.1-6.2): one place that knows every tool, its schema, and how to run it.
+"""The tool registry (docs/contracts.md §11.1 (tool execution)): one place that knows every tool, its schema, and how to run it.
 
 - `register(tool)` adds a tool (tool modules call it at import; `ToolsAppConfig.ready()` imports them).
 - `all_tools()` / `tool_specs()` list tools in a stable order: by `priority`, then name. The list is part
@@ -155,7 +155,7 @@ def registry_override(*tools: Tool[Any], include_registered: bool = False) -> It
 
 
 def execute_tool(name: str, args: Any, ctx: ToolContext) -> ToolResult:
-    """Run one tool call (seed 000 §6.2 executeTool). Raises only `UnknownToolError`."""
+    """Run one tool call (docs/contracts.md §11.1 (tool execution)). Raises only `UnknownToolError`."""
     tool = get_tool(name)
     started = time.perf_counter()
     outcome = _run(tool, args, ctx)

@@ -1,4 +1,4 @@
-"""The timer tools (seed 001 §4.6): generate_exercise_timer and generate_workout_timers.
+"""The timer tools (docs/contracts.md §11.5 (tool list)): generate_exercise_timer and generate_workout_timers.
 
 A timer is a list of phases with durations the client counts down:
 

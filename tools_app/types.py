@@ -32,7 +32,7 @@ ToolCategory = Literal[
     "state",
 ]
 
-# Seed 001 §4.11: how much of a result the model needs to see.
+# docs/contracts.md §11.2 (observations and status messages): how much of a result the model needs to see.
 #   confirmation: "ok"-style acknowledgement (~5 tokens)
 #   summary:      what changed, in one line (~20 tokens)
 #   full:         the data itself, because the model must reason over it
@@ -87,14 +87,13 @@ class ToolResult:
 
     @property
     def status_phase(self) -> Literal["done", "error"]:
-        """The SSE `status` phase (seed 000 §8.3) matching `status_message`."""
+        """The SSE `status` phase (docs/contracts.md §7.2 (SSE frames)) matching `status_message`."""
         return "done" if self.success else "error"
 
     def to_dict(self) -> dict[str, Any]:
         """The seed 000 ToolOutput: `{success, data, formatted, artifact?, artifact_id?}`.
 
-        `artifact` is the artifact delivered to the user (seed 000 §8.3: "included when
-        message_notify_user delivers an artifact"); a newly created artifact is announced by its id only.
+        `artifact` is the artifact delivered to the user (docs/contracts.md §7.2 (SSE frames): present only when message_notify_user delivered an artifact); a newly created artifact is announced by its id only.
         """
         out: dict[str, Any] = {"success": self.success, "data": self.data, "formatted": self.formatted}
         if self.delivered_artifact is not None:
@@ -106,7 +105,7 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Tool[InputT: BaseModel]:
-    """A tool definition (seed 000 §6.1 ToolDefinition, with seed 004's priority)."""
+    """A tool definition (docs/contracts.md §11.1 (tool execution), with a priority)."""
 
     name: str
     description: str

@@ -1,4 +1,4 @@
-"""Input models for workouts and exercises (seed 000 §6.4, seed 001 §4.9).
+"""Input models for workouts and exercises (docs/contracts.md §12 (workouts)).
 
 Canonical field names are seed 000's (`exercise_name`, `exercise_type`, `muscles_utilized`,
 `goals_addressed`, `{muscle, share}`, `{goal, share}`); seed 001's spellings (`name`, `type`, `muscles`,
@@ -179,7 +179,7 @@ class GoalShare(BaseModel):
 
 
 class ExerciseGroup(BaseModel):
-    """Links exercises done together (seed 000 §6.4 Exercise Grouping)."""
+    """Links exercises done together (docs/contracts.md §12.3 (groups))."""
 
     id: str = Field(description="Group identifier shared by all its exercises, e.g. 'superset-1'.")
     type: str = Field(

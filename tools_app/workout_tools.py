@@ -1,4 +1,4 @@
-"""The workout tools (seed 000 §6.4): generate_workout, swap_exercise, adjust_exercise, remove_exercise,
+"""The workout tools (docs/contracts.md §12.6 (workout tools)): generate_workout, swap_exercise, adjust_exercise, remove_exercise,
 log_workout.
 
 The user's current workout is kept in the database (`datasources_app.services.save_current_workout`),
@@ -327,7 +327,7 @@ def build_artifact(
     auto_start: bool,
     given: WorkoutSummary | None = None,
 ) -> dict[str, Any]:
-    """A workout artifact (seed 000 §7.3 `artifact` event data) with a new id."""
+    """A workout artifact (docs/contracts.md §6.4 (event data) `artifact` event data) with a new id."""
     muscles = ranked_shares(exercises, "muscles_utilized", "muscle")
     goals = ranked_shares(exercises, "goals_addressed", "goal")
     summary = {

@@ -1,4 +1,4 @@
-"""Checks a workout before anything is stored (seed 000 §6.4, seed 001 §4.9, issue 4 item 5).
+"""Checks a workout before anything is stored (docs/contracts.md §12 (workouts), issue 4 item 5).
 
 `validate_workout(workout, user_id=...)` returns every problem at once (empty list = valid), each naming
 the exercise it is about by its position in the list, e.g.
@@ -38,7 +38,7 @@ from datasources_app.catalog import (
 from datasources_app.models import Preference
 from tools_app.workout_schema import Exercise, ExerciseFields, ExerciseGroup, Workout
 
-# Per exercise type: the fields it needs (seed 000 §6.4 table) and the ones that also apply to it.
+# Per exercise type: the fields it needs (docs/contracts.md §12.2 (exercise types)) and the ones that also apply to it.
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "reps": ("sets", "reps", "rest_sec"),
     "hold": ("sets", "hold_sec", "rest_sec"),

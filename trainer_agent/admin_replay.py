@@ -6,7 +6,7 @@ and shown with its four cache breakpoints. The previous trainer request is rebui
 both requests share from the start is marked: that prefix is what the prompt cache could serve.
 
 Messages are exact: events are append-only and converted deterministically. The tool definitions and the
-system prompt are today's code, and the user data XML is fetched fresh (seed 000 §4.4), so those reflect
+system prompt are today's code, and the user data XML is fetched fresh (docs/contracts.md §8.2 (user data block)), so those reflect
 today's code and data; the page says so and compares the rebuilt size with the recorded estimate.
 
 `register()` runs from TrainerAgentConfig.ready(): it adds the "Replay step" action to the session admin and

@@ -1,4 +1,4 @@
-"""Checkpoints (seed 001 §3.4.3) and the retention tiers that decide what a checkpoint carries forward.
+"""Checkpoints (docs/contracts.md §13 (checkpoints)) and the retention tiers that decide what a checkpoint carries forward.
 
 Before the first LLM call of a turn, `maybe_checkpoint` estimates the size of the next request. Past
 `CHECKPOINT_THRESHOLD` (0.8 by default) of the model's context window it writes one `checkpoint` event that

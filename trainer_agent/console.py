@@ -1,4 +1,4 @@
-"""The human console log of seed 000 §11.3: `14:32:01.123 [a1b2c3d4] 👤 User: "..."`.
+"""The human console log of docs/contracts.md §15.1 (console log): `14:32:01.123 [a1b2c3d4] 👤 User: "..."`.
 
 `format_event` renders one stored event; the sink logs every event through it, and
 `manage.py replay_session --format console` prints a whole session with it.

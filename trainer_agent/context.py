@@ -1,4 +1,4 @@
-"""Context builder (seed 000 §4): the session's context events → the model's request.
+"""Context builder (docs/contracts.md §8 (model context)): the session's context events → the model's request.
 
 The request has four cacheable layers, in order: tools, system prompt, user data XML, messages. The first
 three are identical from one iteration to the next, and the messages only ever grow at the end, because
@@ -9,7 +9,7 @@ builders place the four `cache_control` breakpoints (see `llm.anthropic_provider
 Within a turn the loop passes one `ContextCache` to every build: events never change once written, so a build
 reads only the events added since the previous one and continues the message conversion where it stopped.
 The cost of an iteration then does not grow with the length of the session. The user data is still read
-fresh on every build (seed 000 §12.2).
+fresh on every build (docs/contracts.md §8.2 (user data block)).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class ContextBuildError(RuntimeError):
 
 @dataclass
 class AgentContext:
-    """Seed 000 §4.5: what one LLM call is built from.
+    """docs/contracts.md §8 (model context): what one LLM call is built from.
 
     `messages` is a new list, but its messages and their content blocks are shared with the turn's
     `ContextCache` (that is what keeps a build cheap): treat them as read-only, as the providers do (they copy
@@ -66,7 +66,7 @@ class AgentContext:
 
     @property
     def estimated_tokens(self) -> int:
-        """Seed 000 §11.4: characters / 4."""
+        """docs/contracts.md §8.4 (token estimate): characters / 4."""
         return self.characters // 4
 
     def to_request(self, *, model: str) -> LLMRequest:
@@ -148,7 +148,7 @@ def build_context(
     `events` lets a caller pass events it already holds (the step-replay view); otherwise they are read from
     the session's `context_start_sequence` on. `up_to_sequence` rebuilds the context as it was when that event
     was the newest. `cache` (one per turn) makes each build read and convert only the events that are new
-    since the previous build with the same cache. User data is fetched fresh on every build (seed 000 §12.2).
+    since the previous build with the same cache. User data is fetched fresh on every build (docs/contracts.md §8.2 (user data block)).
     Raises ContextBuildError when there are no events.
     """
     if events is not None or up_to_sequence is not None:
@@ -205,7 +205,7 @@ def _read_context(
 
 
 class _MessageBuilder:
-    """Events → Anthropic multi-turn messages (seed 000 §4.3), keeping the transcript valid.
+    """Events → Anthropic multi-turn messages (docs/contracts.md §8.1 (events to messages)), keeping the transcript valid.
 
     Invariants: every assistant tool_use is answered by a tool_result in the very next user message;
     consecutive user content is merged into one message; knowledge/artifact/checkpoint text that arrives

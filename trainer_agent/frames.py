@@ -185,9 +185,9 @@ NAMED_FRAME_TYPES = frozenset({"status", "knowledge", "done", "error"})
 
 
 def frame_kind(frame: dict[str, Any]) -> str:
-    """The seed 000 §3.1 name of a stream frame: status, knowledge, done, error, tool_start or tool_result.
+    """The kind of a stream frame (docs/contracts.md §7.2 (SSE frames)): status, knowledge, done, error, tool_start or tool_result.
 
-    On the wire (§8.3) tool frames carry the tool's name as their `type`; a start frame is the one whose data
+    On the wire (docs/contracts.md §7.2 (SSE frames)) tool frames carry the tool's name as their `type`; a start frame is the one whose data
     says `running` and that has no `formatted` result yet.
     """
     kind = str(frame.get("type", ""))

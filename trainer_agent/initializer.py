@@ -1,4 +1,4 @@
-"""The initializer (seed 000 §5): before each turn, choose which user data to append as knowledge.
+"""The initializer (docs/contracts.md §9 (initializer)): before each turn, choose which user data to append as knowledge.
 
 The `initializer` agent's model (its definition names INITIALIZER_MODEL, `gpt-4o-mini` by default with an
 OpenAI key) reads the user's message and the sources already in context and answers with strict JSON. Without
@@ -66,7 +66,7 @@ def selectable_sources() -> list[str]:
 
 
 def selection_schema() -> dict[str, Any]:
-    """The strict JSON schema of seed 000 §5.3 (every property required, no extras, as strict mode needs)."""
+    """The strict JSON schema of docs/contracts.md §9.1 (initializer output) (every property required, no extras, as strict mode needs)."""
     return {
         "type": "object",
         "properties": {
@@ -151,7 +151,7 @@ def requested_days(message: str, default: int) -> int:
 
 
 def offline_selection(message: str, existing: list[dict[str, Any]]) -> Selection:
-    """Deterministic keyword selection following seed 000 §5.5's task-to-data mapping."""
+    """Deterministic keyword selection following the task-to-data mapping of docs/contracts.md §9.2 (initializer rules)."""
     wanted: dict[str, int | None] = {}
     if _STATS.search(message):
         wanted["workout_history"] = requested_days(message, 30)

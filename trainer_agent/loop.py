@@ -1,4 +1,4 @@
-"""The agent loop (seed 000 §3): build context → one LLM call → one tool → record → decide to stop.
+"""The agent loop (docs/contracts.md §5 (the turn)): build context → one LLM call → one tool → record → decide to stop.
 
 Synchronous by design: a worker runs it (`trainer_agent.turns.execute_turn`), or the view itself under the
 ImmediateBackend. It keeps nothing between iterations that the event store does not have, and it starts from

@@ -1,4 +1,4 @@
-"""The trainer's system prompt (seed 000 Appendix A sections, seed 001 §2 intent), written for this service.
+"""The trainer's system prompt (the sections of docs/contracts.md §8.5 (system prompt)), written for this service.
 
 The text is a constant: it is the second prompt-cache breakpoint and must be byte-identical across requests
 and sessions. Nothing user-specific belongs here; user data goes in the separate user-data block.

@@ -119,7 +119,7 @@ def check_throttle(request: HttpRequest, user: AuthenticatedUser) -> None:
 
 
 def read_turn_request(request: HttpRequest) -> TurnRequest:
-    """The validated body (seed 000 §10.2): 415 for a non-JSON content type, 400 for anything invalid."""
+    """The validated body (docs/contracts.md §4.1 (POST /agent/chat)): 415 for a non-JSON content type, 400 for anything invalid."""
     body = request.body
     if not body:
         raise Refused(error_response(400, "The request body is empty: send a JSON object."))

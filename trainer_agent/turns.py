@@ -78,7 +78,7 @@ class TurnRequest:
 
 
 def parse_turn_request(body: Any) -> TurnRequest:
-    """Validate a chat/stream body (seed 000 §10.2). Raises TurnRequestError naming every problem."""
+    """Validate a chat/stream body (docs/contracts.md §4.1 (POST /agent/chat)). Raises TurnRequestError naming every problem."""
     if not isinstance(body, dict):
         raise TurnRequestError("The request body must be a JSON object.")
     problems: list[str] = []

@@ -1,4 +1,4 @@
-"""SQL views for staff observability (seed 000 §7.8), read through unmanaged models.
+"""SQL views for staff observability (docs/contracts.md §15.2 (SQL views)), read through unmanaged models.
 
 - agent_event_facts: one row per event with the numbers the other views sum (token buckets and cost of
   llm_response events, model/purpose/tool name, iteration and failure flags). Internal building block.

@@ -170,7 +170,7 @@
     return append(card);
   }
 
-  // ---- frames (seed 000 §8.3) --------------------------------------------------------------------
+  // ---- frames (docs/contracts.md §7.2 (SSE frames)) --------------------------------------------------------------------
 
   function handleFrame(frame) {
     var type = frame.type;

@@ -293,7 +293,7 @@ def test_calendar_plans_and_milestones_sources() -> None:
 # --- User data XML ----------------------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_user_data_xml_in_pounds_is_deterministic() -> None:
-    """Seed 000 §4.4 layout, weights converted to lb, other locations listed, identical on every call."""
+    """docs/contracts.md §8.2 (user data block) layout, weights converted to lb, other locations listed, identical on every call."""
     user_id = _lb_user()
     UserProfileFactory.create(
         user_id=user_id, sex="female", birth_year=None, height_cm=170.0, weight_kg=65.0, body_fat_pct=None

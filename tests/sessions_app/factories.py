@@ -12,7 +12,7 @@ from sessions_app.services import append_event
 
 
 def default_event_data(event_type: str) -> dict[str, Any]:
-    """A minimal payload of the seed 000 §7.3 shape for each event type."""
+    """A minimal payload of the docs/contracts.md §6.4 (event data) shape for each event type."""
     shapes: dict[str, dict[str, Any]] = {
         EventType.USER_MESSAGE: {"message": "Plan me a 30 minute workout"},
         EventType.LLM_REQUEST: {"model": "offline", "prompt": "…", "estimated_tokens": 1200},

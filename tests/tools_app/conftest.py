@@ -26,7 +26,7 @@ def ctx(session: AgentSession) -> ToolContext:
 
 
 def workout_artifact(artifact_id: str, exercise_ids: list[str], *, title: str = "Workout") -> dict[str, Any]:
-    """Artifact event data (seed 000 §7.3) for a workout holding exercises with the given ids."""
+    """Artifact event data (docs/contracts.md §6.4 (event data)) for a workout holding exercises with the given ids."""
     return {
         "artifact_id": artifact_id,
         "type": "exercise_list",

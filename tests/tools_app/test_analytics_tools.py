@@ -1,4 +1,4 @@
-"""get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary (seed 001 §4.8):
+"""get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary (docs/contracts.md §11.5 (tool list)):
 real figures from the logs, checked against hand-computed values."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def trainee() -> Trainee:
     ],
 )
 def test_analytics_tools_metadata(name: str, start: str, done: str) -> None:
-    """Status messages in the seed 000 §6.7 style; statistics are full-data observations."""
+    """Status messages as in docs/contracts.md §11.2 (observations and status messages); statistics are full-data observations."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
         start,

@@ -1,4 +1,4 @@
-"""schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan (seed 001 §4.7)
+"""schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan (docs/contracts.md §11.5 (tool list))
 and the pure plan builder behind the last one."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def in_days(days: int) -> dt.date:
     ],
 )
 def test_calendar_tools_metadata(name: str, start: str, done: str, observation: str) -> None:
-    """Status messages in the seed 000 §6.7 style and seed 001 §4.11 observation sizes."""
+    """Status messages and observation sizes as in docs/contracts.md §11.2 (observations and status messages)."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
         start,

@@ -1,4 +1,4 @@
-"""message_notify_user, message_ask_user, idle (seed 000 §6.3) and displayable resolution (seed 001 §4.1.1)."""
+"""message_notify_user, message_ask_user, idle (docs/contracts.md §11.3 (communication tools)) and displayable resolution (docs/contracts.md §11.7 (displayables))."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ NOTE_ARTIFACT = {
     ],
 )
 def test_status_messages_follow_the_seed_table(name: str, start: str | None, done: str | None) -> None:
-    """Seed 000 §6.7: only idle shows status messages among the communication tools."""
+    """docs/contracts.md §11.2 (observations and status messages): only idle shows status messages among the communication tools."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done) == (start, done)
 
@@ -64,7 +64,7 @@ def test_notify_without_a_message_fails(ctx: ToolContext, args: dict[str, str]) 
 
 
 def test_notify_delivers_a_stored_artifact(ctx: ToolContext, store_artifact: StoreArtifact) -> None:
-    """With artifact_id, the artifact event's data is resolved and included (seed 000 §12.4)."""
+    """With artifact_id, the artifact event's data is resolved and included (docs/contracts.md §11.3 (communication tools))."""
     artifact = store_artifact(workout_artifact("art_abc", ["ex_1", "ex_2"]))
     result = execute_tool("message_notify_user", {"message": "Your workout", "artifact_id": "art_abc"}, ctx)
     assert result.success

@@ -1,4 +1,4 @@
-"""fetch_data and set_current_location (seed 000 §6.5-6.6)."""
+"""fetch_data and set_current_location (docs/contracts.md §11.4 (data and location tools))."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def current_names(user_id: uuid.UUID) -> list[str]:
     ],
 )
 def test_status_messages_follow_the_seed_table(name: str, start: str, done: str) -> None:
-    """Seed 000 §6.7 status messages."""
+    """docs/contracts.md §11.2 (observations and status messages) status messages."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done) == (start, done)
 
@@ -130,7 +130,7 @@ def test_fetch_data_needs_at_least_one_source(trainee: Trainee) -> None:
 
 
 def test_switch_by_id_clears_every_other_current_flag(trainee: Trainee) -> None:
-    """The target becomes the only current location (seed 000 §12.4) and is described in the result."""
+    """The target becomes the only current location (docs/contracts.md §11.4 (data and location tools)) and is described in the result."""
     result = trainee.run("set_current_location", {"location_id": str(trainee.gym.id)})
     assert result.success, result.formatted
     assert current_names(trainee.user_id) == ["Gym"]

@@ -13,7 +13,7 @@ from tools_app.types import ToolContext
 
 @pytest.mark.django_db(transaction=True)
 def test_fetch_data_tool_fetches_sources_in_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
-    """fetch_data through execute_tool runs its sources at the same time (seed 000 §12.4), not one by one."""
+    """fetch_data through execute_tool runs its sources at the same time (docs/contracts.md §11.4 (data and location tools)), not one by one."""
     if not sources.runs_concurrently():
         pytest.skip("in-memory SQLite: fetch_many runs sequentially (see runs_concurrently)")
     barrier = threading.Barrier(2, timeout=20)

@@ -1,4 +1,4 @@
-"""set_goals (seed 001 §4.3) and the milestone goal tools."""
+"""set_goals (docs/contracts.md §11.5 (tool list)) and the milestone goal tools."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def category_weights(user_id: uuid.UUID) -> dict[str, float]:
     ],
 )
 def test_goal_tools_metadata(name: str, start: str, done: str, observation: str) -> None:
-    """Status messages in the seed 000 §6.7 style, goals category, seed 001 §4.11 observation size."""
+    """Status messages, goals category and observation size as in docs/contracts.md §11.2 (observations and status messages)."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
         start,

@@ -1,4 +1,4 @@
-"""log_completed_exercise, mark_exercise_complete and undo_logged_exercise (seed 001 §4.5)."""
+"""log_completed_exercise, mark_exercise_complete and undo_logged_exercise (docs/contracts.md §11.5 (tool list))."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def stored_exercises(trainee: Trainee) -> list[dict[str, Any]]:
     ],
 )
 def test_logging_tools_metadata(name: str, start: str, done: str, observation: str) -> None:
-    """Status messages in the seed 000 §6.7 style and seed 001 §4.11 observation sizes."""
+    """Status messages and observation sizes as in docs/contracts.md §11.2 (observations and status messages)."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
         start,

@@ -1,4 +1,4 @@
-"""set_preference and delete_preference (seed 001 §4.4)."""
+"""set_preference and delete_preference (docs/contracts.md §11.5 (tool list))."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def trainee() -> Trainee:
     ],
 )
 def test_preference_tools_metadata(name: str, start: str, done: str, observation: str) -> None:
-    """Status messages in the seed 000 §6.7 style and seed 001 §4.11 observation sizes."""
+    """Status messages and observation sizes as in docs/contracts.md §11.2 (observations and status messages)."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
         start,

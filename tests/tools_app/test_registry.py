@@ -115,7 +115,7 @@ def test_registering_a_name_twice_raises() -> None:
 
 
 def test_unknown_tool_raises_with_the_seed_message() -> None:
-    """get_tool raises UnknownToolError('Unknown tool: X') (seed 000 §6.2)."""
+    """get_tool raises UnknownToolError('Unknown tool: X') (docs/contracts.md §11.1 (tool execution))."""
     with registry_override(make_tool("echo")), pytest.raises(UnknownToolError) as info:
         get_tool("nope")
     assert str(info.value) == "Unknown tool: nope"
@@ -375,7 +375,7 @@ def test_success_is_wrapped_in_tool_result_tags(ctx: ToolContext) -> None:
 def test_handlers_without_text_get_an_observation_of_their_category(
     ctx: ToolContext, observation: ObservationCategory, expected: str
 ) -> None:
-    """An empty handler text falls back to the tool's observation category (seed 001 §4.11)."""
+    """An empty handler text falls back to the tool's observation category (docs/contracts.md §11.2 (observations and status messages))."""
     tool = dataclasses.replace(NESTED_TOOL, observation=observation)
     args = {
         "workout": {

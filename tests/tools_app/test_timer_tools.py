@@ -1,4 +1,4 @@
-"""generate_exercise_timer and generate_workout_timers (seed 001 §4.6): phases and hand-computed totals."""
+"""generate_exercise_timer and generate_workout_timers (docs/contracts.md §11.5 (tool list)): phases and hand-computed totals."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def phase_list(timer: dict[str, Any]) -> list[tuple[str, int]]:
     ],
 )
 def test_timer_tools_metadata(name: str, start: str, done: str) -> None:
-    """Status messages in the seed 000 §6.7 style; timers are full-data observations (seed 001 §4.11)."""
+    """Status messages as in docs/contracts.md §11.2 (observations and status messages); timers are full-data observations."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
         start,

@@ -1,4 +1,4 @@
-"""generate_workout (seed 000 §6.4, seed 001 §4.9): validation before storage, the artifact, persistence."""
+"""generate_workout (docs/contracts.md §12 (workouts)): validation before storage, the artifact, persistence."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def only_problem(result: Any) -> str:
     ],
 )
 def test_status_messages_follow_the_seed_table(name: str, start: str, done: str) -> None:
-    """Seed 000 §6.7 status messages for the workout tools."""
+    """docs/contracts.md §11.2 (observations and status messages) status messages for the workout tools."""
     tool = get_tool(name)
     assert (tool.status_start, tool.status_done) == (start, done)
 
@@ -363,7 +363,7 @@ def test_invalid_workout_lists_every_problem_and_stores_nothing(trainee: Trainee
 def test_each_type_requires_its_fields(
     trainee: Trainee, exercise: dict[str, Any], field: str, missing: str
 ) -> None:
-    """Seed 000 §6.4's required fields per exercise type."""
+    """The required fields per exercise type of docs/contracts.md §12.2 (exercise types)."""
     del exercise[field]
     problem = only_problem(generate(trainee, {"exercises": [exercise]}))
     assert problem == f"exercise 1 '{exercise['exercise_name']}': {missing}"
@@ -447,7 +447,7 @@ def test_shares_must_sum_to_one(trainee: Trainee) -> None:
 
 
 def test_muscles_and_goals_must_not_be_empty(trainee: Trainee) -> None:
-    """Every exercise names at least one muscle and one goal (seed 000 §12.9 step 7)."""
+    """Every exercise names at least one muscle and one goal (docs/contracts.md §12.4 (muscles, goals, shares))."""
     result = generate(trainee, {"exercises": [reps_exercise(1, muscles_utilized=[], goals_addressed=[])]})
     assert problems_of(result) == [
         "exercise 1 'Dumbbell Bench Press': muscles_utilized is empty (list the muscles worked, shares summing to 1)",

@@ -1,4 +1,4 @@
-"""log_workout (seed 000 §6.4): targets and actuals recorded apart, the current workout cleared."""
+"""log_workout (docs/contracts.md §12.6 (workout tools)): targets and actuals recorded apart, the current workout cleared."""
 
 from __future__ import annotations
 

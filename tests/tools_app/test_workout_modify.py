@@ -1,4 +1,4 @@
-"""swap_exercise, adjust_exercise, remove_exercise (seed 000 §6.4, seed 001 §4.9 modification tools)."""
+"""swap_exercise, adjust_exercise, remove_exercise (docs/contracts.md §12.6 (workout tools))."""
 
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ def test_adjust_keeps_keys_other_tools_added(trainee: Trainee, generated: dict[s
 
 @pytest.mark.parametrize("field", ["id", "type", "exercise_type"])
 def test_adjust_refuses_to_change_id_or_type(trainee: Trainee, generated: dict[str, Any], field: str) -> None:
-    """id and type are protected (seed 000 §6.4)."""
+    """id and type are protected (docs/contracts.md §12.6 (workout tools))."""
     result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {field: "hold", "sets": 5}})
     assert not result.success
     assert result.data["error"].startswith(f"adjust_exercise cannot change {field}:")

@@ -1,4 +1,4 @@
-"""The OpenAPI description of POST /agent/chat (seed 000 §10.2).
+"""The OpenAPI description of POST /agent/chat (docs/contracts.md §4.1 (POST /agent/chat)).
 
 The endpoint is the async view `trainer_agent.streaming.agent_chat` (it waits for a worker without holding a
 thread, which an APIView cannot). drf-spectacular documents views it finds through `callback.cls`: the route

@@ -1,4 +1,4 @@
-"""The caller's workout history and training distribution (seed 001 §7 supporting endpoints).
+"""The caller's workout history and training distribution (docs/contracts.md §4.5 (user data API) supporting endpoints).
 
 Only the token's user is ever read. Seed 001's `/exercises/.../<userId>` forms are served too, for clients
 written against it: a user id other than the caller's is 404, exactly like an unknown one.

@@ -3,7 +3,7 @@
 The streaming endpoints (`POST /agent/stream`, `GET /agent/sessions/{id}/events`) are documented here by a
 post-processing hook rather than on their views, so the streaming code stays free of schema concerns: the
 hook replaces whatever drf-spectacular generated (or did not generate) for those paths with the frames of
-seed 000 §8.3.
+docs/contracts.md §7.2 (SSE frames).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ BODY_ERRORS: dict[int, OpenApiResponse] = {
     415: UNSUPPORTED,
 }
 
-# --- SSE (seed 000 §8.3) -------------------------------------------------------------------------------
+# --- SSE (docs/contracts.md §7.2 (SSE frames)) -------------------------------------------------------------------------------
 STREAM_PATH = "/agent/stream"
 EVENTS_PATH = "/agent/sessions/{session_id}/events"
 _GENERATED_STREAM_PATHS = re.compile(r"^/agent/stream/?$|^/agent/sessions/\{[^}/]+\}/events/?$")
@@ -153,7 +153,7 @@ SSE_FRAMES: dict[str, dict[str, Any]] = {
 
 ARTIFACT_DATA: dict[str, Any] = {
     "type": "object",
-    "description": "A structured output delivered to the client (seed 000 §7.3 `artifact`).",
+    "description": "A structured output delivered to the client (docs/contracts.md §6.4 (event data) `artifact`).",
     "properties": {
         "artifact_id": {"type": "string"},
         "type": {"type": "string", "example": "exercise_list"},
@@ -173,7 +173,7 @@ ARTIFACT_DATA: dict[str, Any] = {
 SSE_DESCRIPTION = (
     "Server-Sent Events (`Content-Type: text/event-stream`, `Cache-Control: no-cache`, "
     "`X-Accel-Buffering: no`). Each event is an `id: <n>` line followed by `data: <json>` and a blank line; "
-    "the JSON is one of the frames below (seed 000 §8.3). A `: ping` comment is sent every 15 s while "
+    "the JSON is one of the frames below (docs/contracts.md §7.2 (SSE frames)). A `: ping` comment is sent every 15 s while "
     "waiting. A stream ends after a `done` or `error` frame. If the client disconnects the turn still "
     "completes and every event is stored; reconnect to `GET /agent/sessions/{session_id}/events` with "
     "`Last-Event-ID` to receive what was missed."

@@ -1,4 +1,4 @@
-"""Output shapes shared by several endpoints: sessions and events (seed 000 §7.1 field names), error bodies."""
+"""Output shapes shared by several endpoints: sessions and events (docs/contracts.md §6 (sessions and events) field names), error bodies."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The caller's agent sessions: list, create, read with recent actions, delete (seed 000 §10.2, seed 001 §7)."""
+"""The caller's agent sessions: list, create, read with recent actions, delete (docs/contracts.md §4.4 (sessions API))."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GET / PUT /user-settings: the caller's unit preferences and time zone (seed 001 §7 supporting endpoints)."""
+"""GET / PUT /user-settings: the caller's unit preferences and time zone (docs/contracts.md §4.5 (user data API) supporting endpoints)."""
 
 from __future__ import annotations
 

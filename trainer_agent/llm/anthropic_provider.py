@@ -1,4 +1,4 @@
-"""Anthropic Messages API provider: the wire shape of seed 000 §3.3 with the 4 cache breakpoints of §4.2.
+"""Anthropic Messages API provider: the wire shape of docs/contracts.md §5.5 (model request), with its 4 cache breakpoints.
 
 No sampling parameters: the Messages API version this SDK speaks (anthropic 2.x sends ``anthropic-version:
 2026-10-21``) has no ``temperature``, ``top_p`` or ``top_k``; the SDK refuses them (TypeError) and the API

@@ -1,6 +1,6 @@
 """What a call cost, from its usage buckets and the model's prices (DESIGN.md "Contracts", Cost).
 
-Seed 000 §11.1 subtracts cache reads from the prompt tokens; Anthropic's ``input_tokens`` already exclude
+The original specification subtracted cache reads from the prompt tokens (docs/contracts.md §14.2 (cost formula)); Anthropic's ``input_tokens`` already exclude
 cache reads and writes, so that would undercount. Every bucket in ``Usage`` is disjoint, so the cost is a plain
 sum: ``input x p_in + cache_write x p_write + cache_read x p_read + output x p_out`` per million tokens. The
 OpenAI provider builds ``Usage`` with ``cached_tokens`` already taken out of ``prompt_tokens``, so the same

@@ -1,6 +1,6 @@
 """Provider-neutral request, response and error types shared by every LLM provider.
 
-Messages use Anthropic's native multi-turn shape (seed 000 §4.3): ``{"role": "user" | "assistant",
+Messages use Anthropic's native multi-turn shape (docs/contracts.md §8.1 (events to messages)): ``{"role": "user" | "assistant",
 "content": str | [block, ...]}`` with ``text``, ``tool_use`` and ``tool_result`` blocks. Providers for other
 APIs translate from this shape; the context builder never needs to know which provider runs.
 """
@@ -54,7 +54,7 @@ class LLMRequest:
     user_id: str | None = None
 
     def estimated_tokens(self) -> int:
-        """Rough size before the call (seed 000 §11.4): every character of the request divided by 4."""
+        """Rough size before the call (docs/contracts.md §8.4 (token estimate)): every character of the request divided by 4."""
         return total_characters(self) // 4
 
 
@@ -148,7 +148,7 @@ class LLMResponse:
 
     @property
     def first_tool_call(self) -> ToolCall | None:
-        """The call the loop executes (seed 000 §3.3 takes the first ``tool_use`` block)."""
+        """The call the loop executes (docs/contracts.md §5.5 (model request) takes the first ``tool_use`` block)."""
         return self.tool_calls[0] if self.tool_calls else None
 
 

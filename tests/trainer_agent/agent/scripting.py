@@ -213,7 +213,7 @@ def serving(
 
 
 class Frames(list[dict[str, Any]]):
-    """A listener that keeps every stream frame; ``kinds`` names them as seed 000 §3.1's emit() does."""
+    """A listener that keeps every stream frame; ``kinds`` names them as docs/contracts.md §7.2 (SSE frames) does."""
 
     def __call__(self, frame: dict[str, Any]) -> None:
         self.append(frame)

@@ -1,4 +1,4 @@
-"""Context builder properties (seed 000 §4, §12.2) over random event histories, on real stored events."""
+"""Context builder properties (docs/contracts.md §8 (model context)) over random event histories, on real stored events."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cost per call and per session (DESIGN.md "Contracts", Cost) and the console log of seed 000 §11.3."""
+"""Cost per call and per session (DESIGN.md "Contracts", Cost) and the console log of docs/contracts.md §15.1 (console log)."""
 
 from __future__ import annotations
 

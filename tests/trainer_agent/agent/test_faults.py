@@ -1,4 +1,4 @@
-"""Faults (seed 000 §3.2, §12.1): model errors, bad tool calls, no tool call, several calls, the iteration cap."""
+"""Faults (docs/contracts.md §5.3 (stop conditions), §5.4 (failures)): model errors, bad tool calls, no tool call, several calls, the iteration cap."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 000 §12.8's cross-feature parity matrix: every row, for each Claude model, through the real SDK."""
+"""The cross-model checks of docs/contracts.md §16 (end-to-end checks): every row, for each Claude model, through the real SDK."""
 
 from __future__ import annotations
 

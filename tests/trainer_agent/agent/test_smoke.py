@@ -1,4 +1,4 @@
-"""Seed 000 §12.9's integration smoke test, with claude-haiku-4-5 played through the real anthropic SDK."""
+"""The end-to-end check of docs/contracts.md §16 (end-to-end checks), with claude-haiku-4-5 played through the real anthropic SDK."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ MODEL = "claude-haiku-4-5"
 
 
 def test_smoke_workout_request_end_to_end(demo_user: uuid.UUID) -> None:
-    """Every assertion of seed 000 §12.9 holds for a scripted Haiku through the real SDK and HTTP layer."""
+    """Every assertion of docs/contracts.md §16 (end-to-end checks) holds for a scripted Haiku through the real SDK and HTTP layer."""
     transport = scripted_claude(
         call("generate_workout", {"workout": chest_workout()}),
         deliver("Here is a quick chest workout for home."),

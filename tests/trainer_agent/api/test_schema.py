@@ -86,7 +86,7 @@ def test_body_endpoints_document_413_and_415(schema: dict[str, Any]) -> None:
 
 
 def test_stream_documents_the_sse_frames(schema: dict[str, Any]) -> None:
-    """/agent/stream answers text/event-stream whose data lines are the six frames of seed 000 §8.3."""
+    """/agent/stream answers text/event-stream whose data lines are the six frames of docs/contracts.md §7.2 (SSE frames)."""
     for path, method in (("/agent/stream", "post"), ("/agent/sessions/{session_id}/events", "get")):
         content = schema["paths"][path][method]["responses"]["200"]["content"]
         refs = [item["$ref"].rsplit("/", 1)[1] for item in content["text/event-stream"]["schema"]["oneOf"]]
@@ -111,7 +111,7 @@ def test_stream_documents_the_sse_frames(schema: dict[str, Any]) -> None:
 
 
 def test_session_schema_uses_the_seed_field_names(schema: dict[str, Any]) -> None:
-    """AgentSession has exactly the fields of seed 000 §7.1."""
+    """AgentSession has exactly the fields of docs/contracts.md §6.1 (session)."""
     assert set(schema["components"]["schemas"]["AgentSession"]["properties"]) == {
         "id",
         "user_id",

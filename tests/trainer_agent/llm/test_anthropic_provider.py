@@ -23,7 +23,7 @@ EPHEMERAL = {"type": "ephemeral"}
 
 
 def test_wire_body_matches_the_seed_shape_with_four_breakpoints(llm_request: LLMRequest) -> None:
-    """The JSON Anthropic receives is exactly seed 000 §3.3/§4.2: forced tool use and 4 cache breakpoints."""
+    """The JSON Anthropic receives is exactly docs/contracts.md §5.5 (model request): forced tool use and 4 cache breakpoints."""
     transport = ScriptedTransport(anthropic_message([("idle", {})]))
     anthropic_provider_for(transport).complete(llm_request)
 

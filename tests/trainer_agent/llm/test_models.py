@@ -41,7 +41,7 @@ def test_builtin_models_are_registered_with_their_provider() -> None:
     ],
 )
 def test_prices_per_million_tokens(model_id: str, prices: tuple[float, float, float, float]) -> None:
-    """Input, output, cache-read and cache-write prices match the published price lists (seed 000 §3.4)."""
+    """Input, output, cache-read and cache-write prices match the published price lists (docs/contracts.md §14.1 (models))."""
     model = get_model(model_id)
     assert (
         model.input_per_mtok,

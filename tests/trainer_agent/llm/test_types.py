@@ -79,7 +79,7 @@ def test_llm_error_rejects_unknown_kinds_and_survives_pickling() -> None:
 
 
 def test_estimated_tokens_is_characters_over_four() -> None:
-    """The pre-call estimate of seed 000 §11.4 is every character of the request divided by 4."""
+    """The pre-call estimate of docs/contracts.md §8.4 (token estimate) is every character of the request divided by 4."""
     request = sample_llm_request()
     assert total_characters(request) > len(request.system_prompt) + len(request.user_data_xml)
     assert request.estimated_tokens() == total_characters(request) // 4

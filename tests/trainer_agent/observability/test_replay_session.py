@@ -60,7 +60,7 @@ def _scripted_session() -> AgentSession:
 
 
 def test_console_format_is_the_console_log() -> None:
-    """One line per event, exactly as trainer_agent.console formats it (seed 000 §11.3)."""
+    """One line per event, exactly as trainer_agent.console formats it (docs/contracts.md §15.1 (console log))."""
     fixture = metrics_fixture()
     lines = _run(fixture.a.pk).splitlines()
     events = AgentSessionEvent.objects.filter(session=fixture.a).order_by("sequence_number")

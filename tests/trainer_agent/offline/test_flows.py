@@ -1,4 +1,4 @@
-"""Whole turns with the offline model: the §12.9 smoke test, asking, changing and logging a workout across a
+"""Whole turns with the offline model: the end-to-end check of docs/contracts.md §16 (end-to-end checks), asking, changing and logging a workout across a
 multi-turn session, preferences, locations, statistics and determinism."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from trainer_agent.turns import run_turn
 
 @pytest.mark.django_db
 def test_smoke_test_of_section_12_9_passes_offline(demo: DemoUser) -> None:
-    """Seed 000 §12.9 with the offline model: generate → notify with the same resolved artifact → idle."""
+    """docs/contracts.md §16 (end-to-end checks) with the offline model: generate → notify with the same resolved artifact → idle."""
     session = create_session(user_id=demo.user_id)
     assert session.status == "active"
 

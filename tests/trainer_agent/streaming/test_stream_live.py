@@ -117,7 +117,7 @@ def drain(stream: SSEStream) -> list[SSEEvent]:
 
 
 def test_frames_arrive_in_order_with_the_seed_shapes(live_server_process: DaphneServer) -> None:
-    """A workout turn streams knowledge, status + tool_start/tool_result pairs, then done, in §8.3 shapes."""
+    """A workout turn streams knowledge, status + tool_start/tool_result pairs, then done, in the shapes of docs/contracts.md §7.2 (SSE frames)."""
     token = mint_test_token(DEMO_USER_ID)
     stream = post_turn(
         live_server_process.base_url,

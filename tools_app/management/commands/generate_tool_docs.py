@@ -133,8 +133,8 @@ def render_tool_docs(tools: Sequence[Tool[Any]]) -> str:
         "(e.g. `category_goals` as a list, exercise fields at the top level). Only the canonical names are "
         "advertised to the model.",
         "",
-        "**Observations** (seed 001 §4.11): `confirmation` (an acknowledgement), `summary` (one line of what "
-        "changed) or `full` (the data the model must reason over). Status messages (seed 000 §6.7) are shown to "
+        "**Observations** (docs/contracts.md §11.2 (observations and status messages)): `confirmation` (an acknowledgement), `summary` (one line of what "
+        "changed) or `full` (the data the model must reason over). Status messages (docs/contracts.md §11.2 (observations and status messages)) are shown to "
         "the user while a tool runs (start) and when it finishes (done).",
         "",
         "| # | tool | category | observation | status (start → done) |",

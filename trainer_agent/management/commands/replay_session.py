@@ -1,6 +1,6 @@
 """`manage.py replay_session <id>`: print a stored session, export it, or rerun it against a model.
 
---format console   the console log of seed 000 §11.3, one line per event (default)
+--format console   the console log of docs/contracts.md §15.1 (console log), one line per event (default)
 --format json      one JSON document: {"session": {...}, "events": [...]}
 --format jsonl     the session row, then one event per line: loadable by `manage.py import_session`
 --from-seq N       only events with sequence number >= N
