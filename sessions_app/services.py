@@ -304,10 +304,10 @@ def renew_lease(*, turn: AgentTurn, lease: timedelta) -> bool:
 
 def finish_turn(
     *, turn: AgentTurn, status: str, events: Sequence[NewEvent] = (), result: Mapping[str, Any] | None = None
-) -> AgentTurn:
+) -> list[AgentSessionEvent]:
     """End the turn: its last events, the session's usage totals and status, and the turn row, in one
     transaction, so a follower that sees the last event also sees that the turn has ended. TurnTakenOver (and
-    nothing written) if the turn has ended already or another worker holds it now."""
+    nothing written) if the turn has ended already or another worker holds it now. Returns the stored events."""
     session_status = SessionStatus.COMPLETED if status == TurnStatus.COMPLETED else SessionStatus.ERROR
     with transaction.atomic():
         holder = (
@@ -327,7 +327,7 @@ def finish_turn(
         turn.result = {**turn.result, **(result or {})}
         turn.save(update_fields=["status", "end_sequence", "finished_at", "lease_expires_at", "result"])
         notify_session_changed(session_id=turn.session_id)
-    return turn
+    return stored
 
 
 # --- helpers ---------------------------------------------------------------------------------------------

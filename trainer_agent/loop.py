@@ -159,6 +159,7 @@ def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent
             calls = response.tool_calls
             if not calls:
                 _finish(
+                    sink,
                     turn,
                     [answer, NewEvent(EventType.ERROR, _loop_error("No tool call in response"))],
                     "no_tool_call",
@@ -191,29 +192,33 @@ def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent
                 outcome.append(NewEvent(EventType.ERROR, _loop_error(f"Max iterations ({cap}) reached")))
                 stop_reason = "max_iterations"
             if stop_reason:
-                _finish(turn, outcome, stop_reason, iterations)
+                _finish(sink, turn, outcome, stop_reason, iterations)
                 return
             sink.record_all(outcome)
         calls = []
 
 
-def _finish(turn: AgentTurn, events: list[NewEvent], stop_reason: str, iterations: int) -> None:
+def _finish(
+    sink: EventSink, turn: AgentTurn, events: list[NewEvent], stop_reason: str, iterations: int
+) -> None:
     """End the turn with its last events. A turn that delivered nothing to the user (no message, question or
     workout: every tool failed, the cap, no tool call) ends in `error` with the reason, so the client can tell."""
     delivered = _delivered_anything(turn, events)
     if delivered:
-        finish_turn(
+        stored = finish_turn(
             turn=turn,
             status=TurnStatus.COMPLETED,
             events=events,
             result={"stop_reason": stop_reason, "iterations": iterations},
         )
+        for event in stored:
+            sink.log(event)
         return
     reason = {
         "no_tool_call": "The model answered without calling a tool.",
         "max_iterations": "The turn reached its iteration limit without answering.",
     }.get(stop_reason, "The turn ended without a message for the user.")
-    finish_turn(
+    stored = finish_turn(
         turn=turn,
         status=TurnStatus.ERROR,
         events=[*events, NewEvent(EventType.ERROR, _turn_error("undelivered", reason))],
@@ -250,12 +255,15 @@ def fail_turn(
     data = _turn_error(kind, message, context=context, stack=stack)
     if retry_after is not None:
         data["retry_after"] = retry_after
-    finish_turn(
+    stored = finish_turn(
         turn=turn,
         status=TurnStatus.ERROR,
         events=[NewEvent(EventType.ERROR, data)],
         result={"error_kind": kind, "error": message, "retry_after": retry_after},
     )
+    console = EventSink(session=turn.session)
+    for event in stored:
+        console.log(event)
 
 
 def _turn_error(

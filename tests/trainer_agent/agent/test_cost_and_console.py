@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from sessions_app.models import AgentSession
+from sessions_app.models import AgentSession, AgentSessionEvent
 from tests.support.llm_fakes import ScriptedTransport, openai_completion, openai_provider_for
 from tests.trainer_agent.agent.scripting import (
     call,
@@ -118,3 +118,6 @@ def test_console_log_follows_the_seed_format(demo_user: uuid.UUID, caplog: pytes
     ]
     assert any(re.fullmatch(r"Tool Result ← generate_workout: ✓  \d+(ms|\.\ds)", d) for _, d in details)
     assert ("📦", 'Artifact ← exercise_list  "Quick Chest"') in details
+    # Every stored event has its line, the turn's last ones (stored with the turn's end) included.
+    assert len(lines) == AgentSessionEvent.objects.filter(session_id=result.session_id).count()
+    assert re.fullmatch(r"Tool Result ← idle: ✓  \d+(ms|\.\ds)", details[-1][1]), details[-1]
