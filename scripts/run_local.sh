@@ -4,7 +4,8 @@
 set -u
 cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
-.venv/bin/python manage.py worker --threads "${WORKER_THREADS:-4}" &
+# Its own session: Ctrl-C in the terminal reaches daphne only; the trap below stops the worker (once).
+setsid .venv/bin/python manage.py worker --threads "${WORKER_THREADS:-4}" &
 worker=$!
 stop() {
     trap - INT TERM EXIT

@@ -211,3 +211,7 @@ def lapsed_turns(*, now: Any, queued_before: Any, limit: int = 100) -> list[UUID
 
 def session_belongs_to(*, session_id: UUID, user_id: UUID) -> bool:
     return AgentSession.objects.filter(pk=session_id, user_id=user_id).exists()
+
+
+def session_exists(*, session_id: UUID) -> bool:
+    return AgentSession.objects.filter(pk=session_id).exists()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnSta
 from sessions_app.selectors import events_after
 from sessions_app.services import NewEvent, finish_turn
 from tools_app.formatting import wrap_in_xml
-from tools_app.registry import UnknownToolError, all_tools, execute_tool
+from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
 from trainer_agent.checkpoint import maybe_checkpoint
 from trainer_agent.context import AgentContext, ContextCache, build_context
@@ -35,7 +36,7 @@ from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, get_model
 from trainer_agent.llm.providers import get_provider
 from trainer_agent.llm.types import LLMError, LLMRequest, LLMResponse, Provider, ToolCall
-from trainer_agent.sink import EventSink
+from trainer_agent.sink import EventSink, deferred_writes
 
 TERMINAL_TOOLS = frozenset({"idle", "message_ask_user"})
 # llm_request.data.prompt keeps only the newest part of the prompt; the full context is rebuilt from events.
@@ -181,10 +182,13 @@ def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent
                 ]
             )
         call = calls[0]
-        with transaction.atomic():
-            sink.check_lease()
-            executed = _execute(call, sink, tool_ctx)
-            outcome = [*_result_events(call, executed), *_extra_call_answers(calls[1:])]
+        # The tool's own writes and its result commit together (its writes are never half-done nor repeated);
+        # a read-only tool (`Tool.atomic` False: fetch_data, whose sources are fetched in parallel threads) runs
+        # before the result's transaction.
+        with transaction.atomic() if _writes(call.name) else nullcontext():
+            with deferred_writes(session) as held:
+                executed = _execute(call, sink, tool_ctx)
+            outcome = [*held, *_result_events(call, executed), *_extra_call_answers(calls[1:])]
             stop_reason = ""
             if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
                 stop_reason = call.name
@@ -281,6 +285,13 @@ def _record_request(
     request = context.to_request(model=model_id)
     sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
     return request
+
+
+def _writes(tool_name: str) -> bool:
+    try:
+        return get_tool(tool_name).atomic
+    except UnknownToolError:
+        return True
 
 
 def _complete(provider: Provider, request: LLMRequest) -> LLMResponse:

@@ -9,7 +9,9 @@ a worker presumed dead whose turn another worker took over cannot write a second
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -24,6 +26,22 @@ console_logger = logging.getLogger("agent.console")
 
 # Another worker took the turn over (this one was presumed dead), or it has ended: stop without writing.
 LeaseLost = TurnTakenOver
+
+
+_deferred = threading.local()
+
+
+@contextmanager
+def deferred_writes(session: AgentSession) -> Iterator[list[NewEvent]]:
+    """Events any sink records for `session` inside the block are kept here instead of written; the caller
+    writes them (with a tool's result, after the tool). A tool that asks a model itself (a sub-agent records its
+    own request and answer) then holds no session lock across that call."""
+    held: list[NewEvent] = []
+    _deferred.target = (session.pk, held)
+    try:
+        yield held
+    finally:
+        _deferred.target = None
 
 
 class EventSink:
@@ -44,6 +62,15 @@ class EventSink:
         """Store the events at consecutive numbers, all or none, and log them in the console format."""
         if not events:
             return []
+        target = getattr(_deferred, "target", None)
+        if target is not None and target[0] == self.session.pk:
+            target[1].extend(events)
+            return [
+                AgentSessionEvent(
+                    session=self.session, event_type=e.event_type, data=e.data, duration_ms=e.duration_ms
+                )
+                for e in events
+            ]
         with transaction.atomic():
             self.check_lease()
             stored = append_events(session=self.session, events=events)

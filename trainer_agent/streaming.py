@@ -32,6 +32,7 @@ from sessions_app.selectors import (
     get_turn,
     latest_response_before,
     session_belongs_to,
+    session_exists,
 )
 from sessions_app.services import TurnInProgress
 from trainer_agent import wakeups
@@ -154,6 +155,8 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
     if isinstance(admitted, JsonResponse):
         return admitted
     turn = await wait_for_end(admitted)
+    if turn is None:
+        return error_response(404, SESSION_NOT_FOUND)  # the session was deleted while its turn was queued
     result = await sync_to_async(turn_result)(turn)
     body: dict[str, Any] = result.as_api()
     if result.status == "completed":
@@ -228,15 +231,16 @@ def parse_uuid(value: str) -> uuid.UUID | None:
 # --- following the store --------------------------------------------------------------------------------
 
 
-async def wait_for_end(turn: AgentTurn) -> AgentTurn:
-    """The turn once it has ended, waiting (without a thread) for its worker."""
-    while turn.finished_at is None:
-        await wakeups.wait(turn.session_id, timeout=settings.SSE_HEARTBEAT_SECONDS)
-        found = await sync_to_async(get_turn)(turn_id=turn.pk)
-        if found is None:
-            raise SessionNotFound(f"turn {turn.pk} is gone")
-        turn = found
-    return turn
+async def wait_for_end(turn: AgentTurn) -> AgentTurn | None:
+    """The turn once it has ended, waiting (without a thread) for its worker; None if it is gone (its session
+    was deleted)."""
+    with wakeups.subscribe(turn.session_id) as changes:
+        while True:
+            changes.clear()
+            found = await sync_to_async(get_turn)(turn_id=turn.pk)
+            if found is None or found.finished_at is not None:
+                return found
+            await changes.wait(timeout=settings.SSE_HEARTBEAT_SECONDS)
 
 
 def _prime(session_id: uuid.UUID, after: int) -> Projector:
@@ -264,34 +268,38 @@ async def follow(
     session_id: uuid.UUID, *, after: int, until_turn: uuid.UUID | None = None
 ) -> AsyncGenerator[str]:
     """SSE text of the session's events after `after`, live: each event's frames, a turn's terminal frame with
-    its last event, `: ping` while nothing happens. Ends after `until_turn`'s terminal frame (else follows on).
-    Cancelled when the client disconnects: the turn runs on in its worker."""
-    projector = await sync_to_async(_prime)(session_id, after)
+    its last event, `: ping` while nothing happens. Ends after `until_turn`'s terminal frame (else follows on),
+    and when the session is deleted. Cancelled when the client disconnects: the turn runs on in its worker."""
     heartbeat = settings.SSE_HEARTBEAT_SECONDS
-    if until_turn is not None:
-        # Resuming after the turn's last event: the client already has its terminal frame.
-        turn = await sync_to_async(get_turn)(turn_id=until_turn)
-        if turn is None or (turn.end_sequence is not None and turn.end_sequence <= after):
-            return
-    idle = 0.0
-    while True:
-        events, ends = await sync_to_async(_next_page)(session_id, after)
-        for event in events:
-            frames = projector.frames(event)
-            ended = ends.get(event.sequence_number)
-            if ended is not None:
-                frames.append(terminal_frame(ended))
-            if frames:
-                yield encode(frames, event.sequence_number)
-            after = event.sequence_number
-            if ended is not None and ended.pk == until_turn:
+    with wakeups.subscribe(session_id) as changes:
+        projector = await sync_to_async(_prime)(session_id, after)
+        if until_turn is not None:
+            # Resuming after the turn's last event: the client already has its terminal frame.
+            turn = await sync_to_async(get_turn)(turn_id=until_turn)
+            if turn is None or (turn.end_sequence is not None and turn.end_sequence <= after):
                 return
-        if events:
-            idle = 0.0
-            continue
-        started = asyncio.get_running_loop().time()
-        await wakeups.wait(session_id, timeout=max(0.0, heartbeat - idle))
-        idle += asyncio.get_running_loop().time() - started
-        if idle >= heartbeat:
-            idle = 0.0
-            yield PING
+        idle = 0.0
+        while True:
+            changes.clear()
+            events, ends = await sync_to_async(_next_page)(session_id, after)
+            for event in events:
+                frames = projector.frames(event)
+                ended = ends.get(event.sequence_number)
+                if ended is not None:
+                    frames.append(terminal_frame(ended))
+                if frames:
+                    yield encode(frames, event.sequence_number)
+                after = event.sequence_number
+                if ended is not None and ended.pk == until_turn:
+                    return
+            if events:
+                idle = 0.0
+                continue
+            started = asyncio.get_running_loop().time()
+            await changes.wait(timeout=max(0.0, heartbeat - idle))
+            idle += asyncio.get_running_loop().time() - started
+            if idle >= heartbeat:
+                idle = 0.0
+                if not await sync_to_async(session_exists)(session_id=session_id):
+                    return  # deleted: nothing more will come
+                yield PING

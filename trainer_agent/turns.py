@@ -27,7 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.tasks import task
 from django.utils import timezone
 from pydantic import ValidationError
@@ -38,6 +38,7 @@ from sessions_app.models import AgentSession, AgentTurn, EventType, TurnStatus
 from sessions_app.selectors import events_after, get_session_for_user, lapsed_turns
 from sessions_app.services import (
     NewEvent,
+    TurnInProgress,
     claim_turn,
     create_session,
     delete_session,
@@ -187,11 +188,18 @@ def admit_turn(
 
 
 def enqueue_turn(turn: AgentTurn) -> None:
-    """Hand the turn to the task framework (and, on PostgreSQL, wake idle workers at once)."""
-    run_turn_task.enqueue(str(turn.pk))
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, str(turn.pk)])
+    """Hand the turn to the task framework (and, on PostgreSQL, wake idle workers at once).
+
+    Called once the turn is stored. Should this fail, the turn is not lost: it stays queued and the workers'
+    sweep enqueues it again within two leases (`sweep_lapsed_turns`), so the failure is logged, not raised.
+    """
+    try:
+        run_turn_task.enqueue(str(turn.pk))
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, str(turn.pk)])
+    except DatabaseError:
+        logger.exception("turn.enqueue_failed", extra={"turn_id": str(turn.pk)})
 
 
 # The channel idle worker threads LISTEN on (PostgreSQL): a turn was enqueued.
@@ -363,15 +371,19 @@ def sweep_lapsed_turns() -> int:
     """Re-enqueue the open turns whose worker died (lease lapsed) or that no worker took within two leases:
     a worker continues each from the store. Returns how many were re-enqueued."""
     now = timezone.now()
-    found = lapsed_turns(now=now, queued_before=now - 2 * lease_duration())
+    lease = lease_duration()
+    found = lapsed_turns(now=now, queued_before=now - 2 * lease)
+    enqueued = 0
     for turn_id in found:
-        # enqueued_at moves on, so a slow queue gets one extra task per turn per two leases, not one per sweep.
-        updated = AgentTurn.objects.filter(pk=turn_id, finished_at__isnull=True).update(enqueued_at=now)
-        if updated:
-            turn = AgentTurn(pk=turn_id)
-            enqueue_turn(turn)
+        # Compare-and-set on enqueued_at: of the sweeps of every worker process, one enqueues the turn, and a
+        # turn gets at most one more task per lease however slow the queue is.
+        if AgentTurn.objects.filter(pk=turn_id, finished_at__isnull=True, enqueued_at__lt=now - lease).update(
+            enqueued_at=now
+        ):
+            enqueue_turn(AgentTurn(pk=turn_id))
+            enqueued += 1
             logger.info("turn.reenqueued", extra={"turn_id": str(turn_id)})
-    return len(found)
+    return enqueued
 
 
 def run_turn(
@@ -429,8 +441,12 @@ def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: 
 
 
 def delete_session_everywhere(*, session: AgentSession) -> int:
-    """Delete the session (its events and turns) and its turns' task rows, in one transaction."""
+    """Delete the session (its events and turns) and its turns' task rows, in one transaction; TurnInProgress
+    while one of its turns is open (checked under the session's lock, which admitting a turn also takes)."""
     with transaction.atomic():
+        AgentSession.objects.select_for_update().filter(pk=session.pk).exists()
+        if session.turns.filter(finished_at__isnull=True).exists():
+            raise TurnInProgress(f"a turn is running in session {session.pk}")
         turn_ids = [str(pk) for pk in session.turns.values_list("pk", flat=True)]
         _delete_task_rows(turn_ids)
         return delete_session(session=session)

@@ -2,17 +2,21 @@
 
 PostgreSQL: one `LISTEN agent_events` connection per process (an asyncio task on the process's event loop);
 `sessions_app.services.append_events` and `finish_turn` send `pg_notify('agent_events', <session id>)` in
-their transaction, delivered when it commits, to every process. A follower waits on an `asyncio.Event` for its
-session, re-reading the store when woken and, should a notification be missed (the listening connection
-dropped), at least every `SSE_RECHECK_SECONDS`. SQLite has no push: followers poll every `SSE_POLL_SECONDS`.
+their transaction, delivered when it commits, to every process. A follower subscribes before its first read
+(`subscribe`), clears its flag before each read and waits on it after an empty one, so a notification that
+arrives while it reads is not lost; it re-reads the store anyway at least every `SSE_RECHECK_SECONDS` (a
+notification missed while the listening connection reconnects). SQLite has no push: followers poll every
+`SSE_POLL_SECONDS`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections import defaultdict
+from collections.abc import Iterator
 
 import psycopg
 from django.conf import settings
@@ -22,35 +26,51 @@ from sessions_app.services import EVENTS_CHANNEL
 
 logger = logging.getLogger(__name__)
 
-_waiters: defaultdict[str, set[asyncio.Event]] = defaultdict(set)
+_subscribers: defaultdict[str, set[Subscription]] = defaultdict(set)
 _listener: asyncio.Task[None] | None = None
 _listening = False
 
 
+class Subscription:
+    """One follower's flag: set when its session changes (as far as this process hears)."""
+
+    def __init__(self) -> None:
+        self.changed = asyncio.Event()
+
+    def clear(self) -> None:
+        """Call before reading the store: a change after this wakes the next `wait`."""
+        self.changed.clear()
+
+    async def wait(self, *, timeout: float) -> None:
+        """Return when the session changed since `clear`, or after `timeout` seconds at most."""
+        if not pushes():
+            await asyncio.sleep(min(timeout, settings.SSE_POLL_SECONDS))
+            return
+        limit = min(timeout, settings.SSE_RECHECK_SECONDS)
+        if not _listening:
+            limit = min(limit, settings.SSE_POLL_SECONDS)  # not listening (yet, or any more): poll meanwhile
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(limit):
+                await self.changed.wait()
+
+
+@contextlib.contextmanager
+def subscribe(session_id: uuid.UUID) -> Iterator[Subscription]:
+    subscription = Subscription()
+    key = str(session_id)
+    if pushes():
+        _ensure_listener()
+    _subscribers[key].add(subscription)
+    try:
+        yield subscription
+    finally:
+        _subscribers[key].discard(subscription)
+        if not _subscribers[key]:
+            del _subscribers[key]
+
+
 def pushes() -> bool:
     return connection.vendor == "postgresql"
-
-
-async def wait(session_id: uuid.UUID, *, timeout: float) -> None:
-    """Return when the session changes (as far as this process hears), or after `timeout` seconds at most."""
-    if not pushes():
-        await asyncio.sleep(min(timeout, settings.SSE_POLL_SECONDS))
-        return
-    _ensure_listener()
-    if not _listening:
-        timeout = min(timeout, settings.SSE_POLL_SECONDS)  # not listening (yet, or any more): poll meanwhile
-    key = str(session_id)
-    event = asyncio.Event()
-    _waiters[key].add(event)
-    try:
-        async with asyncio.timeout(min(timeout, settings.SSE_RECHECK_SECONDS)):
-            await event.wait()
-    except TimeoutError:
-        pass
-    finally:
-        _waiters[key].discard(event)
-        if not _waiters[key]:
-            del _waiters[key]
 
 
 def _ensure_listener() -> None:
@@ -59,26 +79,24 @@ def _ensure_listener() -> None:
         _listener = asyncio.get_running_loop().create_task(_listen())
 
 
-def _conninfo() -> str:
+def conninfo() -> str:
+    """The default database's connection string, for a listening connection of our own."""
     params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    params.pop("prepare_threshold", None)
     return psycopg.conninfo.make_conninfo("", **{k: v for k, v in params.items() if isinstance(v, str | int)})
 
 
 async def _listen() -> None:
-    """Hold a LISTEN connection and wake the waiters of each notified session; reconnect after a failure."""
+    """Hold a LISTEN connection and wake the subscribers of each notified session; reconnect after a failure."""
     global _listening
     while True:
         try:
-            async with await psycopg.AsyncConnection.connect(_conninfo(), autocommit=True) as conn:
+            async with await psycopg.AsyncConnection.connect(conninfo(), autocommit=True) as conn:
                 await conn.execute(f"LISTEN {EVENTS_CHANNEL}")
                 _listening = True
                 _wake_all()  # anything committed while not listening
                 async for note in conn.notifies():
-                    for event in _waiters.get(note.payload, ()):
-                        event.set()
+                    for subscription in _subscribers.get(note.payload, ()):
+                        subscription.changed.set()
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -89,6 +107,6 @@ async def _listen() -> None:
 
 
 def _wake_all() -> None:
-    for events in _waiters.values():
-        for event in events:
-            event.set()
+    for subscriptions in _subscribers.values():
+        for subscription in subscriptions:
+            subscription.changed.set()

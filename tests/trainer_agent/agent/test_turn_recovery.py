@@ -49,8 +49,11 @@ def _types(session: AgentSession) -> list[str]:
 
 
 def _lapse(turn: AgentTurn) -> None:
-    """The worker holding the turn died: its lease ran out."""
-    AgentTurn.objects.filter(pk=turn.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    """The worker holding the turn died: its lease ran out (a lease after it was enqueued, at the earliest)."""
+    now = timezone.now()
+    AgentTurn.objects.filter(pk=turn.pk).update(
+        lease_expires_at=now - timedelta(seconds=1), enqueued_at=now - LEASE - timedelta(seconds=1)
+    )
 
 
 @pytest.mark.django_db
@@ -191,6 +194,7 @@ def test_the_sweep_hands_a_dead_worker_s_turn_to_a_worker_and_it_ends() -> None:
     provider = _script(("message_notify_user", {"message": "Recovered"}), ("idle", {"reason": "done"}))
     with override_provider(MODEL, provider):
         assert sweep_lapsed_turns() == 1
+        assert sweep_lapsed_turns() == 0, "a turn is enqueued again at most once per lease"
     lapsed.refresh_from_db()
     alive.refresh_from_db()
     assert lapsed.status == TurnStatus.COMPLETED and lapsed.attempts == 2

@@ -481,3 +481,19 @@ def test_events_endpoint_refuses_bad_tokens_and_ids(live_server_process: DaphneS
         response = follow_session(base, token, own_session, last_event_id=bad)
         assert response.status == 400, bad
         assert "Last-Event-ID" in response.body_json()["detail"]
+
+
+def test_a_follower_of_a_deleted_session_is_ended(live_server_process: DaphneServer) -> None:
+    """Deleting a session ends the streams following it (they would otherwise ping forever)."""
+    _, token = new_user()
+    stream = post_turn(live_server_process.base_url, token, {"message": "hello", "model": "scripted-workout"})
+    session_id = stream.headers["x-session-id"]
+    drain(stream)
+    follower = follow_session(live_server_process.base_url, token, session_id)
+    assert follower.read_frames_until_done()[-1].json()["type"] == "done"
+    deleted = open_stream(
+        live_server_process.base_url, f"/agent/sessions/{session_id}", method="DELETE", token=token
+    )
+    assert deleted.status == 204
+    assert list(follower.frames()) == [], "the stream ends, with nothing more"
+    follower.close()

@@ -11,6 +11,7 @@ running ones; a killed process loses no turn (another worker continues each when
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
@@ -18,7 +19,7 @@ from types import FrameType
 from typing import Any
 
 import psycopg
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import OperationalError, close_old_connections, connection, connections
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
@@ -58,7 +59,10 @@ class WorkerPool:
 
     def stop(self, signum: int, frame: FrameType | None) -> None:
         if not self.running:
-            raise SystemExit(1)  # a second Ctrl-C: stop now (the running turns continue elsewhere)
+            # A second signal: stop now. The running turns are not lost: their leases lapse and another worker
+            # continues them from the store.
+            logger.warning("worker: stopping now")
+            os._exit(1)
         logger.warning("worker: stopping after the running turns (Ctrl-C again to stop now)")
         self.running = False
         self._notify()
@@ -74,6 +78,8 @@ class WorkerPool:
             thread.start()
         while any(t.is_alive() for t in workers):
             time.sleep(0.2)
+        if self.running:  # every loop died without being asked to stop: let a process manager restart us
+            raise CommandError("worker: every worker loop stopped")
 
     def _notify(self) -> None:
         with self.wake:
@@ -93,10 +99,18 @@ class WorkerPool:
         )
         try:
             while self.running:
-                close_old_connections()
-                task_result = self._claim(worker)
-                if task_result is not None:
-                    worker.run_task(task_result)
+                try:
+                    close_old_connections()
+                    task_result = self._claim(worker)
+                    if task_result is not None:
+                        worker.run_task(task_result)
+                        continue
+                except Exception:
+                    # The database went away (a restart, a network cut): back off and try again with a new
+                    # connection. A turn this loop had claimed is continued once its lease lapses.
+                    logger.exception("worker: loop %s failed; retrying", index)
+                    connections.close_all()
+                    time.sleep(min(5.0, max(self.interval, 1.0)))
                     continue
                 with self.wake:
                     if self.running:
@@ -131,11 +145,11 @@ class WorkerPool:
 
     def _listen(self) -> None:
         """Wake idle loops when a turn is enqueued (`pg_notify` from `turns.enqueue_turn`)."""
-        from trainer_agent.wakeups import _conninfo
+        from trainer_agent.wakeups import conninfo
 
         while self.running:
             try:
-                with psycopg.connect(_conninfo(), autocommit=True) as conn:
+                with psycopg.connect(conninfo(), autocommit=True) as conn:
                     conn.execute(f"LISTEN {TURNS_CHANNEL}")
                     for _ in conn.notifies():
                         self._notify()
