@@ -47,6 +47,7 @@ from sessions_app.services import (
 )
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
+from trainer_agent.agents.registry import get_agent
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
@@ -159,7 +160,7 @@ def admit_turn(
     SessionNotFound for a session that is not the caller's; TurnInProgress while one of its turns is open.
     Under the ImmediateBackend the turn has run when this returns.
     """
-    model_id = turn.model or settings.PRIMARY_MODEL
+    model_id = turn.model or get_agent("trainer").resolved_model()  # the definition names the trainer's model
     get_model(model_id)  # an unknown model id fails before anything is written
     with transaction.atomic():
         if turn.session_id is None:

@@ -85,3 +85,17 @@ def test_a_replaced_definition_changes_the_next_requests(settings: Settings) -> 
     assert trainer.bodies[0]["messages"][0]["content"].startswith("You are a terse coach.\n\n<user_data>")
     assert [sampling(body) for body in initializer.bodies] == [(0.5, 300)]
     assert initializer.bodies[0]["model"] == "gpt-4.1-mini"
+
+
+@pytest.mark.django_db
+def test_a_turn_without_a_model_runs_the_trainer_definition_s_model(settings: Settings) -> None:
+    """With no `model` in the request the turn uses the trainer definition's model, not PRIMARY_MODEL directly:
+    a definition naming gpt-4o sends the turn to gpt-4o although PRIMARY_MODEL is the offline coach."""
+    settings.INITIALIZER_MODEL = "offline"
+    settings.PRIMARY_MODEL = "offline"
+    agent_registry.replace(replace(get_agent("trainer"), model=TRAINER_MODEL))
+    trainer = trainer_wire()
+    with override_provider(TRAINER_MODEL, openai_provider_for(trainer)):
+        result = run_turn(user_id=uuid.uuid4(), message="hello")
+    assert [body["model"] for body in trainer.bodies] == [TRAINER_MODEL, TRAINER_MODEL]
+    assert result.response["messages"] == ["Hi"]
