@@ -231,6 +231,8 @@ SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 # Without push (SQLite) followers re-read the store this often; with LISTEN/NOTIFY, at least this often.
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "0.2"))
 SSE_RECHECK_SECONDS = float(os.environ.get("SSE_RECHECK_SECONDS", "5"))
+# Threads (and so database connections) a web process uses for the turn endpoints and every stream it serves.
+WEB_DB_THREADS = int(os.environ.get("WEB_DB_THREADS", "8"))
 
 
 if os.environ.get("PYTEST_VERSION"):

@@ -6,7 +6,12 @@ admission (`prepare_turn`: the Bearer token, the per-user throttle, the one body
 `turns.admit_turn`), which stores the turn's first events and enqueues it on the task framework; a worker runs
 it. Then `/agent/stream` follows the session's events from the turn's first one and `/agent/chat` waits for
 the turn's end, neither holding a thread while they wait: followers sleep on `wakeups` (PostgreSQL
-`LISTEN/NOTIFY`, polling on SQLite). Database work runs through `sync_to_async` as Django's async ORM does.
+`LISTEN/NOTIFY`, polling on SQLite).
+
+Database work runs in a small pool of threads (`database`): `WEB_DB_THREADS` connections serve every request and
+follower of the process, however many streams are open (a thread per request, as Django's ASGI handler gives
+`sync_to_async` by default, would hold a connection per open stream). Under the ImmediateBackend the request's
+own thread runs the turn, so its reads go through that thread (`thread_sensitive`), and see its writes.
 """
 
 from __future__ import annotations
@@ -14,13 +19,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import threading
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
@@ -45,6 +52,37 @@ from trainer_agent.loop import APOLOGY
 from trainer_agent.turns import TurnRequest, TurnRequestError, admit_turn, parse_turn_request, turn_result
 
 logger = logging.getLogger(__name__)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def database[**P, R](fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """`fn` as a coroutine that runs it on the web process's database threads (see the module's docstring)."""
+    if settings.TASKS_BACKEND == "immediate":
+        return sync_to_async(fn)
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=settings.WEB_DB_THREADS, thread_name_prefix="web-db")
+    return sync_to_async(_reconnecting(fn), thread_sensitive=False, executor=_pool)
+
+
+def _reconnecting[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
+    """A pool thread keeps its connection; if the database dropped it, the call is made once more on a new one."""
+
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (OperationalError, InterfaceError):
+            if connection.in_atomic_block or connection.is_usable():
+                raise
+            connection.close()
+            return fn(*args, **kwargs)
+
+    return call
+
 
 JSON_MEDIA_TYPE = "application/json"
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -151,13 +189,13 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/chat: one turn, answered with `{sessionId, response, iterations}` when it ends."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    admitted = await sync_to_async(prepare_turn)(request)
+    admitted = await database(prepare_turn)(request)
     if isinstance(admitted, JsonResponse):
         return admitted
     turn = await wait_for_end(admitted)
     if turn is None:
         return error_response(404, SESSION_NOT_FOUND)  # the session was deleted while its turn was queued
-    result = await sync_to_async(turn_result)(turn)
+    result = await database(turn_result)(turn)
     body: dict[str, Any] = result.as_api()
     if result.status == "completed":
         return JsonResponse(body)
@@ -179,7 +217,7 @@ async def agent_stream(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/stream: the turn's frames as they are stored, each event's with its sequence number as `id:`."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    admitted = await sync_to_async(prepare_turn)(request)
+    admitted = await database(prepare_turn)(request)
     if isinstance(admitted, JsonResponse):
         return admitted
     frames = follow(admitted.session_id, after=admitted.start_sequence - 1, until_turn=admitted.pk)
@@ -193,7 +231,7 @@ async def session_events(request: HttpRequest, session_id: str) -> HttpResponseB
     if request.method != "GET":
         return method_not_allowed(request, "GET")
     parsed_id = parse_uuid(session_id)
-    refused = await sync_to_async(authorize_session_reader)(request, parsed_id)
+    refused = await database(authorize_session_reader)(request, parsed_id)
     if refused is not None:
         return refused
     assert parsed_id is not None
@@ -237,7 +275,7 @@ async def wait_for_end(turn: AgentTurn) -> AgentTurn | None:
     with wakeups.subscribe(turn.session_id) as changes:
         while True:
             changes.clear()
-            found = await sync_to_async(get_turn)(turn_id=turn.pk)
+            found = await database(get_turn)(turn_id=turn.pk)
             if found is None or found.finished_at is not None:
                 return found
             await changes.wait(timeout=settings.SSE_HEARTBEAT_SECONDS)
@@ -272,16 +310,16 @@ async def follow(
     and when the session is deleted. Cancelled when the client disconnects: the turn runs on in its worker."""
     heartbeat = settings.SSE_HEARTBEAT_SECONDS
     with wakeups.subscribe(session_id) as changes:
-        projector = await sync_to_async(_prime)(session_id, after)
+        projector = await database(_prime)(session_id, after)
         if until_turn is not None:
             # Resuming after the turn's last event: the client already has its terminal frame.
-            turn = await sync_to_async(get_turn)(turn_id=until_turn)
+            turn = await database(get_turn)(turn_id=until_turn)
             if turn is None or (turn.end_sequence is not None and turn.end_sequence <= after):
                 return
         idle = 0.0
         while True:
             changes.clear()
-            events, ends = await sync_to_async(_next_page)(session_id, after)
+            events, ends = await database(_next_page)(session_id, after)
             for event in events:
                 frames = projector.frames(event)
                 ended = ends.get(event.sequence_number)
@@ -300,6 +338,6 @@ async def follow(
             idle += asyncio.get_running_loop().time() - started
             if idle >= heartbeat:
                 idle = 0.0
-                if not await sync_to_async(session_exists)(session_id=session_id):
+                if not await database(session_exists)(session_id=session_id):
                     return  # deleted: nothing more will come
                 yield PING
