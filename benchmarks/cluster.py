@@ -69,6 +69,24 @@ def load_average() -> str:
     return " / ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+def revision() -> str:
+    """The commit measured, and whether application code (outside benchmarks/ and docs/) had local changes."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=BASE_DIR, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=BASE_DIR, capture_output=True, text=True, check=False
+    ).stdout.splitlines()
+    changed = [line for line in status if not line[3:].startswith(("benchmarks/", "docs/"))]
+    return f"{head}{' + local changes' if changed else ''}"
+
+
+def process_cpu() -> float:
+    """CPU seconds of this process (the benchmark's client)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def raise_open_files_limit() -> None:
     """A burst of 1,000 streams needs more than the usual 1,024 descriptors (the servers inherit the limit)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -83,6 +101,28 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of the process (all its threads) so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def threads_of(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    return 0
+
+
+def postgres_cpu(postmaster: int) -> float:
+    """CPU seconds of a local PostgreSQL server: the postmaster, the children it has reaped (backends that have
+    exited) and its live children. Includes every database's work on that server."""
+    fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+    total = sum(int(value) for value in fields[11:15]) / CLK_TCK
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(child[1]) == postmaster:
+                total += (int(child[11]) + int(child[12])) / CLK_TCK
+    return total
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -102,6 +142,8 @@ class WorkerServer:
     threads: int
     interval: float = 1.0
     sweep: float = 2.0
+    # The command before its options: `manage.py worker`, or an experiment's variant of it.
+    command: tuple[str, ...] = ("manage.py", "worker")
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerServer:
@@ -109,8 +151,7 @@ class WorkerServer:
         self.process = subprocess.Popen(
             [
                 sys.executable,
-                "manage.py",
-                "worker",
+                *self.command,
                 "--threads",
                 str(self.threads),
                 "--interval",
@@ -187,6 +228,7 @@ class Cluster:
     jwt_secret: str
     webs: list[DaphneServer] = field(default_factory=list)
     workers: list[WorkerServer] = field(default_factory=list)
+    worker_command: tuple[str, ...] = ("manage.py", "worker")
 
     @property
     def postgres(self) -> bool:
@@ -201,7 +243,15 @@ class Cluster:
         return [web.pid for web in self.webs] + [worker.pid for worker in self.workers if worker.alive()]
 
     def cpu(self) -> dict[int, float]:
-        return {pid: cpu_seconds(pid) for pid in self.pids()}
+        """CPU seconds of each live process (a dead worker drops out)."""
+        found = {}
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                found[pid] = cpu_seconds(pid)
+        return found
+
+    def dead_workers(self) -> int:
+        return sum(1 for worker in self.workers if not worker.alive())
 
     def start_worker(self, threads: int, *, interval: float = 1.0, sweep: float = 2.0) -> WorkerServer:
         index = len(self.workers)
@@ -211,6 +261,7 @@ class Cluster:
             threads=threads,
             interval=interval,
             sweep=sweep,
+            command=self.worker_command,
         ).start()
         self.workers.append(worker)
         worker.wait_until_ready()
@@ -236,6 +287,23 @@ class Cluster:
                 f"SELECT COUNT(*) FROM agent_sessions WHERE status = %s AND id IN ({placeholders})",
                 [status, *ids],
             )
+        )
+
+    def postmaster(self) -> int | None:
+        """The pid of the PostgreSQL server, if it runs on this machine and its postmaster.pid is readable."""
+        if not self.postgres:
+            return None
+        with contextlib.suppress(Exception):
+            data_dir = self.scalar("SHOW data_directory")
+            return int((Path(str(data_dir)) / "postmaster.pid").read_text().split()[0])
+        return None
+
+    def sessions_opened(self) -> int | None:
+        """Connections ever established to this database (PostgreSQL's pg_stat_database.sessions)."""
+        if not self.postgres:
+            return None
+        return int(
+            self.scalar("SELECT sessions FROM pg_stat_database WHERE datname = %s", [self.database.name])
         )
 
     def connections(self) -> int:
@@ -268,6 +336,7 @@ def cluster(
     extra_env: dict[str, str] | None = None,
     interval: float = 1.0,
     sweep: float = 2.0,
+    worker_command: tuple[str, ...] = ("manage.py", "worker"),
 ) -> Iterator[Cluster]:
     """A fresh database with `web` daphne processes and `workers` worker processes; all stopped (and the
     database dropped) on exit. The logs are copied to $TMPDIR/<name>-*.log."""
@@ -298,9 +367,16 @@ def cluster(
         },
     )
     engine = "PostgreSQL" if database.postgres_admin_url else "SQLite (file)"
-    result = Cluster(database=database, engine=engine, work_dir=work_dir, env=env, jwt_secret=jwt_secret)
+    result = Cluster(
+        database=database,
+        engine=engine,
+        work_dir=work_dir,
+        env=env,
+        jwt_secret=jwt_secret,
+        worker_command=worker_command,
+    )
     try:
-        for index in range(workers):
+        for _ in range(workers):
             result.start_worker(threads, interval=interval, sweep=sweep)
         for index in range(web):
             result.webs.append(DaphneServer(env=env, log_path=work_dir / f"web-{index}.log").start())
@@ -489,6 +565,7 @@ class HealthProbe:
     latencies: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     peak_connections: int = 0
+    peak_threads: dict[int, int] = field(default_factory=dict)  # pid -> most threads seen
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def _probe(self, port: int) -> None:
@@ -513,6 +590,16 @@ class HealthProbe:
             if writer is not None:
                 writer.close()
 
+    async def _count_threads(self) -> None:
+        if self.cluster is None:
+            return
+        while not self._stop.is_set():
+            for pid in self.cluster.pids():
+                with contextlib.suppress(OSError):
+                    self.peak_threads[pid] = max(self.peak_threads.get(pid, 0), threads_of(pid))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self.interval)
+
     async def _count_connections(self) -> None:
         if self.cluster is None or not self.cluster.postgres:
             return
@@ -535,7 +622,7 @@ class HealthProbe:
 
     async def run(self) -> None:
         probes: set[asyncio.Task[None]] = set()
-        counter = asyncio.create_task(self._count_connections())
+        counter = asyncio.gather(self._count_connections(), self._count_threads())
         while not self._stop.is_set():
             for port in self.ports:
                 task = asyncio.create_task(self._probe(port))

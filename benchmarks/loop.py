@@ -2,14 +2,18 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/loop.py [--runs N]
     .venv/bin/python benchmarks/loop.py        # SQLite file var/bench.sqlite3
+    DATABASE_URL=... .venv/bin/python benchmarks/loop.py --profile 500   # cProfile of the iterations
 
-A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Every
-turn runs in a fresh session whose history (10, 100 or 500 events of realistic turns: user messages,
+A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Turns run
+through `trainer_agent.turns.run_turn` (admission, then `execute_turn`: the worker's claim, lease and loop) on
+the ImmediateBackend, in this process. Every turn runs in a fresh session whose history (10, 100, 500 or 5,000
+events of realistic turns: user messages,
 knowledge, LLM request/response, tool calls and results, artifacts) is bulk-inserted first. The time between
 the model returning and the model being called again is one iteration of framework work: record the response
 and the tool call, run the tool, record its result and the stream frames, rebuild the context from the
 database (events and fresh user data) and record the next request. Queries are counted for the same
-intervals in a second pass (query capture slows the code, so it is kept out of the timings).
+intervals in a second pass (query capture slows the code, so it is kept out of the timings): every statement
+Django logs, of which transaction control (BEGIN, COMMIT, SAVEPOINT, RELEASE), and the commits.
 
 `--runs N` repeats the whole measurement N times (sessions deleted and tables vacuumed between runs) and pools
 every run's samples in the table, listing each run's median too: this VM's speed swings from minute to
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -37,6 +42,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 if str(BASE_DIR) not in sys.path:
     sys.path.insert(0, str(BASE_DIR))
 
+from benchmarks.cluster import revision  # noqa: E402
 from benchmarks.event_store import (  # noqa: E402
     cpu_reference_ms,
     describe_database,
@@ -49,7 +55,8 @@ if TYPE_CHECKING:
     from sessions_app.models import AgentSession
     from trainer_agent.llm.types import LLMRequest, LLMResponse
 
-HISTORY_SIZES = (10, 100, 500)
+HISTORY_SIZES = (10, 100, 500, 5000)
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
 TURNS_PER_SIZE = 20
 NOTIFIES_PER_TURN = 3  # then idle: 4 model calls, 3 measured intervals per turn
 MODEL = "claude-haiku-4-5"
@@ -74,6 +81,13 @@ class Boundaries:
 
     def query_counts(self) -> list[int]:
         return [s - r for r, s in zip(self.queries_at_return, self.queries_at_start[1:], strict=False)]
+
+    def statements(self, log: list[dict[str, Any]]) -> list[list[str]]:
+        """The SQL of each interval, from the captured query log."""
+        return [
+            [str(entry["sql"]) for entry in log[r:s]]
+            for r, s in zip(self.queries_at_return, self.queries_at_start[1:], strict=False)
+        ]
 
 
 class ClockedProvider:
@@ -234,9 +248,28 @@ def scripted_turn_provider() -> Any:
     return ScriptedProvider([*steps, tool_response("idle", {"reason": "done"})])
 
 
+@dataclass
+class Statements:
+    """Per interval: all logged statements, the transaction-control ones, the commits."""
+
+    total: list[int] = field(default_factory=list)
+    control: list[int] = field(default_factory=list)
+    commits: list[int] = field(default_factory=list)
+
+    def add(self, intervals: list[list[str]]) -> None:
+        for sqls in intervals:
+            self.total.append(len(sqls))
+            self.control.append(sum(1 for sql in sqls if sql.split(" ", 1)[0].upper() in TRANSACTION_CONTROL))
+            self.commits.append(sum(1 for sql in sqls if sql.upper().startswith("COMMIT")))
+
+
+def spread(values: list[int]) -> str:
+    return f"{min(values)}" if min(values) == max(values) else f"{min(values)}-{max(values)}"
+
+
 def run_turns(
     user_id: uuid.UUID, history: int, *, count_queries: bool, created: list[AgentSession]
-) -> tuple[list[float], list[float], list[int]]:
+) -> tuple[list[float], list[float], Statements]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -245,7 +278,7 @@ def run_turns(
 
     intervals: list[float] = []
     cpu: list[float] = []
-    queries: list[int] = []
+    queries = Statements()
     turns = TURNS_PER_SIZE if not count_queries else 2
     for _ in range(turns):
         session = session_with_history(user_id, history)
@@ -256,37 +289,78 @@ def run_turns(
         provider = ClockedProvider(scripted_turn_provider(), boundaries, lambda: len(connection.queries_log))
         with override_provider(MODEL, provider):
             if count_queries:
+                connection.queries_log.clear()  # the boundaries index this turn's statements from 0
                 with capture:
                     run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
             else:
                 run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
         intervals += boundaries.intervals_ms()
         cpu += boundaries.cpu_ms()
-        queries += boundaries.query_counts()
+        if count_queries:
+            queries.add(boundaries.statements(list(connection.queries_log)))
     return intervals, cpu, queries
 
 
-Row = tuple[int, list[float], list[float], list[int]]  # history size, interval times, CPU times, query counts
+Row = tuple[int, list[float], list[float], Statements]  # history size, interval times, CPU times, statements
 
 
-def measure(user_id: uuid.UUID) -> list[Row]:
+def measure(user_id: uuid.UUID, sizes: tuple[int, ...]) -> list[Row]:
     """One run: a warm-up turn, then timed turns and a query-counting pass for each history size. The run's
-    sessions are deleted and the tables vacuumed afterwards."""
-    from sessions_app.services import delete_session
+    sessions (with their turns and any task rows) are deleted and the tables vacuumed afterwards."""
+    from trainer_agent.turns import delete_session_everywhere
 
     created: list[AgentSession] = []
     rows: list[Row] = []
     try:
         run_turns(user_id, 10, count_queries=False, created=created)  # warm-up
-        for history in HISTORY_SIZES:
+        for history in sizes:
             timings, cpu, _ = run_turns(user_id, history, count_queries=False, created=created)
             _, _, queries = run_turns(user_id, history, count_queries=True, created=created)
             rows.append((history, timings, cpu, queries))
     finally:
         for session in created:
-            delete_session(session=session)
+            delete_session_everywhere(session=session)
         vacuum_event_tables()
     return rows
+
+
+def profile(user_id: uuid.UUID, history: int, turns: int, top: int) -> None:
+    """cProfile of the measured intervals only (the profiler runs from a model answer to the next call)."""
+    import cProfile
+    import pstats
+
+    from trainer_agent.llm.providers import override_provider
+    from trainer_agent.turns import delete_session_everywhere, run_turn
+
+    profiler = cProfile.Profile()
+
+    class Profiled:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def complete(self, request: LLMRequest) -> LLMResponse:
+            profiler.disable()
+            response: LLMResponse = self.inner.complete(request)
+            if response.tool_calls and response.tool_calls[0].name != "idle":
+                profiler.enable()  # the next interval is measured; the turn's end is not
+            return response
+
+    created = []
+    try:
+        for _ in range(turns):
+            session = session_with_history(user_id, history)
+            created.append(session)
+            with override_provider(MODEL, Profiled(scripted_turn_provider())):
+                run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
+    finally:
+        profiler.disable()
+        for session in created:
+            delete_session_everywhere(session=session)
+    stats = pstats.Stats(profiler)
+    print(f"cProfile of {turns * NOTIFIES_PER_TURN} iterations at {history} events of history:")
+    ours = re.escape(str(BASE_DIR)) + r"/(?!\.venv)"  # the project's own functions
+    stats.sort_stats("cumulative").print_stats(ours, top)
+    stats.sort_stats("tottime").print_stats(top)
 
 
 def main() -> None:
@@ -297,7 +371,18 @@ def main() -> None:
         default=1,
         help="repeat the whole measurement; the table pools every run's samples",
     )
-    runs = parser.parse_args().runs
+    parser.add_argument(
+        "--sizes",
+        type=lambda text: tuple(int(part) for part in text.split(",")),
+        default=HISTORY_SIZES,
+        help="history sizes, comma-separated (default 10,100,500,5000)",
+    )
+    parser.add_argument("--profile", type=int, metavar="EVENTS", help="profile the loop at this history size")
+    args = parser.parse_args()
+    runs: int = args.runs
+    sizes: tuple[int, ...] = args.sizes
+    # The turn runs here, in this process, through the worker's code path (claim, lease, loop, finish).
+    os.environ["TASKS_BACKEND"] = "immediate"
     setup_django()
     import logging
 
@@ -309,39 +394,45 @@ def main() -> None:
     from datasources_app.services import seed_demo_user
 
     logging.getLogger("agent.console").setLevel(logging.WARNING)  # no console lines in the timings
-    load_before = " / ".join(f"{value:.1f}" for value in os.getloadavg())
-    reference_before = cpu_reference_ms()
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
+    if args.profile is not None:
+        profile(DEMO_USER_ID, args.profile, TURNS_PER_SIZE, 40)
+        return
+    load_before = " / ".join(f"{value:.2f}" for value in os.getloadavg())
+    reference_before = cpu_reference_ms()
     vacuum_event_tables()
     try:
-        results = [measure(DEMO_USER_ID) for _ in range(runs)]
+        results = [measure(DEMO_USER_ID, sizes) for _ in range(runs)]
     finally:
         connection.close()
 
-    load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
+    load = " / ".join(f"{value:.2f}" for value in os.getloadavg())
     reference_after = cpu_reference_ms()
     print(
-        f"database: {describe_database()}; Python {platform.python_version()}; Django {django.get_version()}; "
-        f"load average (1 / 5 / 15 min) before the run: {load_before}, after: {load}; "
-        f"CPU reference (ms, lower is faster) before: {reference_before:.0f}, after: {reference_after:.0f}"
-        + (f"; {runs} runs pooled" if runs > 1 else "")
+        f"database: {describe_database()}; commit {revision()}; Python {platform.python_version()}; "
+        f"Django {django.get_version()}; load average (1 / 5 / 15 min) before the run: {load_before}, "
+        f"after: {load}; CPU reference (ms, lower is faster) before: {reference_before:.0f}, "
+        f"after: {reference_after:.0f}" + (f"; {runs} runs pooled" if runs > 1 else "")
     )
     print()
     print(
         "| history (events) | iterations | median (ms) | p95 (ms) | min (ms) | CPU of this process, median (ms) "
-        "| queries per iteration | median of each run (ms) |"
+        "| statements per iteration | of which BEGIN / COMMIT / SAVEPOINT / RELEASE | commits "
+        "| median of each run (ms) |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---|---|")
-    for index, history in enumerate(HISTORY_SIZES):
+    print("|---:|---:|---:|---:|---:|---:|---|---|---|---|")
+    for index, history in enumerate(sizes):
         timings = [t for rows in results for t in rows[index][1]]
         cpu = [c for rows in results for c in rows[index][2]]
-        queries = [q for rows in results for q in rows[index][3]]
+        total = [q for rows in results for q in rows[index][3].total]
+        control = [q for rows in results for q in rows[index][3].control]
+        commits = [q for rows in results for q in rows[index][3].commits]
         each = ", ".join(f"{statistics.median(rows[index][1]):.2f}" for rows in results)
-        spread = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
         print(
             f"| {history} | {len(timings)} | {statistics.median(timings):.2f} | {percentile(timings, 0.95):.2f} "
-            f"| {min(timings):.2f} | {statistics.median(cpu):.2f} | {spread} | {each} |"
+            f"| {min(timings):.2f} | {statistics.median(cpu):.2f} | {spread(total)} | {spread(control)} "
+            f"| {spread(commits)} | {each} |"
         )
 
 

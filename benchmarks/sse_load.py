@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import sys
 import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 if str(BASE_DIR) not in sys.path:
@@ -48,6 +52,10 @@ from benchmarks.cluster import (  # noqa: E402
     median,
     p50_p95_max,
     peak_rss_mb,
+    percentile,
+    postgres_cpu,
+    process_cpu,
+    revision,
     scripted_steps,
     stream_turn,
 )
@@ -69,20 +77,42 @@ async def burst(
     await asyncio.sleep(0.3)  # a few probes before the burst
     body = {"message": MESSAGE, "model": MODEL_ID}
     started = time.perf_counter()
+    clients: list[Coroutine[Any, Any, StreamResult | ChatResult]]
     if chat:
-        results: list[StreamResult | ChatResult] = list(
-            await asyncio.gather(*(chat_turn(ports[i % len(ports)], t, body) for i, t in enumerate(tokens)))
-        )
+        clients = [chat_turn(ports[i % len(ports)], t, body) for i, t in enumerate(tokens)]
     else:
-        results = list(
-            await asyncio.gather(
-                *(stream_turn(ports[i % len(ports)], t, body, started) for i, t in enumerate(tokens))
-            )
-        )
+        clients = [stream_turn(ports[i % len(ports)], t, body, started) for i, t in enumerate(tokens)]
+    everything: asyncio.Future[list[StreamResult | ChatResult]] = asyncio.gather(*clients)
+    watchdog = asyncio.create_task(_all_workers_dead(cluster_))
+    pending: list[asyncio.Future[Any]] = [everything, watchdog]
+    await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+    if not everything.done():
+        print("every worker process has died: the burst is abandoned", file=sys.stderr)
+        everything.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await everything
+        results: list[StreamResult | ChatResult] = []
+    else:
+        watchdog.cancel()
+        results = list(everything.result())
     wall = time.perf_counter() - started
     probe.stop()
     await probing
     return results, wall, probe
+
+
+async def probe_only(cluster_: Cluster, seconds: float) -> None:
+    probe = HealthProbe(ports=[web.port for web in cluster_.webs], cluster=cluster_)
+    probing = asyncio.create_task(probe.run())
+    await asyncio.sleep(seconds)
+    probe.stop()
+    await probing
+
+
+async def _all_workers_dead(cluster_: Cluster) -> None:
+    while cluster_.dead_workers() < len(cluster_.workers):
+        await asyncio.sleep(1.0)
+    await asyncio.sleep(5.0)  # what the web processes still had to send
 
 
 async def solo_chats(cluster_: Cluster, count: int) -> list[float]:
@@ -109,6 +139,32 @@ async def warm_up(cluster_: Cluster) -> None:
             raise RuntimeError(f"warm-up turn failed: {result.error}")
 
 
+@dataclass
+class Snapshot:
+    """CPU seconds at one moment: each web / worker process, the PostgreSQL server, this client."""
+
+    processes: dict[int, float]
+    postgres: float | None
+    client: float
+    at: float
+
+    @classmethod
+    def take(cls, cluster_: Cluster, postmaster: int | None) -> Snapshot:
+        return cls(
+            processes=cluster_.cpu(),
+            postgres=postgres_cpu(postmaster) if postmaster else None,
+            client=process_cpu(),
+            at=time.perf_counter(),
+        )
+
+    def since(self, before: Snapshot, pids: set[int]) -> float:
+        return sum(
+            self.processes[p] - before.processes[p]
+            for p in self.processes
+            if p in pids and p in before.processes
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -116,13 +172,18 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=500, help="concurrent turns (default 500)")
     parser.add_argument("--web", type=int, default=2, help="daphne processes (default 2)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--threads", type=int, default=20, help="--threads of each worker (default 20)")
+    parser.add_argument("--threads", type=int, default=64, help="--threads of each worker (default 64)")
     parser.add_argument(
         "--delay", type=float, default=1.0, help="seconds per scripted model call (default 1.0)"
     )
     parser.add_argument("--chat", action="store_true", help="POST /agent/chat instead of /agent/stream")
     parser.add_argument(
         "--sqlite", action="store_true", help="a SQLite file even if DATABASE_URL is PostgreSQL"
+    )
+    parser.add_argument(
+        "--persistent-workers",
+        action="store_true",
+        help="experiment: workers keep their database connections (benchmarks/worker_variant.py)",
     )
     args = parser.parse_args()
 
@@ -135,58 +196,99 @@ def main() -> None:
         workers=args.workers,
         threads=args.threads,
         sqlite=args.sqlite,
+        worker_command=("benchmarks/worker_variant.py",)
+        if args.persistent_workers
+        else ("manage.py", "worker"),
     ) as running:
         print(
             f"{running.engine}: {args.web} web, {args.workers} workers x {args.threads} threads",
             file=sys.stderr,
         )
+        postmaster = running.postmaster()
+        max_connections = running.scalar("SHOW max_connections") if running.postgres else None
         asyncio.run(warm_up(running))
         solo = asyncio.run(solo_chats(running, SOLO_CHATS)) if args.chat else []
-        idle_before = running.cpu()
-        time.sleep(IDLE_SAMPLE_S)
-        idle_after = running.cpu()
-        idle_rate = sum(idle_after.values()) - sum(idle_before.values())
-        idle_rate /= IDLE_SAMPLE_S
+        # Idle, with the same /healthz probing as during the burst: what the burst's CPU is measured against.
+        idle_opened = running.sessions_opened()
+        idle_start = Snapshot.take(running, postmaster)
+        asyncio.run(probe_only(running, IDLE_SAMPLE_S))
+        idle_end = Snapshot.take(running, postmaster)
+        idle_opened_rate = (
+            ((running.sessions_opened() or 0) - idle_opened) / IDLE_SAMPLE_S
+            if idle_opened is not None
+            else None
+        )
+        all_pids = set(idle_end.processes)
+        idle_rate = idle_end.since(idle_start, all_pids) / IDLE_SAMPLE_S
+        idle_pg_rate = (
+            (idle_end.postgres - idle_start.postgres) / IDLE_SAMPLE_S
+            if idle_end.postgres is not None and idle_start.postgres is not None
+            else None
+        )
         load_burst = load_average()
         print(f"{args.streams} {'chats' if args.chat else 'streams'} ...", file=sys.stderr)
-        cpu_before = running.cpu()
+        opened_before = running.sessions_opened()
+        before = Snapshot.take(running, postmaster)
         results, wall, probe = asyncio.run(burst(running, args.streams, args.chat))
-        cpu_after = running.cpu()
+        after = Snapshot.take(running, postmaster)
+        opened_after = running.sessions_opened()
+        opened = (
+            opened_after - opened_before if opened_after is not None and opened_before is not None else None
+        )
         load_after = load_average()
         web_pids = {web.pid for web in running.webs}
-        cpu_web = sum(cpu_after[p] - cpu_before[p] for p in cpu_after if p in web_pids)
-        cpu_workers = sum(cpu_after[p] - cpu_before[p] for p in cpu_after if p not in web_pids)
+        worker_pids = {worker.pid for worker in running.workers}
+        cpu_web = after.since(before, web_pids)
+        cpu_workers = after.since(before, worker_pids)
+        cpu_pg = (
+            after.postgres - before.postgres
+            if after.postgres is not None and before.postgres is not None
+            else None
+        )
         rss_web = max(peak_rss_mb(pid) for pid in web_pids)
-        rss_workers = max(peak_rss_mb(w.pid) for w in running.workers)
+        rss_workers = max((peak_rss_mb(w.pid) for w in running.workers if w.alive()), default=0.0)
+        threads_web = max((probe.peak_threads.get(pid, 0) for pid in web_pids), default=0)
+        dead = running.dead_workers()
         session_ids = [r.session_id for r in results if r.session_id]
         completed_in_db = running.count_sessions(session_ids)
         recovered = int(running.scalar("SELECT COUNT(*) FROM agent_turns WHERE attempts > 1"))
         engine = running.engine
-        logs = [str(running.work_dir / "web-0.log"), str(running.work_dir / "worker-0.log")]
 
     ok = [r for r in results if r.ok]
     errors = [r for r in results if not r.ok]
     kind = "/agent/chat" if args.chat else "/agent/stream"
-    turns = len(results)
+    turns = args.streams  # an abandoned burst has no results: every turn counts as an error
+    error_count = turns - len(ok)
     cpu_total = cpu_web + cpu_workers
     cpu_net = cpu_total - idle_rate * wall
+    variant = " (experiment: workers with persistent connections)" if args.persistent_workers else ""
     print(
         f"### {engine}: {turns} concurrent `{kind}`, {args.web} web + {args.workers} workers x "
-        f"{args.threads} threads, {args.delay:g} s per model call, 3 calls per turn\n"
+        f"{args.threads} threads{variant}, {args.delay:g} s per model call, 3 calls per turn\n"
     )
     print(
-        f"Python {platform.python_version()}, {os.cpu_count()} CPUs; load average (1 / 5 / 15 min) before setup "
-        f"{load_before}, before the burst {load_burst}, after {load_after}\n"
+        f"Commit {revision()}; Python {platform.python_version()}, {os.cpu_count()} CPUs"
+        + (f", PostgreSQL max_connections {max_connections}" if max_connections else "")
+        + f"; load average (1 / 5 / 15 min) before setup {load_before}, before the burst {load_burst}, "
+        f"after {load_after}\n"
     )
     print(
         "| turns | completed | errors | sessions `completed` in DB | wall (s) | CPU web + workers (s) "
-        "| CPU per turn (ms) | idle CPU taken out (ms per turn) | peak RSS web / worker (MB) | peak PG connections |"
+        "| CPU per turn, web + workers (ms) | the same less their idle CPU (ms) | PostgreSQL CPU per turn (ms) "
+        "| client CPU per turn (ms) | peak RSS web / worker (MB) | peak threads per web process "
+        "| peak PG connections | PG connections opened |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    pg_cell = "–"
+    if cpu_pg is not None:
+        pg_cell = f"{cpu_pg / turns * 1000:.0f}"
+        if idle_pg_rate is not None:
+            pg_cell += f" ({(cpu_pg - idle_pg_rate * wall) / turns * 1000:.0f} less idle)"
     print(
-        f"| {turns} | {len(ok)} | {len(errors)} | {completed_in_db} | {wall:.1f} | {cpu_web:.1f} + "
-        f"{cpu_workers:.1f} | {cpu_total / turns * 1000:.0f} | {cpu_net / turns * 1000:.0f} | {rss_web:.0f} / "
-        f"{rss_workers:.0f} | {probe.peak_connections or '–'} |"
+        f"| {turns} | {len(ok)} | {error_count} | {completed_in_db} | {wall:.1f} | {cpu_web:.1f} + "
+        f"{cpu_workers:.1f} | {cpu_total / turns * 1000:.0f} | {cpu_net / turns * 1000:.0f} | {pg_cell} "
+        f"| {(after.client - before.client) / turns * 1000:.0f} | {rss_web:.0f} / {rss_workers:.0f} "
+        f"| {threads_web} | {probe.peak_connections or '–'} | {opened if opened is not None else '–'} |"
     )
     print()
     print("| seconds from the start of the burst | p50 | p95 | max |")
@@ -197,8 +299,7 @@ def main() -> None:
         print(f"| one turn alone (median of {len(solo)}, one after another) {p50_p95_max(solo)}")
         print(f"| {turns} concurrent chats: the answer {p50_p95_max(chats)}")
         if chats:
-            ratio = sorted(chats)[round(0.95 * (len(chats) - 1))] / alone
-            print(f"\np95 / one turn alone: {ratio:.2f}x (goal < 2x)")
+            print(f"\np95 / one turn alone: {percentile(chats, 0.95) / alone:.2f}x (goal < 2x)")
     else:
         streams = [r for r in ok if isinstance(r, StreamResult)]
         first = [r.first_at for r in streams if r.first_at is not None]
@@ -214,19 +315,26 @@ def main() -> None:
         frames = sorted(len(r.frames) for r in streams)
         if frames:
             print(f"\nframes per stream: {frames[0]}-{frames[-1]}")
-    print(f"\n`/healthz` during the burst: {probe.summary()}")
-    print(
-        f"\nidle CPU of the web + worker processes before the burst: {idle_rate * 1000:.0f} ms/s; turns that "
-        f"needed a second worker: {recovered}"
+    print(f"\n`/healthz` during the burst (every 100 ms on each web process): {probe.summary()}")
+    idle_pg = f", PostgreSQL {idle_pg_rate * 1000:.0f} ms/s" if idle_pg_rate is not None else ""
+    idle_connections = (
+        f", {idle_opened_rate:.0f} PostgreSQL connections opened per second"
+        if idle_opened_rate is not None
+        else ""
     )
-    if errors:
+    print(
+        f"\nidle for {IDLE_SAMPLE_S:g} s before the burst (with the same /healthz probing): web + workers "
+        f"{idle_rate * 1000:.0f} ms/s of CPU{idle_pg}{idle_connections}; turns that needed a second worker: "
+        f"{recovered}; worker processes that died: {dead}"
+    )
+    if errors or error_count:
         print("\nerrors (first 5):")
         for result in errors[:5]:
             print(f"- {result.error}")
-        print(f"\nlogs kept in {Path(logs[0]).parent}: see $TMPDIR/load_bench-*.log")
+        print("\nlogs: $TMPDIR/load_bench-*.log")
     if probe.failures:
         print(f"\n/healthz failures (first 3): {probe.failures[:3]}")
-    sys.exit(0 if not errors and completed_in_db == turns else 1)
+    sys.exit(0 if not error_count and completed_in_db == turns else 1)
 
 
 if __name__ == "__main__":
