@@ -1,15 +1,22 @@
 from django.contrib import admin
-from django.contrib.staticfiles.urls import staticfiles_urlpatterns
+from django.http import HttpRequest, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from config.health import healthz
 
+# Static files (the admin's CSS, the demo page's) are served by WhiteNoise's middleware in every mode.
+admin.site.site_url = "/demo/"  # the admin's "View site": the service's one page
+
+
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """Browsers ask every page's origin for /favicon.ico; the admin and the API docs link none of their own."""
+    return HttpResponseRedirect(static("demo/favicon.svg"))
+
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("trainer_agent.urls")),
 ]
-
-# With DEBUG on, static files (the demo page's favicon, the admin's CSS) are served by staticfiles' finders, as
-# runserver does, also under daphne, which has no static handler of its own. Empty with DEBUG off.
-urlpatterns += staticfiles_urlpatterns()

@@ -32,8 +32,12 @@ def test_settings_refuse_default_secret_with_debug_off() -> None:
     import subprocess
     import sys
 
+    from config.settings import DEV_SECRET_KEY
+
     env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_VERSION", "SECRET_KEY", "DEBUG"}}
+    # Set, not only removed: the environment wins over a checkout's .env (which `make run` fills with a real key).
     env["DEBUG"] = "0"
+    env["SECRET_KEY"] = DEV_SECRET_KEY
     proc = subprocess.run(
         [
             sys.executable,
@@ -60,3 +64,11 @@ def test_settings_refuse_default_secret_with_debug_off() -> None:
         check=False,
     )
     assert ok.returncode == 0, ok.stderr
+
+
+def test_the_site_favicon_leads_to_the_demo_icon(client: Client) -> None:
+    """/favicon.ico (asked for by browsers on the admin and the API docs) redirects to the served icon."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302
+    assert response["Location"].endswith("favicon.svg")
+    assert client.get(response["Location"]).status_code == 200

@@ -63,7 +63,7 @@ class WorkerPool:
             # continues them from the store.
             logger.warning("worker: stopping now")
             os._exit(1)
-        logger.warning("worker: stopping after the running turns (Ctrl-C again to stop now)")
+        logger.warning("worker: stopping after the running turns (a second Ctrl-C or SIGTERM stops at once)")
         self.running = False
         self._notify()
 
