@@ -310,6 +310,7 @@ class LeaseKeeper:
                     logger.warning(
                         "turn.lease_renewal_failed", extra={"turn_id": str(turn.pk)}, exc_info=True
                     )
+                    connection.close()  # a connection the database dropped is replaced on the next renewal
 
 
 lease_keeper = LeaseKeeper()
