@@ -144,6 +144,7 @@ class WorkerServer:
     sweep: float = 2.0
     # The command before its options: `manage.py worker`, or an experiment's variant of it.
     command: tuple[str, ...] = ("manage.py", "worker")
+    nice: int = 0  # added to the process's nice value (a lower CPU priority than the web processes)
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerServer:
@@ -164,6 +165,7 @@ class WorkerServer:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=(lambda: os.nice(self.nice)) if self.nice else None,
         )
         log.close()
         return self
@@ -229,6 +231,7 @@ class Cluster:
     webs: list[DaphneServer] = field(default_factory=list)
     workers: list[WorkerServer] = field(default_factory=list)
     worker_command: tuple[str, ...] = ("manage.py", "worker")
+    worker_nice: int = 0
 
     @property
     def postgres(self) -> bool:
@@ -262,6 +265,7 @@ class Cluster:
             interval=interval,
             sweep=sweep,
             command=self.worker_command,
+            nice=self.worker_nice,
         ).start()
         self.workers.append(worker)
         worker.wait_until_ready()
@@ -337,6 +341,7 @@ def cluster(
     interval: float = 1.0,
     sweep: float = 2.0,
     worker_command: tuple[str, ...] = ("manage.py", "worker"),
+    worker_nice: int = 0,
 ) -> Iterator[Cluster]:
     """A fresh database with `web` daphne processes and `workers` worker processes; all stopped (and the
     database dropped) on exit. The logs are copied to $TMPDIR/<name>-*.log."""
@@ -374,6 +379,7 @@ def cluster(
         env=env,
         jwt_secret=jwt_secret,
         worker_command=worker_command,
+        worker_nice=worker_nice,
     )
     try:
         for _ in range(workers):

@@ -1,10 +1,15 @@
 """Load benchmark across processes: many concurrent `POST /agent/stream` (or `/agent/chat`) turns against W
 daphne processes and K `manage.py worker --threads T` processes.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/sse_load.py \\
-        --web 2 --workers 2 --threads 20 --streams 500
+    DATABASE_URL=postgres://postgres@127.0.0.1:5433/postgres .venv/bin/python benchmarks/sse_load.py \\
+        --web 2 --workers 2 --threads 64 --streams 500
     .venv/bin/python benchmarks/sse_load.py --sqlite --web 1 --workers 1 --threads 4 --streams 50
     DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --chat --streams 50    # /agent/chat instead
+    DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --env WEB_DB_THREADS=32   # a setting of the servers
+    DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --persistent-workers      # benchmarks/worker_variant.py
+
+Every open stream needs database connections (docs/benchmarks.md): run bursts of hundreds against a PostgreSQL
+server with room for them, not a shared one with `max_connections = 100`.
 
 A scripted model (AGENT_TEST_SCRIPTS, trainer_agent/testing_hooks.py) answers every call after `--delay`
 seconds with `message_notify_user`, `message_notify_user`, `idle`: three model calls per turn, the whole real
@@ -18,8 +23,11 @@ PostgreSQL, the database's connection count sampled.
 Reports completed streams and errors, the first frame (the "Message received" status frame of the stored
 `user_message`), the first tool frame and `done` (seconds from the start of the burst, p50 / p95 / max), the
 wall time, the CPU time of the web and worker processes together per turn (from /proc/<pid>/stat, before and
-after the burst; also with their idle CPU, measured for 5 s before the burst, taken out), their peak RSS, the
-`/healthz` latency, and whether every session ended `completed` (agent_sessions). `--chat` first times one
+after the burst), the same for the PostgreSQL server when it runs on this machine (postmaster, its live and
+its exited backends) and for this client, peak RSS, peak threads, the database's peak connections and the
+connections opened (pg_stat_database.sessions), the `/healthz` latency, and whether every session ended
+`completed` (agent_sessions). The same CPU readings over 5 idle seconds before the burst (with the same
+probing) are printed as rates. `--chat` first times one
 turn alone (median of 5, one after another), then the burst of concurrent chats. Prints Markdown.
 """
 
@@ -181,6 +189,20 @@ def main() -> None:
         "--sqlite", action="store_true", help="a SQLite file even if DATABASE_URL is PostgreSQL"
     )
     parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the web and worker processes (e.g. WEB_DB_THREADS=32); repeatable",
+    )
+    parser.add_argument(
+        "--worker-nice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="experiment: start the workers with `nice -n N` (the web processes keep their priority)",
+    )
+    parser.add_argument(
         "--persistent-workers",
         action="store_true",
         help="experiment: workers keep their database connections (benchmarks/worker_variant.py)",
@@ -260,8 +282,11 @@ def main() -> None:
     turns = args.streams  # an abandoned burst has no results: every turn counts as an error
     error_count = turns - len(ok)
     cpu_total = cpu_web + cpu_workers
-    cpu_net = cpu_total - idle_rate * wall
     variant = " (experiment: workers with persistent connections)" if args.persistent_workers else ""
+    if args.env:
+        variant += f" ({', '.join(args.env)})"
+    if args.worker_nice:
+        variant += f" (experiment: workers at nice {args.worker_nice})"
     print(
         f"### {engine}: {turns} concurrent `{kind}`, {args.web} web + {args.workers} workers x "
         f"{args.threads} threads{variant}, {args.delay:g} s per model call, 3 calls per turn\n"
@@ -274,19 +299,15 @@ def main() -> None:
     )
     print(
         "| turns | completed | errors | sessions `completed` in DB | wall (s) | CPU web + workers (s) "
-        "| CPU per turn, web + workers (ms) | the same less their idle CPU (ms) | PostgreSQL CPU per turn (ms) "
-        "| client CPU per turn (ms) | peak RSS web / worker (MB) | peak threads per web process "
-        "| peak PG connections | PG connections opened |"
+        "| CPU per turn, web + workers (ms) | PostgreSQL CPU per turn (ms) | client CPU per turn (ms) "
+        "| peak RSS web / worker (MB) | peak threads per web process | peak PG connections "
+        "| PG connections opened |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    pg_cell = "–"
-    if cpu_pg is not None:
-        pg_cell = f"{cpu_pg / turns * 1000:.0f}"
-        if idle_pg_rate is not None:
-            pg_cell += f" ({(cpu_pg - idle_pg_rate * wall) / turns * 1000:.0f} less idle)"
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    pg_cell = f"{cpu_pg / turns * 1000:.0f}" if cpu_pg is not None else "–"
     print(
         f"| {turns} | {len(ok)} | {error_count} | {completed_in_db} | {wall:.1f} | {cpu_web:.1f} + "
-        f"{cpu_workers:.1f} | {cpu_total / turns * 1000:.0f} | {cpu_net / turns * 1000:.0f} | {pg_cell} "
+        f"{cpu_workers:.1f} | {cpu_total / turns * 1000:.0f} | {pg_cell} "
         f"| {(after.client - before.client) / turns * 1000:.0f} | {rss_web:.0f} / {rss_workers:.0f} "
         f"| {threads_web} | {probe.peak_connections or '–'} | {opened if opened is not None else '–'} |"
     )
