@@ -370,8 +370,8 @@ def _run_model(
         if sink is not None:
             events.append(_record_request(sink, definition, model_id, prompt, attempt=attempt))
         try:
-            # The turn keeps its work slot (trainer_agent/slots.py) here: a sub-agent runs inside its tool's
-            # transaction, holding a database connection, and must not wait for a slot while holding one.
+            # Inside a turn's tool the request above was not written yet (`sink.deferred_writes`): it is stored
+            # with the tool's result, so no session lock is held across this call.
             result = provider.complete_json(
                 model=model_id,
                 system=definition.prompt,

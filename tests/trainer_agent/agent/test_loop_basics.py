@@ -52,8 +52,8 @@ class _Timed:
 
 @pytest.mark.django_db
 def test_each_model_request_is_stamped_when_it_was_sent_and_its_answer_when_it_came_back() -> None:
-    """The request is stored with the model's answer (one commit), yet keeps the time it was sent: staff see
-    request, wait, answer, in that order, in time and in sequence."""
+    """The request is committed before the call (a crash shows what was in flight) and the answer after it:
+    staff see request, wait, answer, in that order, in time and in sequence."""
     provider = _Timed(
         ScriptedProvider(
             [
