@@ -142,8 +142,6 @@ class WorkerServer:
     threads: int
     interval: float = 1.0
     sweep: float = 2.0
-    # The command before its options: `manage.py worker`, or an experiment's variant of it.
-    command: tuple[str, ...] = ("manage.py", "worker")
     nice: int = 0  # added to the process's nice value (a lower CPU priority than the web processes)
     process: subprocess.Popen[bytes] | None = None
 
@@ -152,7 +150,8 @@ class WorkerServer:
         self.process = subprocess.Popen(
             [
                 sys.executable,
-                *self.command,
+                "manage.py",
+                "worker",
                 "--threads",
                 str(self.threads),
                 "--interval",
@@ -230,7 +229,6 @@ class Cluster:
     jwt_secret: str
     webs: list[DaphneServer] = field(default_factory=list)
     workers: list[WorkerServer] = field(default_factory=list)
-    worker_command: tuple[str, ...] = ("manage.py", "worker")
     worker_nice: int = 0
 
     @property
@@ -264,7 +262,6 @@ class Cluster:
             threads=threads,
             interval=interval,
             sweep=sweep,
-            command=self.worker_command,
             nice=self.worker_nice,
         ).start()
         self.workers.append(worker)
@@ -340,7 +337,6 @@ def cluster(
     extra_env: dict[str, str] | None = None,
     interval: float = 1.0,
     sweep: float = 2.0,
-    worker_command: tuple[str, ...] = ("manage.py", "worker"),
     worker_nice: int = 0,
 ) -> Iterator[Cluster]:
     """A fresh database with `web` daphne processes and `workers` worker processes; all stopped (and the
@@ -378,7 +374,6 @@ def cluster(
         work_dir=work_dir,
         env=env,
         jwt_secret=jwt_secret,
-        worker_command=worker_command,
         worker_nice=worker_nice,
     )
     try:

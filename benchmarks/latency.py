@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import os
 import platform
+import shutil
 import sys
 import time
 import uuid
@@ -264,21 +265,24 @@ def measure_recovery(args: argparse.Namespace, lease: float) -> None:
     models = {GATED_MODEL_ID: {"delay_s": 0.0, "steps": steps}}
     load_before = load_average()
     runs: list[Recovery] = []
-    with cluster(
-        name="recovery_bench",
-        models=models,
-        web=1,
-        workers=2,
-        threads=args.threads,
-        sqlite=args.sqlite,
-        extra_env={"TURN_LEASE_SECONDS": f"{lease:g}"},
-    ) as running:
-        engine = running.engine
-        for index in range(args.runs):
-            runs.append(asyncio.run(one_recovery(running, gate_dir, lease)))
-            print(f"recovery run {index + 1}: {runs[-1]}", file=sys.stderr)
-            while sum(1 for w in running.workers if w.alive()) < 2:
-                running.start_worker(args.threads)
+    try:
+        with cluster(
+            name="recovery_bench",
+            models=models,
+            web=1,
+            workers=2,
+            threads=args.threads,
+            sqlite=args.sqlite,
+            extra_env={"TURN_LEASE_SECONDS": f"{lease:g}"},
+        ) as running:
+            engine = running.engine
+            for index in range(args.runs):
+                runs.append(asyncio.run(one_recovery(running, gate_dir, lease)))
+                print(f"recovery run {index + 1}: {runs[-1]}", file=sys.stderr)
+                while sum(1 for w in running.workers if w.alive()) < 2:
+                    running.start_worker(args.threads)
+    finally:
+        shutil.rmtree(gate_dir, ignore_errors=True)
     load_after = load_average()
     finished = [r.finished for r in runs]
     print(

@@ -68,13 +68,13 @@ def play(threshold: float) -> Run:
 
     from datasources_app.demo import DEMO_USER_ID
     from sessions_app.models import AgentSessionEvent, EventType
-    from sessions_app.services import create_session, delete_session
+    from sessions_app.services import create_session
     from trainer_agent.llm.cost import cost_cents
     from trainer_agent.llm.models import ModelConfig, registered_model
     from trainer_agent.llm.providers import override_provider
     from trainer_agent.llm.scripted import ScriptedProvider, tool_response
     from trainer_agent.llm.types import Usage
-    from trainer_agent.turns import run_turn
+    from trainer_agent.turns import delete_session_everywhere, run_turn
 
     model = ModelConfig(
         id=MODEL_ID,
@@ -127,7 +127,7 @@ def play(threshold: float) -> Run:
             session=session, event_type=EventType.CHECKPOINT
         ).count()
     finally:
-        delete_session(session=session)
+        delete_session_everywhere(session=session)
     return run
 
 
@@ -160,6 +160,8 @@ def report(with_cp: Run, without_cp: Run) -> str:
 
 
 def main() -> None:
+    # The turns run here, through the worker's code path (claim, lease, loop, end), with no task rows left behind.
+    os.environ["TASKS_BACKEND"] = "immediate"
     setup_django()
     logging.getLogger("agent.console").setLevel(logging.WARNING)  # 600 model calls of console lines otherwise
     from datasources_app.services import seed_demo_user

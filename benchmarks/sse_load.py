@@ -6,7 +6,7 @@ daphne processes and K `manage.py worker --threads T` processes.
     .venv/bin/python benchmarks/sse_load.py --sqlite --web 1 --workers 1 --threads 4 --streams 50
     DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --chat --streams 50    # /agent/chat instead
     DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --env WEB_DB_THREADS=32   # a setting of the servers
-    DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --persistent-workers      # benchmarks/worker_variant.py
+    DATABASE_URL=... .venv/bin/python benchmarks/sse_load.py --worker-nice 10          # workers at a lower priority
 
 Every open stream needs database connections (docs/benchmarks.md): run bursts of hundreds against a PostgreSQL
 server with room for them, not a shared one with `max_connections = 100`.
@@ -202,11 +202,6 @@ def main() -> None:
         metavar="N",
         help="experiment: start the workers with `nice -n N` (the web processes keep their priority)",
     )
-    parser.add_argument(
-        "--persistent-workers",
-        action="store_true",
-        help="experiment: workers keep their database connections (benchmarks/worker_variant.py)",
-    )
     args = parser.parse_args()
 
     models = {MODEL_ID: {"delay_s": args.delay, "steps": scripted_steps()}}
@@ -218,9 +213,8 @@ def main() -> None:
         workers=args.workers,
         threads=args.threads,
         sqlite=args.sqlite,
-        worker_command=("benchmarks/worker_variant.py",)
-        if args.persistent_workers
-        else ("manage.py", "worker"),
+        extra_env=dict(item.split("=", 1) for item in args.env),
+        worker_nice=args.worker_nice,
     ) as running:
         print(
             f"{running.engine}: {args.web} web, {args.workers} workers x {args.threads} threads",
@@ -282,7 +276,7 @@ def main() -> None:
     turns = args.streams  # an abandoned burst has no results: every turn counts as an error
     error_count = turns - len(ok)
     cpu_total = cpu_web + cpu_workers
-    variant = " (experiment: workers with persistent connections)" if args.persistent_workers else ""
+    variant = ""
     if args.env:
         variant += f" ({', '.join(args.env)})"
     if args.worker_nice:
