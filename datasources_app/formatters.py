@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, tzinfo
 from typing import Any, Protocol
 
 from datasources_app.distribution import Distribution, ShareRow
+from datasources_app.loads import holds_dumbbell_pair
 from datasources_app.models import (
     CategoryGoal,
     CurrentWorkout,
@@ -76,10 +77,12 @@ def weight(value: float, *, from_unit: str, units: Units) -> str:
     return number(convert_weight(value, from_unit=from_unit, to_unit=units.weight))
 
 
-def loads(values: Sequence[float], *, from_unit: str, units: Units) -> str:
-    """ " @ 20kg" or " @ 20/20/22.5kg"; empty when there are no loads (bodyweight)."""
+def loads(values: Sequence[float], *, from_unit: str, units: Units, per_hand: bool = False) -> str:
+    """ " @ 20kg", " @ 20/20/22.5kg" or, for a dumbbell pair, " @ 20kg each hand"; empty when unloaded."""
     shown = [weight(value, from_unit=from_unit, units=units) for value in values if value]
-    return f" @ {_same_or_slashes(shown)}{units.weight}" if shown else ""
+    if not shown:
+        return ""
+    return f" @ {_same_or_slashes(shown)}{units.weight}" + (" each hand" if per_hand else "")
 
 
 def sets_reps(sets: int | None, reps: Sequence[Any], suffix: str = "") -> str:
@@ -112,8 +115,12 @@ def prescription(
     rounds: int | None = None,
     work_sec: int | None = None,
     rest_sec: int | None = None,
+    per_hand: bool = False,
 ) -> str:
-    """What one exercise asks for or what was done, by type: "3×8 @ 20kg", "3×45s", "30min 5km", "8×20s/10s"."""
+    """What one exercise asks for or what was done, by type: "3×8 @ 20kg", "3×45s", "30min 5km", "8×20s/10s".
+
+    `per_hand`: the load is the weight of each dumbbell of a pair ("3×10 @ 20kg each hand").
+    """
     if exercise_type == "hold":
         return sets_reps(sets, _as_list(hold_sec), "s")
     if exercise_type == "duration":
@@ -127,11 +134,13 @@ def prescription(
             return ""
         work = f"{work_sec}s" if work_sec else "?"
         return f"{rounds}×{work}/{rest_sec}s" if rest_sec is not None else f"{rounds}×{work}"
-    return sets_reps(sets, _as_list(reps)) + loads(_as_list(load_each), from_unit=load_unit, units=units)
+    return sets_reps(sets, _as_list(reps)) + loads(
+        _as_list(load_each), from_unit=load_unit, units=units, per_hand=per_hand
+    )
 
 
 # --- Logs -----------------------------------------------------------------------------------------------------
-def _entry_done(entry: WorkoutLogEntry, units: Units) -> str:
+def _entry_done(entry: WorkoutLogEntry, units: Units, *, per_hand: bool = False) -> str:
     return prescription(
         exercise_type=entry.exercise_type,
         units=units,
@@ -146,6 +155,7 @@ def _entry_done(entry: WorkoutLogEntry, units: Units) -> str:
         rounds=entry.actual_rounds,
         work_sec=entry.actual_work_sec,
         rest_sec=entry.target_rest_sec,
+        per_hand=per_hand,
     )
 
 
@@ -168,13 +178,16 @@ def _entry_target(entry: WorkoutLogEntry, units: Units) -> str:
 
 
 def log_entry(entry: WorkoutLogEntry, units: Units) -> str:
-    """ "Goblet Squat 3×10/9/8 @ 20kg (target 3×10 @ 20kg) RPE 8"; the target only when it differs."""
+    """ "Goblet Squat 3×10/9/8 @ 20kg (target 3×10 @ 20kg) RPE 8"; the target only when it differs.
+
+    A dumbbell pair's load reads "@ 20kg each hand" (the target's is in the same terms)."""
     if entry.skipped:
         return f"{entry.exercise_name} skipped"
-    done = _entry_done(entry, units)
+    pair = holds_dumbbell_pair(name=entry.exercise_name, slug=entry.exercise_slug)
+    done = _entry_done(entry, units, per_hand=pair)
     target = _entry_target(entry, units)
     text = f"{entry.exercise_name} {done}".rstrip() if done else entry.exercise_name
-    if target and target != done:
+    if target and target != (_entry_done(entry, units) if pair else done):
         text += f" (target {target})"
     if entry.rpe is not None:
         text += f" RPE {number(entry.rpe)}"
@@ -447,6 +460,8 @@ def format_active_preferences(preferences: Sequence[Preference], units: Units) -
 def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Units) -> str:
     """ "✓ 1. Push-Up (reps) 3×10 @ 20kg" from a workout dict's exercise (seed 000 or 001 spellings)."""
     kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
+    name = exercise.get("exercise_name") or exercise.get("name") or "?"
+    equipment = exercise.get("equipment")
     load_each = exercise.get("load_each", exercise.get("load", exercise.get("load_kg")))
     load_unit = str(exercise.get("load_unit") or units.weight).rstrip("s")  # seed 001 spells pounds "lbs"
     details = prescription(
@@ -463,9 +478,14 @@ def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Uni
         rounds=exercise.get("rounds"),
         work_sec=exercise.get("work_sec"),
         rest_sec=exercise.get("rest_sec") if kind == "intervals" else None,
+        per_hand=bool(exercise.get("load_per_hand"))
+        or holds_dumbbell_pair(
+            name=str(name),
+            slug=str(exercise.get("exercise_slug") or ""),
+            equipment=equipment if isinstance(equipment, list) else None,
+        ),
     )
     status = "✓" if exercise.get("completed") else "○"
-    name = exercise.get("exercise_name") or exercise.get("name") or "?"
     group = exercise.get("group") or {}
     in_group = (
         f" [{group.get('type')} {group.get('id')}]" if isinstance(group, Mapping) and group.get("id") else ""

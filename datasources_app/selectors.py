@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import uuid
 import zoneinfo
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
 
 from django.db.models import F, Prefetch, Q, QuerySet
 from django.utils import timezone
@@ -187,6 +188,37 @@ def workout_history(
         queryset = queryset.filter(completed_at__gte=(now or timezone.now()) - timedelta(days=days_back))
     entries = Prefetch("entries", queryset=WorkoutLogEntry.objects.order_by("order", "completed_at"))
     return list(queryset.prefetch_related(entries).order_by("-completed_at", "-id")[:limit])
+
+
+def workout_log_of(*, user_id: uuid.UUID, workout: Mapping[str, Any]) -> WorkoutLog | None:
+    """The log of a current-workout record: sets logged during that workout go to it, and "done" completes it.
+
+    Named by the record's `log_id` (set when the first set of the workout was logged) or, after the record
+    was re-versioned by a swap or an adjustment, found through the log entries its completed exercises
+    point at. None when nothing of this workout is logged yet (or its log was undone away).
+    """
+    logs = WorkoutLog.objects.filter(user_id=user_id)
+    named = _uuid_or_none(str(workout.get("log_id") or ""))
+    found = logs.filter(pk=named).first() if named is not None else None
+    if found is not None:
+        return found
+    payload = workout["payload"] if isinstance(workout.get("payload"), Mapping) else workout
+    entry_ids = [
+        _uuid_or_none(str(exercise.get("log_entry_id") or ""))
+        for exercise in payload.get("exercises") or ()
+        if isinstance(exercise, Mapping)
+    ]
+    valid = [entry_id for entry_id in entry_ids if entry_id is not None]
+    if not valid:
+        return None
+    return logs.filter(entries__id__in=valid).order_by("-completed_at").first()
+
+
+def _uuid_or_none(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 def log_entries_between(

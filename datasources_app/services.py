@@ -525,33 +525,46 @@ def record_workout_log(
     artifact_id: str = "",
     completed_at: datetime | None = None,
     started_at: datetime | None = None,
+    into_log: WorkoutLog | None = None,
 ) -> WorkoutLog:
     """Store a whole workout with its entries in one transaction.
 
-    Raises InvalidLogEntryError (a ValueError) naming every bad entry before anything is written.
+    `into_log` is the workout's log when sets were already logged during it (`log_single_exercise`): the
+    entries are added to it and it takes the title, notes and completion time, so one session workout is one
+    history entry. Raises InvalidLogEntryError (a ValueError) naming every bad entry before anything is written.
     """
     finished = completed_at or timezone.now()
     problems: list[str] = []
     rows: list[dict[str, Any]] = []
-    if not entries:
+    if not entries and into_log is None:
         problems.append("a workout log needs at least one entry")
+    first = into_log.entries.count() if into_log is not None else 0
     for index, entry in enumerate(entries):
         try:
-            rows.append(_log_entry_values(entry, index=index, now=finished))
+            rows.append(_log_entry_values(entry, index=first + index, now=finished))
         except InvalidLogEntryError as error:
             problems.append(str(error))
     if problems:
         raise InvalidLogEntryError("; ".join(problems))
     with transaction.atomic():
-        log = WorkoutLog.objects.create(
-            user_id=user_id,
-            session_id=session_id,
-            title=title,
-            notes=notes,
-            artifact_id=artifact_id,
-            started_at=started_at,
-            completed_at=finished,
-        )
+        if into_log is None:
+            log = WorkoutLog.objects.create(
+                user_id=user_id,
+                session_id=session_id,
+                title=title,
+                notes=notes,
+                artifact_id=artifact_id,
+                started_at=started_at,
+                completed_at=finished,
+            )
+        else:
+            log = WorkoutLog.objects.select_for_update().get(pk=into_log.pk, user_id=user_id)
+            log.title = title or log.title
+            log.notes = "\n".join(part for part in (log.notes, notes) if part)
+            log.artifact_id = artifact_id or log.artifact_id
+            log.started_at = log.started_at or started_at
+            log.completed_at = max(log.completed_at, finished)
+            log.save(update_fields=["title", "notes", "artifact_id", "started_at", "completed_at"])
         WorkoutLogEntry.objects.bulk_create([WorkoutLogEntry(log=log, **row) for row in rows])
     return log
 
@@ -570,23 +583,36 @@ def log_single_exercise(
     entry: dict[str, Any],
     session_id: uuid.UUID | None = None,
     now: datetime | None = None,
+    workout_title: str | None = None,
+    workout_log: WorkoutLog | None = None,
+    artifact_id: str = "",
 ) -> WorkoutLogEntry:
-    """Log one exercise as done: appended to today's log of that session, or to a new log.
+    """Log one exercise as done.
 
-    "Today" is the user's local day. Raises InvalidLogEntryError for a bad entry.
+    During a workout (`workout_title` given) the entry goes to that workout's log, `workout_log`, or to a new
+    log titled after the workout: never to another workout's log. Otherwise it is appended to today's log of
+    that session (the user's local day), or to a new one. Raises InvalidLogEntryError for a bad entry.
     """
     moment = now or timezone.now()
     start, end = _local_day_bounds(user_id=user_id, now=moment)
     with transaction.atomic():
-        log = (
-            WorkoutLog.objects.select_for_update()
-            .filter(user_id=user_id, session_id=session_id, completed_at__gte=start, completed_at__lt=end)
-            .order_by("-completed_at")
-            .first()
-        )
+        logs = WorkoutLog.objects.select_for_update().filter(user_id=user_id)
+        if workout_title is not None:
+            log = logs.filter(pk=workout_log.pk).first() if workout_log is not None else None
+        else:
+            log = (
+                logs.filter(session_id=session_id, completed_at__gte=start, completed_at__lt=end)
+                .order_by("-completed_at")
+                .first()
+            )
         if log is None:
             log = WorkoutLog.objects.create(
-                user_id=user_id, session_id=session_id, started_at=moment, completed_at=moment
+                user_id=user_id,
+                session_id=session_id,
+                title=workout_title or "",
+                artifact_id=artifact_id,
+                started_at=moment,
+                completed_at=moment,
             )
         next_order = log.entries.count()
         values = _log_entry_values({"order": next_order, **entry}, index=next_order, now=moment)

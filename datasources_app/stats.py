@@ -1,6 +1,7 @@
 """Workout statistics computed from the logs: frequency, volume, personal records and weekly trends.
 
-Volume is tonnage: Σ reps × load over the sets actually done, converted to the unit asked for (lb↔kg at
+Volume is tonnage: Σ reps × load over the sets actually done (twice for a dumbbell pair, whose load is per
+hand: `datasources_app.loads`), converted to the unit asked for (lb↔kg at
 2.20462). Estimated one-rep max uses Epley: load × (1 + reps / 30).
 """
 
@@ -18,6 +19,7 @@ from django.utils import timezone
 from datasources_app import selectors
 from datasources_app.catalog import canonical_muscle, exercise_name_key
 from datasources_app.distribution import entry_volume
+from datasources_app.loads import hands_loaded
 from datasources_app.models import WorkoutLogEntry
 
 LB_PER_KG = 2.20462
@@ -77,8 +79,9 @@ def sets_done(entry: WorkoutLogEntry, *, unit: str) -> list[SetDone]:
 
 
 def entry_tonnage(entry: WorkoutLogEntry, *, unit: str) -> float:
-    """Σ reps × load of the entry's sets, in `unit`."""
-    return sum(done.reps * done.load for done in sets_done(entry, unit=unit))
+    """Σ reps × load of the entry's sets, in `unit`; both hands of a dumbbell pair (`load_each` is per hand)."""
+    hands = hands_loaded(name=entry.exercise_name, slug=entry.exercise_slug)
+    return hands * sum(done.reps * done.load for done in sets_done(entry, unit=unit))
 
 
 def entry_set_count(entry: WorkoutLogEntry) -> int:

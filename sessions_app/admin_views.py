@@ -172,7 +172,10 @@ def _prescription(exercise: dict[str, Any]) -> str:
         reps = exercise.get("reps") or []
         text = f"{exercise.get('sets', len(reps))} × {_join_numbers(reps) or '?'}"
         load = _join_numbers(exercise.get("load_each"))
-        return f"{text} @ {load} {exercise.get('load_unit', '')}".rstrip() if load else text
+        if not load:
+            return text
+        each = " each hand" if exercise.get("load_per_hand") else ""  # each dumbbell of a pair
+        return f"{text} @ {load} {exercise.get('load_unit', '')}".rstrip() + each
     if kind == "hold":
         holds = exercise.get("hold_sec") or []
         return f"{exercise.get('sets', len(holds))} × {_join_numbers(holds, 's') or '?'} hold"

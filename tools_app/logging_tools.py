@@ -1,8 +1,10 @@
 """The exercise logging tools (docs/contracts.md §11.5 (tool list)): log_completed_exercise, undo_logged_exercise and
 mark_exercise_complete.
 
-Each logs ONE exercise now (`datasources_app.services.log_single_exercise`: appended to today's log of
-this session). An exercise of the current workout keeps its planned values as the entry's targets, and the
+Each logs ONE exercise now (`datasources_app.services.log_single_exercise`). While there is a current
+workout the entry goes to that workout's log (titled after it; its id is kept on the workout as `log_id`),
+so sets logged during a workout and the `log_workout` that ends it make one history entry; with no
+workout, to today's log of this session. An exercise of the current workout keeps its planned values as the entry's targets, and the
 current workout records that it is done: the exercise gets `completed: true`, `completed_at` and the
 `log_entry_id`, so the current_workout_session source shows progress and undo can clear the flag again.
 The workout is updated in place (same artifact id): ticking an exercise off is not a new workout.
@@ -351,9 +353,21 @@ def build_log_entry(
     return entry
 
 
-def _log(ctx: ToolContext, entry: dict[str, Any]) -> WorkoutLogEntry | ToolOutcome:
+def _log(
+    ctx: ToolContext, entry: dict[str, Any], *, workout: dict[str, Any] | None
+) -> WorkoutLogEntry | ToolOutcome:
+    """Log `entry`; during a workout into that workout's log (one history entry per workout, titled)."""
     try:
-        return services.log_single_exercise(user_id=ctx.user_id, entry=entry, session_id=ctx.session.pk)
+        if workout is None:
+            return services.log_single_exercise(user_id=ctx.user_id, entry=entry, session_id=ctx.session.pk)
+        return services.log_single_exercise(
+            user_id=ctx.user_id,
+            entry=entry,
+            session_id=ctx.session.pk,
+            workout_title=str(workout.get("title") or "Workout"),
+            workout_log=selectors.workout_log_of(user_id=ctx.user_id, workout=workout),
+            artifact_id=str(workout.get("artifact_id") or ""),
+        )
     except services.InvalidLogEntryError as exc:
         return _failure(f"Nothing was logged: {exc}")
 
@@ -412,11 +426,11 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
     entry = build_log_entry(ctx, planned=planned, performance=performance)
     if isinstance(entry, str):
         return _failure(entry)
-    logged = _log(ctx, entry)
+    logged = _log(ctx, entry, workout=workout)
     if isinstance(logged, ToolOutcome):
         return logged
     _mark(exercises[index], logged)
-    save_workout_exercises(ctx, workout, exercises)
+    save_workout_exercises(ctx, {**workout, "log_id": str(logged.log_id)}, exercises)
     return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.get("id")))
 
 
@@ -450,9 +464,11 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     )
     if unknown:
         return _failure(f"Unknown muscles: {', '.join(unknown)}. Valid muscles: {', '.join(MUSCLES)}.")
-    logged = _log(ctx, entry)
+    logged = _log(ctx, entry, workout=workout)
     if isinstance(logged, ToolOutcome):
         return logged
+    if workout is not None:  # done during the workout though not planned: it still belongs to its log
+        save_workout_exercises(ctx, {**workout, "log_id": str(logged.log_id)}, workout_exercises(workout))
     return _logged_outcome(ctx, logged, workout_exercise_id=None)
 
 

@@ -390,6 +390,8 @@ class ClientExercise(ExerciseFields):
     completed: bool | None = None
     completed_at: str | None = None
     log_entry_id: str | None = None
+    # Set by the server when load_each is the weight in each hand of a dumbbell pair.
+    load_per_hand: bool | None = None
 
 
 class ClientWorkoutSummary(WorkoutSummary):
@@ -411,6 +413,8 @@ class ClientWorkout(BaseModel):
     model_config = _STRICT
 
     artifact_id: str | None = None
+    # The log that sets logged during this workout went to (tools_app.logging_tools).
+    log_id: str | None = None
     type: str | None = Field(default=None, exclude=True)
     schema_version: str | None = Field(default=None, exclude=True)
     title: str | None = None

@@ -30,7 +30,9 @@ from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_v
 
 from datasources_app import services
 from datasources_app.catalog import exercise_name_key
+from datasources_app.loads import holds_dumbbell_pair
 from datasources_app.selectors import get_current_workout
+from datasources_app.selectors import workout_log_of as get_workout_log_of
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_schema import (
@@ -184,9 +186,16 @@ def current_workout_record(artifact: dict[str, Any]) -> dict[str, Any]:
 
 def store_current_workout(ctx: ToolContext, artifact: dict[str, Any], *, replace_stored: bool) -> None:
     """Make `artifact` the current workout: the override when there is one, else (or also, when
-    `replace_stored`) the one stored for the user."""
+    `replace_stored`) the one stored for the user.
+
+    A changed version of the same workout (`replace_stored` False: a swap, an adjustment, a removal) keeps
+    the previous version's `log_id`, so sets logged before the change still belong to the workout."""
     record = current_workout_record(artifact)
     overridden = ctx.current_workout_override is not None
+    if not replace_stored:
+        previous = load_current_workout(ctx)
+        if previous is not None and previous.get("log_id"):
+            record["log_id"] = previous["log_id"]
     if overridden:
         ctx.current_workout_override = record
     if replace_stored or not overridden:
@@ -265,6 +274,10 @@ def canonical_exercise(
             out[name] = value
     if out.get("load_each"):
         out["load_unit"] = exercise.load_unit or context.weight_unit
+        if holds_dumbbell_pair(
+            name=exercise.exercise_name, slug=out.get("exercise_slug", ""), equipment=equipment
+        ):
+            out["load_per_hand"] = True  # load_each is each dumbbell of the pair
     else:
         out.pop("load_unit", None)
     if out.get("distance") is not None:
@@ -839,7 +852,9 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             "Nothing was logged. Fix every problem below and call log_workout again:", problems
         )
     log = None
-    if entries:
+    # Sets logged during the workout went to its log: complete that one rather than start another.
+    during = get_workout_log_of(user_id=ctx.user_id, workout=workout)
+    if entries or during is not None:
         try:
             log = services.record_workout_log(
                 user_id=ctx.user_id,
@@ -848,6 +863,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
                 notes=args.workout_notes or "",
                 session_id=ctx.session.pk,
                 artifact_id=str(workout.get("artifact_id") or ""),
+                into_log=during,
             )
         except ValueError as exc:
             return _failure(f"Nothing was logged: {exc}")

@@ -36,6 +36,7 @@ EMPTY_CONTEXT_ERROR = "Cannot build context: no events in session"
 # imports) falls back to compact JSON capped at this many characters.
 MAX_RAW_RESULT_CHARS = 4000
 INTERRUPTED_CALL_TEXT = "The call was interrupted."
+ASK_USER_TOOL = "message_ask_user"
 
 
 class ContextBuildError(RuntimeError):
@@ -221,6 +222,9 @@ class _MessageBuilder:
         # Whether the previous event was a tool call: only then does a call join the same assistant message.
         # A call after anything else starts a new one, answering calls left pending (a crashed turn) first.
         self.after_call = False
+        # The question of a successful message_ask_user still waiting for the user's reply (`pending_question_text`).
+        self.asked: dict[str, dict[str, Any]] = {}
+        self.question: dict[str, Any] | None = None
 
     def add(self, event: AgentSessionEvent) -> None:
         data = event.data if isinstance(event.data, dict) else {}
@@ -230,6 +234,10 @@ class _MessageBuilder:
             self.tool_call(data, after_call=after_call)
             return
         if kind == EventType.USER_MESSAGE:
+            if self.question is not None:
+                # The reply to a question: say so right before it, so any model reads it as the answer first.
+                self.user_text(pending_question_text(self.question))
+                self.question = None
             self.user_text(str(data.get("message", "")))
         elif kind == EventType.TOOL_RESULT:
             self.tool_result(data)
@@ -256,6 +264,9 @@ class _MessageBuilder:
                 "input": canonical_json(data["arguments"]) if isinstance(data.get("arguments"), dict) else {},
             }
         )
+        self.question = None
+        if block["name"] == ASK_USER_TOOL:
+            self.asked[block["id"]] = dict(block["input"])
         last = self.messages[-1] if self.messages else None
         if self.pending and after_call and last is not None and last["role"] == "assistant":
             # Several tool_use blocks of one response, recorded one after the other.
@@ -278,6 +289,9 @@ class _MessageBuilder:
             block["is_error"] = True
         self._result_message().append(self._made(block))
         self.pending.remove(call_id)
+        asked = self.asked.pop(call_id, None)
+        if asked is not None and data.get("success", True):
+            self.question = asked
         if not self.pending:
             self._flush_buffer()
 
@@ -297,6 +311,8 @@ class _MessageBuilder:
         twin.buffered = list(self.buffered)
         twin.characters = self.characters
         twin.after_call = self.after_call
+        twin.asked = dict(self.asked)
+        twin.question = self.question
         return twin.finish(), twin.characters
 
     def finish(self) -> list[dict[str, Any]]:
@@ -351,6 +367,18 @@ def events_to_messages(events: Iterable[AgentSessionEvent]) -> list[dict[str, An
 
 def knowledge_text(data: dict[str, Any]) -> str:
     return f'<knowledge source="{data.get("source", "unknown")}">\n{data.get("data", "")}\n</knowledge>'
+
+
+def pending_question_text(arguments: dict[str, Any]) -> str:
+    """The block placed before the user's reply to a question (docs/contracts.md §8.1 (events to messages))."""
+    question = str(arguments.get("question") or arguments.get("text") or "").strip()
+    options = [str(option) for option in arguments.get("options") or () if str(option).strip()]
+    listed = f" Options offered: {' | '.join(options)}." if options else ""
+    return (
+        f"<pending_question>\nYou asked the user: {json.dumps(question, ensure_ascii=False)}{listed} "
+        "The next user message answers it: read it as that answer first and finish the request that led to "
+        "the question, unless the message clearly asks for something else.\n</pending_question>"
+    )
 
 
 def checkpoint_text(data: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from django.tasks import task
 from django.utils import timezone
 from pydantic import ValidationError
 
+from datasources_app.selectors import get_current_workout
 from datasources_app.services import save_current_workout
 from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, AgentTurn, EventType, TurnStatus
@@ -438,6 +439,16 @@ def run_turn(
 def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: dict[str, Any]) -> str:
     """Store the client's current workout as the user's current workout; return its knowledge text."""
     artifact_id = str(workout.get("artifact_id") or "client")
+    stored = get_current_workout(user_id=user_id)
+    if (
+        "log_id" not in workout
+        and stored is not None
+        and stored.artifact_id == artifact_id
+        and isinstance(stored.workout, dict)
+        and stored.workout.get("log_id")
+    ):
+        # The same workout sent back: the sets logged during it still belong to its log (server state).
+        workout = {**workout, "log_id": stored.workout["log_id"]}
     save_current_workout(user_id=user_id, workout=workout, artifact_id=artifact_id, session_id=session.pk)
     return fetch_and_format(user_id=user_id, source="current_workout_session").text
 

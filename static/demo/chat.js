@@ -102,7 +102,10 @@
       var sets = ex.sets || reps.length;
       var text = sets + " × " + (reps.length ? joinValues(reps) : "?");
       var loads = ex.load_each || [];
-      if (loads.length) text += " @ " + joinValues(loads) + " " + (ex.load_unit || "");
+      if (loads.length) {
+        text += " @ " + joinValues(loads) + " " + (ex.load_unit || "");
+        if (ex.load_per_hand) text = text.trim() + " each hand";  // each dumbbell of a pair
+      }
       else text += " · bodyweight";
       parts.push(text.trim());
     } else if (type === "hold") {

@@ -72,7 +72,7 @@ def test_mark_complete_logs_targets_as_actuals_and_persists_the_flag(
     first = stored_exercises(trainee)[0]
     assert (first["completed"], first["log_entry_id"]) == (True, str(entry.id))
     assert result.raw_formatted == (
-        "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg (marked done in the current workout); "
+        "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout); "
         f"entry id={entry.id}"
     )
 

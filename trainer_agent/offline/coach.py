@@ -19,7 +19,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import cached_property
 from typing import Any
@@ -34,12 +34,15 @@ from trainer_agent.offline.intents import (
     Adjustment,
     ExerciseRef,
     Intent,
+    LoggedSet,
     PreferenceAsk,
     WorkoutAsk,
     content_words,
+    normalise,
     parse_focus,
     parse_message,
     parse_preference,
+    parse_ref,
 )
 from trainer_agent.offline.workouts import (
     ComposedWorkout,
@@ -56,7 +59,7 @@ from trainer_agent.offline.workouts import (
 )
 
 TOOL_ID_PREFIX = "toolu_offline_"
-INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint")
+INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_question")
 # The loop allows 10 iterations; the coach wraps up before that with a message and idle.
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
@@ -64,6 +67,8 @@ DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper
 STATS_TOOLS = ("get_workout_statistics", "get_progress_trends", "generate_stats_summary")
 _ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
+# Questions whose answer completes the request that raised them (see `Turn._as_answer`).
+ASK_WHICH_LOGGED = "Which exercise was that?"
 _GENERIC_WORDS = frozenset(
     {"dumbbell", "barbell", "kettlebell", "cable", "machine", "band", "seated", "standing"}
 )
@@ -229,8 +234,63 @@ class Turn:
 
     @cached_property
     def intent(self) -> Intent:
+        """What the latest message asks for: first as the answer to the coach's pending question, if any."""
+        said = self._parse(self.transcript.user_text)
+        return self._as_answer(said) or said
+
+    def _parse(self, text: str) -> Intent:
         names = [location.name for location in self.locations] or ["Home", "Gym"]
-        return parse_message(self.transcript.user_text, known_locations=names)
+        return parse_message(text, known_locations=names)
+
+    def _as_answer(self, said: Intent) -> Intent | None:
+        """The request the coach's last question was about, completed by this answer (None if it is not one).
+
+        The coach asks when a request lacks one thing (which exercise a log or a swap meant); the next
+        message is read as that thing first, typed or picked from the options, so the request goes ahead
+        instead of being read on its own. A message that does not answer it is read on its own.
+        """
+        question = self.transcript.previous_question()
+        if question is None or not self.transcript.earlier_user_texts:
+            return None
+        asked = str(question.arguments.get("question", ""))
+        options = [str(option) for option in question.arguments.get("options") or ()]
+        answer = _chosen_option(self.transcript.user_text, options) or self.transcript.user_text
+        request = self._parse(self.transcript.earlier_user_texts[-1])
+        exercises = self.current_exercises or []
+        if asked == ASK_WHICH_LOGGED and request.kind == "log" and request.logged:
+            words = content_words(answer)
+            named = bool(words) and bool(
+                self._resolve(ExerciseRef(words=words), exercises) or catalog_match(answer, self.facts)
+            )
+            if not named:
+                return None
+            logged = tuple(
+                entry if self._logged_targets(entry, exercises) else replace(entry, words=words)
+                for entry in request.logged
+            )
+            return replace(request, logged=logged)
+        verb = next((verb for verb in ("swap", "remove") if asked == ask_which_exercise(verb)), None)
+        if verb is not None and request.kind == verb:
+            # The exercise named exactly (an option is a name): that one; else by position or name words
+            # only. The equipment a name mentions ("Dumbbell …") must not pull in every dumbbell exercise.
+            exact = [e for e in exercises if normalise(str(e.get("exercise_name"))) == normalise(answer)]
+            typed = parse_ref(normalise(answer))
+            ref = (
+                ExerciseRef(orders=(int(exact[0].get("order") or 0),))
+                if exact
+                else ExerciseRef(orders=typed.orders, last=typed.last, words=typed.words)
+            )
+            if ref.is_empty:
+                return None
+            if not exact and not self._resolve(ref, exercises):
+                # Once this turn acted on the answer, the exercise may be gone (removed, swapped): still the answer.
+                return (
+                    replace(request, ref=ExerciseRef(words=content_words(answer)))
+                    if self.transcript.steps
+                    else None
+                )
+            return replace(request, ref=ref)
+        return None
 
     @cached_property
     def said_preferences(self) -> PreferenceAsk:
@@ -483,9 +543,18 @@ class Turn:
 
     def _pick_exercise_question(self, verb: str, exercises: list[dict[str, Any]]) -> Decision:
         names = [str(e.get("exercise_name")) for e in _main(exercises)][:4]
-        return self._ask(
-            f"Which exercise should I {verb}?", names, f"Could not tell which exercise to {verb}; asking."
-        )
+        return self._ask(ask_which_exercise(verb), names, f"Could not tell which exercise to {verb}; asking.")
+
+    def _logged_targets(self, logged: LoggedSet, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The exercises of the current workout reported sets point at: "the first one" counts the main
+        exercises (a warm-up is not what sets and loads are reported for), a name matches by its words."""
+        if logged.orders or logged.last:
+            main = list(_main(exercises)) or exercises
+            picked = [main[order - 1] for order in logged.orders if 0 < order <= len(main)]
+            if logged.last and main:
+                picked.append(main[-1])
+            return _unique(picked)  # type: ignore[arg-type]
+        return self._resolve(ExerciseRef(words=logged.words), exercises) if logged.words else []
 
     def _on_swap(self) -> Decision:
         intent = self.intent
@@ -664,9 +733,14 @@ class Turn:
         done = [step for step in logs if step.ok]
         if done:
             counted = re.search(r"Logged (\d+) of (\d+)", done[-1].body)
-            count = int(counted.group(1)) if counted else 0
+            earlier = re.search(r"Already logged earlier, not logged again: (.+?)\.", done[-1].body)
+            count = (int(counted.group(1)) if counted else 0) + (
+                len(earlier.group(1).split(", ")) if earlier else 0
+            )
             skipped = re.search(r"\((\d+) skipped\)", done[-1].body)
             message = f"Logged {count} exercise{'s' if count != 1 else ''}"
+            if earlier:
+                message += f" (with {earlier.group(1)} from earlier, in the same workout)"
             if skipped:
                 message += f" ({skipped.group(1)} skipped)"
             message += ". Nice work! Next time I'll build on these numbers."
@@ -702,7 +776,7 @@ class Turn:
         exercises = self.current_exercises or []
         if len(calls) < len(entries) and not self.transcript.failed("log_completed_exercise"):
             logged = entries[len(calls)]
-            matches = self._resolve(ExerciseRef(words=logged.words), exercises) if logged.words else []
+            matches = self._logged_targets(logged, exercises)
             arguments: dict[str, Any] = {}
             if matches:
                 arguments["exercise_id"] = str(matches[0].get("id"))
@@ -710,7 +784,7 @@ class Turn:
                 match = catalog_match(" ".join(logged.words), self.facts) if logged.words else None
                 if match is None:
                     return self._ask(
-                        "Which exercise was that?",
+                        ASK_WHICH_LOGGED,
                         [str(e.get("exercise_name")) for e in _main(exercises)][:4],
                         "Could not tell which exercise the numbers belong to.",
                     )
@@ -728,18 +802,12 @@ class Turn:
         done = [step for step in calls if step.ok]
         if not done:
             return self._give_up(calls[-1]) if calls else None
-        by_id = {str(e.get("id")): str(e.get("exercise_name")) for e in exercises}
-        parts = []
-        for step in done:
-            name = step.arguments.get("exercise_name") or by_id.get(
-                str(step.arguments.get("exercise_id")), "it"
-            )
-            detail = f"{step.arguments.get('sets')}×{(step.arguments.get('reps') or ['?'])[0]}"
-            if step.arguments.get("load_each"):
-                detail += (
-                    f" at {step.arguments['load_each'][0]:g} {step.arguments.get('load_unit', '')}".rstrip()
-                )
-            parts.append(f"{name} {detail}")
+        # The tool's own line says what was stored, in the user's units ("… @ 20kg each hand").
+        parts = [
+            found.group(1)
+            for step in done
+            if (found := re.search(r"logged: (.+?)(?: \(marked done[^)]*\))?; entry id=", step.body))
+        ]
         return self._notify(
             f"Logged {_join(parts)}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
             "Reported sets logged; telling the user.",
@@ -753,11 +821,7 @@ class Turn:
             if exercise in self._resolve(ExerciseRef(words=words), exercises):
                 return {"skipped": True}
         for logged in intent.logged:
-            matches = (
-                self._resolve(ExerciseRef(words=logged.words), exercises)
-                if logged.words
-                else (exercises if len(exercises) == 1 else [])
-            )
+            matches = self._logged_targets(logged, exercises) or (exercises if len(exercises) == 1 else [])
             if exercise not in matches or exercise.get("exercise_type") != "reps":
                 continue
             sets = logged.sets or int(exercise.get("sets") or 1)
@@ -1027,6 +1091,21 @@ class Turn:
             self._options(),
             "The request does not say what to train; asking with a few options.",
         )
+
+
+def ask_which_exercise(verb: str) -> str:
+    return f"Which exercise should I {verb}?"
+
+
+def _chosen_option(text: str, options: Sequence[str]) -> str | None:
+    """The option an answer picks: its text (a chip sends it as typed), or its number ("2")."""
+    said = normalise(text).strip(" .!?")
+    for option in options:
+        if normalise(option) == said:
+            return option
+    if said.isdigit() and 0 < int(said) <= len(options):
+        return options[int(said) - 1]
+    return None
 
 
 def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -286,6 +286,8 @@ class LoggedSet:
 
     words: tuple[str, ...]
     sets: int | None = None
+    orders: tuple[int, ...] = ()  # "on the first one": 1-based positions among the main exercises
+    last: bool = False
     reps: int | None = None
     load: float | None = None
     unit: str | None = None
@@ -645,9 +647,12 @@ def _logged_sets(text: str) -> tuple[LoggedSet, ...]:
     found = []
     for match in _LOGGED_SET.finditer(text):
         unit = match.group("unit") or None
+        named = parse_ref(match.group("name") or "")
         found.append(
             LoggedSet(
-                words=content_words(match.group("name") or ""),
+                words=named.words,
+                orders=named.orders,
+                last=named.last,
                 sets=int(match.group("sets")),
                 reps=int(match.group("reps")),
                 load=float(match.group("load")) if match.group("load") else None,
