@@ -2,7 +2,7 @@
 get_progress_trends and generate_stats_summary.
 
 Every figure is computed from the user's logs by `datasources_app.stats` (volume = Σ reps × load of the
-sets done, estimated 1RM by Epley, frequency per week, weekly trends), in the user's weight unit. The
+sets done, both hands of a dumbbell pair; a pair's best set and 1RM are per hand and say so; estimated 1RM by Epley, frequency per week, weekly trends), in the user's weight unit. The
 observations are full data (docs/contracts.md §11.2 (observations: full)), written as compact text. Seed 001's `time_period`
 (week | month | quarter | year | all_time), `breakdown_type` and its trend metrics (weight, frequency) are
 accepted besides the canonical arguments.
@@ -22,6 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
 from datasources_app.formatters import day, number, percent
+from datasources_app.loads import holds_dumbbell_pair
 from datasources_app.sources import units_for
 from datasources_app.stats import ExerciseStats, SetDone, WorkoutStatistics
 from tools_app.registry import register
@@ -158,13 +159,14 @@ def _window(*, days_back: int | None, all_time: bool) -> tuple[datetime | None, 
 
 def _exercise_line(item: ExerciseStats, unit: str, units: Any) -> str:
     parts = [f"{item.sessions} sessions", f"{item.sets} sets"]
+    each = " each hand" if holds_dumbbell_pair(name=item.name) else ""  # loads of one dumbbell of a pair
     if item.volume:
         parts.append(f"volume {_thousands(item.volume)}{unit}")
     if item.best_set:
-        parts.append(f"best set {_set_text(item.best_set, unit)}")
+        parts.append(f"best set {_set_text(item.best_set, unit)}{each}")
     if item.best_estimated_1rm:
         parts.append(
-            f"e1RM {number(item.best_estimated_1rm)}{unit} ({_set_text(item.best_estimated_1rm_set, unit)})"
+            f"e1RM {number(item.best_estimated_1rm)}{unit}{each} ({_set_text(item.best_estimated_1rm_set, unit)})"
         )
     if item.average_rpe is not None:
         parts.append(f"RPE {number(item.average_rpe)}")
@@ -180,6 +182,7 @@ def _exercise_data(item: ExerciseStats) -> dict[str, Any]:
         "sets": item.sets,
         "volume": round(item.volume, 1),
         "best_set": {"load": item.best_set.load, "reps": item.best_set.reps} if item.best_set else None,
+        "load_per_hand": holds_dumbbell_pair(name=item.name),
         "best_estimated_1rm": round(item.best_estimated_1rm, 1) if item.best_estimated_1rm else None,
         "average_rpe": round(item.average_rpe, 2) if item.average_rpe is not None else None,
         "last_performed": item.last_performed.isoformat(),

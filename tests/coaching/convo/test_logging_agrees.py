@@ -213,3 +213,25 @@ def test_history_lines_state_per_hand_loads_once(chat: Chat) -> None:
     line = log_entry(entry, Units.from_settings(settings, user_timezone(user_id=chat.user_id)))
 
     assert line == "Dumbbell Bench Press 3×10 @ 20kg each hand"
+
+
+def test_the_exercise_breakdown_counts_both_hands_and_says_its_best_set_is_per_hand(chat: Chat) -> None:
+    """The statistics tool a model reads: a pair's volume is both hands, its best set is "each hand"; a barbell's is not."""
+    chat.say("hello")
+    log_tool(chat, {"exercise_name": "Dumbbell Curl", "sets": 3, "reps": [10] * 3, "load_each": [12] * 3})
+    log_tool(chat, {"exercise_name": "Barbell Curl", "sets": 3, "reps": [10] * 3, "load_each": [30] * 3})
+
+    result = execute_tool(
+        "get_exercise_breakdown", {}, ToolContext(user_id=chat.user_id, session=chat.session())
+    )
+
+    assert result.success, result.formatted
+    lines = {
+        line.split(" (")[0].lstrip("- "): line
+        for line in result.raw_formatted.splitlines()
+        if " sets" in line
+    }
+    assert (
+        "volume 720kg" in lines["Dumbbell Curl"] and "best set 12kg × 10 each hand" in lines["Dumbbell Curl"]
+    )
+    assert "volume 900kg" in lines["Barbell Curl"] and "each hand" not in lines["Barbell Curl"]
