@@ -469,7 +469,7 @@ _LOG = (
     r"\b(?:i did it|did it|i(?:'ve| have)? (?:just )?(?:did|done|finished|completed|crushed|nailed)|"
     r"just (?:did|finished|completed)|all done|done with (?:it|the|my|this)|finished|completed|"
     r"log (?:it|this|that|my|the|everything|today)|log\b|logged|i skipped|skipped)\b"
-    r"|^\s*done\b"
+    r"|^\s*done\b|\b(?:i'?m|i am|we'?re|we are)\s+(?:all\s+|now\s+)?(?:done|finished)\b"
 )
 _SWAP = (
     r"\b(?:swap|replace|substitute|sub out|switch out|exchange|trade)\b|\bswitch (?:the|it|that|this)\b"
