@@ -389,6 +389,8 @@ def describe_exercise(exercise: dict[str, Any]) -> str:
             detail += f" @ {_numbers(loads)} {unit}"
         else:
             detail += " bodyweight"
+        if loads and exercise.get("load_per_hand"):
+            detail += " each hand"  # each dumbbell of a pair
     elif kind == "hold":
         detail = f"{exercise.get('sets')}x{_numbers(exercise.get('hold_sec') or ())} sec holds"
     elif kind == "duration":

@@ -409,6 +409,8 @@ def describe_exercise(exercise: dict[str, Any]) -> str:
             "/".join(_number(r) for r in reps) if len(set(reps)) > 1 else _number(reps[0] if reps else "?")
         )
         load = f" @ {_number(loads[0])}{exercise.get('load_unit', '')}" if loads else ""
+        if load and exercise.get("load_per_hand"):
+            load += " each hand"  # each dumbbell of a pair
         sets = exercise.get("sets", len(reps))
         return f"{name} — {sets}×{reps_text}{load}, rest {_number(exercise.get('rest_sec', '?'))}s"
     if kind == "hold":

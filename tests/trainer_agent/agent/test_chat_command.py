@@ -38,7 +38,7 @@ def test_chat_prints_log_workout_and_question_then_exits(demo_user: uuid.UUID) -
     assert "Chatting with Claude Haiku 4.5 (claude-haiku-4-5) as user" in out
     assert '👤 User: "Give me a chest workout"' in out and "📤 LLM Request → claude-haiku-4-5" in out
     assert "coach> Here is your chest workout." in out
-    assert "  1. Dumbbell Bench Press — 3×10 @ 20kg, rest 75s\n" in out
+    assert "  1. Dumbbell Bench Press — 3×10 @ 20kg each hand, rest 75s\n" in out
     assert "  2. Push-Up — 3×10, rest 75s\n" in out
     assert "coach? How long do you have?\n  1) 20 min\n  2) 40 min\n" in out
     assert "never read" not in out

@@ -83,6 +83,8 @@ def test_offline_coach_turn_shows_a_workout_card(
         assert exercise.find_element(By.CSS_SELECTOR, ".ex-name").text
         assert exercise.find_element(By.CSS_SELECTOR, ".ex-rx").text
         assert "%" in exercise.find_element(By.CSS_SELECTOR, ".ex-muscles").text
+    loaded = [rx for rx in (e.find_element(By.CSS_SELECTOR, ".ex-rx").text for e in exercises) if " @ " in rx]
+    assert loaded and all("each hand" in rx for rx in loaded), "Home has only dumbbells: loads are per hand"
     lines = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".line")]
     assert "Loaded: Workout history" in lines
     assert "Workout ready" in lines
