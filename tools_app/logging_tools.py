@@ -110,7 +110,9 @@ class ExercisePerformance(BaseModel):
         default=None, description="Reps done, one number per set, e.g. [10, 10, 8]."
     )
     load_each: list[Annotated[float, Field(ge=0)]] | None = Field(
-        default=None, description="Load per set, e.g. [60, 60, 57.5]; omit for bodyweight."
+        default=None,
+        description="Load per set, e.g. [60, 60, 57.5]; for a pair of dumbbells the weight of each one; "
+        "omit for bodyweight.",
     )
     load_unit: Literal["kg", "lb"] | None = Field(
         default=None, description="Unit of load_each; default the user's weight unit."
