@@ -272,6 +272,22 @@ def scheduled_workouts(
     )
 
 
+def plan_week_workouts(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, first: date, last: date
+) -> list[ScheduledWorkout]:
+    """The plan's calendar days from `first` to `last` (any status), in date order."""
+    return list(
+        ScheduledWorkout.objects.filter(
+            user_id=user_id, plan_id=plan_id, scheduled_date__gte=first, scheduled_date__lte=last
+        ).order_by("scheduled_date", "created_at")
+    )
+
+
+def get_workout_plan(*, user_id: uuid.UUID, plan_id: uuid.UUID) -> WorkoutPlan | None:
+    """One of the user's plans; None when it is not theirs."""
+    return WorkoutPlan.objects.filter(id=plan_id, user_id=user_id).first()
+
+
 def list_workout_plans(*, user_id: uuid.UUID, status: str | None = None) -> list[WorkoutPlan]:
     """The user's workout plans (optionally of one status), newest first."""
     queryset = WorkoutPlan.objects.filter(user_id=user_id)
