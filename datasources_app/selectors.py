@@ -21,6 +21,7 @@ from datasources_app.models import (
     MilestoneGoal,
     MuscleGoal,
     Preference,
+    Preparation,
     ScheduledWorkout,
     UserProfile,
     UserSettings,
@@ -281,6 +282,27 @@ def plan_week_workouts(
             user_id=user_id, plan_id=plan_id, scheduled_date__gte=first, scheduled_date__lte=last
         ).order_by("scheduled_date", "created_at")
     )
+
+
+def week_being_prepared(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, first: date, last: date, within: timedelta
+) -> datetime | None:
+    """When the plan's days from `first` to `last` were last asked to be prepared, if one is still pending
+    and was asked within `within`; else None."""
+    latest: datetime | None = (
+        ScheduledWorkout.objects.filter(
+            user_id=user_id,
+            plan_id=plan_id,
+            scheduled_date__gte=first,
+            scheduled_date__lte=last,
+            preparation=Preparation.PENDING,
+            updated_at__gte=timezone.now() - within,
+        )
+        .order_by("-updated_at")
+        .values_list("updated_at", flat=True)
+        .first()
+    )
+    return latest
 
 
 def get_workout_plan(*, user_id: uuid.UUID, plan_id: uuid.UUID) -> WorkoutPlan | None:

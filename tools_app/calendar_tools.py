@@ -37,6 +37,10 @@ from tools_app.types import Tool, ToolContext, ToolOutcome
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DEFAULT_PLAN_WEEKS = 12
 DEFAULT_DAYS_PER_WEEK = 3
+# A week still pending after this long is taken to be lost (a worker died before the chain ran): asking
+# again prepares it anew. Younger requests are not repeated.
+PREPARATION_TIMEOUT = dt.timedelta(minutes=10)
+NO_SESSIONS_LEFT = "has no scheduled sessions left"
 
 
 class _AcceptsSeed001ScheduleFields(BaseModel):
@@ -282,11 +286,16 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
 def _start_week(ctx: ToolContext, plan: WorkoutPlan, *, week: int, today: dt.date) -> dict[str, Any] | str:
     """Mark the week's remaining sessions as being prepared and ask for the chain to run; a str says why not."""
     first, last = week_dates(plan.plan, week)
+    busy = selectors.week_being_prepared(
+        user_id=ctx.user_id, plan_id=plan.id, first=first, last=last, within=PREPARATION_TIMEOUT
+    )
+    if busy:
+        return f"week {week} is already being prepared (asked at {busy:%H:%M} UTC); it will be ready shortly"
     days = services.start_week_preparation(
         user_id=ctx.user_id, plan_id=plan.id, first=max(first, today), last=last
     )
     if not days:
-        return f"week {week} ({day(first)} to {day(last)}) has no scheduled sessions left"
+        return f"week {week} ({day(first)} to {day(last)}) {NO_SESSIONS_LEFT}"
     request_week_preparation(user_id=ctx.user_id, plan_id=plan.id, week=week, session=ctx.session)
     return {
         "plan_id": str(plan.id),
@@ -338,7 +347,8 @@ def prepare_week(args: PrepareWeekInput, ctx: ToolContext) -> ToolOutcome:
             f"{plan.name} has {len(plan.plan.get('weeks') or [])} weeks; there is no week {week}."
         )
     prepared = _start_week(ctx, plan, week=week, today=today)
-    if isinstance(prepared, str) and args.week is None and week < len(plan.plan["weeks"]):
+    over = isinstance(prepared, str) and prepared.endswith(NO_SESSIONS_LEFT)
+    if over and args.week is None and week < len(plan.plan["weeks"]):
         week += 1  # this week is over: the next one
         prepared = _start_week(ctx, plan, week=week, today=today)
     if isinstance(prepared, str):

@@ -70,6 +70,11 @@ class CallbackRegistry:
                     return self._callbacks[index]
         raise KeyError(f"Unknown callback {name!r}")
 
+    def unregister(self, name: str) -> None:
+        """Remove a callback (tests); unknown names are ignored."""
+        with self._lock:
+            self._callbacks = [c for c in self._callbacks if c.name != name]
+
     def names(self) -> list[str]:
         return [c.name for c in self._callbacks]
 

@@ -22,6 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
+from django_tasks_db.backend import DatabaseBackend
 
 from datasources_app import selectors, services
 from datasources_app.models import Preparation, ScheduledWorkout
@@ -31,6 +32,7 @@ from tools_app.plan_builder import week_dates
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
+from trainer_agent.turns import wake_workers
 
 logger = logging.getLogger(__name__)
 
@@ -189,6 +191,20 @@ def prepare_week_task(user_id: str, plan_id: str, week: int, session_id: str | N
 def enqueue_week_preparation(
     *, user_id: uuid.UUID, plan_id: uuid.UUID, week: int, session: AgentSession | None
 ) -> None:
-    """The week preparer registered with tools_app: run the chain once the caller's transaction commits."""
+    """The week preparer registered with tools_app: run the chain as its own task.
+
+    With the database task backend the task row is written in the caller's transaction, so it commits with
+    the tool's writes and result: a worker that dies right after the commit cannot lose the week. Other
+    backends (the immediate one of tests and `TASKS_BACKEND=immediate`) enqueue once the transaction commits,
+    so the chain never runs inside the tool's transaction.
+    """
     session_id = str(session.pk) if session is not None else None
-    transaction.on_commit(lambda: prepare_week_task.enqueue(str(user_id), str(plan_id), week, session_id))
+
+    def enqueue() -> None:
+        prepare_week_task.enqueue(str(user_id), str(plan_id), week, session_id)
+        wake_workers(f"week:{plan_id}:{week}")
+
+    if isinstance(prepare_week_task.get_backend(), DatabaseBackend):
+        enqueue()
+    else:
+        transaction.on_commit(enqueue)
