@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -101,12 +102,13 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
         )
     if input.get("workouts"):
         facts = load_facts(user_id=user_id)
-        used: dict[
-            str, str
-        ] = {}  # main lifts of the week so far: the next session of the same kind varies them
+        today = selectors.local_today(user_id=user_id)
+        # Main lifts of the week so far: the next session of the same kind varies them.
+        used: dict[str, str] = {}
         for day in days:
             if not day["rest"]:
-                day["markdown"] = day_markdown(day, week, facts, vary=used)
+                on_the_day = as_of(facts, days_ahead=(date.fromisoformat(str(day["date"])) - today).days)
+                day["markdown"] = day_markdown(day, week, on_the_day, vary=used)
     return {
         "week": week_number,
         "deload": week["deload"],
@@ -134,6 +136,15 @@ _SESSION_ASKS: tuple[tuple[str, tuple[str, ...], Style], ...] = (
 )
 DELOAD_VOLUME = 0.6  # seed 003: deload weeks cut volume by 40 %
 MIN_VARIED_MAIN = 3  # a varied session keeps at least this many main exercises, else it repeats the lifts
+
+
+def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:
+    """The facts as they will stand on a session `days_ahead` days from now: muscles trained recently have had
+    that much longer to recover (a session next week is not cut short by yesterday's legs)."""
+    if days_ahead <= 0:
+        return facts
+    hours = 24.0 * days_ahead
+    return replace(facts, recent_hours={muscle: ago + hours for muscle, ago in facts.recent_hours.items()})
 
 
 def session_ask(session: str, minutes: int, *, deload: bool) -> WorkoutAsk:

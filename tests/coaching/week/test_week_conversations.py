@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from datasources_app.models import Preparation, ScheduledWorkout
+from datasources_app.selectors import local_today
 from datasources_app.services import record_workout_log
 from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSessionEvent, EventType
@@ -228,3 +229,45 @@ def test_subagent_runs_are_in_the_session_and_the_next_turn_is_unaffected(coache
     result = coached.say("Give me a quick 20 minute upper body workout")
     assert "generate_workout" in tools_of(result)
     assert result.status == "completed"
+
+
+@pytest.mark.django_db
+def test_yesterdays_legs_do_not_cut_next_weeks_leg_day(coached: Coached) -> None:
+    """Legs trained hard yesterday: next week's lower-body sessions still train the legs in full (recovery is
+    judged on the session's day, not on the day the week is prepared)."""
+    legs = {"Quadriceps": 0.6, "Glutes": 0.25, "Hamstrings": 0.15}
+    record_workout_log(
+        user_id=coached.user_id,
+        title="Heavy legs",
+        entries=[
+            {
+                "exercise_name": "Dumbbell Squat",
+                "exercise_type": "reps",
+                "muscles": [{"muscle": m, "share": s} for m, s in legs.items()],
+                "goals": [{"goal": "strength", "share": 1.0}],
+                "target_sets": 5,
+                "target_reps": [8] * 5,
+                "actual_sets": 5,
+                "actual_reps": [8] * 5,
+                "actual_load_each": [25] * 5,
+                "load_unit": "kg",
+            }
+        ],
+        completed_at=timezone.now() - timedelta(hours=20),
+    )
+    coached.say("Build me a 6-week plan to get stronger, 4 days a week")
+    lower_days = [item for item in coached.week(1) if item.title.startswith("Lower")]
+    assert lower_days
+    for item in lower_days:
+        assert (item.scheduled_date - local_today(user_id=coached.user_id)).days >= 2, (
+            "the plan starts next week"
+        )
+        workout = prepared(item)
+        leg_work = [
+            e
+            for e in workout["exercises"]
+            if int(e.get("sets") or 0) >= 3
+            and max((m["share"] for m in e["muscles_utilized"] if m["muscle"] == "Quadriceps"), default=0)
+            >= 0.4
+        ]
+        assert leg_work, (item.title, [e["exercise_name"] for e in workout["exercises"]])
