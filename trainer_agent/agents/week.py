@@ -25,7 +25,7 @@ from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
 from datasources_app import selectors, services
-from datasources_app.models import Preparation, ScheduledWorkout
+from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
 from sessions_app.models import AgentSession, SessionStatus
 from sessions_app.services import end_session
 from tools_app.plan_builder import week_dates
@@ -175,10 +175,7 @@ def prepare_week_task(user_id: str, plan_id: str, week: int, session_id: str | N
     except Exception:
         # A bug must not leave the days pending forever: they say so, and the user can ask again.
         logger.exception("week.failed", extra={"plan_id": plan_id, "week": week})
-        ScheduledWorkout.objects.filter(plan_id=uuid.UUID(plan_id), preparation=Preparation.PENDING).update(
-            preparation=Preparation.FAILED,
-            preparation_error="The week could not be prepared (internal error).",
-        )
+        _fail_pending_days(plan_id=uuid.UUID(plan_id), week=week)
         raise
     if session is not None:
         session.refresh_from_db(fields=["status"])
@@ -186,6 +183,20 @@ def prepare_week_task(user_id: str, plan_id: str, week: int, session_id: str | N
             # Fold the sub-agents' cost into the session's totals (a running turn does it when it ends).
             end_session(session=session, status=session.status)
     return {"week": week, "prepared": len(outcome.prepared), "failed": len(outcome.failed)}
+
+
+def _fail_pending_days(*, plan_id: uuid.UUID, week: int) -> None:
+    plan = WorkoutPlan.objects.filter(pk=plan_id).first()
+    if plan is None:
+        return
+    first, last = week_dates(plan.plan, week)
+    for item in selectors.plan_week_workouts(user_id=plan.user_id, plan_id=plan_id, first=first, last=last):
+        if item.preparation == Preparation.PENDING:
+            services.fail_workout_preparation(
+                user_id=plan.user_id,
+                scheduled_workout_id=item.pk,
+                error="The week could not be prepared (internal error); ask again.",
+            )
 
 
 def enqueue_week_preparation(

@@ -336,7 +336,7 @@ _NUMBER_WORDS |= {"ten": 10, "twelve": 12, "sixteen": 16}
 _COUNT = r"(?P<n>\d+|" + "|".join(_NUMBER_WORDS) + r")"
 _PLAN = (
     r"\b\d+[\s-]*weeks?\b[\w\s,'-]{0,40}\b(?:plan|program(?:me)?|block)\b|"
-    r"\b(?:training|multi-week|weekly|workout) (?:plan|program(?:me)?)\b"
+    r"\b(?:training|multi-week|weekly) (?:plan|program(?:me)?)\b"
 )
 _PLAN_WEEKS = re.compile(r"\b(\d+)[\s-]*weeks?\b")
 _PLAN_DAYS = re.compile(_COUNT + r"\s*(?:days?|times|x|sessions?)\s*(?:a|per|each|/)\s*week\b")
@@ -764,7 +764,7 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
 
     if _has(_PLAN, text) and not _has(_LOG, text):
         return Intent("plan", raw, plan=plan_ask(text))
-    if _has(_WEEK, text) and not _has(_LOG, text):
+    if _has(_WEEK, text) and not _has(_LOG, text) and not _has(_STATS, text):
         number = re.search(r"\bweek (\d+)\b", text)
         reading = _has(r"\b(?:what'?s|what is|show|see|view)\b", text) and not _has(r"\bprepare\b", text)
         return Intent("week", raw, week=int(number.group(1)) if number else None, show_week=reading)

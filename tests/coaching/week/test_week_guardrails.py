@@ -262,3 +262,25 @@ def test_staff_see_the_message_in_the_admin(coached: Coached, admin_client: Clie
     )
     assert listing.status_code == 200 and item.title in listing.content.decode()
     assert tools_of(coached.say("thanks"))  # the conversation goes on
+
+
+@pytest.mark.django_db
+def test_a_crash_in_the_chain_leaves_no_day_pending(coached: Coached, subagents_on_model: Any) -> None:
+    """An unexpected error inside the chain (not a model error) ends the task, and the week's days say they
+    failed instead of waiting forever; the conversation carries on."""
+    answer = good(coached.user_id)
+
+    def crash_on_structure(request: StructuredRequest) -> dict[str, Any]:
+        if request.schema_name == "workout_structure":
+            raise RuntimeError("bug in the chain")
+        return answer(request)
+
+    with subagents_on_model(crash_on_structure):
+        result = coached.say(PLAN)
+    assert result.status == "completed"
+    week = coached.week(1)
+    assert week and all(item.preparation == Preparation.FAILED for item in week)
+    # The day being structured is failed by the week.day_failed callback; the chain's guard fails the rest.
+    assert "bug in the chain" in week[0].preparation_error
+    assert all("ask again" in item.preparation_error for item in week[1:])
+    assert coached.say("thanks").status == "completed"
