@@ -5,6 +5,7 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
 
 from datasources_app.catalog import exercise_name_key
 from datasources_app.models import (
@@ -190,8 +191,16 @@ class WorkoutPlanAdmin(admin.ModelAdmin[WorkoutPlan]):
 
 @admin.register(ScheduledWorkout)
 class ScheduledWorkoutAdmin(admin.ModelAdmin[ScheduledWorkout]):
-    list_display = ("title", "user_id", "scheduled_date", "scheduled_time", "status", "plan")
-    list_filter = ("status",)
-    search_fields = ("title", "notes", "user_id")
+    list_display = ("title", "user_id", "scheduled_date", "scheduled_time", "status", "preparation", "plan")
+    list_filter = ("status", "preparation")
+    search_fields = ("title", "notes", "message", "user_id")
     date_hierarchy = "scheduled_date"
-    readonly_fields = ("id", "created_at", "updated_at")
+    readonly_fields = ("id", "created_at", "updated_at", "message_preview")
+
+    @admin.display(description="Message as the user receives it")
+    def message_preview(self, obj: ScheduledWorkout) -> str:
+        return format_html(
+            '<pre style="white-space: pre-wrap; max-width: 40em">{}</pre><p>{} of 1,600 characters</p>',
+            obj.message or "—",
+            len(obj.message),
+        )

@@ -22,6 +22,7 @@ from datasources_app.models import (
     MilestoneGoal,
     MuscleGoal,
     Preference,
+    Preparation,
     ScheduledWorkout,
     UserProfile,
     UserSettings,
@@ -518,7 +519,19 @@ def scheduled_line(item: ScheduledWorkout, units: Units) -> str:
     planned = len((item.workout or {}).get("exercises") or []) if isinstance(item.workout, dict) else 0
     exercises = f" {planned} exercises planned" if planned else ""
     notes = f" — {item.notes}" if item.notes else ""
-    return f"{when} {item.title}{minutes} [{item.status}]{plan}{exercises}{notes} id={item.id}"
+    line = f"{when} {item.title}{minutes} [{item.status}]{plan}{exercises}{notes} id={item.id}"
+    return line + _preparation(item)
+
+
+def _preparation(item: ScheduledWorkout) -> str:
+    """Where the week chain stands for a plan day, and its message (indented) once ready."""
+    if item.preparation == Preparation.PENDING:
+        return " (workout being prepared)"
+    if item.preparation == Preparation.FAILED:
+        return f" (preparation failed: {item.preparation_error or 'unknown reason'})"
+    if item.message:
+        return "\n  message:\n" + "\n".join(f"    {line}" for line in item.message.splitlines())
+    return ""
 
 
 def format_scheduled_workouts(items: Sequence[ScheduledWorkout], units: Units, *, days_ahead: int) -> str:

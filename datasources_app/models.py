@@ -424,6 +424,16 @@ class ScheduleStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+class Preparation(models.TextChoices):
+    """Where a plan day's workout and message stand (the week chain: microcycle → workout_structure →
+    workout_message). Blank for workouts the user or the model scheduled themselves."""
+
+    NONE = "", "Not prepared"
+    PENDING = "pending", "Being prepared"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
 class ScheduledWorkout(models.Model):
     """A workout on the user's calendar, on its own or as one day of a plan."""
 
@@ -439,6 +449,13 @@ class ScheduledWorkout(models.Model):
     plan = models.ForeignKey(
         WorkoutPlan, null=True, blank=True, on_delete=models.SET_NULL, related_name="scheduled_workouts"
     )
+    message = models.TextField(
+        blank=True, help_text="The day's workout as one SMS-sized message (at most 1,600 characters)."
+    )
+    preparation = models.CharField(
+        max_length=10, choices=Preparation.choices, default=Preparation.NONE, blank=True
+    )
+    preparation_error = models.TextField(blank=True, help_text="Why the week chain could not prepare it.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

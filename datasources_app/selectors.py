@@ -22,6 +22,7 @@ from datasources_app.models import (
     MilestoneGoal,
     MuscleGoal,
     Preference,
+    Preparation,
     ScheduledWorkout,
     UserProfile,
     UserSettings,
@@ -302,6 +303,43 @@ def scheduled_workouts(
     return list(
         queryset.select_related("plan").order_by("scheduled_date", F("scheduled_time").asc(nulls_last=True))
     )
+
+
+def plan_week_workouts(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, first: date, last: date
+) -> list[ScheduledWorkout]:
+    """The plan's calendar days from `first` to `last` (any status), in date order."""
+    return list(
+        ScheduledWorkout.objects.filter(
+            user_id=user_id, plan_id=plan_id, scheduled_date__gte=first, scheduled_date__lte=last
+        ).order_by("scheduled_date", "created_at")
+    )
+
+
+def week_being_prepared(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, first: date, last: date, within: timedelta
+) -> datetime | None:
+    """When the plan's days from `first` to `last` were last asked to be prepared, if one is still pending
+    and was asked within `within`; else None."""
+    latest: datetime | None = (
+        ScheduledWorkout.objects.filter(
+            user_id=user_id,
+            plan_id=plan_id,
+            scheduled_date__gte=first,
+            scheduled_date__lte=last,
+            preparation=Preparation.PENDING,
+            updated_at__gte=timezone.now() - within,
+        )
+        .order_by("-updated_at")
+        .values_list("updated_at", flat=True)
+        .first()
+    )
+    return latest
+
+
+def get_workout_plan(*, user_id: uuid.UUID, plan_id: uuid.UUID) -> WorkoutPlan | None:
+    """One of the user's plans; None when it is not theirs."""
+    return WorkoutPlan.objects.filter(id=plan_id, user_id=user_id).first()
 
 
 def list_workout_plans(*, user_id: uuid.UUID, status: str | None = None) -> list[WorkoutPlan]:

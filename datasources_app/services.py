@@ -48,6 +48,7 @@ from datasources_app.models import (
     PlanStatus,
     Preference,
     PreferenceType,
+    Preparation,
     ScheduledWorkout,
     ScheduleStatus,
     UserProfile,
@@ -851,6 +852,44 @@ def delete_scheduled_workout(*, user_id: uuid.UUID, scheduled_workout_id: uuid.U
     """Remove one of the user's scheduled workouts; False when it is not theirs."""
     deleted, _ = ScheduledWorkout.objects.filter(id=scheduled_workout_id, user_id=user_id).delete()
     return deleted > 0
+
+
+# --- A plan week's preparation (the week chain) ------------------------------------------------------------------
+def start_week_preparation(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, first: date, last: date
+) -> list[ScheduledWorkout]:
+    """Mark the plan's still-scheduled workouts from `first` to `last` as being prepared (their earlier
+    message and error cleared). Returns them in date order; WorkoutPlan.DoesNotExist if the plan is not theirs."""
+    plan = WorkoutPlan.objects.get(id=plan_id, user_id=user_id)
+    days = plan.scheduled_workouts.filter(
+        status=ScheduleStatus.SCHEDULED, scheduled_date__gte=first, scheduled_date__lte=last
+    )
+    days.update(preparation=Preparation.PENDING, preparation_error="", updated_at=timezone.now())
+    return list(days.order_by("scheduled_date", "created_at"))
+
+
+def store_prepared_workout(
+    *, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, workout: dict[str, Any], message: str
+) -> ScheduledWorkout:
+    """A prepared day: its validated workout and its message, ready. DoesNotExist when it is not the user's."""
+    scheduled = ScheduledWorkout.objects.get(id=scheduled_workout_id, user_id=user_id)
+    scheduled.workout = workout
+    scheduled.message = message
+    scheduled.preparation = Preparation.READY
+    scheduled.preparation_error = ""
+    scheduled.save(update_fields=["workout", "message", "preparation", "preparation_error", "updated_at"])
+    return scheduled
+
+
+def fail_workout_preparation(
+    *, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, error: str
+) -> ScheduledWorkout:
+    """A day the week chain could not prepare, with the reason (its earlier workout, if any, is kept)."""
+    scheduled = ScheduledWorkout.objects.get(id=scheduled_workout_id, user_id=user_id)
+    scheduled.preparation = Preparation.FAILED
+    scheduled.preparation_error = error[:2000]
+    scheduled.save(update_fields=["preparation", "preparation_error", "updated_at"])
+    return scheduled
 
 
 # --- Plans ------------------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """The calendar and planning tools (docs/contracts.md §11.5 (tool list)): schedule_workout, update_scheduled_workout,
-delete_scheduled_workout and create_workout_plan.
+delete_scheduled_workout, create_workout_plan and prepare_week.
 
 Dates are the user's local dates and may not lie in the past. Seed 001's spellings are accepted:
 `scheduled_date` (a date, or a date-time that also sets the time), `workout_type` (the title), `exercises`
 (a list, stored as the workout's exercises); for plans `plan_name`, `goal_description`, `duration_weeks`,
-`workouts_per_week`. Plans come from the fitness_plan sub-agent (registered with `tools_app.plan_builder.set_plan_generator`; `build_plan` otherwise), are stored
+`workouts_per_week`. prepare_week (and create_workout_plan, for week 1) marks a plan week's sessions as being
+prepared and hands them to the week chain (registered with `tools_app.plan_builder.set_week_preparer`), which
+fills in each day's workout and message in the background. Plans come from the fitness_plan sub-agent (registered with `tools_app.plan_builder.set_plan_generator`; `build_plan` otherwise), are stored
 active, and every planned day goes on the calendar linked to the plan. A new plan replaces the user's
 active one: the old plan is archived and its future sessions cancelled.
 """
@@ -21,13 +23,24 @@ from datasources_app import selectors, services
 from datasources_app.formatters import day
 from datasources_app.models import PlanStatus, ScheduledWorkout, WorkoutPlan
 from tools_app.formatting import confirmation, summary
-from tools_app.plan_builder import MAX_WEEKS, generate_plan
+from tools_app.plan_builder import (
+    MAX_WEEKS,
+    can_prepare_weeks,
+    generate_plan,
+    request_week_preparation,
+    week_containing,
+    week_dates,
+)
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DEFAULT_PLAN_WEEKS = 12
 DEFAULT_DAYS_PER_WEEK = 3
+# A week still pending after this long is taken to be lost (a worker died before the chain ran): asking
+# again prepares it anew. Younger requests are not repeated.
+PREPARATION_TIMEOUT = dt.timedelta(minutes=10)
+NO_SESSIONS_LEFT = "has no scheduled sessions left"
 
 
 class _AcceptsSeed001ScheduleFields(BaseModel):
@@ -112,6 +125,17 @@ class CreateWorkoutPlanInput(BaseModel):
     deload_weeks: list[int] | None = Field(
         default=None, description="Weeks with reduced load; default every 5th week (5 and 10 of 12)."
     )
+
+
+class PrepareWeekInput(BaseModel):
+    week: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_WEEKS,
+        description="Plan week to prepare (1 = the plan's first week); default the current week, or the next "
+        "one when this week has no sessions left.",
+    )
+    plan_id: str | None = Field(default=None, description="Default: the user's active plan.")
 
 
 def _failure(message: str) -> ToolOutcome:
@@ -250,7 +274,88 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         status=PlanStatus.ACTIVE,
         schedule_days=True,
     )
-    return ToolOutcome(success=True, data=_plan_data(created, replaced), text=_plan_text(created, replaced))
+    data, text = _plan_data(created, replaced), _plan_text(created, replaced)
+    if can_prepare_weeks():
+        prepared = _start_week(ctx, created, week=1, today=today)
+        if isinstance(prepared, dict):
+            data["week_preparation"] = prepared
+            text += "\n" + _preparation_text(created, prepared)
+    return ToolOutcome(success=True, data=data, text=text)
+
+
+def _start_week(ctx: ToolContext, plan: WorkoutPlan, *, week: int, today: dt.date) -> dict[str, Any] | str:
+    """Mark the week's remaining sessions as being prepared and ask for the chain to run; a str says why not."""
+    first, last = week_dates(plan.plan, week)
+    busy = selectors.week_being_prepared(
+        user_id=ctx.user_id, plan_id=plan.id, first=first, last=last, within=PREPARATION_TIMEOUT
+    )
+    if busy:
+        return f"week {week} is already being prepared (asked at {busy:%H:%M} UTC); it will be ready shortly"
+    days = services.start_week_preparation(
+        user_id=ctx.user_id, plan_id=plan.id, first=max(first, today), last=last
+    )
+    if not days:
+        return f"week {week} ({day(first)} to {day(last)}) {NO_SESSIONS_LEFT}"
+    request_week_preparation(user_id=ctx.user_id, plan_id=plan.id, week=week, session=ctx.session)
+    return {
+        "plan_id": str(plan.id),
+        "week": week,
+        "status": "pending",
+        "days": [
+            {"workout_id": str(item.id), "date": item.scheduled_date.isoformat(), "title": item.title}
+            for item in days
+        ],
+    }
+
+
+def _preparation_text(plan: WorkoutPlan, prepared: dict[str, Any]) -> str:
+    listing = ", ".join(
+        f"{day(dt.date.fromisoformat(item['date']))} {item['title']}" for item in prepared["days"]
+    )
+    return (
+        f"Preparing week {prepared['week']} of {plan.name}: {listing}. Each day's workout and message appear in "
+        "the schedule (scheduled_workouts) as soon as it is ready, usually within a minute: tell the user it is "
+        "on its way."
+    )
+
+
+def prepare_week(args: PrepareWeekInput, ctx: ToolContext) -> ToolOutcome:
+    """Prepare one week of a plan in the background: each session's workout and message."""
+    if not can_prepare_weeks():
+        return _failure("Weeks cannot be prepared here (no week preparer is registered).")
+    plans = selectors.list_workout_plans(user_id=ctx.user_id, status=PlanStatus.ACTIVE)
+    if args.plan_id is not None:
+        try:
+            wanted = uuid.UUID(args.plan_id)
+        except ValueError:
+            wanted = None
+        found = selectors.get_workout_plan(user_id=ctx.user_id, plan_id=wanted) if wanted else None
+        if found is None:
+            listing = "; ".join(f"{plan.name} id={plan.id}" for plan in plans) or "none"
+            return _failure(f"Plan {args.plan_id} not found. Active plans: {listing}.")
+        plan = found
+    elif plans:
+        plan = plans[0]
+    else:
+        return _failure("The user has no active plan: create one with create_workout_plan first.")
+    today = selectors.local_today(user_id=ctx.user_id)
+    week = args.week or week_containing(plan.plan, today)
+    if week == 0:
+        return _failure(f"{plan.name} ended on {plan.plan.get('end_date')}; create a new plan.")
+    if week > len(plan.plan.get("weeks") or []):
+        return _failure(
+            f"{plan.name} has {len(plan.plan.get('weeks') or [])} weeks; there is no week {week}."
+        )
+    prepared = _start_week(ctx, plan, week=week, today=today)
+    over = isinstance(prepared, str) and prepared.endswith(NO_SESSIONS_LEFT)
+    if over and args.week is None and week < len(plan.plan["weeks"]):
+        week += 1  # this week is over: the next one
+        prepared = _start_week(ctx, plan, week=week, today=today)
+    if isinstance(prepared, str):
+        return _failure(f"Nothing to prepare: {prepared}.")
+    return ToolOutcome(
+        success=True, data={"week_preparation": prepared}, text=_preparation_text(plan, prepared)
+    )
 
 
 def _plan_data(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> dict[str, Any]:
@@ -353,14 +458,35 @@ DELETE_SCHEDULED_WORKOUT = register(
     )
 )
 
+PREPARE_WEEK = register(
+    Tool(
+        name="prepare_week",
+        description=(
+            "Prepare a week of the user's active plan: each training day becomes a full workout (validated like "
+            "generate_workout, fitted to the plan's progression and the user's recent training) and a short "
+            "message, stored on the calendar. Runs in the background; the days show as ready in "
+            "scheduled_workouts. create_workout_plan already prepares week 1. "
+            'Example: {"week": 2}; {} prepares the current week.'
+        ),
+        input_model=PrepareWeekInput,
+        handler=prepare_week,
+        category="calendar",
+        priority=611,
+        observation="summary",
+        status_start="Preparing your week...",
+        status_done="Week on its way",
+    )
+)
+
 CREATE_WORKOUT_PLAN = register(
     Tool(
         name="create_workout_plan",
         description=(
             "Create a multi-week training plan toward a goal (strength, muscle, endurance such as a 5K, fat "
             "loss or general fitness): a split for the days per week, progressive overload week to week, "
-            "and deload weeks (every 5th week by default). Every session goes on the user's calendar. It "
-            "becomes the active plan; an earlier active plan is archived. "
+            "and deload weeks (every 5th week by default). Every session goes on the user's calendar, and "
+            "week 1's workouts and messages are prepared in the background (prepare_week does later weeks). "
+            "It becomes the active plan; an earlier active plan is archived. "
             'Example: {"name": "12-Week Strength", "goal": "get stronger at squat and bench", "weeks": 12, '
             '"days_per_week": 3}.'
         ),

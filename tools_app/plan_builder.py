@@ -383,3 +383,43 @@ def generate_plan(*, user_id: Any, session: Any, **arguments: Any) -> dict[str, 
     if _plan_generator is None:
         return build_plan(**arguments)
     return _plan_generator(user_id=user_id, session=session, **arguments)
+
+
+# --- A plan's weeks ---------------------------------------------------------------------------------------------
+def week_dates(plan: dict[str, Any], week: int) -> tuple[date, date]:
+    """First and last day of the plan's week `week` (week 1 starts on the plan's start date)."""
+    start = date.fromisoformat(str(plan["start_date"])) + timedelta(weeks=week - 1)
+    return start, start + timedelta(days=6)
+
+
+def week_containing(plan: dict[str, Any], day: date) -> int:
+    """The plan week `day` falls in: 1 before the plan starts, 0 after it has ended."""
+    start = date.fromisoformat(str(plan["start_date"]))
+    if day < start:
+        return 1
+    week = (day - start).days // 7 + 1
+    return week if week <= len(plan.get("weeks") or []) else 0
+
+
+# --- Who prepares a plan's weeks --------------------------------------------------------------------------------
+# The week chain (microcycle → workout_structure → workout_message) lives in trainer_agent, which registers
+# here at start-up how to start it (as a background task). Without it the tools cannot prepare weeks.
+WeekPreparer = Callable[..., None]
+_week_preparer: WeekPreparer | None = None
+
+
+def set_week_preparer(preparer: WeekPreparer | None) -> None:
+    """Route prepare_week (and create_workout_plan's first week) to `preparer(user_id=, plan_id=, week=, session=)`."""
+    global _week_preparer
+    _week_preparer = preparer
+
+
+def can_prepare_weeks() -> bool:
+    return _week_preparer is not None
+
+
+def request_week_preparation(*, user_id: Any, plan_id: Any, week: int, session: Any) -> None:
+    """Ask for the week to be prepared once the caller's transaction commits (the preparer decides how)."""
+    if _week_preparer is None:
+        raise RuntimeError("no week preparer is registered (trainer_agent registers one at start-up)")
+    _week_preparer(user_id=user_id, plan_id=plan_id, week=week, session=session)

@@ -37,6 +37,10 @@ class TrainerAgentConfig(AppConfig):
         from trainer_agent.agents.subagents import plan_with_fitness_plan_agent
 
         set_plan_generator(plan_with_fitness_plan_agent)
+        from tools_app.plan_builder import set_week_preparer  # prepare_week → the week chain, as a task
+        from trainer_agent.agents.week import enqueue_week_preparation
+
+        set_week_preparer(enqueue_week_preparation)
         from trainer_agent import testing_hooks  # scripted models of $AGENT_TEST_SCRIPTS (tests, benchmarks)
 
         testing_hooks.install_from_env()

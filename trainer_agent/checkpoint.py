@@ -70,7 +70,13 @@ RETENTION_RULES: tuple[RetentionRule, ...] = (
         "scheduled_workouts",
         "T2",
         keep_turns=T2_KEEP_TURNS,
-        touched_by=("schedule_workout", "update_scheduled_workout", "delete_scheduled_workout"),
+        touched_by=(
+            "schedule_workout",
+            "update_scheduled_workout",
+            "delete_scheduled_workout",
+            "create_workout_plan",
+            "prepare_week",
+        ),
     ),
     RetentionRule("workout_plans", "T2", keep_turns=T2_KEEP_TURNS, touched_by=("create_workout_plan",)),
     RetentionRule(

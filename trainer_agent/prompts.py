@@ -123,12 +123,15 @@ Training log: log_completed_exercise, undo_logged_exercise, mark_exercise_comple
 Data and places: fetch_data, set_current_location.
 Goals and preferences: set_goals, set_preference, delete_preference.
 Timers: generate_exercise_timer, generate_workout_timers.
-Calendar and plans: schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan.
+Calendar and plans: schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan,
+prepare_week.
 Progress: get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary.
 Typical sequences:
 - "Give me a workout" → generate_workout → message_notify_user(artifact_id) → idle.
 - "Swap the second exercise" → swap_exercise → message_notify_user(new artifact_id) → idle.
 - "I did 3x8 at 20 kg" → log_completed_exercise → message_notify_user → idle.
+- "Plan my next 12 weeks" → create_workout_plan (week 1 is prepared in the background) → message_notify_user
+  (say the days appear in their schedule as they are ready) → idle. "Get next week ready" → prepare_week → same.
 - Unclear request → message_ask_user with options (the turn ends there).
 </available_tools>
 

@@ -197,15 +197,21 @@ def enqueue_turn(turn: AgentTurn) -> None:
     """
     try:
         run_turn_task.enqueue(str(turn.pk))
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, str(turn.pk)])
+        wake_workers(str(turn.pk))
     except DatabaseError:
         logger.exception("turn.enqueue_failed", extra={"turn_id": str(turn.pk)})
 
 
-# The channel idle worker threads LISTEN on (PostgreSQL): a turn was enqueued.
+# The channel idle worker threads LISTEN on (PostgreSQL): a task (a turn, a plan week) was enqueued.
 TURNS_CHANNEL = "agent_turns"
+
+
+def wake_workers(payload: str) -> None:
+    """On PostgreSQL, wake idle worker loops to claim a task just enqueued (delivered when the caller's
+    transaction commits); elsewhere they find it at their next poll."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, payload])
 
 
 @task()

@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,6 +29,8 @@ class AgentRun:
     duration_ms: int
     result: Any = None
     error: BaseException | None = None
+    # What the caller passed along for the hooks (e.g. the week chain's scheduled workout id).
+    context: Mapping[str, Any] = field(default_factory=dict)
 
 
 type Hook = Callable[[AgentRun], None]
@@ -39,6 +41,10 @@ class Callback:
     name: str
     when: When
     hook: Hook
+    agents: tuple[str, ...] = ()  # the agents whose runs it hears; empty: every agent
+
+    def hears(self, run: AgentRun) -> bool:
+        return not self.agents or run.agent_id in self.agents
 
 
 class CallbackRegistry:
@@ -46,11 +52,13 @@ class CallbackRegistry:
         self._callbacks: list[Callback] = []
         self._lock = threading.Lock()
 
-    def register(self, name: str, hook: Hook, *, when: When = "on_success") -> Callback:
+    def register(
+        self, name: str, hook: Hook, *, when: When = "on_success", agents: tuple[str, ...] = ()
+    ) -> Callback:
         with self._lock:
             if any(c.name == name for c in self._callbacks):
                 raise ValueError(f"Callback {name!r} is already registered; use replace()")
-            callback = Callback(name, when, hook)
+            callback = Callback(name, when, hook, agents)
             self._callbacks.append(callback)
         return callback
 
@@ -62,6 +70,11 @@ class CallbackRegistry:
                     return self._callbacks[index]
         raise KeyError(f"Unknown callback {name!r}")
 
+    def unregister(self, name: str) -> None:
+        """Remove a callback (tests); unknown names are ignored."""
+        with self._lock:
+            self._callbacks = [c for c in self._callbacks if c.name != name]
+
     def names(self) -> list[str]:
         return [c.name for c in self._callbacks]
 
@@ -72,21 +85,24 @@ class CallbackRegistry:
     def fire(self, run: AgentRun) -> None:
         timing = "on_success" if run.success else "on_failure"
         for callback in list(self._callbacks):
-            if callback.when in (timing, "always"):
+            if callback.when in (timing, "always") and callback.hears(run):
                 try:
                     callback.hook(run)
                 except Exception:
                     logger.exception("agent.callback_failed", extra={"callback": callback.name})
 
-    def run_agent[T](self, agent_id: str, run: Callable[[], T]) -> T:
-        """Call `run()` and fire the callbacks with its outcome; the run's exception propagates."""
+    def run_agent[T](
+        self, agent_id: str, run: Callable[[], T], *, context: Mapping[str, Any] | None = None
+    ) -> T:
+        """Call `run()` and fire the callbacks with its outcome (and `context`); the run's exception propagates."""
         started = time.monotonic()
+        extra = dict(context or {})
         try:
             result = run()
         except BaseException as exc:
-            self.fire(AgentRun(agent_id, False, _elapsed_ms(started), error=exc))
+            self.fire(AgentRun(agent_id, False, _elapsed_ms(started), error=exc, context=extra))
             raise
-        self.fire(AgentRun(agent_id, True, _elapsed_ms(started), result=result))
+        self.fire(AgentRun(agent_id, True, _elapsed_ms(started), result=result, context=extra))
         return result
 
 

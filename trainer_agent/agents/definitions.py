@@ -136,4 +136,7 @@ def load_agents(registry: AgentRegistry = agent_registry) -> AgentRegistry:
             registry.register(definition)
     registry.validate()
     register_default_callbacks()
+    from trainer_agent.agents.week import register_week_callbacks  # the week chain's own hooks
+
+    register_week_callbacks()
     return registry

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import re
 import uuid
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
 from datasources_app import selectors
+from datasources_app.catalog import exercise_name_key
 from tools_app.plan_builder import WEEKDAYS, build_plan
 from tools_app.workout_schema import canonical_muscle
+from trainer_agent.offline.intents import Style, WorkoutAsk
+from trainer_agent.offline.workouts import (
+    Exclusions,
+    TrainingFacts,
+    compose_workout,
+    is_main,
+    load_facts,
+    resize,
+)
 
 SMS_MAX_CHARS = 1600
 DEFAULT_WEEKS = 12
@@ -89,6 +100,15 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
                 "date": session["date"],
             }
         )
+    if input.get("workouts"):
+        facts = load_facts(user_id=user_id)
+        today = selectors.local_today(user_id=user_id)
+        # Main lifts of the week so far: the next session of the same kind varies them.
+        used: dict[str, str] = {}
+        for day in days:
+            if not day["rest"]:
+                on_the_day = as_of(facts, days_ahead=(date.fromisoformat(str(day["date"])) - today).days)
+                day["markdown"] = day_markdown(day, week, on_the_day, vary=used)
     return {
         "week": week_number,
         "deload": week["deload"],
@@ -96,6 +116,107 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
         "target_rpe": week["target_rpe"],
         "days": days,
     }
+
+
+# A plan session's name → what the composer is asked for (focus areas, style). First match wins.
+_SESSION_ASKS: tuple[tuple[str, tuple[str, ...], Style], ...] = (
+    ("full body circuit", ("full body",), "hiit"),
+    ("conditioning", ("full body",), "hiit"),
+    ("active recovery", ("full body",), "mobility"),
+    ("recovery", ("full body",), "mobility"),
+    ("upper", ("upper body",), "strength"),
+    ("lower", ("lower body",), "strength"),
+    ("push", ("push",), "strength"),
+    ("pull", ("pull",), "strength"),
+    ("legs", ("legs",), "strength"),
+    ("easy", ("full body",), "cardio"),
+    ("long", ("full body",), "cardio"),
+    ("tempo", ("full body",), "cardio"),
+    ("intervals", ("full body",), "hiit"),
+)
+DELOAD_VOLUME = 0.6  # seed 003: deload weeks cut volume by 40 %
+MIN_VARIED_MAIN = 3  # a varied session keeps at least this many main exercises, else it repeats the lifts
+
+
+def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:
+    """The facts as they will stand on a session `days_ahead` days from now: muscles trained recently have had
+    that much longer to recover (a session next week is not cut short by yesterday's legs)."""
+    if days_ahead <= 0:
+        return facts
+    hours = 24.0 * days_ahead
+    return replace(facts, recent_hours={muscle: ago + hours for muscle, ago in facts.recent_hours.items()})
+
+
+def session_ask(session: str, minutes: int, *, deload: bool) -> WorkoutAsk:
+    """What to compose for a plan session: its areas and style, its minutes, easy in a deload week."""
+    name = session.lower()
+    focus, style = next(
+        ((areas, kind) for key, areas, kind in _SESSION_ASKS if name.startswith(key)),
+        (("full body",), "strength"),
+    )
+    return WorkoutAsk(
+        focus=focus, duration_min=minutes or None, style=style, intensity="easy" if deload else None
+    )
+
+
+def day_markdown(
+    day: dict[str, Any], week: dict[str, Any], facts: TrainingFacts, *, vary: dict[str, str] | None = None
+) -> str:
+    """One training day as the markdown workout of seed 003: composed from the catalogue for the user
+    (equipment, injuries, preferences, loads progressed from their last sessions), trimmed in a deload week.
+    Main lifts named in `vary` (earlier days of the week) are left out when enough others fit; the day's own
+    main lifts are added to it."""
+    deload = bool(week.get("deload"))
+    ask = session_ask(str(day["session"]), int(day["duration_minutes"]), deload=deload)
+    composed = None
+    if vary:
+        composed = compose_workout(ask, facts.with_exclusions(Exclusions(keys=dict(vary))))
+        if composed is not None and sum(1 for e in composed.exercises if is_main(e)) < MIN_VARIED_MAIN:
+            composed = None
+    composed = composed or compose_workout(ask, facts)
+    if composed is not None and vary is not None:
+        for exercise in composed.exercises:
+            if is_main(exercise) and exercise.get("exercise_type") == "reps":
+                vary[exercise_name_key(str(exercise["exercise_name"]))] = "earlier this week"
+    title = f"{day['weekday']} {day['session']} (week {week['week']}{', deload' if deload else ''})"
+    sections: dict[str, list[str]] = {"Warm-Up": [], "Main Workout": [], "Cool Down": []}
+    notes = [str(day.get("prescription") or "")]
+    if composed is not None:
+        for exercise in composed.exercises:
+            role = (exercise.get("group") or {}).get("type")
+            if deload and is_main(exercise) and exercise.get("sets"):
+                resize(exercise, max(1, round(int(exercise["sets"]) * DELOAD_VOLUME)))
+            section = {"warmup": "Warm-Up", "cooldown": "Cool Down"}.get(str(role), "Main Workout")
+            sections[section].append(_markdown_exercise(exercise))
+        notes += [note for note in composed.notes if note]
+    else:
+        notes.append("Nothing in the catalogue fits the equipment here; ask the coach for an alternative.")
+    lines = [f"# {title}"]
+    for heading, entries in sections.items():
+        lines += ["", f"## {heading}"]
+        lines += [f"{number}. {entry}" for number, entry in enumerate(entries, start=1)] or [
+            "- easy movement"
+        ]
+    lines += ["", "## Notes", *(f"- {note}" for note in notes if note)]
+    return "\n".join(lines)
+
+
+def _markdown_exercise(exercise: dict[str, Any]) -> str:
+    """'Goblet Squat — 3x10 @ 16kg, rest 90s' (the line workout_structure reads back)."""
+    name = exercise["exercise_name"]
+    kind = exercise["exercise_type"]
+    rest = f", rest {exercise.get('rest_sec') or 0}s"
+    if kind == "reps":
+        reps = (exercise.get("reps") or [10])[0]
+        loads = exercise.get("load_each") or []
+        load = f" @ {loads[0]:g}{exercise.get('load_unit') or ''}" if loads and loads[0] else ""
+        return f"{name} — {exercise['sets']}x{reps}{load}{rest}"
+    if kind == "hold":
+        return f"{name} — {exercise['sets']}x{(exercise.get('hold_sec') or [30])[0]}s{rest}"
+    if kind == "intervals":
+        return f"{name} — {exercise['rounds']} rounds {exercise['work_sec']}/{exercise['rest_sec']}"
+    distance = f", {exercise['distance']:g} {exercise['distance_unit']}" if exercise.get("distance") else ""
+    return f"{name} — {exercise.get('duration_min') or 20:g} min{distance}"
 
 
 # --- workout_message ------------------------------------------------------------------------------------------
@@ -123,19 +244,25 @@ def _exercise_line(number: int, exercise: dict[str, Any]) -> str:
     return f"{number}. {name}" + (f": {' '.join(parts)}" if parts else "")
 
 
-def _markdown_lines(markdown: str, *, headings: bool = True) -> tuple[str | None, list[str]]:
+def _markdown_lines(
+    markdown: str, *, headings: bool = True, skip_notes: bool = False
+) -> tuple[str | None, list[str]]:
     title: str | None = None
     lines: list[str] = []
+    in_notes = False
     for raw in markdown.splitlines():
         line = " ".join(raw.split())
         if not line:
             continue
         if line.startswith("#"):
             heading = line.lstrip("#").strip()
+            in_notes = heading.lower().startswith("notes")
             if title is None and heading:
                 title = heading
             elif heading and headings:
                 lines.append(heading.upper())
+            continue
+        if in_notes and skip_notes:
             continue
         lines.append(line.lstrip("-*• ").strip() or line)
     return title, lines
@@ -302,7 +429,7 @@ def _parse_line(line: str, *, weight_unit: str, distance_unit: str) -> dict[str,
 def workout_structure(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
     """Parse lines like "1. Goblet Squat — 3x10 @ 16kg, rest 90s", "Plank 3x45s", "Run 20 min"."""
     user_settings = selectors.get_settings(user_id=user_id)
-    title, lines = _markdown_lines(input.get("markdown") or "", headings=False)
+    title, lines = _markdown_lines(input.get("markdown") or "", headings=False, skip_notes=True)
     exercises: list[dict[str, Any]] = []
     for line in lines:
         parsed = _parse_line(

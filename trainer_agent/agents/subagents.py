@@ -70,6 +70,12 @@ class MicrocycleInput(BaseModel):
     days_per_week: int | None = Field(default=None, ge=1, le=7)
     deload_weeks: list[int] | None = None
     preferred_days: list[str] | None = None
+    workouts: bool = Field(
+        default=False, description="Write each training day's workout as markdown (the week chain)."
+    )
+    recent_workouts: list[str] | None = Field(
+        default=None, description="The user's last two weeks of logged workouts, one line each (progression)."
+    )
 
 
 class WorkoutMessageInput(BaseModel):
@@ -130,6 +136,12 @@ class MicrocycleDay(BaseModel):
     duration_minutes: int = Field(ge=0)
     prescription: str | None = None
     date: str | None = None
+    markdown: str | None = Field(
+        default=None,
+        description="With input workouts true, a training day's workout: '# Title', '## Warm-Up', "
+        "'## Main Workout' with one exercise per line ('1. Goblet Squat — 3x10 @ 16kg, rest 90s'), "
+        "'## Cool Down', '## Notes'.",
+    )
 
 
 class Microcycle(BaseModel):
@@ -189,7 +201,35 @@ def check_microcycle(check: SubagentCheck) -> list[str]:
         problems.append(f"week must be {check.input.get('week')}, got {cycle.week}")
     if any(day.rest and day.duration_minutes for day in cycle.days):
         problems.append("rest days must have duration_minutes 0")
+    plan = check.input.get("plan")
+    if plan:
+        problems += _plan_week_problems(cycle, plan)
+    if check.input.get("workouts"):
+        for day in training:
+            markdown = day.markdown or ""
+            missing = [heading for heading in WEEK_DAY_SECTIONS if heading.lower() not in markdown.lower()]
+            if missing:
+                problems.append(f"{day.weekday}: the workout markdown lacks {', '.join(missing)}")
     return problems
+
+
+# The sections of a day's workout in the week chain (seed 003's microcycle validation).
+WEEK_DAY_SECTIONS = ("# ", "## Warm-Up", "## Main Workout", "## Cool Down")
+
+
+def _plan_week_problems(cycle: Microcycle, plan: dict[str, Any]) -> list[str]:
+    """The week's training days must be the plan's (same weekdays and dates), so they land on its calendar."""
+    week = next((item for item in plan.get("weeks") or [] if item.get("week") == cycle.week), None)
+    if week is None:
+        return [f"the plan has no week {cycle.week}"]
+    expected = {str(day.get("weekday")): str(day.get("date")) for day in week.get("days") or []}
+    found = {day.weekday: str(day.date) for day in cycle.days if not day.rest}
+    if found != expected:
+        listed = ", ".join(f"{weekday} {when}" for weekday, when in expected.items())
+        return [f"training days must be the plan's week {cycle.week} days ({listed})"]
+    if bool(week.get("deload")) != cycle.deload:
+        return [f"week {cycle.week} is {'a' if week.get('deload') else 'not a'} deload week in the plan"]
+    return []
 
 
 def check_sms_length(check: SubagentCheck) -> list[str]:
@@ -291,8 +331,11 @@ def run_subagent(
     session: AgentSession | None = None,
     sink: EventSink | None = None,
     registry: AgentRegistry = agent_registry,
+    callback_context: dict[str, Any] | None = None,
 ) -> SubagentResult:
-    """Run one sub-agent to a validated output, or raise `SubagentError` naming the problems."""
+    """Run one sub-agent to a validated output, or raise `SubagentError` naming the problems.
+
+    The callbacks around the run (`callback_registry`) are told `callback_context` besides the outcome."""
     definition = _ensure_registered(agent_id, registry)
     spec = SPECS[agent_id]
     try:
@@ -310,7 +353,7 @@ def run_subagent(
             return _run_offline(definition, spec, clean_input, user_id, sink, registry)
         return _run_model(definition, spec, clean_input, user_id, sink, registry, model_id)
 
-    return callback_registry.run_agent(agent_id, run)
+    return callback_registry.run_agent(agent_id, run, context=callback_context)
 
 
 def _purpose(definition: AgentDefinition) -> str:

@@ -936,6 +936,65 @@ class Turn:
             key: value for key, value in values.items() if key in properties and value not in (None, [], "")
         }
 
+    def _on_plan(self) -> Decision:
+        """A multi-week plan: create_workout_plan (which starts preparing week 1), then say what it holds."""
+        ask = self.intent.plan
+        done = self.transcript.calls("create_workout_plan")
+        if not done and ask is not None:
+            arguments: dict[str, Any] = {"name": f"{ask.weeks or 12}-week plan", "goal": ask.goal}
+            if ask.weeks:
+                arguments["weeks"] = ask.weeks
+            if ask.days_per_week:
+                arguments["days_per_week"] = ask.days_per_week
+            return Decision(
+                "create_workout_plan", arguments, "plan", "Building the multi-week plan asked for."
+            )
+        step = done[-1] if done else None
+        if step is None or not step.ok:
+            problem = step.first_problem() if step is not None else "I could not read the request"
+            return self._notify(f"I couldn't build that plan: {_sentence(problem)}", "The plan tool refused.")
+        lines = step.body.splitlines()
+        overview = next((line for line in lines if line.startswith("Plan:")), lines[0] if lines else "")
+        summary = re.sub(r"\s*id=\S+", "", overview.removeprefix("Plan: "))
+        preparing = any(line.startswith("Preparing week") for line in lines)
+        tail = (
+            " I'm preparing week 1's workouts now; each day shows up in your schedule with its message as "
+            "soon as it's ready."
+            if preparing
+            else ""
+        )
+        return self._notify(f"Your plan is set: {summary}{tail}", "Summarising the new plan.")
+
+    def _on_week(self) -> Decision:
+        """Prepare a plan week (prepare_week), or show what is on the schedule this week."""
+        if self.intent.show_week:
+            fetched = self.transcript.calls("fetch_data")
+            if not fetched:
+                return Decision(
+                    "fetch_data",
+                    {"sources": ["scheduled_workouts"], "params": {"scheduled_workouts": {"days_ahead": 7}}},
+                    "week",
+                    "Reading this week's schedule.",
+                )
+            body = re.sub(r"</?schedule[^>]*>|\s*id=\S+", "", fetched[-1].body).strip()
+            return self._notify(f"Here's your week:\n{body}", "Showing the week's schedule.")
+        done = self.transcript.calls("prepare_week")
+        if not done:
+            arguments = {"week": self.intent.week} if self.intent.week else {}
+            return Decision("prepare_week", arguments, "week", "Preparing the plan week asked for.")
+        step = done[-1]
+        if not step.ok:
+            return self._notify(
+                f"I couldn't prepare that week: {_sentence(step.first_problem())}", "Refused."
+            )
+        first = step.body.splitlines()[0] if step.body else ""
+        days = first.split(": ", 1)[1].split(". Each day")[0] if ": " in first else ""
+        return self._notify(
+            f"On it: I'm preparing {days}. Each workout and its message show up in your schedule as soon as "
+            "it's ready.",
+            "The week is being prepared in the background.",
+        )
+
     def _on_stats(self) -> Decision:
         days = self.intent.stats_days or 30
         transcript = self.transcript

@@ -16,6 +16,8 @@ from typing import Literal
 from datasources_app.catalog import EQUIPMENT
 
 IntentKind = Literal[
+    "plan",
+    "week",
     "workout",
     "swap",
     "adjust",
@@ -317,6 +319,46 @@ class Intent:
     preference: PreferenceAsk | None = None
     location: str | None = None
     stats_days: int | None = None
+    plan: PlanAsk | None = None
+    week: int | None = None  # "prepare week 3"
+    show_week: bool = False  # "what's on this week" (read) rather than "prepare my week" (write)
+
+
+@dataclass(frozen=True)
+class PlanAsk:
+    """A multi-week plan request: "a 12-week strength plan, 3 days a week"."""
+
+    goal: str
+    weeks: int | None = None
+    days_per_week: int | None = None
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_NUMBER_WORDS |= {"ten": 10, "twelve": 12, "sixteen": 16}
+_COUNT = r"(?P<n>\d+|" + "|".join(_NUMBER_WORDS) + r")"
+_PLAN = (
+    r"\b\d+[\s-]*weeks?\b[\w\s,'-]{0,40}\b(?:plan|program(?:me)?|block)\b|"
+    r"\b(?:training|multi-week|weekly) (?:plan|program(?:me)?)\b"
+)
+_PLAN_WEEKS = re.compile(r"\b(\d+)[\s-]*weeks?\b")
+_PLAN_DAYS = re.compile(_COUNT + r"\s*(?:days?|times|x|sessions?)\s*(?:a|per|each|/)\s*week\b")
+_WEEK = (
+    r"\b(?:prepare|plan|set up|build|generate|write|make|ready|get)\b.*\b(?:my|this|the|next|coming) week\b|"
+    r"\b(?:prepare|generate|build)\b.*\bweek \d+\b|"
+    r"\b(?:what'?s|what is|show|see|view)\b.*\b(?:this|next|my|the) week\b|\bweek'?s workouts\b"
+)
+
+
+def plan_ask(text: str) -> PlanAsk:
+    weeks = _PLAN_WEEKS.search(text)
+    days = _PLAN_DAYS.search(text)
+    count = days.group("n") if days else None
+    per_week = (int(count) if count.isdigit() else _NUMBER_WORDS[count]) if count else None
+    return PlanAsk(
+        goal=text,
+        weeks=int(weeks.group(1)) if weeks else None,
+        days_per_week=per_week if per_week is not None and 1 <= per_week <= 7 else None,
+    )
 
 
 # --- Helpers ------------------------------------------------------------------------------------------------------
@@ -724,6 +766,13 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
 
     if _has(_AMBIGUOUS, text):
         return Intent("ambiguous", raw, location=location)
+
+    if _has(_PLAN, text) and not _has(_LOG, text):
+        return Intent("plan", raw, plan=plan_ask(text))
+    if _has(_WEEK, text) and not _has(_LOG, text) and not _has(_STATS, text):
+        number = re.search(r"\bweek (\d+)\b", text)
+        reading = _has(r"\b(?:what'?s|what is|show|see|view)\b", text) and not _has(r"\bprepare\b", text)
+        return Intent("week", raw, week=int(number.group(1)) if number else None, show_week=reading)
 
     if _has(_LOG, text) and not creating and not _has(r"\b(?:should|can|could|will) i\b|\?$", text):
         skipped = tuple(
