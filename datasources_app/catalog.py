@@ -183,6 +183,23 @@ def exercise_name_key(name: str) -> str:
     return "".join(_canonical_word(word) for word in words)
 
 
+def name_words(name: str) -> tuple[str, ...]:
+    """The canonical words of a name ("Wide-Grip Push-Ups" → ("wide", "grip", "push", "up"))."""
+    return tuple(_canonical_word(word) for word in _WORD_RE.findall(name.lower().replace("&", " and ")))
+
+
+def name_covers(excluded: str, name: str) -> bool:
+    """Whether a name a user excluded covers `name`: the same exercise, or a variation whose name holds it
+    ("Push-Ups" covers "Wide-Grip Push-Up"; "Squat" covers "Goblet Squat"; "Bench Press" does not cover "Bench Dip")."""
+    wanted, words = name_words(excluded), name_words(name)
+    if not wanted:
+        return False
+    if exercise_name_key(excluded) == exercise_name_key(name):
+        return True
+    size = len(wanted)
+    return any(words[start : start + size] == wanted for start in range(len(words) - size + 1))
+
+
 def slugify_exercise_name(name: str) -> str:
     """The catalogue slug for a display name: lower case, words joined by hyphens."""
     return "-".join(_WORD_RE.findall(name.lower()))

@@ -306,9 +306,16 @@ def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], k
     parts = []
     for key in keys:
         before, after = old.get(key), new.get(key)
-        if before == after:
-            continue
-        if key == "load_each":
+        if before == after or (
+            isinstance(before, list) and isinstance(after, list) and set(before) == set(after)
+        ):
+            continue  # the same values over a new number of sets: the sets say it
+        if key == "load_each" and before and after and len(set(before)) == 1 and len(set(after)) == 1:
+            unit = load_phrase(0, str(new.get("load_unit") or ""), new.get("equipment") or ()).removeprefix(
+                "0 "
+            )
+            parts.append(f"{float(before[0]):g}→{float(after[0]):g} {unit}")
+        elif key == "load_each":
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)}")
         elif key in _LABELS:
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)} {_LABELS[key]}")

@@ -1015,7 +1015,8 @@ GENERATE_WORKOUT = register(
             "distance in the user's distance unit, target_pace) or intervals (rounds, work_sec, rest_sec). "
             "Orders run 1..N. muscles_utilized uses the 16 muscles and goals_addressed the goal categories; "
             "each list's shares sum to 1. Use only equipment available at the current location and respect "
-            "the user's preferences. Group supersets/circuits with `group` (same id, positions 1..k, name "
+            "the user's preferences and injuries (an exercise whose movement pattern or loaded joint an "
+            "injury rules out is refused, with safe options named). Group supersets/circuits with `group` (same id, positions 1..k, name "
             "and rounds on the first). Every problem is reported at once if the workout is invalid. "
             "Returns an artifact_id: then call message_notify_user with it, or the user sees nothing."
         ),
@@ -1033,9 +1034,12 @@ SWAP_EXERCISE = register(
     Tool(
         name="swap_exercise",
         description=(
-            "Replace one exercise of the current workout with a new one (same fields as in "
-            "generate_workout; it keeps the old one's order and group unless you give them). Creates an "
-            "updated workout artifact to deliver with message_notify_user."
+            "Replace exactly one exercise of the current workout. Give new_exercise (same fields as in "
+            "generate_workout; it keeps the old one's order and group unless you give them), or "
+            "replacement_name (a catalogue exercise the tool prescribes), or neither: the tool then picks "
+            "one with the same movement pattern and muscles that fits the user's equipment, preferences and "
+            "injuries, and prescribes it. Creates an updated workout artifact to deliver with "
+            "message_notify_user."
         ),
         input_model=SwapExerciseInput,
         handler=swap_exercise,
@@ -1053,8 +1057,10 @@ ADJUST_EXERCISE = register(
         name="adjust_exercise",
         description=(
             "Change some fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
-            "hold_sec, duration_min, rounds, work_sec, order, notes, ...). Its id and exercise_type cannot "
-            "change. Creates an updated workout artifact to deliver with message_notify_user."
+            "hold_sec, duration_min, rounds, work_sec, order, notes, ...), or give change='harder' or "
+            "'easier' and the tool picks the change. Its id and exercise_type cannot change. The result says "
+            "what changed (tell the user). Creates an updated workout artifact to deliver with "
+            "message_notify_user."
         ),
         input_model=AdjustExerciseInput,
         handler=adjust_exercise,

@@ -43,6 +43,7 @@ from datasources_app.catalog import (
     derive_movement_pattern,
     exercise_name_key,
     injured_body_parts,
+    name_covers,
 )
 from datasources_app.models import Exercise as CatalogExercise
 from datasources_app.models import Preference
@@ -81,6 +82,7 @@ class CatalogMatch:
     level: str = ""
     primary_muscles: tuple[str, ...] = ()
     muscle_shares: tuple[tuple[str, float], ...] = ()
+    names: tuple[str, ...] = ()  # name and aliases
 
 
 @dataclass(frozen=True)
@@ -182,12 +184,19 @@ def catalog_match_of(exercise: CatalogExercise) -> CatalogMatch:
         level=exercise.level,
         primary_muscles=tuple(exercise.primary_muscles or ()),
         muscle_shares=tuple((muscle, float(shares[muscle])) for muscle in ordered if shares.get(muscle)),
+        names=(exercise.name, *(str(alias) for alias in exercise.aliases or ())),
     )
 
 
 def find_catalog_match(name: str) -> CatalogMatch | None:
     exercise = selectors.find_exercise_by_name(name=name)
     return catalog_match_of(exercise) if exercise is not None else None
+
+
+def excluded_by(preference: Preference, names: Iterable[str]) -> bool:
+    """Whether the preference excludes an exercise known by `names` (or a variation of an excluded name)."""
+    excluded = [str(item) for item in preference.exclude_exercises or ()]
+    return any(name_covers(item, name) for item in excluded for name in names)
 
 
 def catalog_matches() -> list[CatalogMatch]:
@@ -225,8 +234,7 @@ def allowed(match: CatalogMatch, context: TrainingContext) -> bool:
     if any(slug not in context.available_equipment for slug in match.equipment):
         return False
     for preference in context.preferences:
-        excluded = {exercise_name_key(str(name)) for name in preference.exclude_exercises or ()}
-        if match.name_keys & excluded or match.equipment & set(preference.exclude_equipment or ()):
+        if excluded_by(preference, match.names) or match.equipment & set(preference.exclude_equipment or ()):
             return False
     return not injury_conflicts(match.movement_pattern, match.loaded_joints, context.injuries)
 
@@ -526,12 +534,9 @@ def _preference_problems(
     context: TrainingContext,
 ) -> list[str]:
     problems: list[str] = []
-    name_keys = {exercise_name_key(exercise.exercise_name)}
-    if match is not None:
-        name_keys |= match.name_keys
+    names = (exercise.exercise_name, *(match.names if match is not None else ()))
     for preference in context.preferences:
-        excluded = {exercise_name_key(str(name)) for name in preference.exclude_exercises or ()}
-        if name_keys & excluded:
+        if excluded_by(preference, names):
             problems.append(f"excluded by the user's preference '{preference.description}'")
         banned = [slug for slug in equipment if slug in set(preference.exclude_equipment or ())]
         if banned:
