@@ -23,7 +23,7 @@ from django.utils import timezone
 from datasources_app import distribution, selectors
 from datasources_app.catalog import exercise_name_key
 from datasources_app.stats import convert_weight
-from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, catalog_matches
+from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, context_catalog
 
 HISTORY_DAYS = 180
 RECENT_HOURS = 48
@@ -221,7 +221,7 @@ def pick_replacement(
 
     pool = [
         candidate
-        for candidate in catalog_matches()
+        for candidate in context_catalog(context)
         if not (candidate.name_keys & taken)
         and (old_match is None or candidate.slug != old_match.slug)
         and candidate.primary_muscles

@@ -103,6 +103,8 @@ class TrainingContext:
     available_equipment: frozenset[str]
     preferences: tuple[Preference, ...] = ()
     injuries: tuple[Injury, ...] = ()
+    # The catalogue, read once per check when a refusal needs safe options (see `context_catalog`).
+    catalog_cache: list[CatalogMatch] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass
@@ -203,6 +205,13 @@ def catalog_matches() -> list[CatalogMatch]:
     """Every catalogue exercise (two queries), by slug."""
     exercises = selectors.search_exercises(limit=100_000)
     return sorted((catalog_match_of(exercise) for exercise in exercises), key=lambda match: match.slug)
+
+
+def context_catalog(context: TrainingContext) -> list[CatalogMatch]:
+    """Every catalogue exercise, read at most once per context."""
+    if not context.catalog_cache:
+        context.catalog_cache.extend(catalog_matches())
+    return context.catalog_cache
 
 
 def movement_of(exercise: ExerciseFields, match: CatalogMatch | None) -> tuple[str | None, frozenset[str]]:
@@ -385,7 +394,7 @@ def safe_alternatives(
     )
     fitting = [
         candidate
-        for candidate in catalog_matches()
+        for candidate in context_catalog(context)
         if candidate.movement_pattern not in ("mobility", "")
         and candidate.primary_muscles
         and candidate.primary_muscles[0] in shares
