@@ -287,7 +287,7 @@ PATTERN_JOINTS: Final[dict[str, tuple[Joint, ...]]] = {
 _PATTERN_RULES: Final[tuple[tuple[str, MovementPattern], ...]] = (
     (r"stretch|foam roll|circles|cat-cow|child's pose|inchworm|groiner|world's greatest", "mobility"),
     (
-        r"bike|bicycling|cycling|elliptical|stair|rowing machine|rowing, stationary|treadmill walk",
+        r"bike|bicycling|cycling|elliptical|stair|rowing machine|rowing, stationary|treadmill walk|outdoor walk|brisk walk|^walk\b",
         "cyclical",
     ),
     (
