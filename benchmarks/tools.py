@@ -152,11 +152,12 @@ def demo_workout() -> dict[str, Any]:
                 "reasoning": "Core.",
             },
             {
-                "exercise_name": "Outdoor Run",
+                # The demo user's knee rules out running and mountain climbers (issue 17's guardrails).
+                "exercise_name": "Outdoor Walk",
                 "exercise_type": "duration",
                 "order": 4,
                 "duration_min": 20,
-                "distance": 4,
+                "distance": 2,
                 "distance_unit": "km",
                 "muscles_utilized": [
                     {"muscle": "Quadriceps", "share": 0.6},
@@ -166,13 +167,13 @@ def demo_workout() -> dict[str, Any]:
                 "reasoning": "Aerobic base.",
             },
             {
-                "exercise_name": "Mountain Climber",
+                "exercise_name": "Shadow Boxing",
                 "exercise_type": "intervals",
                 "order": 5,
                 "rounds": 8,
                 "work_sec": 20,
                 "rest_sec": 10,
-                "muscles_utilized": [{"muscle": "Abs", "share": 0.5}, {"muscle": "Quadriceps", "share": 0.5}],
+                "muscles_utilized": [{"muscle": "Shoulders", "share": 0.5}, {"muscle": "Abs", "share": 0.5}],
                 "goals_addressed": [{"goal": "endurance", "share": 1.0}],
                 "reasoning": "Finisher.",
             },

@@ -7,6 +7,8 @@ migration can use this module without the app registry.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
 # --- Muscles (docs/contracts.md §12.4 (muscles, goals, shares): exactly these 16 names, in this order) ------------------------------------
@@ -181,6 +183,319 @@ def exercise_name_key(name: str) -> str:
     return "".join(_canonical_word(word) for word in words)
 
 
+def name_words(name: str) -> tuple[str, ...]:
+    """The canonical words of a name ("Wide-Grip Push-Ups" → ("wide", "grip", "push", "up"))."""
+    return tuple(_canonical_word(word) for word in _WORD_RE.findall(name.lower().replace("&", " and ")))
+
+
+def name_covers(excluded: str, name: str) -> bool:
+    """Whether a name a user excluded covers `name`: the same exercise, or a variation whose name holds it
+    ("Push-Ups" covers "Wide-Grip Push-Up"; "Squat" covers "Goblet Squat"; "Bench Press" does not cover "Bench Dip")."""
+    wanted, words = name_words(excluded), name_words(name)
+    if not wanted:
+        return False
+    if exercise_name_key(excluded) == exercise_name_key(name):
+        return True
+    size = len(wanted)
+    return any(words[start : start + size] == wanted for start in range(len(words) - size + 1))
+
+
 def slugify_exercise_name(name: str) -> str:
     """The catalogue slug for a display name: lower case, words joined by hyphens."""
     return "-".join(_WORD_RE.findall(name.lower()))
+
+
+# --- Movement patterns, loaded joints and body parts (issue 17 item 1) ----------------------------------------------
+# What a coach checks against an injury: the movement an exercise is (knee-dominant squat, hip hinge, overhead
+# press, ...) and the joints it puts under load. Stored on every catalogue exercise (derived by
+# scripts/build_exercise_catalog.py with `derive_movement_pattern` / `derive_loaded_joints`), and derived the
+# same way for an exercise the catalogue does not know, from its name and the muscles the model gave.
+MovementPattern = Literal[
+    "squat",  # knee-dominant, both legs: squats, leg press, hack squat, wall sit
+    "lunge",  # knee-dominant, one leg: lunges, split squats, step-ups
+    "knee_extension",
+    "knee_flexion",
+    "hinge",  # hip-hinge: deadlifts, good mornings, swings, back extensions
+    "hip_extension",  # bridges, hip thrusts, kickbacks
+    "hip_abduction",
+    "hip_adduction",
+    "calf_raise",
+    "jump",  # lower-body plyometrics and impact
+    "olympic",  # cleans, snatches, thrusters, get-ups: everything at once
+    "horizontal_push",
+    "vertical_push",  # overhead pressing
+    "dip",
+    "chest_fly",
+    "horizontal_pull",
+    "vertical_pull",
+    "upright_row",
+    "shoulder_raise",  # lateral / front / rear raises, external rotation
+    "elbow_flexion",
+    "elbow_extension",
+    "wrist",
+    "shrug",
+    "neck",
+    "core_flexion",
+    "core_stability",
+    "rotation",
+    "carry",
+    "locomotion",  # running, skipping, jumping jacks: impact
+    "cyclical",  # cycling, rowing, elliptical, stairs, walking: low impact
+    "mobility",  # stretches, foam rolling, joint circles: nothing loaded
+]
+MOVEMENT_PATTERNS: Final[tuple[MovementPattern, ...]] = get_args(MovementPattern)
+
+Joint = Literal["knee", "hip", "spine", "shoulder", "elbow", "wrist", "ankle", "neck"]
+JOINTS: Final[tuple[Joint, ...]] = get_args(Joint)
+
+# The joints each pattern loads. `derive_loaded_joints` adds the spine when the lower back works.
+PATTERN_JOINTS: Final[dict[str, tuple[Joint, ...]]] = {
+    "squat": ("knee", "hip", "ankle"),
+    "lunge": ("knee", "hip", "ankle"),
+    "knee_extension": ("knee",),
+    "knee_flexion": ("knee",),
+    "hinge": ("hip", "spine"),
+    "hip_extension": ("hip",),
+    "hip_abduction": ("hip",),
+    "hip_adduction": ("hip",),
+    "calf_raise": ("ankle",),
+    "jump": ("knee", "hip", "ankle"),
+    "olympic": ("knee", "hip", "spine", "shoulder", "wrist"),
+    "horizontal_push": ("shoulder", "elbow", "wrist"),
+    "vertical_push": ("shoulder", "elbow", "wrist"),
+    "dip": ("shoulder", "elbow", "wrist"),
+    "chest_fly": ("shoulder",),
+    "horizontal_pull": ("shoulder", "elbow"),
+    "vertical_pull": ("shoulder", "elbow"),
+    "upright_row": ("shoulder", "elbow"),
+    "shoulder_raise": ("shoulder",),
+    "elbow_flexion": ("elbow", "wrist"),
+    "elbow_extension": ("elbow",),
+    "wrist": ("wrist",),
+    "shrug": ("neck",),
+    "neck": ("neck",),
+    "core_flexion": ("spine",),
+    "core_stability": (),
+    "rotation": ("spine",),
+    "carry": ("wrist", "spine"),
+    "locomotion": ("knee", "ankle"),
+    "cyclical": ("knee", "hip"),
+    "mobility": (),
+}
+
+# Name rules, first match wins (lower-case names). Muscles decide when no rule matches.
+_PATTERN_RULES: Final[tuple[tuple[str, MovementPattern], ...]] = (
+    (r"stretch|foam roll|circles|cat-cow|child's pose|inchworm|groiner|world's greatest", "mobility"),
+    (
+        r"bike|bicycling|cycling|elliptical|stair|rowing machine|rowing, stationary|treadmill walk|outdoor walk|brisk walk|^walk\b",
+        "cyclical",
+    ),
+    (
+        r"treadmill|\brun\b|jog|sprint|"
+        r"jump rope|rope jumping|high knees|jumping jacks|star jump|sled|mountain climber",
+        "locomotion",
+    ),
+    (r"clean|snatch|jerk|thruster|turkish get-up|get-up", "olympic"),
+    (r"jump|bound|burpee|\bhops?\b|skater|tuck jump", "jump"),
+    (r"calf|calves|heel raise", "calf_raise"),
+    (r"leg extension", "knee_extension"),
+    (r"leg curl|hamstring curl|glute ham|nordic", "knee_flexion"),
+    (r"lunge|split squat|step-?up|pistol|bulgarian", "lunge"),
+    (r"squat|leg press|wall sit|sissy", "squat"),
+    (
+        r"deadlift|good morning|swing|hyperextension|back extension|pull-through|pull through|rack pull|superman",
+        "hinge",
+    ),
+    (
+        r"hip thrust|bridge|hip raise|kickback \(glute|glute kickback|hip extension|donkey kick",
+        "hip_extension",
+    ),
+    (r"abduction|abductor|clamshell|monster walk|side-lying leg raise|lateral band walk", "hip_abduction"),
+    (r"adduction|adductor|copenhagen", "hip_adduction"),
+    (r"upright row|high pull\b", "upright_row"),
+    (r"shrug", "shrug"),
+    (r"neck", "neck"),
+    (r"wrist|finger curl|plate pinch|wrist roller", "wrist"),
+    (r"\bdips?\b|dip machine", "dip"),
+    (
+        r"triceps|tricep|skull|pushdown|kickback|close-grip bench|jm press|tate press|french press",
+        "elbow_extension",
+    ),
+    (r"curl", "elbow_flexion"),
+    (
+        r"overhead press|military|shoulder press|arnold|push press|handstand|pike push|landmine press|"
+        r"kettlebell press|lever shoulder",
+        "vertical_push",
+    ),
+    (r"pull-?ups?\b|chin-?ups?\b|pulldown|pull-down|muscle up|dead hang|pullover", "vertical_pull"),
+    (
+        r"face pull|rear delt|reverse fly|reverse pec|pull apart|external rotation|lateral raise|front raise|"
+        r"scaption|rear lateral|front plate raise",
+        "shoulder_raise",
+    ),
+    (r"\brows?\b|rowing", "horizontal_pull"),
+    (r"\bfly\b|flye|crossover|cross over|pec deck|butterfly", "chest_fly"),
+    (r"bench press|chest press|push-?ups?\b|press-up|floor press|svend|chest pass", "horizontal_push"),
+    (r"carry|farmer|walk\b|yoke", "carry"),
+    (r"plank|hollow|bird dog|dead bug|side bridge|vacuum|pallof|l-sit|hold", "core_stability"),
+    (r"twist|wood ?chop|windmill|rotation|side bend|oblique", "rotation"),
+    (
+        r"crunch|sit-up|situp|leg raise|knee raise|v-up|toes to bar|rollout|roller|knee tuck|flutter|jackknife|slam",
+        "core_flexion",
+    ),
+)
+_COMPILED_PATTERN_RULES: Final = tuple((re.compile(rule), pattern) for rule, pattern in _PATTERN_RULES)
+
+# By main muscle when the name says nothing: (isolation/static pattern, compound pattern).
+_MUSCLE_PATTERNS: Final[dict[str, tuple[MovementPattern, MovementPattern]]] = {
+    "Chest": ("chest_fly", "horizontal_push"),
+    "Back": ("horizontal_pull", "horizontal_pull"),
+    "Shoulders": ("shoulder_raise", "vertical_push"),
+    "Biceps": ("elbow_flexion", "elbow_flexion"),
+    "Triceps": ("elbow_extension", "elbow_extension"),
+    "Abs": ("core_flexion", "core_flexion"),
+    "Lower Back": ("hinge", "hinge"),
+    "Quadriceps": ("knee_extension", "squat"),
+    "Hamstrings": ("knee_flexion", "hinge"),
+    "Glutes": ("hip_extension", "hip_extension"),
+    "Calves": ("calf_raise", "calf_raise"),
+    "Trapezius": ("shrug", "shrug"),
+    "Abductors": ("hip_abduction", "hip_abduction"),
+    "Adductors": ("hip_adduction", "hip_adduction"),
+    "Forearms": ("wrist", "wrist"),
+    "Neck": ("neck", "neck"),
+}
+
+
+def derive_movement_pattern(
+    name: str,
+    *,
+    primary_muscles: list[str] | tuple[str, ...] = (),
+    category: str = "",
+    mechanic: str = "",
+    force: str = "",
+) -> MovementPattern | None:
+    """The movement an exercise is: the first name rule that matches, else its main muscle (None if unknown)."""
+    if category in ("stretching", "mobility"):
+        return "mobility"
+    lowered = name.lower()
+    for rule, pattern in _COMPILED_PATTERN_RULES:
+        if rule.search(lowered):
+            return pattern
+    if category == "cardio":
+        return "locomotion"
+    muscle = next((canonical_muscle(item) for item in primary_muscles if canonical_muscle(item)), None)
+    if muscle is None:
+        return None
+    if muscle in ("Quadriceps", "Hamstrings", "Glutes") and category == "plyometrics":
+        return "jump"
+    if muscle == "Abs" and force == "static":
+        return "core_stability"
+    isolation, compound = _MUSCLE_PATTERNS[muscle]
+    return compound if mechanic == "compound" else isolation
+
+
+def derive_loaded_joints(
+    pattern: str | None, *, muscles: list[str] | tuple[str, ...] = (), name: str = ""
+) -> list[Joint]:
+    """The joints an exercise loads: its pattern's, plus the spine when the lower back works (bent-over rows,
+    back squats) and the knee for lunging/squatting names the pattern missed. Canonical order."""
+    joints: set[str] = set(PATTERN_JOINTS.get(pattern or "", ()))
+    if pattern not in ("mobility", None) and "Lower Back" in {canonical_muscle(m) for m in muscles}:
+        joints.add("spine")
+    lowered = name.lower()
+    if pattern not in ("mobility", None) and re.search(
+        r"bent[- ]over|barbell row|t-bar row|back squat|barbell squat|good morning", lowered
+    ):
+        joints.add("spine")
+    return [joint for joint in JOINTS if joint in joints]
+
+
+@dataclass(frozen=True)
+class BodyPart:
+    """One injured body part: the words that name it, the joint it is, and the patterns a coach avoids."""
+
+    key: str
+    words: re.Pattern[str]
+    joint: Joint | None  # every exercise loading this joint is avoided
+    patterns: frozenset[str]  # and every exercise of these patterns
+    advice: str  # what to do instead, for the model
+
+
+# Body part → contraindicated movement patterns (and loaded joint). Data, not exercise names: a new catalogue
+# exercise is covered by its pattern and joints.
+BODY_PARTS: Final[tuple[BodyPart, ...]] = (
+    BodyPart(
+        "knee",
+        re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|menisc|patell"),
+        None,  # cycling and hip work load it lightly; the patterns below are what hurts
+        frozenset({"squat", "lunge", "jump", "knee_extension", "knee_flexion", "olympic", "locomotion"}),
+        "pick hip-dominant or upper-body work that keeps the knee still (hip thrust, glute bridge, hip "
+        "abduction, back extension, upper body)",
+    ),
+    BodyPart(
+        "lower back",
+        re.compile(r"lower[\s-]*back|lumbar|\bdiscs?\b|sciatica|back pain|back injury|herniat|\bspine\b"),
+        "spine",
+        frozenset({"hinge", "olympic", "carry"}),
+        "pick supported or machine work that keeps the spine neutral and unloaded (chest-supported rows, "
+        "machines, planks)",
+    ),
+    BodyPart(
+        "shoulder",
+        re.compile(r"\bshoulders?\b|rotator|\bcuff\b|impingement|labrum"),
+        None,
+        frozenset({"vertical_push", "dip", "upright_row", "olympic", "vertical_pull"}),
+        "nothing overhead, no dips or upright rows; keep pressing and pulling below shoulder height",
+    ),
+    BodyPart(
+        "elbow",
+        re.compile(r"\belbows?\b|tennis elbow|golfer"),
+        None,
+        frozenset({"elbow_extension", "dip"}),
+        "avoid heavy elbow extension (skull crushers, dips, triceps extensions)",
+    ),
+    BodyPart(
+        "wrist",
+        re.compile(r"\bwrists?\b|carpal"),
+        None,
+        frozenset({"wrist", "olympic"}),
+        "keep load off the wrists (no wrist curls or cleans)",
+    ),
+    BodyPart(
+        "ankle",
+        re.compile(r"\bankles?\b|achilles"),
+        "ankle",
+        frozenset({"jump", "locomotion", "calf_raise", "lunge"}),
+        "no running, jumping or calf work; seated or lying work is fine",
+    ),
+    BodyPart(
+        "hip",
+        re.compile(r"\bhips?\b|groin"),
+        "hip",
+        frozenset({"squat", "lunge", "hinge", "jump", "olympic"}),
+        "upper-body and core work that keeps the hip still",
+    ),
+    BodyPart(
+        "neck",
+        re.compile(r"\bneck\b|cervical"),
+        "neck",
+        frozenset({"shrug", "neck", "upright_row"}),
+        "no shrugs, upright rows or neck work",
+    ),
+)
+
+
+def injured_body_parts(text: str) -> tuple[BodyPart, ...]:
+    """The body parts `text` (injuries, limitations, what the user said) names, in table order."""
+    lowered = text.lower()
+    return tuple(part for part in BODY_PARTS if part.words.search(lowered))
+
+
+def contraindication(part: BodyPart, *, pattern: str | None, joints: Collection[str]) -> str | None:
+    """Why an exercise of `pattern` loading `joints` is wrong for an injured `part`, or None when it is fine."""
+    if pattern is not None and pattern in part.patterns:
+        return f"its movement pattern ({pattern.replace('_', ' ')}) is contraindicated for the {part.key}"
+    if part.joint is not None and part.joint in joints:
+        return f"it loads the {part.joint}"
+    return None

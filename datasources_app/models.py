@@ -19,6 +19,7 @@ from datasources_app.catalog import (
     FORCES,
     LEVELS,
     MECHANICS,
+    MOVEMENT_PATTERNS,
     MUSCLES,
 )
 
@@ -163,6 +164,16 @@ class Exercise(models.Model):
     # Key order is not preserved by PostgreSQL's jsonb: list muscles in primary + secondary order instead.
     muscle_shares = models.JSONField(default=dict, help_text="{muscle: share}; shares sum to 1.0.")
     equipment = models.ManyToManyField(Equipment, blank=True, related_name="exercises")
+    # What injuries are checked against (datasources_app.catalog.BODY_PARTS): the movement and loaded joints.
+    movement_pattern = models.CharField(
+        max_length=20,
+        choices=_choices(MOVEMENT_PATTERNS),
+        blank=True,
+        help_text="squat, hinge, vertical_push, …",
+    )
+    loaded_joints = models.JSONField(
+        default=list, blank=True, help_text='Joints the exercise loads, e.g. ["knee", "hip", "ankle"].'
+    )
     instructions = models.TextField(blank=True)
     source_id = models.CharField(max_length=120, blank=True, help_text="Free Exercise DB id, if derived.")
 

@@ -73,6 +73,8 @@ _EXERCISE_FIELDS = (
     "primary_muscles",
     "secondary_muscles",
     "muscle_shares",
+    "movement_pattern",
+    "loaded_joints",
     "instructions",
     "source_id",
 )

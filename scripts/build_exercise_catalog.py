@@ -15,6 +15,9 @@ What the script does to each selected source exercise:
 - refines the coarse equipment value into the slugs of `datasources_app.catalog.EQUIPMENT`, detecting
   what hides behind "other"/null (pull-up bar, dip station, box, rings, sled, ...) and what a movement
   also needs (bench, squat rack, preacher bench);
+- derives each exercise's movement pattern (squat, hinge, overhead press, ...) and the joints it loads
+  (`datasources_app.catalog.derive_movement_pattern` / `derive_loaded_joints`), which the workout tools
+  check injuries against;
 - keeps a curated subset (SELECTION below) with friendlier names, aliases and short instructions written
   for this project, plus a few common exercises the source lacks (CUSTOM_EXERCISES).
 """
@@ -38,6 +41,8 @@ from datasources_app.catalog import (  # noqa: E402
     BODYWEIGHT,
     EQUIPMENT_SLUGS,
     MUSCLES,
+    derive_loaded_joints,
+    derive_movement_pattern,
     exercise_name_key,
     slugify_exercise_name,
 )
@@ -885,6 +890,9 @@ def build_entry(
     source_id: str,
 ) -> dict[str, Any]:
     primary, secondary = map_muscles(primary_src, secondary_src)
+    pattern = derive_movement_pattern(
+        name, primary_muscles=primary, category=category, mechanic=mechanic, force=force
+    )
     return {
         "slug": slugify_exercise_name(name),
         "name": name,
@@ -898,6 +906,8 @@ def build_entry(
         "secondary_muscles": secondary,
         "muscle_shares": muscle_shares(primary, secondary),
         "equipment": sorted(equipment),
+        "movement_pattern": pattern or "",
+        "loaded_joints": derive_loaded_joints(pattern, muscles=[*primary, *secondary], name=name),
         "instructions": instructions,
         "source_id": source_id,
     }
@@ -971,6 +981,9 @@ def check_catalogue(entries: list[dict[str, Any]]) -> list[str]:
             key = exercise_name_key(label)
             if owners.setdefault(key, entry["slug"]) != entry["slug"]:
                 problems.append(f"name {label!r} of {entry['slug']} clashes with {owners[key]}")
+    problems += [
+        f"{entry['name']}: no movement pattern" for entry in entries if not entry["movement_pattern"]
+    ]
     slugs = Counter(entry["slug"] for entry in entries)
     problems += [f"duplicate slug {slug}" for slug, count in slugs.items() if count > 1]
     return problems

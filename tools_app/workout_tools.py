@@ -24,7 +24,7 @@ import math
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
 
@@ -35,6 +35,13 @@ from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_coaching import (
+    describe_change,
+    harder_or_easier,
+    pick_replacement,
+    prescribe,
+    recent_training_warnings,
+)
 from tools_app.workout_schema import (
     ARTIFACT_SCHEMA_VERSION,
     ARTIFACT_TYPE,
@@ -99,19 +106,46 @@ class GenerateWorkoutInput(BaseModel):
 
 class SwapExerciseInput(BaseModel):
     exercise_id: ExerciseRef
-    new_exercise: ReplacementExercise = Field(
+    new_exercise: ReplacementExercise | None = Field(
+        default=None,
         description="The full replacement exercise. It takes the replaced exercise's order and group "
-        "unless you give them."
+        "unless you give them. Omit it (and replacement_name) to let the tool pick a catalogue exercise "
+        "with the same movement pattern and muscles that fits the user.",
+    )
+    replacement_name: str | None = Field(
+        default=None,
+        description="Instead of new_exercise: the name of a catalogue exercise; the tool prescribes it "
+        "(sets, reps or time, rest, load from the user's history or a conservative start).",
     )
     reason: str | None = Field(default=None, description="Why, in a few words.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_a_bare_name(cls, data: Any) -> Any:
+        """A new_exercise that is only a name (a string, or a dict without a type) means replacement_name."""
+        if not isinstance(data, dict):
+            return data
+        new = data.get("new_exercise")
+        name = new if isinstance(new, str) else None
+        if isinstance(new, dict) and not (new.keys() & {"exercise_type", "type"}):
+            name = new.get("exercise_name") or new.get("name")
+        if name is not None:
+            return {**{k: v for k, v in data.items() if k != "new_exercise"}, "replacement_name": name}
+        return data
 
 
 class AdjustExerciseInput(BaseModel):
     exercise_id: ExerciseRef
     adjustments: dict[str, Any] = Field(
+        default_factory=dict,
         description='Fields to change with their new values, e.g. {"sets": 4, "reps": [8, 8, 8, 8], '
         '"load_each": [60, 60, 60, 60]} or {"order": 1}. Any exercise field except id and '
-        "exercise_type (use swap_exercise to change the type)."
+        "exercise_type (use swap_exercise to change the type).",
+    )
+    change: Literal["harder", "easier"] | None = Field(
+        default=None,
+        description="Instead of adjustments: make the exercise harder or easier; the tool picks the change "
+        "(a set and a load step, more or less time) and says what changed.",
     )
 
     @model_validator(mode="before")
@@ -119,8 +153,10 @@ class AdjustExerciseInput(BaseModel):
     def _accept_flat_fields(cls, data: Any) -> Any:
         """Seed 001 passes the changed fields next to exercise_id instead of inside `adjustments`."""
         if isinstance(data, dict) and "adjustments" not in data:
-            rest = {key: value for key, value in data.items() if key not in ("exercise_id", "reason")}
-            return {"exercise_id": data.get("exercise_id"), "adjustments": rest}
+            rest = {
+                key: value for key, value in data.items() if key not in ("exercise_id", "reason", "change")
+            }
+            return {"exercise_id": data.get("exercise_id"), "adjustments": rest, "change": data.get("change")}
         return data
 
 
@@ -452,17 +488,24 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
 
     artifact_id = artifact["artifact_id"]
     summary = artifact["summary"]
+    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=exercises)
     lines = [
         f"Created workout {artifact_id} '{artifact['title']}': {len(exercises)} exercises, "
         f"~{_number(summary['estimated_duration_min'])} min.",
         *(f"  {describe_exercise(exercise)}" for exercise in exercises),
+        *(f"Warning: {warning}." for warning in warnings),
         "Use these exercise ids with swap_exercise, adjust_exercise and remove_exercise.",
         f"IMPORTANT: You MUST now call message_notify_user with artifact_id={artifact_id} to deliver "
         f"this workout.",
     ]
     return ToolOutcome(
         success=True,
-        data={"artifact_id": artifact_id, "exercise_count": len(exercises), "summary": summary},
+        data={
+            "artifact_id": artifact_id,
+            "exercise_count": len(exercises),
+            "summary": summary,
+            "warnings": warnings,
+        },
         text="\n".join(lines),
         artifact=artifact,
     )
@@ -517,7 +560,28 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     if index is None:
         return _not_found(args.exercise_id, exercises)
     old = exercises[index]
+    context = load_training_context(user_id=ctx.user_id)
+    notes: list[str] = []
     new = args.new_exercise
+    if new is None:
+        if args.replacement_name:
+            match = find_catalog_match(args.replacement_name)
+            if match is None:
+                return _failure(
+                    f"'{args.replacement_name}' is not in the exercise catalogue: give the full new_exercise "
+                    "(name, type, prescription, muscles, goals, reasoning) or another catalogue name."
+                )
+        else:
+            match = pick_replacement(old, workout=exercises, context=context)
+            if match is None:
+                return _failure(
+                    f"No catalogue exercise fits in place of {old.get('exercise_name')} with the user's "
+                    "equipment, preferences and injuries; give new_exercise yourself or remove the exercise."
+                )
+            notes.append(f"picked {match.name} (same movement and muscles, fits the user)")
+        reasoning = args.reason or f"In place of {old.get('exercise_name')}."
+        fields = prescribe(match, user_id=ctx.user_id, context=context, old=old, reasoning=reasoning)
+        new = ReplacementExercise.model_validate(fields)
     replacement = new.model_dump(exclude={"order"})
     if "group" not in new.model_fields_set:
         replacement["group"] = old.get("group")
@@ -530,6 +594,22 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     if isinstance(outcome, ToolOutcome):
         return outcome
     models, check, context = outcome
+    match = check.catalog[index]
+    if match is not None and _copied_prescription(models[index], old):
+        # A valid swap that carried the old exercise's sets, reps, rest and load over: prescribe it for itself.
+        fields = prescribe(
+            match, user_id=ctx.user_id, context=context, old=old, reasoning=models[index].reasoning
+        )
+        rederived = {key: value for key, value in exercises[index].items() if key not in _PRESCRIPTION}
+        exercises[index] = {
+            **rederived,
+            **{key: value for key, value in fields.items() if key in _PRESCRIPTION},
+        }
+        outcome = _revalidate(ctx, exercises, index, header)
+        if isinstance(outcome, ToolOutcome):
+            return outcome
+        models, check, context = outcome
+        notes.append(f"prescription re-derived for {match.name} (the replaced exercise's was copied)")
     new_id = new_exercise_id(str(exercise.get("id")) for exercise in exercises)
     exercises[index] = canonical_exercise(
         models[index],
@@ -542,9 +622,12 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     artifact = next_version(workout, exercises)
     store_current_workout(ctx, artifact, replace_stored=False)
     artifact_id = artifact["artifact_id"]
+    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=[exercises[index]])
     text = (
         f"Replaced {old.get('id')} ({old.get('exercise_name')}) → {describe_exercise(exercises[index])}. "
-        f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        + "".join(f"Note: {note}. " for note in notes)
+        + "".join(f"Warning: {warning}. " for warning in warnings)
+        + f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
         + _deliver_instruction(artifact_id)
     )
     return ToolOutcome(
@@ -553,6 +636,8 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
             "old_exercise": {key: old.get(key) for key in ("id", "exercise_name", "order")},
             "new_exercise": exercises[index],
             "new_id": new_id,
+            "notes": notes,
+            "warnings": warnings,
             "reason": args.reason,
             "artifact_id": artifact_id,
             "previous_artifact_id": workout.get("artifact_id"),
@@ -560,6 +645,28 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         text=text,
         artifact=artifact,
     )
+
+
+_PRESCRIPTION = (
+    "sets",
+    "reps",
+    "load_each",
+    "load_unit",
+    "rest_sec",
+    "hold_sec",
+    "duration_min",
+    "rounds",
+    "work_sec",
+)
+
+
+def _copied_prescription(new: ExerciseFields, old: dict[str, Any]) -> bool:
+    """Whether a replacement (another reps exercise) carries the replaced one's sets, reps, rest and load."""
+    if exercise_name_key(new.exercise_name) == exercise_name_key(str(old.get("exercise_name") or "")):
+        return False
+    if new.exercise_type != "reps" or old.get("exercise_type") != "reps":
+        return False
+    return all(getattr(new, key) == old.get(key) for key in ("sets", "reps", "rest_sec", "load_each"))
 
 
 # --- adjust_exercise ---------------------------------------------------------------------------------------------------
@@ -608,16 +715,27 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     index = find_exercise(exercises, args.exercise_id)
     if index is None:
         return _not_found(args.exercise_id, exercises)
-    if not args.adjustments:
+    adjustments = dict(args.adjustments)
+    if not adjustments and args.change is not None:
+        unit = str(
+            exercises[index].get("load_unit") or load_training_context(user_id=ctx.user_id).weight_unit
+        )
+        adjustments = harder_or_easier(exercises[index], harder=args.change == "harder", unit=unit)
+        if not adjustments:
+            return _failure(
+                f"{exercises[index].get('exercise_name')} cannot sensibly be made {args.change} by itself "
+                "(already at the limit); choose another exercise or give adjustments."
+            )
+    if not adjustments:
         return _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.')
-    protected = sorted(key for key in args.adjustments if key in PROTECTED_FIELDS)
+    protected = sorted(key for key in adjustments if key in PROTECTED_FIELDS)
     if protected:
         return _failure(
             f"adjust_exercise cannot change {', '.join(protected)}: an exercise keeps its id and type. "
             "To change the type, replace the exercise with swap_exercise."
         )
     old = exercises[index]
-    changes = _canonical_changes(args.adjustments, old)
+    changes = _canonical_changes(adjustments, old)
     unknown = sorted(key for key in changes if key not in ADJUSTABLE_FIELDS)
     if unknown:
         return _failure(
@@ -653,8 +771,10 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     store_current_workout(ctx, artifact, replace_stored=False)
     artifact_id = artifact["artifact_id"]
     changes_summary = ", ".join(f"{key} {_short(old_values[key])}→{_short(applied[key])}" for key in shown)
+    change_summary = describe_change(str(new["exercise_name"]), old, new, shown)
     text = (
         f"Updated {new['id']}: {new['exercise_name']} - {changes_summary}. Now: {describe_exercise(new)}. "
+        f"Tell the user what changed: {change_summary}. "
         f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
         + _deliver_instruction(artifact_id)
     )
@@ -665,6 +785,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
             "exercise_name": new["exercise_name"],
             "adjustments": applied,
             "old_values": old_values,
+            "change_summary": change_summary,
             "artifact_id": artifact_id,
             "previous_artifact_id": workout.get("artifact_id"),
         },
@@ -912,7 +1033,8 @@ GENERATE_WORKOUT = register(
             "distance in the user's distance unit, target_pace) or intervals (rounds, work_sec, rest_sec). "
             "Orders run 1..N. muscles_utilized uses the 16 muscles and goals_addressed the goal categories; "
             "each list's shares sum to 1. Use only equipment available at the current location and respect "
-            "the user's preferences. Group supersets/circuits with `group` (same id, positions 1..k, name "
+            "the user's preferences and injuries (an exercise whose movement pattern or loaded joint an "
+            "injury rules out is refused, with safe options named). Group supersets/circuits with `group` (same id, positions 1..k, name "
             "and rounds on the first). Every problem is reported at once if the workout is invalid. "
             "Returns an artifact_id: then call message_notify_user with it, or the user sees nothing."
         ),
@@ -930,9 +1052,12 @@ SWAP_EXERCISE = register(
     Tool(
         name="swap_exercise",
         description=(
-            "Replace one exercise of the current workout with a new one (same fields as in "
-            "generate_workout; it keeps the old one's order and group unless you give them). Creates an "
-            "updated workout artifact to deliver with message_notify_user."
+            "Replace exactly one exercise of the current workout. Give new_exercise (same fields as in "
+            "generate_workout; it keeps the old one's order and group unless you give them), or "
+            "replacement_name (a catalogue exercise the tool prescribes), or neither: the tool then picks "
+            "one with the same movement pattern and muscles that fits the user's equipment, preferences and "
+            "injuries, and prescribes it. Creates an updated workout artifact to deliver with "
+            "message_notify_user."
         ),
         input_model=SwapExerciseInput,
         handler=swap_exercise,
@@ -950,8 +1075,10 @@ ADJUST_EXERCISE = register(
         name="adjust_exercise",
         description=(
             "Change some fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
-            "hold_sec, duration_min, rounds, work_sec, order, notes, ...). Its id and exercise_type cannot "
-            "change. Creates an updated workout artifact to deliver with message_notify_user."
+            "hold_sec, duration_min, rounds, work_sec, order, notes, ...), or give change='harder' or "
+            "'easier' and the tool picks the change. Its id and exercise_type cannot change. The result says "
+            "what changed (tell the user). Creates an updated workout artifact to deliver with "
+            "message_notify_user."
         ),
         input_model=AdjustExerciseInput,
         handler=adjust_exercise,

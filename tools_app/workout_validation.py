@@ -12,7 +12,10 @@ so the model can fix all of them in one new call. The checks:
   muscles from the canonical 16 and muscle/goal shares each summing to 1 ± 0.01; loads and distances in
   the user's units; equipment available at the current location (bodyweight always is; a catalogue
   exercise also needs the catalogue's equipment); the user's active preferences (excluded exercises and
-  equipment).
+  equipment); injuries and limitations (the profile's, and preferences that name an injured body part):
+  the exercise's movement pattern and loaded joints (catalogue data, or derived from the name and muscles
+  for an exercise the catalogue does not know) against `datasources_app.catalog.BODY_PARTS`, with safe
+  catalogue alternatives named in the problem.
 
 The modification tools re-check only the exercise they change (`check_exercises(..., only=...)`), plus
 the structure, so a workout made valid earlier is not refused because the user has since moved.
@@ -21,6 +24,7 @@ the structure, so a workout made valid earlier is not refused because the user h
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
@@ -33,8 +37,15 @@ from datasources_app.catalog import (
     GROUP_TYPES,
     MUSCLES,
     SHARE_SUM_TOLERANCE,
+    BodyPart,
+    contraindication,
+    derive_loaded_joints,
+    derive_movement_pattern,
     exercise_name_key,
+    injured_body_parts,
+    name_covers,
 )
+from datasources_app.models import Exercise as CatalogExercise
 from datasources_app.models import Preference
 from tools_app.workout_schema import Exercise, ExerciseFields, ExerciseGroup, Workout
 
@@ -63,6 +74,23 @@ class CatalogMatch:
     name: str
     equipment: frozenset[str]
     name_keys: frozenset[str]
+    movement_pattern: str = ""
+    loaded_joints: frozenset[str] = frozenset()
+    exercise_type: str = ""
+    mechanic: str = ""
+    category: str = ""
+    level: str = ""
+    primary_muscles: tuple[str, ...] = ()
+    muscle_shares: tuple[tuple[str, float], ...] = ()
+    names: tuple[str, ...] = ()  # name and aliases
+
+
+@dataclass(frozen=True)
+class Injury:
+    """An injured body part and the user's words that named it (profile or preference)."""
+
+    part: BodyPart
+    source: str
 
 
 @dataclass(frozen=True)
@@ -74,6 +102,9 @@ class TrainingContext:
     location_name: str | None
     available_equipment: frozenset[str]
     preferences: tuple[Preference, ...] = ()
+    injuries: tuple[Injury, ...] = ()
+    # The catalogue, read once per check when a refusal needs safe options (see `context_catalog`).
+    catalog_cache: list[CatalogMatch] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass
@@ -89,30 +120,132 @@ class ExerciseCheck:
         return not self.problems
 
 
+# A preference names an injury when it is filed as one or its words say so ("my left knee is injured, avoid
+# exercises that load the knee"); "I love shoulder day" is not one.
+INJURY_CATEGORIES = frozenset({"injury", "limitation", "recovery", "medical"})
+_INJURY_WORDS = re.compile(
+    r"injur|hurt|pain|sore|strain|sprain|tear|torn|surgery|operat|recover|rehab|tendin|bursitis|arthritis|"
+    r"\bload|avoid|protect|careful|\bbad\b|weak|tender|\bache|aching|niggle|tweak|swollen|dislocat|fractur"
+)
+
+
+def injuries_from(
+    *, profile_injuries: str, limitations: Iterable[str], preferences: Iterable[Preference]
+) -> tuple[Injury, ...]:
+    """The injured body parts the profile and the preferences name, each once (the first source wins)."""
+    sources: list[tuple[str, str]] = []
+    profile_text = " ".join([profile_injuries, *(str(tag) for tag in limitations)]).strip()
+    if profile_text:
+        sources.append((profile_text, f"profile: '{' '.join(profile_text.split())}'"))
+    for preference in preferences:
+        text = f"{preference.description} {preference.guidance}"
+        if preference.category in INJURY_CATEGORIES or _INJURY_WORDS.search(text.lower()):
+            sources.append((text, f"preference '{preference.description}'"))
+    found: dict[str, Injury] = {}
+    for text, source in sources:
+        for part in injured_body_parts(text):
+            found.setdefault(part.key, Injury(part=part, source=source))
+    return tuple(found.values())
+
+
 def load_training_context(*, user_id: uuid.UUID) -> TrainingContext:
     user_settings = selectors.get_settings(user_id=user_id)
     location = selectors.current_location(user_id=user_id)
+    profile = selectors.get_profile(user_id=user_id)
+    preferences = tuple(selectors.active_preferences(user_id=user_id))
     return TrainingContext(
         weight_unit=user_settings.weight_unit,
         distance_unit=user_settings.distance_unit,
         location_name=location.name if location is not None else None,
         available_equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id)),
-        preferences=tuple(selectors.active_preferences(user_id=user_id)),
+        preferences=preferences,
+        injuries=injuries_from(
+            profile_injuries=profile.injuries if profile is not None else "",
+            limitations=(profile.limitations or ()) if profile is not None else (),
+            preferences=preferences,
+        ),
+    )
+
+
+def catalog_match_of(exercise: CatalogExercise) -> CatalogMatch:
+    """What the checks need of a catalogue exercise (its equipment prefetched or fetched)."""
+    keys = {exercise_name_key(exercise.name), exercise_name_key(exercise.slug)}
+    keys.update(exercise_name_key(alias) for alias in exercise.aliases or ())
+    shares = exercise.muscle_shares or {}
+    ordered = dict.fromkeys([*(exercise.primary_muscles or ()), *(exercise.secondary_muscles or ()), *shares])
+    return CatalogMatch(
+        slug=exercise.slug,
+        name=exercise.name,
+        equipment=frozenset(item.slug for item in exercise.equipment.all()) - {BODYWEIGHT},
+        name_keys=frozenset(key for key in keys if key),
+        movement_pattern=exercise.movement_pattern,
+        loaded_joints=frozenset(exercise.loaded_joints or ()),
+        exercise_type=exercise.exercise_type,
+        mechanic=exercise.mechanic,
+        category=exercise.category,
+        level=exercise.level,
+        primary_muscles=tuple(exercise.primary_muscles or ()),
+        muscle_shares=tuple((muscle, float(shares[muscle])) for muscle in ordered if shares.get(muscle)),
+        names=(exercise.name, *(str(alias) for alias in exercise.aliases or ())),
     )
 
 
 def find_catalog_match(name: str) -> CatalogMatch | None:
     exercise = selectors.find_exercise_by_name(name=name)
-    if exercise is None:
-        return None
-    keys = {exercise_name_key(exercise.name), exercise_name_key(exercise.slug)}
-    keys.update(exercise_name_key(alias) for alias in exercise.aliases or ())
-    return CatalogMatch(
-        slug=exercise.slug,
-        name=exercise.name,
-        equipment=frozenset(item.slug for item in exercise.equipment.all()),
-        name_keys=frozenset(key for key in keys if key),
+    return catalog_match_of(exercise) if exercise is not None else None
+
+
+def excluded_by(preference: Preference, names: Iterable[str]) -> bool:
+    """Whether the preference excludes an exercise known by `names` (or a variation of an excluded name)."""
+    excluded = [str(item) for item in preference.exclude_exercises or ()]
+    return any(name_covers(item, name) for item in excluded for name in names)
+
+
+def catalog_matches() -> list[CatalogMatch]:
+    """Every catalogue exercise (two queries), by slug."""
+    exercises = selectors.search_exercises(limit=100_000)
+    return sorted((catalog_match_of(exercise) for exercise in exercises), key=lambda match: match.slug)
+
+
+def context_catalog(context: TrainingContext) -> list[CatalogMatch]:
+    """Every catalogue exercise, read at most once per context."""
+    if not context.catalog_cache:
+        context.catalog_cache.extend(catalog_matches())
+    return context.catalog_cache
+
+
+def movement_of(exercise: ExerciseFields, match: CatalogMatch | None) -> tuple[str | None, frozenset[str]]:
+    """The movement pattern and loaded joints of an exercise: the catalogue's, else derived from its name and
+    the muscles the model gave (so an unknown name cannot slip a squat past a knee injury)."""
+    if match is not None and match.movement_pattern:
+        return match.movement_pattern, match.loaded_joints
+    muscles = [item.muscle for item in sorted(exercise.muscles_utilized, key=lambda item: -item.share)]
+    pattern = derive_movement_pattern(
+        exercise.exercise_name, primary_muscles=muscles[:1], mechanic="compound"
     )
+    return pattern, frozenset(derive_loaded_joints(pattern, muscles=muscles, name=exercise.exercise_name))
+
+
+def injury_conflicts(
+    pattern: str | None, joints: Collection[str], injuries: Iterable[Injury]
+) -> list[tuple[Injury, str]]:
+    """Each injury the movement conflicts with, and why."""
+    conflicts = []
+    for injury in injuries:
+        why = contraindication(injury.part, pattern=pattern, joints=joints)
+        if why is not None:
+            conflicts.append((injury, why))
+    return conflicts
+
+
+def allowed(match: CatalogMatch, context: TrainingContext) -> bool:
+    """Whether a catalogue exercise fits the user: equipment here, preferences, injuries."""
+    if any(slug not in context.available_equipment for slug in match.equipment):
+        return False
+    for preference in context.preferences:
+        if excluded_by(preference, match.names) or match.equipment & set(preference.exclude_equipment or ()):
+            return False
+    return not injury_conflicts(match.movement_pattern, match.loaded_joints, context.injuries)
 
 
 def validate_workout(workout: Workout, *, user_id: uuid.UUID) -> list[str]:
@@ -246,6 +379,47 @@ def exercise_problems(
     problems.extend(_goal_problems(exercise))
     problems.extend(_equipment_problems(equipment, context))
     problems.extend(_preference_problems(exercise, match, equipment, context))
+    problems.extend(_injury_problems(exercise, match, context))
+    return problems
+
+
+def safe_alternatives(
+    exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext
+) -> list[CatalogMatch]:
+    """Catalogue exercises the user may do here whose main muscle the exercise works, the most-worked first."""
+    shares = (
+        dict(match.muscle_shares)
+        if match is not None and match.muscle_shares
+        else {item.muscle: item.share for item in exercise.muscles_utilized}
+    )
+    fitting = [
+        candidate
+        for candidate in context_catalog(context)
+        if candidate.movement_pattern not in ("mobility", "")
+        and candidate.primary_muscles
+        and candidate.primary_muscles[0] in shares
+        and candidate.exercise_type == exercise.exercise_type
+        and allowed(candidate, context)
+    ]
+    return sorted(fitting, key=lambda candidate: (-shares[candidate.primary_muscles[0]], candidate.name))
+
+
+def _injury_problems(
+    exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext
+) -> list[str]:
+    if not context.injuries:
+        return []
+    pattern, joints = movement_of(exercise, match)
+    conflicts = injury_conflicts(pattern, joints, context.injuries)
+    if not conflicts:
+        return []
+    safe = [candidate.name for candidate in safe_alternatives(exercise, match, context)[:4]]
+    problems = []
+    for injury, why in conflicts:
+        problem = f"unsafe for the user's {injury.part.key} ({injury.source}): {why}; {injury.part.advice}"
+        if safe:
+            problem += f"; safe options here for these muscles: {', '.join(safe)}"
+        problems.append(problem)
     return problems
 
 
@@ -369,12 +543,9 @@ def _preference_problems(
     context: TrainingContext,
 ) -> list[str]:
     problems: list[str] = []
-    name_keys = {exercise_name_key(exercise.exercise_name)}
-    if match is not None:
-        name_keys |= match.name_keys
+    names = (exercise.exercise_name, *(match.names if match is not None else ()))
     for preference in context.preferences:
-        excluded = {exercise_name_key(str(name)) for name in preference.exclude_exercises or ()}
-        if name_keys & excluded:
+        if excluded_by(preference, names):
             problems.append(f"excluded by the user's preference '{preference.description}'")
         banned = [slug for slug in equipment if slug in set(preference.exclude_equipment or ())]
         if banned:

@@ -125,7 +125,12 @@ def test_valid_workout_becomes_an_exercise_list_artifact(trainee: Trainee) -> No
     assert summary["muscles_targeted"][0] == "Chest"
     assert set(summary["primary_goals"]) <= {"strength", "hypertrophy", "stability", "cardio", "endurance"}
     assert summary["estimated_duration_min"] > 20
-    assert result.data == {"artifact_id": artifact["artifact_id"], "exercise_count": 5, "summary": summary}
+    assert result.data == {
+        "artifact_id": artifact["artifact_id"],
+        "exercise_count": 5,
+        "summary": summary,
+        "warnings": [],
+    }
 
 
 def test_formatted_result_lists_exercises_and_demands_delivery(trainee: Trainee) -> None:

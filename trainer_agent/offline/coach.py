@@ -27,6 +27,7 @@ from typing import Any
 from django.utils import timezone
 
 from datasources_app import selectors, stats
+from datasources_app.catalog import exercise_name_key
 from tools_app.workout_tools import estimate_duration_min, workout_exercises
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
 from trainer_agent.offline.intents import (
@@ -525,9 +526,10 @@ class Turn:
             found.append(exercises[-1])
         if found:
             return _unique(found)
-        if ref.equipment:
-            found = [e for e in exercises if set(ref.equipment) & set(e.get("equipment") or ())]
-        if not found and ref.words:
+        named = self._named_in_message(exercises)
+        if named:
+            return named
+        if ref.words:
             wanted = {stem(word) for word in ref.words}
             scored: list[tuple[float, int, dict[str, Any]]] = []
             for index, exercise in enumerate(exercises):
@@ -539,7 +541,20 @@ class Turn:
             if scored:
                 best = max(score for score, _, _ in scored)
                 found = [exercise for score, _, exercise in scored if score == best and best >= 1.0]
+        if not found and ref.equipment:
+            # "swap the dumbbell bench press" names one exercise; only "swap the dumbbell exercises" means all.
+            found = [e for e in exercises if set(ref.equipment) & set(e.get("equipment") or ())]
         return _unique(found)
+
+    def _named_in_message(self, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The exercises whose full name the user's message holds ("swap the dumbbell bench press"): exactly
+        those, however many other exercises share a word or the equipment with them."""
+        said = exercise_name_key(self.transcript.user_text)
+        return [
+            e
+            for e in exercises
+            if (key := exercise_name_key(str(e.get("exercise_name", "")))) and key in said
+        ]
 
     def _pick_exercise_question(self, verb: str, exercises: list[dict[str, Any]]) -> Decision:
         names = [str(e.get("exercise_name")) for e in _main(exercises)][:4]
@@ -570,6 +585,10 @@ class Turn:
         attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
         targets = self._resolve(intent.ref, exercises)
         pending = [e for e in targets if e.get("id") not in created and str(e.get("id")) not in attempted]
+        said = exercise_name_key(self.transcript.user_text)
+        replaced = [re.search(r"Replaced \S+ \((?P<old>[^)]*)\)", step.body) for step in done]
+        if any(found and exercise_name_key(found.group("old")) in said for found in replaced):
+            pending = []  # the exercise the user named is swapped: one swap, nothing else touched
         if not targets and not done:
             if intent.ref.equipment:
                 return self._notify(
@@ -579,26 +598,36 @@ class Turn:
             return self._pick_exercise_question("swap", exercises)
         if pending and len(swaps) < MAX_CHANGES_PER_TURN:
             target = pending[0]
-            names = [str(e.get("exercise_name")) for e in exercises]
-            tried = [str(step.arguments.get("new_exercise", {}).get("exercise_name", "")) for step in swaps]
-            new = replacement_for(
-                target,
-                self.facts,
-                avoid_names=[*names, *tried],
-                avoid_equipment=intent.ref.equipment,
-                wanted=intent.replacement,
-                safe=any(not step.ok for step in swaps),
-            )
-            if new is not None:
+            arguments: dict[str, Any] = {
+                "exercise_id": str(target.get("id")),
+                "reason": f"User asked to replace {target.get('exercise_name')}.",
+            }
+            new: dict[str, Any] | None = None
+            if (
+                intent.ref.equipment
+                and not self._named_in_message(exercises)
+                and not any(not step.ok for step in swaps)
+            ):
+                # Away from equipment named in this message (not stored anywhere the tool could read).
+                names = [str(e.get("exercise_name")) for e in exercises]
+                new = replacement_for(
+                    target, self.facts, avoid_names=names, avoid_equipment=intent.ref.equipment
+                )
+                if new is not None:
+                    arguments["new_exercise"] = new
+            elif intent.replacement and not swaps:
+                wanted = catalog_match(intent.replacement, self.facts)
+                if wanted is not None and why_not(intent.replacement, self.facts) is None:
+                    arguments["replacement_name"] = wanted.name
+            # Otherwise swap_exercise picks the replacement (same movement and muscles, fits the user) and
+            # prescribes it: the coaching lives in the tool, for every model.
+            if new is not None or not intent.ref.equipment or self._named_in_message(exercises):
                 return Decision(
                     "swap_exercise",
-                    {
-                        "exercise_id": str(target.get("id")),
-                        "new_exercise": new,
-                        "reason": f"User asked to replace {target.get('exercise_name')}.",
-                    },
+                    arguments,
                     "swap",
-                    f"Swapping {target.get('exercise_name')} for {new['exercise_name']}.",
+                    f"Swapping {target.get('exercise_name')}"
+                    + (f" for {new['exercise_name']}." if new else "."),
                 )
             if not done:
                 return self._notify(
@@ -610,8 +639,11 @@ class Turn:
             return self._give_up(swaps[-1]) if swaps else self._pick_exercise_question("swap", exercises)
         pairs = []
         for step in done:
-            old = re.search(r"Replaced \S+ \((?P<old>[^)]*)\)", step.body)
-            new_name = str(step.arguments.get("new_exercise", {}).get("exercise_name", "a new exercise"))
+            old = re.search(
+                r"Replaced \S+ \((?P<old>[^)]*)\) → \S+: (?P<new>.+?) \((?:reps|hold|duration|intervals)\)",
+                step.body,
+            )
+            new_name = old.group("new") if old else "a new exercise"
             pairs.append(f"{old.group('old') if old else 'that exercise'} for {new_name}")
         message = f"Done: I swapped {_join(pairs)}."
         if intent.replacement:
@@ -637,6 +669,15 @@ class Turn:
         for target in targets[:MAX_CHANGES_PER_TURN]:
             if str(target.get("id")) in attempted:
                 continue
+            if adjustment.field == "overall" and adjustment.direction in ("up", "down"):
+                # The tool knows what "harder" and "easier" mean for each kind of exercise.
+                change = "harder" if adjustment.direction == "up" else "easier"
+                return Decision(
+                    "adjust_exercise",
+                    {"exercise_id": str(target.get("id")), "change": change},
+                    "adjust",
+                    f"Making {target.get('exercise_name')} {change}.",
+                )
             changes = adjustment_changes(target, adjustment, self.facts)
             if changes:
                 return Decision(
@@ -655,12 +696,18 @@ class Turn:
                 "No applicable change.",
             )
         names = []
+        changed = []
         for step in done:
             found = re.search(r"Updated \S+: (?P<name>.+?) - ", step.body)
             names.append(found.group("name") if found else "one exercise")
+            summary = re.search(
+                r"Tell the user what changed: (?P<what>.+?)\. Updated workout saved", step.body
+            )
+            if summary:
+                changed.append(summary.group("what"))
         described = {
-            ("overall", "down"): "made it easier (a set fewer or a bit lighter)",
-            ("overall", "up"): "made it harder (an extra set or a bit heavier)",
+            ("overall", "down"): "made it easier",
+            ("overall", "up"): "made it harder",
             ("sets", "down"): "took a set off",
             ("sets", "up"): "added a set",
             ("reps", "down"): "lowered the reps",
@@ -673,8 +720,9 @@ class Turn:
             (adjustment.field, adjustment.direction or ""),
             f"set the {adjustment.field} to {adjustment.value:g}" if adjustment.value else "updated it",
         )
+        what = f" ({'; '.join(changed)})" if changed else ""
         return self._notify(
-            f"Done: I {described} on {_join(names)}.",
+            f"Done: I {described} on {_join(names)}{what}.",
             "Delivering the adjusted workout.",
             _delivered_artifact(done[-1]),
         )

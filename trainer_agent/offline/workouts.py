@@ -26,12 +26,18 @@ from typing import Any
 from django.utils import timezone
 
 from datasources_app import distribution, selectors
-from datasources_app.catalog import BODYWEIGHT, exercise_name_key
+from datasources_app.catalog import (
+    BODY_PARTS,
+    BODYWEIGHT,
+    BodyPart,
+    contraindication,
+    exercise_name_key,
+)
 from datasources_app.models import Exercise, Preference
 from datasources_app.stats import convert_weight
 from tools_app.workout_schema import Workout
 from tools_app.workout_tools import estimate_duration_min
-from tools_app.workout_validation import validate_workout
+from tools_app.workout_validation import injuries_from, validate_workout
 from trainer_agent.offline.intents import (
     LEG_MUSCLES,
     Adjustment,
@@ -221,96 +227,57 @@ HIIT_SLOTS = _slots(
 # --- Injuries -----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class InjuryRule:
-    """Exercises to leave out for one kind of injury, and what to tell the user about it."""
+    """One injured body part: which exercises it rules out is catalogue data (each exercise's movement pattern
+    and loaded joints against `datasources_app.catalog.BODY_PARTS`, the table generate_workout checks too);
+    this adds what to tell the user about it."""
 
     key: str
-    trigger: re.Pattern[str]
-    excluded: re.Pattern[str]
     note: str
-    leg_plyometrics: bool = False
     cue: str = ""
     area: frozenset[str] = frozenset()  # muscles whose exercises the rule mostly concerns
 
+    @property
+    def part(self) -> BodyPart:
+        return next(part for part in BODY_PARTS if part.key == self.key)
+
     def excludes(self, candidate: Candidate) -> bool:
-        if self.excluded.search(candidate.slug):
-            return True
         return (
-            self.leg_plyometrics
-            and candidate.category == "plyometrics"
-            and candidate.primary in LEG_MUSCLES
-            and candidate.slug != "mountain-climber"  # no impact: hands on the floor, knees drive in
+            contraindication(self.part, pattern=candidate.movement_pattern, joints=candidate.loaded_joints)
+            is not None
         )
 
 
 INJURY_RULES: tuple[InjuryRule, ...] = (
     InjuryRule(
         key="knee",
-        trigger=re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|\bmeniscus\b|\bpatell\w*"),
-        excluded=re.compile(
-            r"lunge|split-squat|step-up|jump|bound|burpee|tuck-jump|pistol|box-|high-knees|skater|sissy"
-        ),
-        note="kept it knee-friendly (no lunges or jumping)",
-        leg_plyometrics=True,
-        cue="Only go as deep as feels comfortable on your knee.",
+        note="kept it knee-friendly (no squats, lunges or jumping)",
+        cue="Stop any movement that bothers your knee.",
         area=frozenset(LEG_MUSCLES),
     ),
     InjuryRule(
         key="lower back",
-        trigger=re.compile(r"lower[\s-]*back|\blumbar\b|\bdiscs?\b|sciatica|back pain|back injury|herniat"),
-        excluded=re.compile(
-            r"deadlift|good-morning|barbell-row|bent-over|t-bar-row|power-clean|rack-pull|kettlebell-swing|"
-            r"back-extension|smith-machine-row|superman"
-        ),
         note="went easy on your lower back (no deadlifts, good mornings or bent-over rows)",
         cue="Brace your core and keep your back neutral.",
         area=frozenset({"Lower Back", "Hamstrings", "Glutes", "Back"}),
     ),
     InjuryRule(
         key="shoulder",
-        trigger=re.compile(r"\bshoulders?\b|rotator|\bcuff\b|impingement|labrum"),
-        excluded=re.compile(
-            r"overhead|shoulder-press|military-press|arnold-press|push-press|thruster|dip|upright-row|"
-            r"turkish-get-up|handstand|snatch|battle-ropes"
-        ),
         note="kept your shoulder safe (nothing overhead, no dips or upright rows)",
         cue="Stay in a pain-free range for your shoulder.",
-        area=frozenset({"Shoulders", "Chest", "Triceps", "Trapezius"}),
+        area=frozenset({"Shoulders", "Chest", "Triceps", "Trapezius", "Back"}),
     ),
-    InjuryRule(
-        key="wrist",
-        trigger=re.compile(r"\bwrists?\b|carpal"),
-        excluded=re.compile(
-            r"wrist-curl|plyometric-push-up|front-squat|finger-curl|plate-pinch|wrist-circles"
-        ),
-        note="kept load off your wrists",
-    ),
-    InjuryRule(
-        key="elbow",
-        trigger=re.compile(r"\belbows?\b|tennis elbow|golfer"),
-        excluded=re.compile(r"skull-crusher|triceps-extension|dip|close-grip|zottman"),
-        note="avoided heavy elbow extension work",
-    ),
+    InjuryRule(key="wrist", note="kept load off your wrists"),
+    InjuryRule(key="elbow", note="avoided heavy elbow extension work"),
     InjuryRule(
         key="ankle",
-        trigger=re.compile(r"\bankles?\b|achilles"),
-        excluded=re.compile(r"jump|bound|burpee|run|jog|high-knees|skater|box-|sprint"),
-        note="skipped running and jumping for your ankle",
-        leg_plyometrics=True,
+        note="skipped running, jumping and calf work for your ankle",
         area=frozenset(LEG_MUSCLES),
     ),
     InjuryRule(
-        key="neck",
-        trigger=re.compile(r"\bneck\b"),
-        excluded=re.compile(r"neck|shrug|upright-row"),
-        note="kept load off your neck",
+        key="hip", note="kept load off your hip", area=frozenset({"Glutes", "Hamstrings", "Quadriceps"})
     ),
+    InjuryRule(key="neck", note="kept load off your neck"),
 )
-
-
-def injury_rules_for(text: str) -> tuple[InjuryRule, ...]:
-    """The rules whose trigger appears in the profile's injuries and limitations text."""
-    lowered = text.lower()
-    return tuple(rule for rule in INJURY_RULES if rule.trigger.search(lowered))
 
 
 # --- Catalogue candidates -----------------------------------------------------------------------------------------
@@ -349,6 +316,8 @@ class Candidate:
     primary: str
     shares: tuple[tuple[str, float], ...]
     equipment: tuple[str, ...]
+    movement_pattern: str = ""
+    loaded_joints: frozenset[str] = frozenset()
 
     @property
     def bodyweight(self) -> bool:
@@ -405,6 +374,8 @@ def candidate_from(exercise: Exercise) -> Candidate:
         primary=primary[0] if primary else (shares[0][0] if shares else ""),
         shares=shares,
         equipment=tuple(sorted(e.slug for e in exercise.equipment.all() if e.slug != BODYWEIGHT)),
+        movement_pattern=exercise.movement_pattern,
+        loaded_joints=frozenset(exercise.loaded_joints or ()),
     )
 
 
@@ -595,16 +566,22 @@ def load_facts(
     profile = selectors.get_profile(user_id=user_id)
     user_settings = selectors.get_settings(user_id=user_id)
     location = selectors.current_location(user_id=user_id)
-    injury_text = ""
-    if profile is not None:
-        injury_text = " ".join([profile.injuries or "", *(str(tag) for tag in profile.limitations or ())])
+    preferences = selectors.active_preferences(user_id=user_id)
+    injured = {
+        injury.part.key
+        for injury in injuries_from(
+            profile_injuries=profile.injuries if profile is not None else "",
+            limitations=(profile.limitations or ()) if profile is not None else (),
+            preferences=preferences,
+        )
+    }
     muscles = distribution.muscle_distribution(user_id=user_id)
     weights: dict[str, tuple[float, ...]] = {}
     if location is not None:
         for slug, values in (location.available_weights_kg or {}).items():
             if isinstance(values, list):
                 weights[str(slug)] = tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
-    stored = exclusions_from_preferences(selectors.active_preferences(user_id=user_id), catalog=catalog)
+    stored = exclusions_from_preferences(preferences, catalog=catalog)
     return TrainingFacts(
         user_id=user_id,
         display_name=(profile.display_name if profile is not None else "") or "",
@@ -616,7 +593,7 @@ def load_facts(
         level=(profile.experience_level if profile is not None else "") or "beginner",
         body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
         sex=(profile.sex if profile is not None else "") or "unspecified",
-        injuries=injury_rules_for(injury_text),
+        injuries=tuple(rule for rule in INJURY_RULES if rule.key in injured),
         exclusions=stored.merged(said),
         recent_hours=distribution.recently_trained_muscles(user_id=user_id, hours=RECOVERY_HOURS_LARGE),
         # With nothing logged every goal is "behind"; debt only means something once there is history.

@@ -64,11 +64,11 @@ def chest_workout() -> Body:
 
 
 def leg_workout() -> Body:
-    """A valid leg session for the demo user at Home (no deep lunges: the left knee)."""
+    """A valid leg session for the demo user at Home (no squats or lunges: the left knee)."""
     return {
         "title": "Home Legs",
         "exercises": [
-            _reps(1, "Bodyweight Squat", {"Quadriceps": 0.7, "Glutes": 0.2, "Hamstrings": 0.1}, load=None),
+            _reps(1, "Single-Leg Glute Bridge", {"Glutes": 0.7, "Hamstrings": 0.3}, load=None),
             _reps(
                 2,
                 "Dumbbell Romanian Deadlift",

@@ -12,7 +12,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from datasources_app.demo import DEMO_USER_ID
-from datasources_app.services import seed_demo_user
+from datasources_app.services import seed_demo_user, upsert_profile
 from sessions_app.models import AgentSessionEvent, EventType
 from sessions_app.services import create_session
 from tools_app.workout_schema import Workout
@@ -51,6 +51,9 @@ def demo_user(db: None, settings: Any) -> uuid.UUID:
     settings.PRIMARY_MODEL = "offline"
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
+    # Without the demo knee: MARKDOWN's run and jumping jacks are what a knee limitation rules out (tested in
+    # tests/coaching/guard); here the sub-agents' plumbing is under test.
+    upsert_profile(user_id=DEMO_USER_ID, injuries="", limitations=[])
     return DEMO_USER_ID
 
 

@@ -121,12 +121,12 @@ def test_swap_adjust_remove_and_log_across_a_session(demo: DemoUser) -> None:
 
 @pytest.mark.django_db
 def test_replacing_by_name_uses_a_safe_pick_and_says_why_not_the_asked_one(demo: DemoUser) -> None:
-    """ "replace the squat with lunges" with a bad knee: the squat is swapped, not for lunges, and the
-    message explains it."""
+    """ "replace the glute bridge with lunges" with a bad knee: the bridge is swapped, not for lunges, and the
+    message explains it. (Leg day for a bad knee holds no squat to replace.)"""
     session_id = demo.run("Leg day please").session_id
-    result = demo.run("replace the squat with lunges", session_id=session_id)
+    result = demo.run("replace the glute bridge with lunges", session_id=session_id)
     assert tools_of(result) == ["swap_exercise", "message_notify_user", "idle"]
-    new_name = result.actions[0].args["new_exercise"]["exercise_name"]
+    new_name = result.actions[0].result["data"]["new_exercise"]["exercise_name"]
     assert "lunge" not in new_name.lower()
     assert "knee" in result.response["messages"][0]
 
