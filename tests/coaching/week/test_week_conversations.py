@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from datasources_app.models import Preparation, ScheduledWorkout
 from datasources_app.selectors import local_today
-from datasources_app.services import record_workout_log
+from datasources_app.services import record_workout_log, upsert_profile
 from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSessionEvent, EventType
 from tests.coaching.week.conftest import (
@@ -235,6 +235,8 @@ def test_subagent_runs_are_in_the_session_and_the_next_turn_is_unaffected(coache
 def test_yesterdays_legs_do_not_cut_next_weeks_leg_day(coached: Coached) -> None:
     """Legs trained hard yesterday: next week's lower-body sessions still train the legs in full (recovery is
     judged on the session's day, not on the day the week is prepared)."""
+    # Without the demo knee, which rules out squats and lunges (tests/coaching/guard): recovery is under test here.
+    upsert_profile(user_id=coached.user_id, injuries="", limitations=[])
     legs = {"Quadriceps": 0.6, "Glutes": 0.25, "Hamstrings": 0.15}
     record_workout_log(
         user_id=coached.user_id,
