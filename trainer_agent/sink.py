@@ -1,9 +1,10 @@
 """One sink per turn: every event goes to the store and the console log.
 
 The loop calls `record()`/`record_all()` for durable events; it never knows who listens: stream frames are a
-projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) also
-checks, in the same transaction as each write, that the worker still holds the turn's lease, and renews it:
-a worker presumed dead whose turn another worker took over cannot write a second copy of anything.
+projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) writes
+only while the session still names that worker as its `lease_holder`, checked by the statement that locks the
+session (`append_events(holder=…)`): a worker presumed dead whose turn another worker took over cannot write a
+second copy of anything. The lease itself is renewed by the worker's lease keeper (`trainer_agent.turns`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
-
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
-from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
+from sessions_app.services import NewEvent, TurnTakenOver, append_events
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
@@ -45,12 +43,9 @@ def deferred_writes(session: AgentSession) -> Iterator[list[NewEvent]]:
 
 
 class EventSink:
-    def __init__(
-        self, *, session: AgentSession, turn: AgentTurn | None = None, lease: timedelta | None = None
-    ) -> None:
+    def __init__(self, *, session: AgentSession, turn: AgentTurn | None = None) -> None:
         self.session = session
         self.turn = turn
-        self.lease = lease
 
     def record(
         self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
@@ -71,21 +66,11 @@ class EventSink:
                 )
                 for e in events
             ]
-        with transaction.atomic():
-            self.check_lease()
-            stored = append_events(session=self.session, events=events)
+        holder = self.turn.worker if self.turn is not None else None
+        stored = append_events(session=self.session, events=events, holder=holder)  # LeaseLost if not ours
         for event in stored:
             self.log(event)
         return stored
-
-    def check_lease(self) -> None:
-        """Inside the caller's transaction: renew the lease, or raise LeaseLost if the turn is no longer ours."""
-        if (
-            self.turn is not None
-            and self.lease is not None
-            and not renew_lease(turn=self.turn, lease=self.lease)
-        ):
-            raise LeaseLost(f"turn {self.turn.pk} was taken over by another worker")
 
     def log(self, event: AgentSessionEvent) -> None:
         if console_logger.isEnabledFor(logging.INFO):

@@ -177,10 +177,12 @@ def admit_turn(
                     EventType.KNOWLEDGE, {"source": "current_workout_session", "params": {}, "data": text}
                 )
             )
-        agent_turn, stored = open_turn(session=session, model=model_id, events=events)
-        if max_iterations is not None:
-            agent_turn.result = {"max_iterations": max_iterations}
-            agent_turn.save(update_fields=["result"])
+        agent_turn, stored = open_turn(
+            session=session,
+            model=model_id,
+            events=events,
+            result={"max_iterations": max_iterations} if max_iterations is not None else None,
+        )
     console = EventSink(session=session)
     for event in stored:
         console.log(event)
@@ -241,7 +243,7 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
             context="recovery",
         )
         return turn_result(turn)
-    sink = EventSink(session=turn.session, turn=turn, lease=lease)
+    sink = EventSink(session=turn.session, turn=turn)
     with lease_keeper.held(turn, lease):
         try:
             _run_or_fail(turn, sink)

@@ -86,7 +86,7 @@ def test_a_live_lease_keeps_other_workers_out_until_it_lapses() -> None:
 
     assert not renew_lease(turn=first, lease=LEASE)
     with pytest.raises(LeaseLost):
-        EventSink(session=session, turn=first, lease=LEASE).record("knowledge", {"source": "x"})
+        EventSink(session=session, turn=first).record("knowledge", {"source": "x"})
     with pytest.raises(TurnTakenOver):
         finish_turn(turn=first, status=TurnStatus.COMPLETED, events=[NewEvent("error", {"message": "late"})])
     assert _types(session) == ["user_message"], "the worker presumed dead wrote nothing"
