@@ -4,7 +4,9 @@ The loop calls `record()`/`record_all()` for durable events; it never knows who 
 projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) writes
 only while the session still names that worker as its `lease_holder`, checked by the statement that locks the
 session (`append_events(holder=…)`): a worker presumed dead whose turn another worker took over cannot write a
-second copy of anything. The lease itself is renewed by the worker's lease keeper (`trainer_agent.turns`).
+second copy of anything. The lease itself is renewed by the worker's lease keeper (`trainer_agent.turns`), and by
+a write that finds less than half of it left (the keeper stalled: a busy SQLite, a starved process), so a
+turn that is still writing does not lose its lease to a stalled keeper.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
+from django.utils import timezone
+
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
-from sessions_app.services import NewEvent, TurnTakenOver, append_events
+from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
@@ -43,9 +48,12 @@ def deferred_writes(session: AgentSession) -> Iterator[list[NewEvent]]:
 
 
 class EventSink:
-    def __init__(self, *, session: AgentSession, turn: AgentTurn | None = None) -> None:
+    def __init__(
+        self, *, session: AgentSession, turn: AgentTurn | None = None, lease: timedelta | None = None
+    ) -> None:
         self.session = session
         self.turn = turn
+        self.lease = lease
 
     def record(
         self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
@@ -66,11 +74,24 @@ class EventSink:
                 )
                 for e in events
             ]
-        holder = self.turn.worker if self.turn is not None else None
+        holder = None
+        if self.turn is not None:
+            holder = self.turn.worker
+            self._renew_if_due(self.turn)
         stored = append_events(session=self.session, events=events, holder=holder)  # LeaseLost if not ours
         for event in stored:
             self.log(event)
         return stored
+
+    def _renew_if_due(self, turn: AgentTurn) -> None:
+        """Renew the lease if less than half of it is left (the lease keeper renews every third: it is late); LeaseLost
+        if the turn is no longer ours. One statement, only when the keeper has fallen behind."""
+        if self.lease is None or turn.lease_expires_at is None:
+            return
+        if turn.lease_expires_at - timezone.now() < self.lease / 2 and not renew_lease(
+            turn=turn, lease=self.lease
+        ):
+            raise LeaseLost(f"turn {turn.pk} was taken over by another worker")
 
     def log(self, event: AgentSessionEvent) -> None:
         if console_logger.isEnabledFor(logging.INFO):

@@ -243,7 +243,7 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
             context="recovery",
         )
         return turn_result(turn)
-    sink = EventSink(session=turn.session, turn=turn)
+    sink = EventSink(session=turn.session, turn=turn, lease=lease)
     with lease_keeper.held(turn, lease):
         try:
             _run_or_fail(turn, sink)
