@@ -455,12 +455,13 @@ def fetch_many(
     """Fetch and format several sources, concurrently where the database allows (see runs_concurrently).
 
     Results come back in the order of `requests`; a failing or unknown source gives a SourceError in its
-    place and the others still return.
+    place and the others still return. `max_workers=1`: one after another on the caller's connection (each
+    thread of the pool opens a database connection of its own and closes it after).
     """
     if not requests:
         return []
     units = units_for(user_id=user_id)
-    if len(requests) == 1 or not runs_concurrently():
+    if len(requests) == 1 or max_workers <= 1 or not runs_concurrently():
         return [_fetch_one(user_id, source, params, units) for source, params in requests]
     with ThreadPoolExecutor(
         max_workers=min(max_workers, len(requests)), thread_name_prefix="datasource"

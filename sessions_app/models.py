@@ -56,6 +56,13 @@ class AgentSession(models.Model):
     total_cost_cents = models.FloatField(default=0.0)
     status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.ACTIVE)
     metadata = models.JSONField(default=dict, blank=True)
+    # The worker running the session's open turn (its `AgentTurn.worker`), set by its claim and cleared when the
+    # session ends: a turn's writes lock this row only if it still names them (`append_events(holder=…)`).
+    # Nullable (None: no turn running) so that adding the column is an ALTER TABLE on SQLite too, where a
+    # NOT NULL column would rebuild the table under the observability views that read it.
+    lease_holder = models.CharField(  # noqa: DJ001
+        max_length=100, null=True, blank=True, help_text="The worker running the open turn"
+    )
 
     class Meta:
         db_table = "agent_sessions"

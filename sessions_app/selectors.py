@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Q, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
@@ -125,23 +125,31 @@ def context_events_after(
     """The context events numbered above `after_sequence` and at or after the session's context start, in order,
     with that start as stored now (a checkpoint written by another worker counts); None if the session is gone.
 
-    Two queries: the start, then the events (sequence_number, event_type, timestamp and data; others deferred).
+    One query (the start read by a subquery of the same statement, so both come from one snapshot; the events
+    load sequence_number, event_type, timestamp and data, the rest deferred), and a second one for the start
+    only when no event is new.
     """
+    start_of_session = AgentSession.objects.filter(pk=OuterRef("session_id")).values(
+        "context_start_sequence"
+    )[:1]
+    events: list[AgentSessionEvent] = list(
+        AgentSessionEvent.objects.annotate(context_start=Subquery(start_of_session))
+        .filter(
+            session=session,
+            event_type__in=CONTEXT_EVENT_TYPES,
+            sequence_number__gt=after_sequence,
+            sequence_number__gte=F("context_start"),
+        )
+        .only("sequence_number", "event_type", "timestamp", "data")
+        .order_by("sequence_number")
+    )
+    if events:
+        return events, int(getattr(events[0], "context_start"))  # noqa: B009 (an annotation, unknown to mypy)
     start = (
         AgentSession.objects.filter(pk=session.pk).values_list("context_start_sequence", flat=True).first()
     )
     if start is None:
         return None
-    events = list(
-        AgentSessionEvent.objects.filter(
-            session=session,
-            event_type__in=CONTEXT_EVENT_TYPES,
-            sequence_number__gt=after_sequence,
-            sequence_number__gte=start,
-        )
-        .only("sequence_number", "event_type", "timestamp", "data")
-        .order_by("sequence_number")
-    )
     return events, start
 
 

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
@@ -91,14 +91,21 @@ def append_event(
     return append_events(session=session, events=[NewEvent(event_type, data, duration_ms)])[0]
 
 
-def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
+def append_events(
+    *, session: AgentSession, events: Sequence[NewEvent], holder: str | None = None
+) -> list[AgentSessionEvent]:
     """Append the events at consecutive numbers after the session's last one: all of them or none.
 
-    One transaction: the session row is locked (`select_for_update`; SQLite serialises writers with its
-    IMMEDIATE transactions), the last number read from the unique (session, sequence_number) index and the
+    One transaction: the session row is locked (an UPDATE of its `updated_at`; SQLite serialises writers with
+    its IMMEDIATE transactions), the last number read from the unique (session, sequence_number) index and the
     events inserted with one `bulk_create`. Writers to one session queue on the lock, so the numbers are
     contiguous with no gap and no duplicate; writers to different sessions never wait for each other. Inside a
-    caller's transaction the lock lasts until it commits: never hold one across a model call.
+    caller's transaction the block is the caller's (no savepoint of its own) and the lock lasts until it
+    commits: never hold one across a model call.
+
+    `holder` (a turn's worker): write only if the session's `lease_holder` still names it, checked by the
+    statement that takes the lock, so a worker presumed dead cannot write once another has claimed the turn
+    (`claim_turn` sets the holder under the same lock); TurnTakenOver, and nothing written, otherwise.
 
     Followers of the session are woken when the transaction commits (`notify_session_changed`).
     Validates every event before writing any (ValueError, InvalidEventData); SessionNotFound if the session
@@ -107,32 +114,51 @@ def append_events(*, session: AgentSession, events: Sequence[NewEvent]) -> list[
     rows = [_checked(each) for each in events]
     if not rows:
         return []
-    with transaction.atomic():
-        _lock_session(session)
-        first = last_sequence(session=session) + 1
-        made = [
-            AgentSessionEvent(
-                session=session,
-                sequence_number=first + index,
-                event_type=row.event_type,
-                duration_ms=row.duration_ms,
-                data=row.data,
-            )
-            for index, row in enumerate(rows)
-        ]
-        stored = AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
-        notify_session_changed(session_id=session.pk)
+    stored: list[AgentSessionEvent] | None = None
+    # savepoint=False: nothing is written before the lock, and a refusal leaves the block normally (raised
+    # below), so a caller's transaction is only marked for rollback by a database error.
+    with transaction.atomic(savepoint=False):
+        if _lock_session(session, holder=holder):
+            stored = _insert_events(session, rows)
+    if stored is None:
+        if holder is not None:
+            raise TurnTakenOver(f"session {session.pk} is no longer held by {holder}, or is gone")
+        raise SessionNotFound(f"session {session.pk} does not exist")
     return stored
 
 
-def _lock_session(session: AgentSession) -> datetime:
-    """Lock the session's row for the rest of the transaction and bump its `updated_at`; SessionNotFound if
-    it is gone."""
+def _insert_events(session: AgentSession, rows: Sequence[_Row]) -> list[AgentSessionEvent]:
+    """Under the session's lock: the rows at the numbers after its last one, and its followers' wake-up."""
+    first = last_sequence(session=session) + 1
+    made = [
+        AgentSessionEvent(
+            session=session,
+            sequence_number=first + index,
+            event_type=row.event_type,
+            duration_ms=row.duration_ms,
+            data=row.data,
+        )
+        for index, row in enumerate(rows)
+    ]
+    stored = AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
+    notify_session_changed(session_id=session.pk)
+    return stored
+
+
+def _lock_session(session: AgentSession, *, holder: str | None = None, **changes: Any) -> bool:
+    """Lock the session's row for the rest of the transaction, bumping its `updated_at` (and setting
+    `changes`); with `holder`, only while its `lease_holder` is that. False if no row matched (the session is
+    gone, or held by another worker)."""
     now = timezone.now()
-    if not AgentSession.objects.select_for_update().filter(pk=session.pk).update(updated_at=now):
-        raise SessionNotFound(f"session {session.pk} does not exist")
+    matching = AgentSession.objects.filter(pk=session.pk)
+    if holder is not None:
+        matching = matching.filter(lease_holder=holder)
+    if not matching.update(updated_at=now, **changes):
+        return False
     session.updated_at = now
-    return now
+    for name, value in changes.items():
+        setattr(session, name, value)
+    return True
 
 
 def notify_session_changed(*, session_id: UUID) -> None:
@@ -177,7 +203,8 @@ def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED)
     status = _check_status(status)
     if status == SessionStatus.ACTIVE:
         raise ValueError("end_session needs a final status ('completed' or 'error'), not 'active'")
-    with transaction.atomic():
+    found = False
+    with transaction.atomic(savepoint=False):
         # Lock the row so a concurrent metadata change is not overwritten by our stale copy.
         current_metadata = (
             AgentSession.objects.select_for_update()
@@ -185,24 +212,28 @@ def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED)
             .values_list("metadata", flat=True)
             .first()
         )
-        if current_metadata is None:
-            raise SessionNotFound(f"session {session.pk} does not exist")
-        usage = _aggregate_usage(session=session)
-        session.total_tokens = usage["total_tokens"]
-        session.cached_tokens = usage["cached_tokens"]
-        session.total_cost_cents = usage["cost_cents"]
-        session.metadata = {**current_metadata, "usage": usage}
-        session.status = status
-        session.save(
-            update_fields=[
-                "total_tokens",
-                "cached_tokens",
-                "total_cost_cents",
-                "metadata",
-                "status",
-                "updated_at",
-            ],
-        )
+        if current_metadata is not None:
+            found = True
+            usage = _aggregate_usage(session=session)
+            session.total_tokens = usage["total_tokens"]
+            session.cached_tokens = usage["cached_tokens"]
+            session.total_cost_cents = usage["cost_cents"]
+            session.metadata = {**current_metadata, "usage": usage}
+            session.status = status
+            session.lease_holder = None  # an ended session has no running turn
+            session.save(
+                update_fields=[
+                    "total_tokens",
+                    "cached_tokens",
+                    "total_cost_cents",
+                    "metadata",
+                    "status",
+                    "lease_holder",
+                    "updated_at",
+                ],
+            )
+    if not found:
+        raise SessionNotFound(f"session {session.pk} does not exist")
     return session
 
 
@@ -248,51 +279,74 @@ def delete_session(*, session: AgentSession) -> int:
 
 
 def open_turn(
-    *, session: AgentSession, model: str, events: Sequence[NewEvent]
+    *,
+    session: AgentSession,
+    model: str,
+    events: Sequence[NewEvent],
+    result: Mapping[str, Any] | None = None,
 ) -> tuple[AgentTurn, list[AgentSessionEvent]]:
-    """Admit a turn: its first events (the `user_message`, …) and the turn row, queued, in one transaction.
+    """Admit a turn: its first events (the `user_message`, …) and the turn row, queued, in one transaction
+    (the caller's, if it has one: no savepoint), with `result` as the turn's initial result.
 
-    The session becomes `active`. TurnInProgress while another turn of the session is open (the unique
-    constraint on open turns settles a race between two requests); SessionNotFound if the session is gone.
+    The session becomes `active` (in the statement that locks it, once). TurnInProgress while another turn of
+    the session is open (the unique constraint on open turns settles a race between two requests);
+    SessionNotFound if the session is gone. Nothing is written in either case.
     """
-    with transaction.atomic():
-        _lock_session(session)
-        if AgentTurn.objects.filter(session=session, finished_at__isnull=True).exists():
-            raise TurnInProgress(f"a turn is already running in session {session.pk}")
-        stored = append_events(session=session, events=events)
-        turn = AgentTurn.objects.create(
-            session=session,
-            model=model,
-            start_sequence=stored[0].sequence_number,
-            enqueued_at=timezone.now(),
-        )
-        if session.status != SessionStatus.ACTIVE:
-            set_session_status(session=session, status=SessionStatus.ACTIVE)
+    rows = [_checked(each) for each in events]
+    if not rows:
+        raise ValueError("a turn starts with at least one event")
+    found = busy = False
+    with transaction.atomic(savepoint=False):
+        found = _lock_session(session, status=SessionStatus.ACTIVE, lease_holder=None)
+        busy = found and AgentTurn.objects.filter(session=session, finished_at__isnull=True).exists()
+        if found and not busy:
+            stored = _insert_events(session, rows)
+            turn = AgentTurn.objects.create(
+                session=session,
+                model=model,
+                start_sequence=stored[0].sequence_number,
+                enqueued_at=timezone.now(),
+                result=dict(result or {}),
+            )
+    if not found:
+        raise SessionNotFound(f"session {session.pk} does not exist")
+    if busy:
+        raise TurnInProgress(f"a turn is already running in session {session.pk}")
     return turn, stored
 
 
 def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta) -> AgentTurn | None:
     """Take the turn for `worker` with a lease: if it is queued, or running under a lapsed lease (its worker
     died). One conditional UPDATE, so of two workers racing for a turn exactly one wins. Counts the attempt.
-    None when the turn is finished, gone or leased by a live worker."""
+    None when the turn is finished, gone or leased by a live worker.
+
+    In the same transaction the session's `lease_holder` becomes `worker`, under the session's lock: a write
+    of the previous worker either committed before (and the new worker reads it) or waits for this claim and
+    is refused (`append_events(holder=…)`)."""
     now = timezone.now()
     claimable = Q(pk=turn_id, finished_at__isnull=True) & (
         Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
     )
-    taken = AgentTurn.objects.filter(claimable).update(
-        status=TurnStatus.RUNNING,
-        worker=worker,
-        lease_expires_at=now + lease,
-        attempts=F("attempts") + 1,
-        started_at=now,
-    )
-    if not taken:
-        return None
-    return AgentTurn.objects.select_related("session").get(pk=turn_id)
+    with transaction.atomic():
+        taken = AgentTurn.objects.filter(claimable).update(
+            status=TurnStatus.RUNNING,
+            worker=worker,
+            lease_expires_at=now + lease,
+            attempts=F("attempts") + 1,
+            started_at=now,
+        )
+        if not taken:
+            return None
+        turn = AgentTurn.objects.select_related("session").get(pk=turn_id)
+        AgentSession.objects.filter(pk=turn.session_id).update(lease_holder=worker)
+        turn.session.lease_holder = worker
+    return turn
 
 
 def renew_lease(*, turn: AgentTurn, lease: timedelta) -> bool:
-    """Extend the lease of a turn this worker still holds; False if another worker took it over (or it ended)."""
+    """Extend the lease of a turn this worker still holds; False if another worker took it over (or it ended).
+    The worker's lease keeper calls it every third of a lease; the turn's writes check the holder instead
+    (`append_events(holder=…)`)."""
     until = timezone.now() + lease
     renewed = AgentTurn.objects.filter(pk=turn.pk, worker=turn.worker, finished_at__isnull=True).update(
         lease_expires_at=until
@@ -309,23 +363,40 @@ def finish_turn(
     transaction, so a follower that sees the last event also sees that the turn has ended. TurnTakenOver (and
     nothing written) if the turn has ended already or another worker holds it now. Returns the stored events."""
     session_status = SessionStatus.COMPLETED if status == TurnStatus.COMPLETED else SessionStatus.ERROR
-    with transaction.atomic():
+    # No savepoint inside a caller's transaction (the loop's tool transaction): a refusal leaves the block before
+    # anything is written and is raised below.
+    with transaction.atomic(savepoint=False):
         holder = (
             AgentTurn.objects.select_for_update()
             .filter(pk=turn.pk)
             .values_list("worker", "finished_at")
             .first()
         )
-        if holder is None or holder[1] is not None or holder[0] != turn.worker:
-            raise TurnTakenOver(f"turn {turn.pk} has ended or is held by another worker")
-        stored = append_events(session=turn.session, events=events)
-        end_session(session=turn.session, status=session_status)
-        turn.status = status
-        turn.end_sequence = stored[-1].sequence_number if stored else last_sequence(session=turn.session)
-        turn.finished_at = timezone.now()
-        turn.lease_expires_at = None
-        turn.result = {**turn.result, **(result or {})}
-        turn.save(update_fields=["status", "end_sequence", "finished_at", "lease_expires_at", "result"])
+        ours = holder is not None and holder[1] is None and holder[0] == turn.worker
+        if ours:
+            stored = _finish_locked(turn, status, session_status, events, result)
+    if not ours:
+        raise TurnTakenOver(f"turn {turn.pk} has ended or is held by another worker")
+    return stored
+
+
+def _finish_locked(
+    turn: AgentTurn,
+    status: str,
+    session_status: str,
+    events: Sequence[NewEvent],
+    result: Mapping[str, Any] | None,
+) -> list[AgentSessionEvent]:
+    """`finish_turn` once the turn's row is locked and known to be this worker's."""
+    stored = append_events(session=turn.session, events=events)  # wakes the followers if there are any
+    end_session(session=turn.session, status=session_status)
+    turn.status = status
+    turn.end_sequence = stored[-1].sequence_number if stored else last_sequence(session=turn.session)
+    turn.finished_at = timezone.now()
+    turn.lease_expires_at = None
+    turn.result = {**turn.result, **(result or {})}
+    turn.save(update_fields=["status", "end_sequence", "finished_at", "lease_expires_at", "result"])
+    if not stored:
         notify_session_changed(session_id=turn.session_id)
     return stored
 

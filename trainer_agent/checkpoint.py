@@ -344,7 +344,9 @@ def write_checkpoint(
 
 
 def _fetch_state(*, user_id: uuid.UUID, carried: list[Carried]) -> dict[str, str]:
-    results = fetch_many(user_id=user_id, requests=[(item.source, item.params) for item in carried])
+    results = fetch_many(  # one after another, as the initializer's (no connection per source)
+        user_id=user_id, requests=[(item.source, item.params) for item in carried], max_workers=1
+    )
     state: dict[str, str] = {}
     for item, result in zip(carried, results, strict=True):
         if isinstance(result, SourceError):

@@ -292,7 +292,9 @@ def append_knowledge(*, selection: Selection, user_id: uuid.UUID, sink: EventSin
         return
     started = time.monotonic()
     requests = [(item.source, item.params()) for item in selection.append_knowledge]
-    results = fetch_many(user_id=user_id, requests=requests)
+    # One after another: these reads take a few ms each, and in a worker running many turns at once threads
+    # buy no time, while each would open (and close) a database connection of its own: ~4 per turn.
+    results = fetch_many(user_id=user_id, requests=requests, max_workers=1)
     elapsed_ms = int((time.monotonic() - started) * 1000)
     events: list[NewEvent] = []
     for item, result in zip(selection.append_knowledge, results, strict=True):

@@ -1,9 +1,12 @@
 """One sink per turn: every event goes to the store and the console log.
 
 The loop calls `record()`/`record_all()` for durable events; it never knows who listens: stream frames are a
-projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) also
-checks, in the same transaction as each write, that the worker still holds the turn's lease, and renews it:
-a worker presumed dead whose turn another worker took over cannot write a second copy of anything.
+projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) writes
+only while the session still names that worker as its `lease_holder`, checked by the statement that locks the
+session (`append_events(holder=…)`): a worker presumed dead whose turn another worker took over cannot write a
+second copy of anything. The lease itself is renewed by the worker's lease keeper (`trainer_agent.turns`), and by
+a write that finds less than half of it left (the keeper stalled: a busy SQLite, a starved process), so a
+turn that is still writing does not lose its lease to a stalled keeper.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.utils import timezone
 
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
 from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
@@ -71,21 +74,24 @@ class EventSink:
                 )
                 for e in events
             ]
-        with transaction.atomic():
-            self.check_lease()
-            stored = append_events(session=self.session, events=events)
+        holder = None
+        if self.turn is not None:
+            holder = self.turn.worker
+            self._renew_if_due(self.turn)
+        stored = append_events(session=self.session, events=events, holder=holder)  # LeaseLost if not ours
         for event in stored:
             self.log(event)
         return stored
 
-    def check_lease(self) -> None:
-        """Inside the caller's transaction: renew the lease, or raise LeaseLost if the turn is no longer ours."""
-        if (
-            self.turn is not None
-            and self.lease is not None
-            and not renew_lease(turn=self.turn, lease=self.lease)
+    def _renew_if_due(self, turn: AgentTurn) -> None:
+        """Renew the lease if less than half of it is left (the lease keeper renews every third: it is late); LeaseLost
+        if the turn is no longer ours. One statement, only when the keeper has fallen behind."""
+        if self.lease is None or turn.lease_expires_at is None:
+            return
+        if turn.lease_expires_at - timezone.now() < self.lease / 2 and not renew_lease(
+            turn=turn, lease=self.lease
         ):
-            raise LeaseLost(f"turn {self.turn.pk} was taken over by another worker")
+            raise LeaseLost(f"turn {turn.pk} was taken over by another worker")
 
     def log(self, event: AgentSessionEvent) -> None:
         if console_logger.isEnabledFor(logging.INFO):

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import math
 import threading
+import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -74,14 +75,30 @@ def _reconnecting[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
 
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         except (OperationalError, InterfaceError):
             if connection.in_atomic_block or connection.is_usable():
                 raise
             connection.close()
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+        _answered.at = time.monotonic()
+        return result
 
     return call
+
+
+class _Answered:
+    """When a call on the database threads last completed (`time.monotonic()`); `/healthz` reads it."""
+
+    at = -math.inf
+
+
+_answered = _Answered()
+
+
+def database_answered_within(seconds: float) -> bool:
+    """Whether a call on this process's database threads completed in the last `seconds`."""
+    return time.monotonic() - _answered.at <= seconds
 
 
 JSON_MEDIA_TYPE = "application/json"

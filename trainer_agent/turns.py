@@ -178,10 +178,12 @@ def admit_turn(
                     EventType.KNOWLEDGE, {"source": "current_workout_session", "params": {}, "data": text}
                 )
             )
-        agent_turn, stored = open_turn(session=session, model=model_id, events=events)
-        if max_iterations is not None:
-            agent_turn.result = {"max_iterations": max_iterations}
-            agent_turn.save(update_fields=["result"])
+        agent_turn, stored = open_turn(
+            session=session,
+            model=model_id,
+            events=events,
+            result={"max_iterations": max_iterations} if max_iterations is not None else None,
+        )
     console = EventSink(session=session)
     for event in stored:
         console.log(event)

@@ -1,5 +1,12 @@
+import threading
+from typing import Any
+
 import pytest
+from asgiref.sync import async_to_sync
+from django.db import connection
 from django.test import Client
+
+from trainer_agent.streaming import database
 
 
 @pytest.mark.django_db
@@ -10,6 +17,37 @@ def test_healthz_reports_database_round_trip(client: Client) -> None:
     body = response.json()
     assert body["status"] == "ok"
     assert body["database"] in {"sqlite", "postgresql"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_answers_while_every_database_thread_is_busy(client: Client, settings: Any) -> None:
+    """Under a burst every database thread of the web process is busy: /healthz still answers at once, from
+    the event loop, since those threads answered recently (it does not queue behind the burst's work)."""
+    settings.TASKS_BACKEND = "database"  # requests use the web process's database threads, as under daphne
+    assert client.get("/healthz").json() == {"status": "ok", "database": connection.vendor}  # a round trip
+
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def occupy() -> None:
+        started.release()
+        release.wait(30)
+
+    threads = settings.WEB_DB_THREADS
+    busy = [threading.Thread(target=async_to_sync(database(occupy))) for _ in range(threads)]
+    for thread in busy:
+        thread.start()
+    for _ in range(threads):
+        assert started.acquire(timeout=30)
+    try:
+        response = client.get("/healthz")
+        answered_while_busy = not release.is_set()
+    finally:
+        release.set()
+        for thread in busy:
+            thread.join()
+    assert response.status_code == 200 and response.json()["status"] == "ok"
+    assert answered_while_busy
 
 
 @pytest.mark.django_db

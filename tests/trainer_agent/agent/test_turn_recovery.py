@@ -7,6 +7,8 @@ result was committed never runs again, a model call with no stored answer made a
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 from django.utils import timezone
 
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn, TurnStatus
+from sessions_app.selectors import events_after
 from sessions_app.services import (
     NewEvent,
     TurnInProgress,
@@ -86,7 +89,7 @@ def test_a_live_lease_keeps_other_workers_out_until_it_lapses() -> None:
 
     assert not renew_lease(turn=first, lease=LEASE)
     with pytest.raises(LeaseLost):
-        EventSink(session=session, turn=first, lease=LEASE).record("knowledge", {"source": "x"})
+        EventSink(session=session, turn=first).record("knowledge", {"source": "x"})
     with pytest.raises(TurnTakenOver):
         finish_turn(turn=first, status=TurnStatus.COMPLETED, events=[NewEvent("error", {"message": "late"})])
     assert _types(session) == ["user_message"], "the worker presumed dead wrote nothing"
@@ -200,3 +203,93 @@ def test_the_sweep_hands_a_dead_worker_s_turn_to_a_worker_and_it_ends() -> None:
     assert lapsed.status == TurnStatus.COMPLETED and lapsed.attempts == 2
     assert alive.finished_at is None and alive.worker == "alive"
     assert turn_result(lapsed).response["messages"] == ["Recovered"]
+
+
+def _blocked_on_a_lock(description: str) -> None:
+    """Wait until another backend of this database waits on a row lock (PostgreSQL), at most 30 s."""
+    from django.db import connection
+
+    for _ in range(600):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0]:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"{description} never waited on the lock")
+
+
+def _in_thread(fn: Any) -> tuple[threading.Thread, list[Any]]:
+    from django.db import connection
+
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(fn())
+        except BaseException as exc:
+            outcome.append(exc)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_racing_the_claim_of_a_new_worker_is_refused_or_seen_by_it() -> None:
+    """The old worker's write and the new worker's claim meet at the session's row lock. A write that waits for
+    the claim is refused (nothing stored); a claim that waits for a write commits after it, so the new worker's
+    read of the store includes that write. Either way nothing is written twice."""
+    from django.db import connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: PostgreSQL (SQLite serialises whole transactions)")
+    session = create_session(user_id=uuid.uuid4())
+    turn = _open(session)
+    first = claim_turn(turn_id=turn.pk, worker="a", lease=LEASE)
+    assert first is not None
+    _lapse(turn)
+
+    # 1. The claim holds the lock; the old worker's write waits for it, then is refused.
+    claimed = threading.Event()
+
+    def claim_and_hold() -> AgentTurn | None:
+        with transaction.atomic():
+            second = claim_turn(turn_id=turn.pk, worker="b", lease=LEASE)
+            claimed.set()
+            _blocked_on_a_lock("the old worker's write")
+            return second
+
+    holder, claim_outcome = _in_thread(claim_and_hold)
+    assert claimed.wait(30)
+    with pytest.raises(LeaseLost):
+        EventSink(session=session, turn=first).record("knowledge", {"source": "late"})
+    holder.join()
+    second = claim_outcome[0]
+    assert isinstance(second, AgentTurn) and second.worker == "b"
+    assert _types(session) == ["user_message"], "the refused write stored nothing"
+
+    # 2. The write holds the lock; the next claim (of a third worker, once b's lease lapsed) waits for it and
+    #    then reads it.
+    _lapse(turn)
+    written = threading.Event()
+
+    def write_and_hold() -> None:
+        with transaction.atomic():
+            EventSink(session=session, turn=second).record("knowledge", {"source": "in time"})
+            written.set()
+            _blocked_on_a_lock("the claim")
+
+    writer, write_outcome = _in_thread(write_and_hold)
+    assert written.wait(30)
+    third = claim_turn(turn_id=turn.pk, worker="c", lease=LEASE)
+    writer.join()
+    assert write_outcome == [None]
+    assert third is not None and third.attempts == 3
+    assert [e.data.get("source") for e in events_after(session_id=session.pk, after_sequence=0)] == [
+        "in time"
+    ]

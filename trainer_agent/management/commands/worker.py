@@ -81,9 +81,14 @@ class WorkerPool:
         if self.running:  # every loop died without being asked to stop: let a process manager restart us
             raise CommandError("worker: every worker loop stopped")
 
-    def _notify(self) -> None:
+    def _notify(self, turns: int | None = None) -> None:
+        """Wake one idle loop per enqueued turn (`turns`), or every loop (None: stopping). One task row needs
+        one claim: waking every idle loop made each run the claim query and all but one find nothing."""
         with self.wake:
-            self.wake.notify_all()
+            if turns is None:
+                self.wake.notify_all()
+            else:
+                self.wake.notify(turns)
 
     def _loop(self, index: int) -> None:
         """django-tasks-db's claim-and-run step, in a loop that sleeps on `wake` instead of a fixed interval."""
@@ -136,8 +141,9 @@ class WorkerPool:
     def _sweep(self) -> None:
         while self.running:
             try:
-                if sweep_lapsed_turns():
-                    self._notify()
+                enqueued = sweep_lapsed_turns()
+                if enqueued:
+                    self._notify(enqueued)
             except Exception:
                 logger.exception("worker: sweep failed")
                 connection.close()
@@ -152,7 +158,7 @@ class WorkerPool:
                 with psycopg.connect(conninfo(), autocommit=True) as conn:
                     conn.execute(f"LISTEN {TURNS_CHANNEL}")
                     for _ in conn.notifies():
-                        self._notify()
+                        self._notify(1)
             except Exception:
                 logger.warning("worker: listener failed", exc_info=True)
                 time.sleep(1.0)
