@@ -264,6 +264,7 @@ def open_turn(
         stored = append_events(session=session, events=events)
         turn = AgentTurn.objects.create(
             session=session,
+            user_id=session.user_id,
             model=model,
             start_sequence=stored[0].sequence_number,
             enqueued_at=timezone.now(),
@@ -290,7 +291,8 @@ def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta) -> AgentTurn | N
     )
     if not taken:
         return None
-    return AgentTurn.objects.select_related("session").get(pk=turn_id)
+    # Not joined with its session: the worker reads that as the turn's user (trainer_agent.tenancy).
+    return AgentTurn.objects.get(pk=turn_id)
 
 
 def renew_lease(*, turn: AgentTurn, lease: timedelta) -> bool:

@@ -1,41 +1,108 @@
 """Whose data a unit of work touches, told to PostgreSQL's row-level security.
 
 docs/architecture.md "Tenant isolation in PostgreSQL": on PostgreSQL the tenant tables show a connection only
-the rows of `app.user_id`, a transaction-scoped setting. `acting_for(user_id)` runs its block in one
-transaction that starts by setting it (and, when `DATABASE_ASSUME_ROLE` names the application role, by
-switching to that role for the transaction: the test run's privileged login does so, so the application
-code under test obeys the policies). Both end with the transaction, so a persistent connection never
-carries one user's id into the next unit of work. On SQLite it is a plain transaction: the application's
-own `user_id` filters are the only isolation there.
+the rows of `app.user_id`, a transaction-scoped setting, so it must be set at the start of every transaction
+of the unit of work: a request's, or a turn's several commits with model calls between them.
+`acting_for(user_id)` does that for the connection while its block runs: a Django execute wrapper starts each
+transaction with `set_config('app.user_id', …, true)` (and, when `DATABASE_ASSUME_ROLE` names the
+application role, `set_config('role', …, true)`: the test run's privileged login switches to it, so the code
+under test obeys the policies), and gives a lone autocommit statement a transaction of its own. Both settings
+end with their transaction, so a persistent connection never carries one user's id into other work, and a
+statement outside any unit of work runs with no user and sees no tenant row. On SQLite it does nothing: the
+application's own `user_id` filters are the only isolation there.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from psycopg.pq import TransactionStatus
+
+
+class _TenantTransactions:
+    """The execute wrapper of one connection: the unit of work's user (innermost `acting_for` last)."""
+
+    def __init__(self) -> None:
+        self.users: list[str] = []
+        # The connection's savepoints when the settings were last made in the current transaction: a savepoint
+        # rolled back since may have undone them (only when a unit of work starts inside a longer transaction).
+        self.applied_at: list[str | None] | None = None
+
+    def __call__(
+        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]
+    ) -> Any:
+        connection: BaseDatabaseWrapper = context["connection"]
+        if connection.get_autocommit():
+            with transaction.atomic(using=connection.alias):
+                self.apply(connection)
+                return execute(sql, params, many, context)
+        if self.stale(connection):
+            self.apply(connection)
+        return execute(sql, params, many, context)
+
+    def stale(self, connection: BaseDatabaseWrapper) -> bool:
+        if connection.connection.info.transaction_status == TransactionStatus.IDLE or self.applied_at is None:
+            return True  # the next statement begins a transaction
+        return connection.savepoint_ids[: len(self.applied_at)] != self.applied_at
+
+    def apply(self, connection: BaseDatabaseWrapper) -> None:
+        role = settings.DATABASE_ASSUME_ROLE
+        with connection.connection.cursor() as cursor:
+            if role:
+                cursor.execute(
+                    "SELECT set_config('app.user_id', %s, true), set_config('role', %s, true)",
+                    [self.users[-1], role],
+                )
+            else:
+                cursor.execute("SELECT set_config('app.user_id', %s, true)", [self.users[-1]])
+        self.applied_at = list(connection.savepoint_ids)
+
+    def clear(self, connection: BaseDatabaseWrapper) -> None:
+        """The unit of work ended inside a transaction that goes on (a test's): what follows is not its work."""
+        self.applied_at = None
+        if connection.connection is None:
+            return
+        if connection.connection.info.transaction_status != TransactionStatus.INTRANS:
+            return  # no transaction (the settings ended with it), or a failed one about to be rolled back
+        with connection.connection.cursor() as cursor:
+            if settings.DATABASE_ASSUME_ROLE:
+                cursor.execute("SELECT set_config('app.user_id', '', true), set_config('role', 'none', true)")
+            else:
+                cursor.execute("SELECT set_config('app.user_id', '', true)")
+
+
+_WRAPPER_ATTRIBUTE = "_tenant_transactions"
 
 
 @contextmanager
 def acting_for(user_id: uuid.UUID | str, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
-    """Run the block in one transaction in which PostgreSQL shows only `user_id`'s tenant rows."""
+    """Every transaction the block runs on the connection shows PostgreSQL's tenant tables as `user_id` sees
+    them; nested blocks act for their own user until they end."""
     connection = connections[using]
-    with transaction.atomic(using=using):
-        if connection.vendor != "postgresql":
-            yield
-            return
-        role = settings.DATABASE_ASSUME_ROLE
-        with connection.cursor() as cursor:
-            if role:
-                cursor.execute(f"SET LOCAL ROLE {connection.ops.quote_name(role)}")
-            cursor.execute("SELECT set_config('app.user_id', %s, true)", [str(uuid.UUID(str(user_id)))])
+    if connection.vendor != "postgresql":
         yield
-        # Inside a caller's longer transaction (a test's), what follows the block is not this user's work.
-        # After an exception the block's savepoint is rolled back, which undoes both settings.
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('app.user_id', '', true)")
-            if role:
-                cursor.execute("SET LOCAL ROLE NONE")
+        return
+    wrapper: _TenantTransactions | None = getattr(connection, _WRAPPER_ATTRIBUTE, None)
+    outermost = wrapper is None
+    if wrapper is None:
+        wrapper = _TenantTransactions()
+        setattr(connection, _WRAPPER_ATTRIBUTE, wrapper)
+        connection.execute_wrappers.append(wrapper)
+    wrapper.users.append(str(uuid.UUID(str(user_id))))
+    wrapper.applied_at = None
+    try:
+        yield
+    finally:
+        wrapper.users.pop()
+        if outermost:
+            connection.execute_wrappers.remove(wrapper)
+            delattr(connection, _WRAPPER_ATTRIBUTE)
+            wrapper.clear(connection)
+        else:
+            wrapper.applied_at = None  # the outer user again from the next statement

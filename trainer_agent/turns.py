@@ -53,6 +53,7 @@ from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
 from trainer_agent.loop import APOLOGY, Action, TurnError, TurnResult, client_response, fail_turn, run_loop
 from trainer_agent.sink import EventSink, LeaseLost
+from trainer_agent.tenancy import acting_for
 
 logger = logging.getLogger(__name__)
 
@@ -233,6 +234,12 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
     turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
     if turn is None:
         return None
+    # Claiming is system work across users; from here on the turn's reads and writes are its user's.
+    with acting_for(turn.user_id):
+        return _execute_claimed_turn(turn, lease)
+
+
+def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
     if turn.attempts > settings.TURN_MAX_ATTEMPTS:
         fail_turn(
             turn,

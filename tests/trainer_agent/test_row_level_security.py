@@ -121,7 +121,7 @@ def test_with_no_user_set_the_application_role_sees_nothing() -> None:
 def test_a_user_cannot_write_into_another_users_session() -> None:
     """Appending an event to Bob's session while acting for Alice is refused by the policy's check."""
     data = two_users_data()
-    with pytest.raises(DatabaseError), acting_for(ALICE), connection.cursor() as cursor:
+    with pytest.raises(DatabaseError), transaction.atomic(), acting_for(ALICE), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO agent_session_events (id, session_id, sequence_number, event_type, timestamp, data)"
             " VALUES (gen_random_uuid(), %s, 99, 'user_message', now(), '{}')",
@@ -259,3 +259,34 @@ def test_delete_session_in_a_users_context_removes_their_session_only() -> None:
         assert delete_session(session=data[ALICE]["session"]) == 2
     assert list(AgentSession.objects.values_list("user_id", flat=True)) == [BOB]
     assert AgentSessionEvent.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_the_application_role_has_exactly_the_rights_it_needs() -> None:
+    """trainer_app: no BYPASSRLS, owns nothing, events insert/select only, the queue and turns writable,
+    the catalogue read-only, staff tables out of reach."""
+    expected = {
+        "agent_session_events": {"SELECT", "INSERT"},
+        "agent_sessions": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+        "agent_turns": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+        "django_tasks_database_dbtaskresult": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+        "workout_log_entries": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+        "exercises": {"SELECT"},
+        "auth_user": set(),
+        "django_session": set(),
+    }
+    privileges = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")
+    with connection.cursor() as cursor:
+        for table, rights in expected.items():
+            granted = set()
+            for privilege in privileges:
+                cursor.execute("SELECT has_table_privilege(%s, %s, %s)", [APP_ROLE, table, privilege])
+                if cursor.fetchone()[0]:
+                    granted.add(privilege)
+            assert granted == rights, table
+        cursor.execute(
+            "SELECT rolsuper OR rolbypassrls, (SELECT count(*) FROM pg_class WHERE relowner = r.oid)"
+            " FROM pg_roles r WHERE rolname = %s",
+            [APP_ROLE],
+        )
+        assert cursor.fetchone() == (False, 0)
