@@ -101,6 +101,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_NAME") or None}
 
+# --- Row-level security (PostgreSQL; docs/architecture.md "Tenant isolation in PostgreSQL") ---------------
+# A role that every unit of work (trainer_agent.tenancy.acting_for) switches to for its transaction. Empty in
+# deployments, whose application login is the application role itself; the test run's privileged login sets
+# `trainer_app` so the code under test obeys the policies while the tests' own assertions do not.
+DATABASE_ASSUME_ROLE = os.environ.get("DATABASE_ASSUME_ROLE", "")
+
 # --- Turns run as tasks (django.tasks) ---------------------------------------------------------------------
 # The web tier admits a turn and enqueues it; `manage.py worker` runs it. django-tasks-db keeps the queue in
 # the database (any number of workers on any machine that reaches it). The ImmediateBackend runs the turn

@@ -11,6 +11,7 @@ import math
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
@@ -436,11 +437,27 @@ def _fetch_one(
         return SourceError(source=source, params=dict(params or {}), error=f"{type(error).__name__}: {error}")
 
 
+# What a pool thread's connection needs to read a user's rows: trainer_agent registers its row-level security
+# context (`tenancy.acting_for`) here (a lower app gets it by registration, never by importing upward).
+def _no_context(user_id: uuid.UUID) -> AbstractContextManager[Any]:
+    return nullcontext()
+
+
+_thread_context: Callable[[uuid.UUID], AbstractContextManager[Any]] = _no_context
+
+
+def register_thread_context(context: Callable[[uuid.UUID], AbstractContextManager[Any]]) -> None:
+    """Run each of fetch_many's threads inside `context(user_id)`."""
+    global _thread_context
+    _thread_context = context
+
+
 def _fetch_in_thread(
     user_id: uuid.UUID, source: str, params: Mapping[str, Any] | None, units: Units | None
 ) -> FormattedSource | SourceError:
     try:
-        return _fetch_one(user_id, source, params, units)
+        with _thread_context(user_id):
+            return _fetch_one(user_id, source, params, units)
     finally:
         # The pool's threads would otherwise each keep a connection open until they are garbage collected.
         connections.close_all()

@@ -140,6 +140,9 @@ class AgentTurn(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="turns")
+    # The session's user, kept on the turn: a worker claims turns across users and must know whose work it runs
+    # before it may read the session (row-level security on PostgreSQL; docs/architecture.md).
+    user_id = models.UUIDField()
     status = models.CharField(max_length=16, choices=TurnStatus.choices, default=TurnStatus.QUEUED)
     model = models.CharField(max_length=100)
     start_sequence = models.IntegerField()

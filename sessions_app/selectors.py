@@ -179,6 +179,12 @@ def latest_response_before(*, session_id: UUID, sequence: int) -> int | None:
     )
 
 
+def turn_owner(*, turn_id: UUID) -> UUID | None:
+    """The user whose turn it is (None if it is gone): `agent_turns` is system data, readable before the worker
+    acts for anyone, and the claim that follows touches the session, which is the user's."""
+    return AgentTurn.objects.filter(pk=turn_id).values_list("user_id", flat=True).first()
+
+
 def get_turn(*, turn_id: UUID) -> AgentTurn | None:
     return AgentTurn.objects.select_related("session").filter(pk=turn_id).first()
 

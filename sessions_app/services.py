@@ -258,20 +258,22 @@ def update_context_start(*, session: AgentSession, sequence: int) -> AgentSessio
 
 
 def delete_session(*, session: AgentSession) -> int:
-    """Delete the session, its turns and all its events; the only path the append-only trigger lets through.
+    """Delete the session, its turns and all its events; the only path the append-only guards let through.
 
-    Returns the number of events deleted.
+    On PostgreSQL through `agent_delete_session` (migration 0007), a SECURITY DEFINER function of the
+    migration role: the application role may not delete events itself. It deletes only a session the caller
+    can see (the outer SELECT runs under the caller's row-level security) and its own check repeats that.
+    Returns the number of events deleted (0 when the session is gone or not the caller's).
     """
+    if connection.vendor == "postgresql":
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT agent_delete_session(s.id) FROM agent_sessions s WHERE s.id = %s", [session.pk]
+            )
+            row = cursor.fetchone()
+        return int(row[0]) if row is not None and row[0] is not None else 0
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                # Transaction-local: it ends with this transaction (or savepoint, if rolled back).
-                cursor.execute("SET LOCAL agent.allow_event_delete = 'on'")
         _, deleted = AgentSession.objects.filter(pk=session.pk).delete()
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                # Inside a caller's longer transaction, later statements must not inherit the permission.
-                cursor.execute("SET LOCAL agent.allow_event_delete = 'off'")
     return deleted.get(AgentSessionEvent._meta.label, 0)
 
 
@@ -303,6 +305,7 @@ def open_turn(
             stored = _insert_events(session, rows)
             turn = AgentTurn.objects.create(
                 session=session,
+                user_id=session.user_id,
                 model=model,
                 start_sequence=stored[0].sequence_number,
                 enqueued_at=timezone.now(),
@@ -322,7 +325,8 @@ def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta) -> AgentTurn | N
 
     In the same transaction the session's `lease_holder` becomes `worker`, under the session's lock: a write
     of the previous worker either committed before (and the new worker reads it) or waits for this claim and
-    is refused (`append_events(holder=…)`)."""
+    is refused (`append_events(holder=…)`). Under row-level security that update is the session's user's work:
+    the caller acts for `turn.user_id` (`selectors.turn_owner`)."""
     now = timezone.now()
     claimable = Q(pk=turn_id, finished_at__isnull=True) & (
         Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)

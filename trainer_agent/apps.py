@@ -30,6 +30,11 @@ class TrainerAgentConfig(AppConfig):
         from sessions_app.admin_registry import register_user_labeller
 
         register_user_labeller(lambda user_ids: display_names(user_ids=user_ids))
+        # fetch_many's threads read the user's data in the user's row-level security context (PostgreSQL).
+        from datasources_app.sources import register_thread_context
+        from trainer_agent.tenancy import acting_for
+
+        register_thread_context(acting_for)
         from trainer_agent.agents.definitions import load_agents  # validate the agent registry at start
 
         load_agents()

@@ -24,7 +24,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -50,6 +50,7 @@ from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.auth import AuthenticatedUser, AuthError, authenticate_bearer
 from trainer_agent.frames import PING, Projector, encode, failure_detail, terminal_frame
 from trainer_agent.loop import APOLOGY
+from trainer_agent.tenancy import acting_for
 from trainer_agent.turns import TurnRequest, TurnRequestError, admit_turn, parse_turn_request, turn_result
 
 logger = logging.getLogger(__name__)
@@ -59,8 +60,11 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def database[**P, R](fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """`fn` as a coroutine that runs it on the web process's database threads (see the module's docstring)."""
+def database[**P, R](fn: Callable[P, R], *, user_id: uuid.UUID | None = None) -> Callable[P, Awaitable[R]]:
+    """`fn` as a coroutine that runs it on the web process's database threads (see the module's docstring);
+    with `user_id`, as that user's unit of work (`tenancy.acting_for`: row-level security on PostgreSQL)."""
+    if user_id is not None:
+        fn = _acting_for(user_id, fn)
     if settings.TASKS_BACKEND == "immediate":
         return sync_to_async(fn)
     global _pool
@@ -68,6 +72,14 @@ def database[**P, R](fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=settings.WEB_DB_THREADS, thread_name_prefix="web-db")
     return sync_to_async(_reconnecting(fn), thread_sensitive=False, executor=_pool)
+
+
+def _acting_for[**P, R](user_id: uuid.UUID, fn: Callable[P, R]) -> Callable[P, R]:
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        with acting_for(user_id):
+            return fn(*args, **kwargs)
+
+    return call
 
 
 def _reconnecting[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
@@ -135,7 +147,8 @@ def prepare_turn(request: HttpRequest) -> AgentTurn | JsonResponse:
         user = authenticate(request)
         check_throttle(request, user)
         turn = read_turn_request(request)
-        return admit_turn(user_id=user.user_id, turn=turn)
+        with acting_for(user.user_id):
+            return admit_turn(user_id=user.user_id, turn=turn)
     except Refused as refused:
         return refused.response
     except SessionNotFound:
@@ -212,7 +225,7 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
     turn = await wait_for_end(admitted)
     if turn is None:
         return error_response(404, SESSION_NOT_FOUND)  # the session was deleted while its turn was queued
-    result = await database(turn_result)(turn)
+    result = await database(turn_result, user_id=turn.user_id)(turn)
     body: dict[str, Any] = result.as_api()
     if result.status == "completed":
         return JsonResponse(body)
@@ -237,7 +250,12 @@ async def agent_stream(request: HttpRequest) -> HttpResponseBase:
     admitted = await database(prepare_turn)(request)
     if isinstance(admitted, JsonResponse):
         return admitted
-    frames = follow(admitted.session_id, after=admitted.start_sequence - 1, until_turn=admitted.pk)
+    frames = follow(
+        admitted.session_id,
+        user_id=admitted.user_id,
+        after=admitted.start_sequence - 1,
+        until_turn=admitted.pk,
+    )
     response = StreamingHttpResponse(frames, content_type="text/event-stream", headers=SSE_HEADERS)
     response["X-Session-Id"] = str(admitted.session_id)
     return response
@@ -252,6 +270,7 @@ async def session_events(request: HttpRequest, session_id: str) -> HttpResponseB
     if refused is not None:
         return refused
     assert parsed_id is not None
+    user_id = cast(AuthenticatedUser, request.user).user_id
     raw_last_id = (request.headers.get("Last-Event-ID") or request.GET.get("lastEventId") or "").strip()
     after = -1
     if raw_last_id:
@@ -261,7 +280,7 @@ async def session_events(request: HttpRequest, session_id: str) -> HttpResponseB
             )
         after = int(raw_last_id)
     return StreamingHttpResponse(
-        follow(parsed_id, after=after), content_type="text/event-stream", headers=SSE_HEADERS
+        follow(parsed_id, user_id=user_id, after=after), content_type="text/event-stream", headers=SSE_HEADERS
     )
 
 
@@ -271,8 +290,11 @@ def authorize_session_reader(request: HttpRequest, session_id: uuid.UUID | None)
         user = authenticate(request)
     except Refused as refused:
         return refused.response
-    if session_id is None or not session_belongs_to(session_id=session_id, user_id=user.user_id):
+    if session_id is None:
         return error_response(404, SESSION_NOT_FOUND)
+    with acting_for(user.user_id):
+        if not session_belongs_to(session_id=session_id, user_id=user.user_id):
+            return error_response(404, SESSION_NOT_FOUND)
     return None
 
 
@@ -320,14 +342,14 @@ def _next_page(session_id: uuid.UUID, after: int) -> tuple[list[Any], dict[int, 
 
 
 async def follow(
-    session_id: uuid.UUID, *, after: int, until_turn: uuid.UUID | None = None
+    session_id: uuid.UUID, *, user_id: uuid.UUID, after: int, until_turn: uuid.UUID | None = None
 ) -> AsyncGenerator[str]:
     """SSE text of the session's events after `after`, live: each event's frames, a turn's terminal frame with
     its last event, `: ping` while nothing happens. Ends after `until_turn`'s terminal frame (else follows on),
     and when the session is deleted. Cancelled when the client disconnects: the turn runs on in its worker."""
     heartbeat = settings.SSE_HEARTBEAT_SECONDS
     with wakeups.subscribe(session_id) as changes:
-        projector = await database(_prime)(session_id, after)
+        projector = await database(_prime, user_id=user_id)(session_id, after)
         if until_turn is not None:
             # Resuming after the turn's last event: the client already has its terminal frame.
             turn = await database(get_turn)(turn_id=until_turn)
@@ -336,7 +358,7 @@ async def follow(
         idle = 0.0
         while True:
             changes.clear()
-            events, ends = await database(_next_page)(session_id, after)
+            events, ends = await database(_next_page, user_id=user_id)(session_id, after)
             for event in events:
                 frames = projector.frames(event)
                 ended = ends.get(event.sequence_number)
@@ -355,6 +377,6 @@ async def follow(
             idle += asyncio.get_running_loop().time() - started
             if idle >= heartbeat:
                 idle = 0.0
-                if not await database(session_exists)(session_id=session_id):
+                if not await database(session_exists, user_id=user_id)(session_id=session_id):
                     return  # deleted: nothing more will come
                 yield PING

@@ -36,7 +36,7 @@ from datasources_app.selectors import get_current_workout
 from datasources_app.services import save_current_workout
 from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, AgentTurn, EventType, TurnStatus
-from sessions_app.selectors import events_after, get_session_for_user, lapsed_turns
+from sessions_app.selectors import events_after, get_session_for_user, lapsed_turns, turn_owner
 from sessions_app.services import (
     NewEvent,
     TurnInProgress,
@@ -54,6 +54,7 @@ from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
 from trainer_agent.loop import APOLOGY, Action, TurnError, TurnResult, client_response, fail_turn, run_loop
 from trainer_agent.sink import EventSink, LeaseLost
+from trainer_agent.tenancy import acting_for
 
 logger = logging.getLogger(__name__)
 
@@ -239,9 +240,19 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
     (LeaseLost) stops without writing anything.
     """
     lease = lease_duration()
-    turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
-    if turn is None:
+    # Finding the turn's user is system work (agent_turns); the claim, which takes the session's lock, and
+    # every read and write after it are the user's.
+    user_id = turn_owner(turn_id=turn_id)
+    if user_id is None:
         return None
+    with acting_for(user_id):
+        turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
+        if turn is None:
+            return None
+        return _execute_claimed_turn(turn, lease)
+
+
+def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
     if turn.attempts > settings.TURN_MAX_ATTEMPTS:
         fail_turn(
             turn,

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import uuid
+from contextlib import ExitStack
 from typing import Any, cast
 
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from trainer_agent.api.errors import SESSION_NOT_FOUND, BadRequest
 from trainer_agent.api.parsers import StrictJSONParser
 from trainer_agent.auth import AuthenticatedUser, IsAuthenticatedUser, SupabaseJWTAuthentication
+from trainer_agent.tenancy import acting_for
 
 JSON_MEDIA_TYPE = "application/json"
 
@@ -23,6 +26,18 @@ class AgentApi(APIView):
     authentication_classes = [SupabaseJWTAuthentication]
     permission_classes = [IsAuthenticatedUser]
     parser_classes = [StrictJSONParser]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """After authentication, the view's database work is the caller's (row-level security on PostgreSQL)."""
+        self._unit_of_work = ExitStack()
+        super().initial(request, *args, **kwargs)
+        self._unit_of_work.enter_context(acting_for(caller_id(request)))
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        unit_of_work: ExitStack | None = getattr(self, "_unit_of_work", None)
+        if unit_of_work is not None:
+            unit_of_work.close()
+        return super().finalize_response(request, response, *args, **kwargs)
 
 
 def caller_id(request: Request) -> uuid.UUID:

@@ -1,0 +1,108 @@
+"""Whose data a unit of work touches, told to PostgreSQL's row-level security.
+
+docs/architecture.md "Tenant isolation in PostgreSQL": on PostgreSQL the tenant tables show a connection only
+the rows of `app.user_id`, a transaction-scoped setting, so it must be set at the start of every transaction
+of the unit of work: a request's, or a turn's several commits with model calls between them.
+`acting_for(user_id)` does that for the connection while its block runs: a Django execute wrapper starts each
+transaction with `set_config('app.user_id', …, true)` (and, when `DATABASE_ASSUME_ROLE` names the
+application role, `set_config('role', …, true)`: the test run's privileged login switches to it, so the code
+under test obeys the policies), and gives a lone autocommit statement a transaction of its own. Both settings
+end with their transaction, so a persistent connection never carries one user's id into other work, and a
+statement outside any unit of work runs with no user and sees no tenant row. On SQLite it does nothing: the
+application's own `user_id` filters are the only isolation there.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from psycopg.pq import TransactionStatus
+
+
+class _TenantTransactions:
+    """The execute wrapper of one connection: the unit of work's user (innermost `acting_for` last)."""
+
+    def __init__(self) -> None:
+        self.users: list[str] = []
+        # The connection's savepoints when the settings were last made in the current transaction: a savepoint
+        # rolled back since may have undone them (only when a unit of work starts inside a longer transaction).
+        self.applied_at: list[str | None] | None = None
+
+    def __call__(
+        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]
+    ) -> Any:
+        connection: BaseDatabaseWrapper = context["connection"]
+        if connection.get_autocommit():
+            with transaction.atomic(using=connection.alias):
+                self.apply(connection)
+                return execute(sql, params, many, context)
+        if self.stale(connection):
+            self.apply(connection)
+        return execute(sql, params, many, context)
+
+    def stale(self, connection: BaseDatabaseWrapper) -> bool:
+        if connection.connection.info.transaction_status == TransactionStatus.IDLE or self.applied_at is None:
+            return True  # the next statement begins a transaction
+        return connection.savepoint_ids[: len(self.applied_at)] != self.applied_at
+
+    def apply(self, connection: BaseDatabaseWrapper) -> None:
+        role = settings.DATABASE_ASSUME_ROLE
+        with connection.connection.cursor() as cursor:
+            if role:
+                cursor.execute(
+                    "SELECT set_config('app.user_id', %s, true), set_config('role', %s, true)",
+                    [self.users[-1], role],
+                )
+            else:
+                cursor.execute("SELECT set_config('app.user_id', %s, true)", [self.users[-1]])
+        self.applied_at = list(connection.savepoint_ids)
+
+    def clear(self, connection: BaseDatabaseWrapper) -> None:
+        """The unit of work ended inside a transaction that goes on (a test's): what follows is not its work."""
+        self.applied_at = None
+        if connection.connection is None:
+            return
+        if connection.connection.info.transaction_status != TransactionStatus.INTRANS:
+            return  # no transaction (the settings ended with it), or a failed one about to be rolled back
+        with connection.connection.cursor() as cursor:
+            if settings.DATABASE_ASSUME_ROLE:
+                cursor.execute("SELECT set_config('app.user_id', '', true), set_config('role', 'none', true)")
+            else:
+                cursor.execute("SELECT set_config('app.user_id', '', true)")
+
+
+_WRAPPER_ATTRIBUTE = "_tenant_transactions"
+
+
+@contextmanager
+def acting_for(user_id: uuid.UUID | str, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """Every transaction the block runs on the connection shows PostgreSQL's tenant tables as `user_id` sees
+    them; nested blocks act for their own user until they end."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        yield
+        return
+    wrapper: _TenantTransactions | None = getattr(connection, _WRAPPER_ATTRIBUTE, None)
+    outermost = wrapper is None
+    if wrapper is None:
+        wrapper = _TenantTransactions()
+        setattr(connection, _WRAPPER_ATTRIBUTE, wrapper)
+        connection.execute_wrappers.append(wrapper)
+    wrapper.users.append(str(uuid.UUID(str(user_id))))
+    wrapper.applied_at = None
+    try:
+        yield
+    finally:
+        wrapper.users.pop()
+        if outermost:
+            connection.execute_wrappers.remove(wrapper)
+            delattr(connection, _WRAPPER_ATTRIBUTE)
+            wrapper.clear(connection)
+        else:
+            wrapper.applied_at = None  # the outer user again from the next statement
