@@ -568,7 +568,8 @@ _STATS = (
     r"\bhow am i doing\b|\bhow (?:have|'?ve) i been doing\b|\bhow did i do\b|\bprogress\w*\b|\bstats?\b|"
     r"\bstatistics\b|\bhow many (?:workouts|sessions|times|sets)\b|\bhow often\b|\bhistory\b|\btrends?\b|"
     r"\bpersonal (?:best|record)s?\b|\bprs?\b|\bconsisten\w+\b|\bvolume\b|\bimprov\w+\b|\bsummary\b|"
-    r"\bwhat did i do\b|\bhow much have i\b|\brecap\b"
+    r"\bwhat did i do\b|\bhow much (?:have|'?ve|did) i\b|\bhow (?:much|many) (?:weight|kg|kilos?|pounds|lbs?)\b|"
+    r"\bwhat have i (?:done|lifted|trained)\b|\brecap\b"
 )
 _GREETING = (
     r"^(?:hi|hello|hey|heya|hiya|yo|howdy|hola|good (?:morning|afternoon|evening)|morning|sup|what'?s up)\b"
