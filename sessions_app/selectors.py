@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import F, Q, Subquery
 
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
@@ -36,7 +36,10 @@ def list_sessions(*, user_id: UUID, limit: int = 10) -> list[AgentSession]:
 def _context_start(session: AgentSession) -> Subquery:
     # Read context_start_sequence from the row inside the same query rather than from the
     # in-memory instance: a checkpoint written by another worker must be honoured.
-    return Subquery(AgentSession.objects.filter(pk=session.pk).values("context_start_sequence")[:1])
+    # Uncorrelated (the session's own id), so PostgreSQL reads it once per statement, not once per event row.
+    return Subquery(
+        AgentSession.objects.filter(pk=session.pk).order_by().values("context_start_sequence")[:1]
+    )
 
 
 def context_events(*, session: AgentSession) -> list[AgentSessionEvent]:
@@ -129,11 +132,8 @@ def context_events_after(
     load sequence_number, event_type, timestamp and data, the rest deferred), and a second one for the start
     only when no event is new.
     """
-    start_of_session = AgentSession.objects.filter(pk=OuterRef("session_id")).values(
-        "context_start_sequence"
-    )[:1]
     events: list[AgentSessionEvent] = list(
-        AgentSessionEvent.objects.annotate(context_start=Subquery(start_of_session))
+        AgentSessionEvent.objects.annotate(context_start=_context_start(session))
         .filter(
             session=session,
             event_type__in=CONTEXT_EVENT_TYPES,

@@ -198,7 +198,10 @@ def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED)
     Stores total_tokens (sum of tokens.total), cached_tokens (sum of tokens.cached) and
     total_cost_cents on the row, and all buckets plus `llm_calls` and `cache_hit_rate`
     (cached / (prompt + cached + cache_write), a fraction in 0..1; 0 without tokens) in
-    metadata["usage"]. Recomputed from all events each time, so calling it again is harmless.
+    metadata["usage"]. Incremental: only the llm_responses numbered above metadata["usage_counted_through"]
+    are read and added (a session's history grows without bound; summing all of it at every turn's end cost
+    a quarter of a second at 300 turns), and that position moves in the same transaction, so calling it again
+    adds nothing. A session whose usage predates the position is summed in full once.
     """
     status = _check_status(status)
     if status == SessionStatus.ACTIVE:
@@ -214,11 +217,18 @@ def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED)
         )
         if current_metadata is not None:
             found = True
-            usage = _aggregate_usage(session=session)
+            counted_through = current_metadata.get(USAGE_COUNTED_THROUGH)
+            if not isinstance(counted_through, int) or not isinstance(current_metadata.get("usage"), dict):
+                counted_through, previous = -1, {}
+            else:
+                previous = current_metadata["usage"]
+            usage, counted_through = _aggregate_usage(
+                session=session, after_sequence=counted_through, previous=previous
+            )
             session.total_tokens = usage["total_tokens"]
             session.cached_tokens = usage["cached_tokens"]
             session.total_cost_cents = usage["cost_cents"]
-            session.metadata = {**current_metadata, "usage": usage}
+            session.metadata = {**current_metadata, "usage": usage, USAGE_COUNTED_THROUGH: counted_through}
             session.status = status
             session.lease_holder = None  # an ended session has no running turn
             session.save(
@@ -443,19 +453,32 @@ def _as_number(value: Any) -> float:
     return value
 
 
-def _aggregate_usage(*, session: AgentSession) -> dict[str, Any]:
-    """Sum token buckets and cost over the session's llm_response events in one query.
+# metadata key: the sequence number of the last llm_response summed into metadata["usage"] (bookkeeping,
+# not shown by the API).
+USAGE_COUNTED_THROUGH = "usage_counted_through"
+
+
+def _aggregate_usage(
+    *, session: AgentSession, after_sequence: int, previous: Mapping[str, Any]
+) -> tuple[dict[str, Any], int]:
+    """`previous` plus the token buckets and cost of the session's llm_response events numbered above
+    `after_sequence`, in one query; with the number of the last one summed.
 
     Only `data.tokens` and `data.cost_cents` leave the database (JSON key extraction works on
     SQLite and PostgreSQL alike); the large `raw_response` does not.
     """
-    rows = AgentSessionEvent.objects.filter(session=session, event_type=EventType.LLM_RESPONSE).values_list(
-        "data__tokens", "data__cost_cents"
-    )
-    buckets = dict.fromkeys(("prompt", "completion", "cached", "cache_write", "total"), 0)
-    cost_cents = 0.0
-    llm_calls = 0
-    for tokens, cost in rows:
+    rows = AgentSessionEvent.objects.filter(
+        session=session, event_type=EventType.LLM_RESPONSE, sequence_number__gt=after_sequence
+    ).values_list("sequence_number", "data__tokens", "data__cost_cents")
+    buckets = {
+        bucket: int(_as_number(previous.get(f"{bucket}_tokens")))
+        for bucket in ("prompt", "completion", "cached", "cache_write", "total")
+    }
+    cost_cents = float(_as_number(previous.get("cost_cents")))
+    llm_calls = int(_as_number(previous.get("llm_calls")))
+    last = after_sequence
+    for sequence, tokens, cost in rows:
+        last = max(last, sequence)
         llm_calls += 1
         cost_cents += _as_number(cost)
         if isinstance(tokens, dict):
@@ -471,4 +494,4 @@ def _aggregate_usage(*, session: AgentSession) -> dict[str, Any]:
         "total_tokens": buckets["total"],
         "cost_cents": cost_cents,
         "cache_hit_rate": buckets["cached"] / cache_base if cache_base else 0.0,
-    }
+    }, last

@@ -362,3 +362,24 @@ def test_delete_session_removes_the_session_and_only_its_events() -> None:
     assert not AgentSession.objects.filter(pk=doomed.pk).exists()
     assert not AgentSessionEvent.objects.filter(session_id=doomed.pk).exists()
     assert AgentSessionEvent.objects.filter(session=kept).count() == 2
+
+
+def test_end_session_adds_each_turn_once() -> None:
+    """Turn after turn (each end adding only the responses written since the last), the totals are the sum of
+    every llm_response, each counted once: calling it twice adds nothing."""
+    session = AgentSessionFactory.create()
+    usage = {"prompt": 100, "completion": 10, "cached": 50, "cache_write": 0, "total": 160}
+    for turn in range(1, 4):
+        _llm_response(session, usage, 0.5)
+        _llm_response(session, usage, 0.5)
+        end_session(session=session)
+        end_session(session=session)  # again: nothing new to add
+        stored = AgentSession.objects.get(pk=session.pk)
+        assert stored.total_tokens == 320 * turn
+        assert stored.metadata["usage"]["llm_calls"] == 2 * turn
+        assert stored.total_cost_cents == pytest.approx(1.0 * turn)
+    # A session whose usage was summed before the position was kept is summed in full, once.
+    AgentSession.objects.filter(pk=session.pk).update(
+        metadata={"usage": {"llm_calls": 1, "total_tokens": 1}}, total_tokens=1
+    )
+    assert end_session(session=session).total_tokens == 960

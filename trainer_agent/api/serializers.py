@@ -11,7 +11,7 @@ from rest_framework import serializers
 from sessions_app.models import AgentSession, AgentSessionEvent
 
 # Bookkeeping once kept in session metadata that clients have no use for (older sessions may still carry it).
-INTERNAL_METADATA_KEYS = frozenset({"turn_running_since"})
+INTERNAL_METADATA_KEYS = frozenset({"turn_running_since", "usage_counted_through"})
 
 
 def public_metadata(metadata: Any) -> dict[str, Any]:

@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
-from sessions_app.services import NewEvent, append_event, create_session, open_turn
+from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn, EventType
+from sessions_app.services import NewEvent, append_event, create_session, end_session, open_turn
 from tests.trainer_agent.api.support import ApiUser, row_counts
 
 SESSIONS = "/agent/sessions"
@@ -112,6 +112,22 @@ def test_detail_hides_the_old_turn_lock_bookkeeping(alice: ApiUser) -> None:
     )
     metadata = alice.get(f"{SESSIONS}/{session.pk}").json()["session"]["metadata"]
     assert metadata == {"source": "app"}
+
+
+@pytest.mark.django_db
+def test_detail_shows_usage_without_its_bookkeeping(alice: ApiUser) -> None:
+    """The session's usage is shown; the position up to which it was summed is the server's own."""
+    session = create_session(user_id=alice.user_id)
+    append_event(
+        session=session,
+        event_type=EventType.LLM_RESPONSE,
+        data={"tokens": {"prompt": 10, "completion": 5, "total": 15}, "cost_cents": 0.1},
+    )
+    end_session(session=session)
+    assert "usage_counted_through" in AgentSession.objects.get(pk=session.pk).metadata
+    metadata = alice.get(f"{SESSIONS}/{session.pk}").json()["session"]["metadata"]
+    assert set(metadata) == {"usage"}
+    assert metadata["usage"]["total_tokens"] == 15
 
 
 @pytest.mark.parametrize("method", ["get", "delete"])
