@@ -562,7 +562,7 @@ _PREFERENCE = (
     r"i'?m not a fan of|no more|never (?:give me|again|do|want)|please no|avoid|keep (?:out|away)|"
     r"i don'?t have (?:a |an |any )?|i do not have (?:a |an |any )?|i don'?t own|without (?:a |an |any )?|"
     r"my \w+ is broken|i'?m sick of|i'?m tired of|hate)\b"
-    r"|\bno \w+(?:[\s-]\w+)? (?:this|for|until|anymore|any more|please|ever)\b"
+    r"|\bno \w+(?:[\s-]\w+)? (?:this|for|until|anymore|any more|please|ever|from now on|again)\b"
 )
 _STATS = (
     r"\bhow am i doing\b|\bhow (?:have|'?ve) i been doing\b|\bhow did i do\b|\bprogress\w*\b|\bstats?\b|"
@@ -638,7 +638,7 @@ def _adjustment(text: str) -> tuple[Adjustment | None, ExerciseRef | None]:
 def _clean_phrase(phrase: str) -> str:
     phrase = re.sub(r"^(?:doing|to do|any|the|a|an|all|more|those|these|with)\s+", "", phrase.strip())
     phrase = re.sub(
-        r"\s+(?:this week|this month|today|anymore|any more|please|ever|again|for now|for a while|"
+        r"\s+(?:this week|this month|today|anymore|any more|please|ever|again|for now|from now on|for a while|"
         r"for \w+ (?:days?|weeks?|months?)|until \w+|at all|in my workouts?|in workouts?)$",
         "",
         phrase,

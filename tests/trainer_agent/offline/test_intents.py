@@ -29,6 +29,7 @@ from trainer_agent.offline.intents import Adjustment, parse_message
         ("I did 3x8 at 20kg on bench", "log"),
         ("I hate burpees", "preference"),
         ("no running this week", "preference"),
+        ("no push-ups from now on", "preference"),
         ("I don't have a barbell", "preference"),
         ("how am I doing this month", "stats"),
         ("show me my progress", "stats"),
@@ -137,6 +138,7 @@ def test_logged_numbers() -> None:
         ("no running this week", ("running",), (), 7, False),
         ("avoid jumping for 2 weeks", ("jumping",), (), 14, False),
         ("I don't have a barbell", (), ("barbell",), None, False),
+        ("no push-ups from now on", ("push-ups",), (), None, False),
     ],
 )
 def test_preferences(
