@@ -872,26 +872,38 @@ def start_week_preparation(
 
 def store_prepared_workout(
     *, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, workout: dict[str, Any], message: str
-) -> ScheduledWorkout:
-    """A prepared day: its validated workout and its message, ready. DoesNotExist when it is not the user's."""
-    scheduled = ScheduledWorkout.objects.get(id=scheduled_workout_id, user_id=user_id)
-    scheduled.workout = workout
-    scheduled.message = message
-    scheduled.preparation = Preparation.READY
-    scheduled.preparation_error = ""
-    scheduled.save(update_fields=["workout", "message", "preparation", "preparation_error", "updated_at"])
-    return scheduled
+) -> bool:
+    """A prepared day: its validated workout and its message, ready. Only while the day is still the user's,
+    on the calendar and pending: a day the user edited, moved to done or cancelled, or deleted while the chain
+    ran is left as it is (False)."""
+    return bool(
+        _pending_day(user_id=user_id, scheduled_workout_id=scheduled_workout_id).update(
+            workout=workout,
+            message=message,
+            preparation=Preparation.READY,
+            preparation_error="",
+            updated_at=timezone.now(),
+        )
+    )
 
 
-def fail_workout_preparation(
-    *, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, error: str
-) -> ScheduledWorkout:
-    """A day the week chain could not prepare, with the reason (its earlier workout, if any, is kept)."""
-    scheduled = ScheduledWorkout.objects.get(id=scheduled_workout_id, user_id=user_id)
-    scheduled.preparation = Preparation.FAILED
-    scheduled.preparation_error = error[:2000]
-    scheduled.save(update_fields=["preparation", "preparation_error", "updated_at"])
-    return scheduled
+def fail_workout_preparation(*, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, error: str) -> bool:
+    """A day the week chain could not prepare, with the reason (its earlier workout, if any, is kept). Only
+    while it is still pending (False otherwise, as for `store_prepared_workout`)."""
+    return bool(
+        _pending_day(user_id=user_id, scheduled_workout_id=scheduled_workout_id).update(
+            preparation=Preparation.FAILED, preparation_error=error[:2000], updated_at=timezone.now()
+        )
+    )
+
+
+def _pending_day(*, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID) -> models.QuerySet[ScheduledWorkout]:
+    return ScheduledWorkout.objects.filter(
+        id=scheduled_workout_id,
+        user_id=user_id,
+        preparation=Preparation.PENDING,
+        status=ScheduleStatus.SCHEDULED,
+    )
 
 
 # --- Plans ------------------------------------------------------------------------------------------------------

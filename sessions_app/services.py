@@ -193,58 +193,64 @@ def _checked(event: NewEvent) -> _Row:
 
 
 def end_session(*, session: AgentSession, status: str = SessionStatus.COMPLETED) -> AgentSession:
-    """Aggregate usage and cost of every llm_response event into the session row and set its status.
+    """Aggregate usage and cost of every llm_response event into the session row and set its status; the
+    session has no running turn any more (`lease_holder` cleared).
 
     Stores total_tokens (sum of tokens.total), cached_tokens (sum of tokens.cached) and
     total_cost_cents on the row, and all buckets plus `llm_calls` and `cache_hit_rate`
     (cached / (prompt + cached + cache_write), a fraction in 0..1; 0 without tokens) in
-    metadata["usage"]. Incremental: only the llm_responses numbered above metadata["usage_counted_through"]
-    are read and added (a session's history grows without bound; summing all of it at every turn's end cost
-    a quarter of a second at 300 turns), and that position moves in the same transaction, so calling it again
-    adds nothing. A session whose usage predates the position is summed in full once.
+    metadata["usage"] (`_fold_usage`: incremental, each response counted once).
     """
     status = _check_status(status)
     if status == SessionStatus.ACTIVE:
         raise ValueError("end_session needs a final status ('completed' or 'error'), not 'active'")
-    found = False
     with transaction.atomic(savepoint=False):
-        # Lock the row so a concurrent metadata change is not overwritten by our stale copy.
-        current_metadata = (
-            AgentSession.objects.select_for_update()
-            .filter(pk=session.pk)
-            .values_list("metadata", flat=True)
-            .first()
-        )
-        if current_metadata is not None:
-            found = True
-            counted_through = current_metadata.get(USAGE_COUNTED_THROUGH)
-            if not isinstance(counted_through, int) or not isinstance(current_metadata.get("usage"), dict):
-                counted_through, previous = -1, {}
-            else:
-                previous = current_metadata["usage"]
-            usage, counted_through = _aggregate_usage(
-                session=session, after_sequence=counted_through, previous=previous
-            )
-            session.total_tokens = usage["total_tokens"]
-            session.cached_tokens = usage["cached_tokens"]
-            session.total_cost_cents = usage["cost_cents"]
-            session.metadata = {**current_metadata, "usage": usage, USAGE_COUNTED_THROUGH: counted_through}
-            session.status = status
-            session.lease_holder = None  # an ended session has no running turn
-            session.save(
-                update_fields=[
-                    "total_tokens",
-                    "cached_tokens",
-                    "total_cost_cents",
-                    "metadata",
-                    "status",
-                    "lease_holder",
-                    "updated_at",
-                ],
-            )
-    if not found:
-        raise SessionNotFound(f"session {session.pk} does not exist")
+        _fold_usage(session)
+        session.status = status
+        session.lease_holder = None  # an ended session has no running turn
+        session.save(update_fields=[*_USAGE_FIELDS, "status", "lease_holder", "updated_at"])
     return session
+
+
+def record_usage(*, session: AgentSession) -> AgentSession:
+    """Fold the llm_responses written since the last fold into the session's usage totals, leaving its status
+    and a running turn's lease alone (work outside a turn that called models: the week chain)."""
+    with transaction.atomic(savepoint=False):
+        _fold_usage(session)
+        session.save(update_fields=[*_USAGE_FIELDS, "updated_at"])
+    return session
+
+
+_USAGE_FIELDS = ("total_tokens", "cached_tokens", "total_cost_cents", "metadata")
+
+
+def _fold_usage(session: AgentSession) -> None:
+    """Under the session's row lock, add the llm_responses numbered above metadata["usage_counted_through"] to
+    metadata["usage"] and the row's totals (in memory; the caller saves). A session's history grows without
+    bound (summing all of it at every turn's end cost a quarter of a second at 300 turns); the position moves
+    with the totals, so folding again adds nothing, and a session whose usage predates the position is summed
+    in full once. SessionNotFound if the session is gone."""
+    # Lock the row so a concurrent metadata change is not overwritten by our stale copy.
+    current_metadata = (
+        AgentSession.objects.select_for_update()
+        .filter(pk=session.pk)
+        .values_list("metadata", flat=True)
+        .first()
+    )
+    if current_metadata is None:
+        raise SessionNotFound(f"session {session.pk} does not exist")
+    counted_through = current_metadata.get(USAGE_COUNTED_THROUGH)
+    if not isinstance(counted_through, int) or not isinstance(current_metadata.get("usage"), dict):
+        counted_through, previous = -1, {}
+    else:
+        previous = current_metadata["usage"]
+    usage, counted_through = _aggregate_usage(
+        session=session, after_sequence=counted_through, previous=previous
+    )
+    session.total_tokens = usage["total_tokens"]
+    session.cached_tokens = usage["cached_tokens"]
+    session.total_cost_cents = usage["cost_cents"]
+    session.metadata = {**current_metadata, "usage": usage, USAGE_COUNTED_THROUGH: counted_through}
 
 
 def set_session_status(*, session: AgentSession, status: str) -> AgentSession:
@@ -309,7 +315,10 @@ def open_turn(
         raise ValueError("a turn starts with at least one event")
     found = busy = False
     with transaction.atomic(savepoint=False):
-        found = _lock_session(session, status=SessionStatus.ACTIVE, lease_holder=None)
+        # Only the status changes with the lock, and a session with an open turn is `active` already: a refusal
+        # below leaves nothing behind even when this block is the whole transaction. The running turn's
+        # `lease_holder` is its worker's; the turn's end clears it (`end_session`).
+        found = _lock_session(session, status=SessionStatus.ACTIVE)
         busy = found and AgentTurn.objects.filter(session=session, finished_at__isnull=True).exists()
         if found and not busy:
             stored = _insert_events(session, rows)

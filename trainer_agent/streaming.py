@@ -314,7 +314,7 @@ async def wait_for_end(turn: AgentTurn) -> AgentTurn | None:
     with wakeups.subscribe(turn.session_id) as changes:
         while True:
             changes.clear()
-            found = await database(get_turn)(turn_id=turn.pk)
+            found = await database(get_turn, user_id=turn.user_id)(turn_id=turn.pk)
             if found is None or found.finished_at is not None:
                 return found
             await changes.wait(timeout=settings.SSE_HEARTBEAT_SECONDS)
@@ -352,7 +352,7 @@ async def follow(
         projector = await database(_prime, user_id=user_id)(session_id, after)
         if until_turn is not None:
             # Resuming after the turn's last event: the client already has its terminal frame.
-            turn = await database(get_turn)(turn_id=until_turn)
+            turn = await database(get_turn, user_id=user_id)(turn_id=until_turn)
             if turn is None or (turn.end_sequence is not None and turn.end_sequence <= after):
                 return
         idle = 0.0

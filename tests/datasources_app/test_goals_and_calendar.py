@@ -258,3 +258,25 @@ def test_delete_workout_plan_removes_pending_sessions() -> None:
     assert not ScheduledWorkout.objects.filter(pk=pending.pk).exists()
     done.refresh_from_db()
     assert done.plan_id is None
+
+
+def test_a_day_the_user_changed_while_the_week_was_prepared_stays_theirs() -> None:
+    """The week chain stores a prepared day only while it is still pending on the calendar: a day the user
+    cancelled or deleted meanwhile keeps what the user did, and the chain is told (False)."""
+    user_id = uuid.uuid4()
+    start = timezone.localdate() + dt.timedelta(days=1)
+    plan = services.create_workout_plan(
+        user_id=user_id, name="Base", weeks=1, start_date=start, plan=_plan_days(start), schedule_days=True
+    )
+    upper, lower = services.start_week_preparation(
+        user_id=user_id, plan_id=plan.pk, first=start, last=start + dt.timedelta(days=6)
+    )
+    services.update_scheduled_workout(user_id=user_id, scheduled_workout_id=upper.pk, status="cancelled")
+    services.delete_scheduled_workout(user_id=user_id, scheduled_workout_id=lower.pk)
+    workout = {"title": "Upper", "exercises": []}
+    assert not services.store_prepared_workout(
+        user_id=user_id, scheduled_workout_id=upper.pk, workout=workout, message="Go!"
+    )
+    assert not services.fail_workout_preparation(user_id=user_id, scheduled_workout_id=lower.pk, error="x")
+    upper.refresh_from_db()
+    assert (upper.status, upper.message, upper.workout) == ("cancelled", "", None)

@@ -26,12 +26,13 @@ from django_tasks_db.backend import DatabaseBackend
 
 from datasources_app import selectors, services
 from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
-from sessions_app.models import AgentSession, SessionStatus
-from sessions_app.services import end_session
+from sessions_app.models import AgentSession
+from sessions_app.services import record_usage
 from tools_app.plan_builder import week_dates
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
+from trainer_agent.tenancy import acting_for
 from trainer_agent.turns import wake_workers
 
 logger = logging.getLogger(__name__)
@@ -130,10 +131,10 @@ def _prepare_day(
         # The day_failed callback has stored the failure already; keep the outcome in step.
         outcome.failed[item.pk] = "; ".join(exc.problems[:3])
         return
-    services.store_prepared_workout(
+    if services.store_prepared_workout(
         user_id=item.user_id, scheduled_workout_id=item.pk, workout=workout, message=message
-    )
-    outcome.prepared.append(item.pk)
+    ):
+        outcome.prepared.append(item.pk)  # else the user changed or removed the day meanwhile: theirs wins
 
 
 def _fail(outcome: WeekOutcome, item: ScheduledWorkout, reason: str) -> None:
@@ -166,27 +167,32 @@ def register_week_callbacks() -> None:
 
 @task()
 def prepare_week_task(user_id: str, plan_id: str, week: int, session_id: str | None) -> dict[str, Any]:
-    """The background run of the chain for one plan week (enqueued when the asking tool's transaction commits)."""
-    session = AgentSession.objects.filter(pk=session_id).first() if session_id else None
+    """The background run of the chain for one plan week (enqueued when the asking tool's transaction commits),
+    as the user's unit of work (row-level security on PostgreSQL)."""
+    owner = uuid.UUID(user_id)
+    with acting_for(owner):
+        return _prepare_week(owner, uuid.UUID(plan_id), week, session_id)
+
+
+def _prepare_week(
+    user_id: uuid.UUID, plan_id: uuid.UUID, week: int, session_id: str | None
+) -> dict[str, Any]:
+    session = AgentSession.objects.filter(pk=session_id, user_id=user_id).first() if session_id else None
     try:
-        outcome = prepare_plan_week(
-            user_id=uuid.UUID(user_id), plan_id=uuid.UUID(plan_id), week=week, session=session
-        )
+        outcome = prepare_plan_week(user_id=user_id, plan_id=plan_id, week=week, session=session)
     except Exception:
         # A bug must not leave the days pending forever: they say so, and the user can ask again.
-        logger.exception("week.failed", extra={"plan_id": plan_id, "week": week})
-        _fail_pending_days(plan_id=uuid.UUID(plan_id), week=week)
+        logger.exception("week.failed", extra={"plan_id": str(plan_id), "week": week})
+        _fail_pending_days(user_id=user_id, plan_id=plan_id, week=week)
         raise
     if session is not None:
-        session.refresh_from_db(fields=["status"])
-        if session.status != SessionStatus.ACTIVE:
-            # Fold the sub-agents' cost into the session's totals (a running turn does it when it ends).
-            end_session(session=session, status=session.status)
+        # Fold the sub-agents' cost into the session's totals (status and a running turn's lease untouched).
+        record_usage(session=session)
     return {"week": week, "prepared": len(outcome.prepared), "failed": len(outcome.failed)}
 
 
-def _fail_pending_days(*, plan_id: uuid.UUID, week: int) -> None:
-    plan = WorkoutPlan.objects.filter(pk=plan_id).first()
+def _fail_pending_days(*, user_id: uuid.UUID, plan_id: uuid.UUID, week: int) -> None:
+    plan = WorkoutPlan.objects.filter(pk=plan_id, user_id=user_id).first()
     if plan is None:
         return
     first, last = week_dates(plan.plan, week)

@@ -73,6 +73,19 @@ def test_one_open_turn_per_session() -> None:
 
 
 @pytest.mark.django_db
+def test_a_refused_second_message_leaves_the_running_turn_its_worker() -> None:
+    """A message sent while a worker runs the session's turn is refused (409) and takes nothing from that
+    worker: it still writes the turn's events."""
+    session = create_session(user_id=uuid.uuid4())
+    turn = _open(session)
+    assert claim_turn(turn_id=turn.pk, worker="a", lease=LEASE) is not None
+    with pytest.raises(TurnInProgress):
+        _open(session, "are you there?")
+    append_events(session=session, events=[NewEvent("llm_request", {"model": MODEL})], holder="a")
+    assert _types(session) == ["user_message", "llm_request"]
+
+
+@pytest.mark.django_db
 def test_a_live_lease_keeps_other_workers_out_until_it_lapses() -> None:
     """Of two workers one claims the turn; the other gets nothing until the lease lapses, then takes it over
     (attempt 2). The first can then neither renew, nor write, nor finish."""
