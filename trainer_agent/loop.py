@@ -280,10 +280,16 @@ def _record_request(
     sink: EventSink, cache: ContextCache, *, turn: AgentTurn, model_id: str, iteration: int
 ) -> LLMRequest:
     """Build the context from the events (new ones only, through the turn's cache) and store the request
-    before the call."""
-    context = build_context(session=turn.session, user_id=turn.session.user_id, cache=cache)
-    request = context.to_request(model=model_id)
-    sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
+    before the call.
+
+    One transaction for the reads and the write: under row-level security (`acting_for`) every transaction
+    starts with a `set_config` and a lone read gets a transaction of its own, so the context's reads (the new
+    events, the user data) would each cost a BEGIN, a `set_config` and a COMMIT. The session is locked only by
+    the write at the end, as before."""
+    with transaction.atomic():
+        context = build_context(session=turn.session, user_id=turn.session.user_id, cache=cache)
+        request = context.to_request(model=model_id)
+        sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
     return request
 
 
