@@ -19,7 +19,7 @@ def revoke(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("sessions_app", "0008_row_level_security"),  # creates the role
+        ("sessions_app", "0009_row_level_security"),  # creates the role
         ("django_tasks_database", "0021_conditional_partial_index_ordering"),
     ]
 

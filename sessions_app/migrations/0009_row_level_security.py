@@ -137,7 +137,7 @@ def uninstall(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("sessions_app", "0007_session_lease_holder"),
+        ("sessions_app", "0008_agent_turn_user_id"),
     ]
 
     operations = [

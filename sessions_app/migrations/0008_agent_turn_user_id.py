@@ -1,4 +1,5 @@
-"""The session's user on each turn: workers claim turns across users and must know whose work a turn is before
+"""The session's user on each turn (filled before row-level security is installed, 0009, so an owner without
+BYPASSRLS reads every session): workers claim turns across users and must know whose work a turn is before
 they may read its session under row-level security (docs/architecture.md "Tenant isolation in PostgreSQL")."""
 
 from django.db import migrations, models
@@ -15,7 +16,7 @@ def copy_session_users(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("sessions_app", "0008_row_level_security"),
+        ("sessions_app", "0007_session_lease_holder"),
     ]
 
     operations = [
