@@ -1024,7 +1024,7 @@ class Turn:
                     "week",
                     "Reading this week's schedule.",
                 )
-            body = re.sub(r"</?schedule[^>]*>|\s*id=\S+", "", fetched[-1].body).strip()
+            body = re.sub(r"</?(?:schedule|source)[^>]*>|\s*id=\S+", "", fetched[-1].body).strip()
             return self._notify(f"Here's your week:\n{body}", "Showing the week's schedule.")
         done = self.transcript.calls("prepare_week")
         if not done:

@@ -188,6 +188,8 @@ def test_whats_on_this_week_reads_the_schedule_with_the_messages(coached: Coache
     ready = [item for item in coached.week(1) if item.message]
     assert ready
     assert ready[0].message.splitlines()[1].strip() in reply
+    assert "<" not in reply, "the source's markup is for the model, not the user"
+    assert "each hand" in ready[0].message, "a dumbbell pair's load says it is per hand"
 
 
 @pytest.mark.django_db
