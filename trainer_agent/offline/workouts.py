@@ -1766,6 +1766,7 @@ def adjustment_changes(
     exercise: Mapping[str, Any], adjustment: Adjustment, facts: TrainingFacts
 ) -> dict[str, Any]:
     """The adjust_exercise `adjustments` that apply `adjustment` to `exercise` ({} when nothing changes).
+    "Harder"/"easier" overall are the tool's own (`adjust_exercise change=…`); this is for a named field.
 
     Per-set lists are always sent with the new number of sets, so the result is consistent on its own.
     """
@@ -1818,34 +1819,4 @@ def adjustment_changes(
         wanted = int(value) if value else max(0, rest + (30 if up else -30))
         if wanted != rest:
             changes["rest_sec"] = wanted
-    elif adjustment.field == "overall":
-        if kind == "reps" and sets:
-            if up and sets < 5:
-                resized(sets + 1)
-            elif not up and sets > 2:
-                resized(sets - 1)
-            if loads:
-                new_load = stepped(1 if up else -1)
-                if new_load != loads[0]:
-                    changes["load_each"] = [new_load] * int(changes.get("sets", sets))
-            elif not up and sets <= 2 and reps and reps[0] > 5:
-                changes["reps"] = [reps[0] - 2] * sets
-            elif up and sets >= 5 and reps:
-                changes["reps"] = [reps[0] + 2] * sets
-        elif kind == "hold" and holds:
-            new_hold = max(10, holds[0] + (10 if up else -10))
-            if new_hold != holds[0]:
-                changes["hold_sec"] = [new_hold] * sets
-        elif kind == "intervals":
-            work = int(exercise.get("work_sec") or 30)
-            rest = int(exercise.get("rest_sec") or 0)
-            changes["work_sec"] = work + 10 if up else max(15, work - 10)
-            changes["rest_sec"] = max(5, rest - 5) if up else rest + 10
-        elif kind == "duration":
-            minutes = float(exercise.get("duration_min") or 10)
-            changes["duration_min"] = round(minutes * (1.2 if up else 0.8))
-            if exercise.get("distance"):
-                changes["distance"] = max(
-                    0.5, round(float(exercise["distance"]) * (1.2 if up else 0.8) * 2) / 2
-                )
     return changes
