@@ -73,6 +73,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "sessions_app.staff.StaffWorkMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -106,6 +107,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # deployments, whose application login is the application role itself; the test run's privileged login sets
 # `trainer_app` so the code under test obeys the policies while the tests' own assertions do not.
 DATABASE_ASSUME_ROLE = os.environ.get("DATABASE_ASSUME_ROLE", "")
+# Staff work (the admin, its login and SQL views, replay and import) on its own privileged login when the
+# application logs in as `trainer_app` (sessions_app/staff.py); without it, `default` does everything.
+STAFF_DATABASE_URL = os.environ.get("STAFF_DATABASE_URL", "")
+if STAFF_DATABASE_URL:
+    DATABASES["staff"] = dj_database_url.parse(STAFF_DATABASE_URL, conn_max_age=0)
+STAFF_DATABASE = "staff" if STAFF_DATABASE_URL else "default"
+DATABASE_ROUTERS = ["sessions_app.staff.StaffRouter"]
 
 # --- Turns run as tasks (django.tasks) ---------------------------------------------------------------------
 # The web tier admits a turn and enqueues it; `manage.py worker` runs it. django-tasks-db keeps the queue in

@@ -15,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
+from django.db import connection, connections, router, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -281,14 +281,17 @@ def delete_session(*, session: AgentSession) -> int:
     can see (the outer SELECT runs under the caller's row-level security) and its own check repeats that.
     Returns the number of events deleted (0 when the session is gone or not the caller's).
     """
-    if connection.vendor == "postgresql":
-        with transaction.atomic(), connection.cursor() as cursor:
+    using = router.db_for_write(
+        AgentSession
+    )  # the staff connection for the admin's delete (sessions_app.staff)
+    if connections[using].vendor == "postgresql":
+        with transaction.atomic(using=using), connections[using].cursor() as cursor:
             cursor.execute(
                 "SELECT agent_delete_session(s.id) FROM agent_sessions s WHERE s.id = %s", [session.pk]
             )
             row = cursor.fetchone()
         return int(row[0]) if row is not None and row[0] is not None else 0
-    with transaction.atomic():
+    with transaction.atomic(using=using):
         _, deleted = AgentSession.objects.filter(pk=session.pk).delete()
     return deleted.get(AgentSessionEvent._meta.label, 0)
 

@@ -423,6 +423,32 @@ def run_turn(
     """Admit a turn and run it here, to its end (the shell commands, benchmarks and tests). Raises TurnError
     when it ends in `error` because of the model (after recording it), like `/agent/chat`'s 502. `listener`
     receives the turn's stream frames (as `/agent/stream` would send them) once it has ended."""
+    with acting_for(user_id):
+        return _run_turn_here(
+            user_id=user_id,
+            message=message,
+            session=session,
+            session_id=session_id,
+            model=model,
+            current_workout=current_workout,
+            current_workout_text=current_workout_text,
+            max_iterations=max_iterations,
+            listener=listener,
+        )
+
+
+def _run_turn_here(
+    *,
+    user_id: uuid.UUID,
+    message: str,
+    session: AgentSession | None,
+    session_id: uuid.UUID | None,
+    model: str | None,
+    current_workout: dict[str, object] | None,
+    current_workout_text: str | None,
+    max_iterations: int | None,
+    listener: Callable[[dict[str, Any]], None] | None,
+) -> TurnResult:
     request = TurnRequest(
         message=message,
         session_id=session.pk if session is not None else session_id,

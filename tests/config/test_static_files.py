@@ -49,6 +49,7 @@ def debug_server(live_server_process: DaphneServer, live_database: LiveDatabase)
         cwd=BASE_DIR,
         env=server_env(
             database_url=live_database.url,
+            login="owner",
             extra={
                 "DJANGO_SUPERUSER_USERNAME": STAFF_USER,
                 "DJANGO_SUPERUSER_EMAIL": "staff@example.com",

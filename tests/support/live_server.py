@@ -111,7 +111,8 @@ def create_live_database(*, name: str, tmp_dir: Path, base_url: str | None = Non
         )
     else:
         database = LiveDatabase(url=f"sqlite:///{tmp_dir / f'{name}.sqlite3'}")
-    env = server_env(database_url=database.url)
+    # Migrations and the demo data are the owner's work: its login, as in the README's deployment.
+    env = server_env(database_url=database.url, login="owner")
     for command in (["migrate", "--noinput"], ["seed_demo"]):
         subprocess.run(
             [sys.executable, "manage.py", *command],
@@ -127,14 +128,36 @@ def create_live_database(*, name: str, tmp_dir: Path, base_url: str | None = Non
 # --- the servers -------------------------------------------------------------------------------------
 
 
+def application_login(database_url: str) -> dict[str, str]:
+    """The database settings of a server or worker process on `database_url` (the privileged login).
+
+    When the suite runs its application code as a role (`DATABASE_ASSUME_ROLE`, CI's `trainer_app`) on
+    PostgreSQL, the processes log in as that role itself, with the privileged login as their `staff`
+    connection: the deployment the README describes, where only the admin and replay see more than one user's
+    rows. Otherwise they keep `database_url`."""
+    role = os.environ.get("DATABASE_ASSUME_ROLE", "")
+    if not role or not is_postgres_url(database_url):
+        return {"DATABASE_URL": database_url}
+    parts = urlsplit(database_url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return {
+        "DATABASE_URL": urlunsplit((parts.scheme, f"{role}@{host}", parts.path, parts.query, parts.fragment)),
+        "STAFF_DATABASE_URL": database_url,
+        "DATABASE_ASSUME_ROLE": "",
+    }
+
+
 def server_env(
     *,
     database_url: str,
     scripts: Path | None = None,
     extra: dict[str, str] | None = None,
+    login: str = "application",
 ) -> dict[str, str]:
-    """The environment of a server process: DEBUG on, this database, no real LLM keys, offline initializer."""
+    """The environment of a server process: DEBUG on, this database (logged in as `application_login` says,
+    or with `login="owner"` as `database_url` itself), no real LLM keys, offline initializer."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(_DROPPED_ENV_PREFIXES)}
+    env.pop("STAFF_DATABASE_URL", None)
     env.update(
         {
             "DEBUG": "1",
@@ -145,6 +168,8 @@ def server_env(
             "PYTHONUNBUFFERED": "1",
         }
     )
+    if login == "application":
+        env.update(application_login(database_url))
     if scripts is not None:
         env["AGENT_TEST_SCRIPTS"] = str(scripts)
     env.update(extra or {})

@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError, transaction
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType, SessionStatus
+from sessions_app.staff import staff_work
 
 FORMAT_VERSION = 1
 SESSION_FIELDS: tuple[str, ...] = (
@@ -149,7 +150,8 @@ def import_records(records: Iterable[dict[str, Any]]) -> tuple[AgentSession, int
     if first is None:
         raise InvalidExport("the file is empty")
     session = _build_session(first)
-    with transaction.atomic():
+    # Any user's session: staff work, on the staff login when STAFF_DATABASE_URL is set (sessions_app.staff).
+    with staff_work() as using, transaction.atomic(using=using):
         if AgentSession.objects.filter(pk=session.pk).exists():
             raise ValueError(f"session {session.pk} already exists; delete it first to import it again")
         # raw=True: keep created_at/updated_at/timestamp as exported instead of auto_now(_add).

@@ -22,10 +22,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.services import create_session
+from sessions_app.staff import staff_work
 from trainer_agent.console import format_event, k_tokens
 from trainer_agent.llm.models import UnknownModel, get_model
 from trainer_agent.loop import TurnError
 from trainer_agent.management.commands.import_session import event_record, session_record
+from trainer_agent.tenancy import acting_for
 from trainer_agent.turns import run_turn
 
 FORMATS = ("console", "json", "jsonl")
@@ -84,10 +86,29 @@ def _number(value: Any, *, integer: bool = True) -> Any:
 
 
 def rerun_session(
-    *, session: AgentSession, from_sequence: int, model: str, user_id: uuid.UUID | None = None
+    *,
+    session: AgentSession,
+    original: list[Turn],
+    from_sequence: int,
+    model: str,
+    user_id: uuid.UUID | None = None,
 ) -> tuple[AgentSession, list[Turn], list[str]]:
-    """Replay the session's user messages, one turn each, in a new session. Returns it, its turns, failures."""
-    original = read_turns(_events(session, from_sequence))
+    """Replay the session's user messages (`original`, read from it from `from_sequence` on), one turn each, in
+    a new session of its user (or `user_id`), as that user. Returns the new session, its turns, failures."""
+    with acting_for(user_id or session.user_id):
+        return _rerun(
+            session=session, original=original, from_sequence=from_sequence, model=model, user_id=user_id
+        )
+
+
+def _rerun(
+    *,
+    session: AgentSession,
+    original: list[Turn],
+    from_sequence: int,
+    model: str,
+    user_id: uuid.UUID | None,
+) -> tuple[AgentSession, list[Turn], list[str]]:
     new_session = create_session(
         user_id=user_id or session.user_id,
         metadata={"rerun_of": str(session.pk), "rerun_from_sequence": from_sequence, "rerun_model": model},
@@ -193,16 +214,22 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        session = AgentSession.objects.filter(pk=options["session_id"]).first()
-        if session is None:
-            raise CommandError(f"No session {options['session_id']}")
         from_sequence: int = options["from_seq"]
         if from_sequence < 0:
             raise CommandError("--from-seq must be >= 0")
-        if options["rerun"]:
-            self._rerun(session, from_sequence, options["model"], options["as_user"])
-            return
-        output_format = options["format"]
+        # Reading any user's session is staff work (its own login when STAFF_DATABASE_URL is set); a rerun's
+        # turns are the user's, under the application's rules.
+        with staff_work():
+            session = AgentSession.objects.filter(pk=options["session_id"]).first()
+            if session is None:
+                raise CommandError(f"No session {options['session_id']}")
+            if not options["rerun"]:
+                self._print(session, from_sequence, options["format"])
+                return
+            original = read_turns(_events(session, from_sequence))
+        self._rerun(session, original, from_sequence, options["model"], options["as_user"])
+
+    def _print(self, session: AgentSession, from_sequence: int, output_format: str) -> None:
         events = _events(session, from_sequence)
         if output_format == "console":
             for event in events:
@@ -227,17 +254,21 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2))
 
     def _rerun(
-        self, session: AgentSession, from_sequence: int, model: str, as_user: uuid.UUID | None
+        self,
+        session: AgentSession,
+        original: list[Turn],
+        from_sequence: int,
+        model: str,
+        as_user: uuid.UUID | None,
     ) -> None:
         try:
             get_model(model)
         except UnknownModel as exc:
             raise CommandError(str(exc)) from exc
-        original = read_turns(_events(session, from_sequence))
         if not original:
             raise CommandError("The session has no user messages to replay")
         new_session, rerun, failures = rerun_session(
-            session=session, from_sequence=from_sequence, model=model, user_id=as_user
+            session=session, original=original, from_sequence=from_sequence, model=model, user_id=as_user
         )
         for line in comparison_lines(
             original_session=session,
