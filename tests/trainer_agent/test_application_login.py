@@ -238,3 +238,21 @@ def test_staff_browse_replay_and_delete_every_users_sessions_in_the_admin(
         live_database.scalar("SELECT count(*) FROM agent_session_events WHERE session_id = %s", [second]) == 0
     )
     assert live_database.scalar("SELECT count(*) FROM agent_sessions WHERE id = %s", [first]) == 1
+
+
+def test_chat_in_the_terminal_runs_as_its_user(live_database: LiveDatabase) -> None:
+    """`manage.py chat` with the deployment's settings: the turns, and the reads around them, are the user's."""
+    user_id = uuid.uuid4()
+    completed = manage(
+        live_database,
+        "chat",
+        "--user",
+        str(user_id),
+        "--model",
+        "offline",
+        stdin="give me a quick upper body workout\nmake it easier\n",
+    )
+    assert completed.returncode == 0, completed.stderr
+    replies = [line for line in completed.stdout.splitlines() if line.startswith("coach> ")]
+    assert len(replies) >= 2, completed.stdout[-2000:]
+    assert live_database.scalar("SELECT count(*) FROM agent_sessions WHERE user_id = %s", [str(user_id)]) == 1

@@ -17,9 +17,10 @@ from sessions_app.models import AgentSession, SessionNotFound
 from sessions_app.selectors import get_session_for_user
 from trainer_agent.console import session_totals
 from trainer_agent.context import describe_exercise
-from trainer_agent.llm.models import UnknownModel, get_model
+from trainer_agent.llm.models import ModelConfig, UnknownModel, get_model
 from trainer_agent.loop import TurnError
 from trainer_agent.sink import console_logger
+from trainer_agent.tenancy import acting_for
 from trainer_agent.turns import run_turn
 
 EXIT_WORDS = frozenset({"exit", "quit"})
@@ -61,13 +62,21 @@ class Command(BaseCommand):
             model = get_model(model_id)
         except UnknownModel as exc:
             raise CommandError(str(exc)) from exc
+        with acting_for(user_id):  # the user's conversation, under the application's rules
+            self._chat(
+                model=model, user_id=user_id, session_id=options["session"], stdin=options.get("stdin")
+            )
+
+    def _chat(
+        self, *, model: ModelConfig, user_id: uuid.UUID, session_id: uuid.UUID | None, stdin: TextIO | None
+    ) -> None:
         session: AgentSession | None = None
-        if options["session"] is not None:
+        if session_id is not None:
             try:
-                session = get_session_for_user(user_id=user_id, session_id=options["session"])
+                session = get_session_for_user(user_id=user_id, session_id=session_id)
             except SessionNotFound as exc:
-                raise CommandError(f"Session {options['session']} not found for user {user_id}.") from exc
-        stdin: TextIO = options.get("stdin") or sys.stdin
+                raise CommandError(f"Session {session_id} not found for user {user_id}.") from exc
+        stdin = stdin or sys.stdin
 
         self.stdout.write(f"Chatting with {model.display_name} ({model.id}) as user {user_id}.")
         if session is not None:
