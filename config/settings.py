@@ -109,7 +109,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DATABASE_ASSUME_ROLE = os.environ.get("DATABASE_ASSUME_ROLE", "")
 # Staff work (the admin, its login and SQL views, replay and import) on its own privileged login when the
 # application logs in as `trainer_app` (sessions_app/staff.py); without it, `default` does everything.
-STAFF_DATABASE_URL = os.environ.get("STAFF_DATABASE_URL", "")
+# The test process itself keeps one login (its per-test transaction is one connection's); the daphne and
+# worker processes it starts get the alias (tests/support/live_server.py).
+STAFF_DATABASE_URL = "" if os.environ.get("PYTEST_VERSION") else os.environ.get("STAFF_DATABASE_URL", "")
 if STAFF_DATABASE_URL:
     DATABASES["staff"] = dj_database_url.parse(STAFF_DATABASE_URL, conn_max_age=0)
 STAFF_DATABASE = "staff" if STAFF_DATABASE_URL else "default"
