@@ -121,12 +121,26 @@ class ExerciseCheck:
 
 
 # A preference names an injury when it is filed as one or its words say so ("my left knee is injured, avoid
-# exercises that load the knee"); "I love shoulder day" is not one.
+# exercises that load the knee"); "I love shoulder day" is not one. "Weak" is one only when nothing says the
+# user wants to train the part: "my weak knee gives way" is, "weak shoulders, I want to build them" is a goal.
 INJURY_CATEGORIES = frozenset({"injury", "limitation", "recovery", "medical"})
 _INJURY_WORDS = re.compile(
     r"injur|hurt|pain|sore|strain|sprain|tear|torn|surgery|operat|recover|rehab|tendin|bursitis|arthritis|"
-    r"\bload|avoid|protect|careful|\bbad\b|weak|tender|\bache|aching|niggle|tweak|swollen|dislocat|fractur"
+    r"avoid|protect|careful|\bbad\b|tender|\bache|aching|niggle|tweak|swollen|dislocat|fractur|gives? (?:way|out)"
 )
+_WEAK_WORDS = re.compile(r"\bweak")
+_TRAINING_GOAL_WORDS = re.compile(
+    r"\bbuild|strengthen|stronger|\bgrow|bring (?:it |them )?up|\bimprove|bigger|focus on|work on|target|"
+    r"more (?:volume|work|sets)|prioriti[sz]e"
+)
+
+
+def names_an_injury(text: str) -> bool:
+    """Whether a preference's words describe an injury or a limitation to train around (not a goal)."""
+    lowered = text.lower()
+    if _INJURY_WORDS.search(lowered):
+        return True
+    return bool(_WEAK_WORDS.search(lowered)) and not _TRAINING_GOAL_WORDS.search(lowered)
 
 
 def injuries_from(
@@ -139,7 +153,7 @@ def injuries_from(
         sources.append((profile_text, f"profile: '{' '.join(profile_text.split())}'"))
     for preference in preferences:
         text = f"{preference.description} {preference.guidance}"
-        if preference.category in INJURY_CATEGORIES or _INJURY_WORDS.search(text.lower()):
+        if preference.category in INJURY_CATEGORIES or names_an_injury(text):
             sources.append((text, f"preference '{preference.description}'"))
     found: dict[str, Injury] = {}
     for text, source in sources:

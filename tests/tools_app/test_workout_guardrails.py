@@ -18,6 +18,7 @@ from datasources_app.catalog import (
 from datasources_app.models import Exercise
 from datasources_app.services import DEFAULT_CATALOG_PATH, create_preference, upsert_profile
 from tests.tools_app.workout_support import Trainee, make_trainee, reps_exercise
+from tools_app.workout_validation import names_an_injury
 
 
 def squat(order: int = 1, **overrides: Any) -> dict[str, Any]:
@@ -131,5 +132,36 @@ def test_a_free_text_preference_without_injury_words_is_not_an_injury() -> None:
         preference_type="permanent",
         description="I love knee-high socks",
         guidance="-",
+    )
+    assert generate(trainee, squat()).success
+
+
+@pytest.mark.parametrize(
+    ("description", "injury"),
+    [
+        ("My left knee is injured, avoid exercises that load the knee", True),
+        ("Be careful with my lower back", True),
+        ("My weak knee gives way on stairs", True),
+        ("Weak knees", True),
+        ("Sore shoulder since Tuesday", True),
+        ("Weak shoulders, I want to build them up", False),
+        ("My legs are weak, focus on them", False),
+        ("I like heavy loads on back day", False),
+        ("I love shoulder day", False),
+    ],
+)
+def test_a_preference_is_read_as_an_injury_only_when_its_words_say_so(description: str, injury: bool) -> None:
+    assert names_an_injury(description) is injury
+
+
+@pytest.mark.django_db
+def test_a_weak_part_the_user_wants_to_build_is_trained_not_avoided() -> None:
+    """ "Weak legs, I want to make them stronger" asks for leg work: a squat is delivered, not refused."""
+    trainee = make_trainee()
+    create_preference(
+        user_id=trainee.user_id,
+        preference_type="permanent",
+        description="Weak legs and knees, I want to make them stronger",
+        guidance="More leg work",
     )
     assert generate(trainee, squat()).success
