@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import http.client
 import re
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 
@@ -21,7 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.support.browser import headless_chromium
 from tests.support.fresh_clone import FreshClone
-from tests.support.live_server import BASE_DIR, DaphneServer, LiveDatabase, server_env
+from tests.support.live_server import DaphneServer, LiveDatabase, create_superuser
 
 pytestmark = [pytest.mark.live, pytest.mark.browser, pytest.mark.xdist_group("live")]
 
@@ -44,22 +42,7 @@ def browser() -> Iterator[WebDriver]:
 @pytest.fixture(scope="module")
 def debug_server(live_server_process: DaphneServer, live_database: LiveDatabase) -> DaphneServer:
     """The shared DEBUG-on live server, with a staff login in its database."""
-    subprocess.run(
-        [sys.executable, "manage.py", "createsuperuser", "--noinput"],
-        cwd=BASE_DIR,
-        env=server_env(
-            database_url=live_database.url,
-            login="owner",
-            extra={
-                "DJANGO_SUPERUSER_USERNAME": STAFF_USER,
-                "DJANGO_SUPERUSER_EMAIL": "staff@example.com",
-                "DJANGO_SUPERUSER_PASSWORD": STAFF_PASSWORD,
-            },
-        ),
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    create_superuser(live_database, username=STAFF_USER, password=STAFF_PASSWORD)
     return live_server_process
 
 

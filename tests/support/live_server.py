@@ -176,6 +176,30 @@ def server_env(
     return env
 
 
+def create_superuser(database: LiveDatabase, *, username: str, password: str) -> None:
+    """A staff login in the live database, made as the README says: with the server processes' settings, on
+    their `staff` connection when they have one (`createsuperuser --database staff`)."""
+    env = server_env(
+        database_url=database.url,
+        extra={
+            "DJANGO_SUPERUSER_USERNAME": username,
+            "DJANGO_SUPERUSER_EMAIL": f"{username}@example.com",
+            "DJANGO_SUPERUSER_PASSWORD": password,
+        },
+    )
+    staff = ["--database", "staff"] if env.get("STAFF_DATABASE_URL") else []
+    completed = subprocess.run(
+        [sys.executable, "manage.py", "createsuperuser", "--noinput", *staff],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+
+
 # Twisted listens with a backlog of 50 unless told otherwise: a burst of more connections than that waits for
 # the client's SYN retry (a full second) before the server even sees it. `make run` uses the same endpoint.
 LISTEN_BACKLOG = 1024

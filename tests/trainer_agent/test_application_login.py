@@ -27,6 +27,7 @@ from tests.support.live_server import (
     BASE_DIR,
     DaphneServer,
     LiveDatabase,
+    create_superuser,
     is_postgres_url,
     mint_test_token,
     server_env,
@@ -172,23 +173,7 @@ def test_replay_and_import_use_the_staff_login(
 @pytest.fixture(scope="module")
 def staff_login(live_database: LiveDatabase) -> None:
     """A superuser, created as the README says for this deployment (`createsuperuser --database staff`)."""
-    completed = subprocess.run(
-        [sys.executable, "manage.py", "createsuperuser", "--noinput", "--database", "staff"],
-        cwd=BASE_DIR,
-        env=server_env(
-            database_url=live_database.url,
-            extra={
-                "DJANGO_SUPERUSER_USERNAME": STAFF_USER,
-                "DJANGO_SUPERUSER_EMAIL": "rls-staff@example.com",
-                "DJANGO_SUPERUSER_PASSWORD": STAFF_PASSWORD,
-            },
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
+    create_superuser(live_database, username=STAFF_USER, password=STAFF_PASSWORD)
 
 
 @pytest.fixture(scope="module")
