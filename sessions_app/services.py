@@ -281,9 +281,8 @@ def delete_session(*, session: AgentSession) -> int:
     can see (the outer SELECT runs under the caller's row-level security) and its own check repeats that.
     Returns the number of events deleted (0 when the session is gone or not the caller's).
     """
-    using = router.db_for_write(
-        AgentSession
-    )  # the staff connection for the admin's delete (sessions_app.staff)
+    # The staff connection for the admin's delete (sessions_app/staff.py), else the application's.
+    using = router.db_for_write(AgentSession)
     if connections[using].vendor == "postgresql":
         with transaction.atomic(using=using), connections[using].cursor() as cursor:
             cursor.execute(

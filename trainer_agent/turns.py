@@ -424,61 +424,36 @@ def run_turn(
     when it ends in `error` because of the model (after recording it), like `/agent/chat`'s 502. `listener`
     receives the turn's stream frames (as `/agent/stream` would send them) once it has ended."""
     with acting_for(user_id):
-        return _run_turn_here(
-            user_id=user_id,
+        request = TurnRequest(
             message=message,
-            session=session,
-            session_id=session_id,
-            model=model,
+            session_id=session.pk if session is not None else session_id,
             current_workout=current_workout,
-            current_workout_text=current_workout_text,
+            model=model,
+        )
+        turn = admit_turn(
+            user_id=user_id,
+            turn=request,
             max_iterations=max_iterations,
-            listener=listener,
+            current_workout_text=current_workout_text,
         )
-
-
-def _run_turn_here(
-    *,
-    user_id: uuid.UUID,
-    message: str,
-    session: AgentSession | None,
-    session_id: uuid.UUID | None,
-    model: str | None,
-    current_workout: dict[str, object] | None,
-    current_workout_text: str | None,
-    max_iterations: int | None,
-    listener: Callable[[dict[str, Any]], None] | None,
-) -> TurnResult:
-    request = TurnRequest(
-        message=message,
-        session_id=session.pk if session is not None else session_id,
-        current_workout=current_workout,
-        model=model,
-    )
-    turn = admit_turn(
-        user_id=user_id,
-        turn=request,
-        max_iterations=max_iterations,
-        current_workout_text=current_workout_text,
-    )
-    turn.refresh_from_db()
-    if turn.finished_at is None and execute_turn(turn_id=turn.pk) is None:
-        # A worker took it first (the task backend's queue): wait for its end.
-        while turn.finished_at is None:
-            time.sleep(0.1)
-            turn.refresh_from_db()
-    result = turn_result(turn)
-    if listener is not None:
-        for frame in turn_frames(turn):
-            listener(frame)
-    if result.status == TurnStatus.ERROR and result.error_kind not in {"undelivered", ""}:
-        raise TurnError(
-            session_id=result.session_id,
-            kind=result.error_kind,
-            message=result.error_message,
-            retry_after=result.retry_after,
-        )
-    return result
+        turn.refresh_from_db()
+        if turn.finished_at is None and execute_turn(turn_id=turn.pk) is None:
+            # A worker took it first (the task backend's queue): wait for its end.
+            while turn.finished_at is None:
+                time.sleep(0.1)
+                turn.refresh_from_db()
+        result = turn_result(turn)
+        if listener is not None:
+            for frame in turn_frames(turn):
+                listener(frame)
+        if result.status == TurnStatus.ERROR and result.error_kind not in {"undelivered", ""}:
+            raise TurnError(
+                session_id=result.session_id,
+                kind=result.error_kind,
+                message=result.error_message,
+                retry_after=result.retry_after,
+            )
+        return result
 
 
 def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: dict[str, Any]) -> str:

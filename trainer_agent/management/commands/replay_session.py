@@ -96,36 +96,27 @@ def rerun_session(
     """Replay the session's user messages (`original`, read from it from `from_sequence` on), one turn each, in
     a new session of its user (or `user_id`), as that user. Returns the new session, its turns, failures."""
     with acting_for(user_id or session.user_id):
-        return _rerun(
-            session=session, original=original, from_sequence=from_sequence, model=model, user_id=user_id
+        new_session = create_session(
+            user_id=user_id or session.user_id,
+            metadata={
+                "rerun_of": str(session.pk),
+                "rerun_from_sequence": from_sequence,
+                "rerun_model": model,
+            },
         )
-
-
-def _rerun(
-    *,
-    session: AgentSession,
-    original: list[Turn],
-    from_sequence: int,
-    model: str,
-    user_id: uuid.UUID | None,
-) -> tuple[AgentSession, list[Turn], list[str]]:
-    new_session = create_session(
-        user_id=user_id or session.user_id,
-        metadata={"rerun_of": str(session.pk), "rerun_from_sequence": from_sequence, "rerun_model": model},
-    )
-    failures = []
-    for number, turn in enumerate(original, start=1):
-        try:
-            run_turn(
-                user_id=new_session.user_id,
-                message=turn.message,
-                session=new_session,
-                model=model,
-                current_workout_text=turn.current_workout_text,
-            )
-        except TurnError as exc:
-            failures.append(f"turn {number}: {exc.kind}: {exc.message}")
-    return new_session, read_turns(_events(new_session, 0)), failures
+        failures = []
+        for number, turn in enumerate(original, start=1):
+            try:
+                run_turn(
+                    user_id=new_session.user_id,
+                    message=turn.message,
+                    session=new_session,
+                    model=model,
+                    current_workout_text=turn.current_workout_text,
+                )
+            except TurnError as exc:
+                failures.append(f"turn {number}: {exc.kind}: {exc.message}")
+        return new_session, read_turns(_events(new_session, 0)), failures
 
 
 def _events(session: AgentSession, from_sequence: int) -> Iterable[AgentSessionEvent]:
