@@ -2,7 +2,8 @@
 
 On PostgreSQL the application logs in as `trainer_app`: row-level security shows it one user's rows per unit of
 work, and it has no rights on Django's auth tables, the admin log or the SQL views. Staff work sees every user
-and those tables, so it runs on the `staff` connection alias (`STAFF_DATABASE_URL`, a login with `BYPASSRLS`):
+and those tables, so it runs on the `staff` connection alias (`STAFF_DATABASE_URL`: the tables' owner, a superuser or
+with `BYPASSRLS`, since the policies are forced on the owner too):
 - always for Django's own staff apps (auth, admin, contenttypes, sessions): the admin's login, its users and
   its log;
 - for every model inside `staff_work()`: the admin's pages (`StaffWorkMiddleware` enters it for every
@@ -57,8 +58,8 @@ def in_staff_work() -> bool:
 
 class StaffRouter:
     """DATABASE_ROUTERS: staff apps and staff work read and write on `staff_alias()`; everything else on the
-    default connection (the application's login). Migrations are not routed: `manage.py migrate --database
-    staff` runs them with the staff login, which owns the tables."""
+    default connection (the application's login). Migrations are not routed: they run with the owner's login
+    as DATABASE_URL (README "PostgreSQL and row-level security"; their data steps use the default alias)."""
 
     def db_for_read(self, model: type[Model], **hints: Any) -> str | None:
         if _staff_work.get() or model._meta.app_label in STAFF_APP_LABELS:
@@ -81,12 +82,11 @@ class StaffWorkMiddleware:
         self.is_async = iscoroutinefunction(get_response)
         if self.is_async:
             markcoroutinefunction(self)
-        self._prefix: str | None = None
 
-    def is_staff_request(self, request: HttpRequest) -> bool:
-        if self._prefix is None:
-            self._prefix = reverse("admin:index")
-        return request.path_info.startswith(self._prefix)
+    @staticmethod
+    def is_staff_request(request: HttpRequest) -> bool:
+        # Both with the script prefix (a service mounted under a path): the request's own, reversed per request.
+        return request.path.startswith(reverse("admin:index"))
 
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
