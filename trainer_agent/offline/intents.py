@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from datasources_app.catalog import EQUIPMENT
+from tools_app.plan_builder import classify_goal
 
 IntentKind = Literal[
     "plan",
@@ -349,13 +350,45 @@ _WEEK = (
 )
 
 
+# The goal in the user's words: "… a 12-week plan to get stronger, 3 days a week" → "Get stronger".
+_PLAN_GOAL = re.compile(
+    r"\b(?:to|so (?:that )?i can)\s+(?P<goal>(?:get|build|gain|lose|drop|improve|increase|run|finish|train|"
+    r"prepare|be|become|burn|tone|add|boost|work|bulk|cut|lean|hit|reach|complete)\b[^,.;!?]*)"
+)
+_PLAN_GOAL_TAIL = re.compile(
+    r"\s*(?:\b(?:with|over|starting|from|using|at|and (?:train|work out))\b.*|\bin\s+(?:\d+|the|my)\b.*|"
+    + _COUNT
+    + r"\s*(?:days?|times|x|sessions?)\b.*|\b(?:a|per|each) week\b.*)$"
+)
+_PLAN_KIND = re.compile(
+    r"\b(strength|hypertrophy|muscle|fat[- ]loss|weight[- ]loss|endurance|running|marathon|half marathon|5k|10k|"
+    r"powerlifting|conditioning|mobility)\b[\w\s-]{0,15}\b(?:plan|program(?:me)?|block)\b"
+)
+
+
+def plan_goal(text: str) -> str:
+    """What the plan is for, in the user's words ("Get stronger", "Strength"); the whole request if it says
+    nothing the patterns know. The plan tool picks the plan's type from these words, so a shortened goal that
+    would lose the request's type keeps the request whole."""
+    found, kind = _PLAN_GOAL.search(text), _PLAN_KIND.search(text)
+    candidates = (
+        _PLAN_GOAL_TAIL.sub("", found.group("goal")).strip() if found else "",
+        kind.group(1).replace("-", " ") if kind else "",
+    )
+    plan_type = classify_goal(text)
+    for goal in candidates:
+        if goal and classify_goal(goal) == plan_type:
+            return goal[0].upper() + goal[1:]
+    return text
+
+
 def plan_ask(text: str) -> PlanAsk:
     weeks = _PLAN_WEEKS.search(text)
     days = _PLAN_DAYS.search(text)
     count = days.group("n") if days else None
     per_week = (int(count) if count.isdigit() else _NUMBER_WORDS[count]) if count else None
     return PlanAsk(
-        goal=text,
+        goal=plan_goal(text),
         weeks=int(weeks.group(1)) if weeks else None,
         days_per_week=per_week if per_week is not None and 1 <= per_week <= 7 else None,
     )

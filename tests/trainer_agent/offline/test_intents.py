@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tools_app.plan_builder import classify_goal
 from trainer_agent.offline.intents import Adjustment, parse_message
 
 
@@ -159,3 +160,22 @@ def test_location_names_come_from_the_user() -> None:
     """A location the user has, by any name, is recognised; unknown places are not."""
     assert parse_message("at the office today", known_locations=["Office", "Home"]).location == "Office"
     assert parse_message("at the office today", known_locations=["Home", "Gym"]).location is None
+
+
+@pytest.mark.parametrize(
+    ("request_text", "goal"),
+    [
+        ("Make me a 12-week plan to get stronger, 3 days a week", "Get stronger"),
+        ("a 12-week strength plan, 3 days a week", "Strength"),
+        ("12 week plan to build muscle 4 days a week", "Build muscle"),
+        ("8 week program to run a 10k in under 50 minutes", "Run a 10k in under 50 minutes"),
+        ("12-week hypertrophy block to get bigger", "Hypertrophy"),
+        ("12 week plan to get stronger at home with dumbbells", "Get stronger"),
+    ],
+)
+def test_a_plan_request_keeps_its_goal_not_the_whole_sentence(request_text: str, goal: str) -> None:
+    """The plan's goal reads as a goal, and the plan tool still picks the type the whole request asked for."""
+    intent = parse_message(request_text)
+    assert intent.kind == "plan" and intent.plan is not None
+    assert intent.plan.goal == goal
+    assert classify_goal(intent.plan.goal) == classify_goal(request_text)
