@@ -27,7 +27,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 # Django's staff-only apps: their tables are granted to no application role.
 STAFF_APP_LABELS = frozenset({"admin", "auth", "contenttypes", "sessions"})
@@ -82,11 +82,13 @@ class StaffWorkMiddleware:
         self.is_async = iscoroutinefunction(get_response)
         if self.is_async:
             markcoroutinefunction(self)
+        self._admin_path: str | None = None  # the admin's URL below the script prefix, as path_info has it
 
-    @staticmethod
-    def is_staff_request(request: HttpRequest) -> bool:
-        # Both with the script prefix (a service mounted under a path): the request's own, reversed per request.
-        return request.path.startswith(reverse("admin:index"))
+    def is_staff_request(self, request: HttpRequest) -> bool:
+        if self._admin_path is None:
+            # reverse() puts the current request's script prefix (a service mounted under a path) in front.
+            self._admin_path = "/" + reverse("admin:index").removeprefix(get_script_prefix())
+        return request.path_info.startswith(self._admin_path)
 
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
