@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -152,7 +152,7 @@ def server_env(
     database_url: str,
     scripts: Path | None = None,
     extra: dict[str, str] | None = None,
-    login: str = "application",
+    login: Literal["application", "owner"] = "application",
 ) -> dict[str, str]:
     """The environment of a server process: DEBUG on, this database (logged in as `application_login` says,
     or with `login="owner"` as `database_url` itself), no real LLM keys, offline initializer."""
