@@ -95,13 +95,24 @@ def assert_admin_is_styled(browser: WebDriver, server: DaphneServer) -> None:
     browser.find_element(By.ID, "id_username").send_keys(STAFF_USER)
     browser.find_element(By.ID, "id_password").send_keys(STAFF_PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "#login-form input[type=submit]").click()
-    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_elements(By.CSS_SELECTOR, "button.theme-toggle"))
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "button.theme-toggle")
+            and d.execute_script("return document.readyState") == "complete"
+        )
+    )
     assert computed(browser, "#header", "background-color") == ADMIN_HEADER_BACKGROUND
-    icons = browser.find_elements(By.CSS_SELECTOR, "button.theme-toggle svg")
+    # Measured in one script: element handles kept across calls went stale when the page re-rendered.
+    icons = browser.execute_script(
+        "return [...document.querySelectorAll('button.theme-toggle svg')].map(icon => {"
+        " const box = icon.getBoundingClientRect();"
+        " return {width: box.width, height: box.height,"
+        " shown: box.width > 0 && box.height > 0 && icon.checkVisibility({visibilityProperty: true})}; })"
+    )
     assert icons
     for icon in icons:  # hidden ones measure 0; the visible one is small
-        assert icon.size["width"] <= MAX_THEME_ICON_PX and icon.size["height"] <= MAX_THEME_ICON_PX, icon.size
-    assert any(icon.is_displayed() for icon in icons), "theme.js and the CSS show one icon"
+        assert icon["width"] <= MAX_THEME_ICON_PX and icon["height"] <= MAX_THEME_ICON_PX, icon
+    assert any(icon["shown"] for icon in icons), "theme.js and the CSS show one icon"
 
 
 @pytest.mark.parametrize(
