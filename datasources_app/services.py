@@ -231,14 +231,16 @@ def set_current_location(*, user_id: uuid.UUID, location_id: uuid.UUID) -> Locat
 
 
 # --- Demo user --------------------------------------------------------------------------------------------------
-def seed_demo_user(*, reset: bool = False, history_days: int = 0) -> list[str]:
+def seed_demo_user(
+    *, reset: bool = False, history_days: int = 0, user_id: uuid.UUID = DEMO_USER_ID
+) -> list[str]:
     """Give the demo user a profile, settings, two locations (Home current, Gym), goals, a preference and,
     with `history_days`, logged workouts for that many past days; returns what it did.
 
     Idempotent: what exists is left as it is (the user may have changed it through the agent), unless
     `reset` puts the demo data back. Generated history is only added for days that do not have it yet.
+    Another `user_id` gets the same data (the eval command's throw-away users).
     """
-    user_id = DEMO_USER_ID
     done: list[str] = []
     with transaction.atomic():
         if not UserProfile.objects.filter(user_id=user_id).exists() or reset:
@@ -282,6 +284,29 @@ def seed_demo_user(*, reset: bool = False, history_days: int = 0) -> list[str]:
         if history_days or reset:
             done.append(_seed_demo_history(user_id=user_id, days=history_days, reset=reset))
     return done
+
+
+def delete_user_data(*, user_id: uuid.UUID) -> int:
+    """Delete every row of the user's fitness data (profile to plans); returns how many rows went.
+
+    For throw-away users (the eval command); the catalogue and other users are untouched."""
+    deleted = 0
+    with transaction.atomic():
+        for model in (
+            ScheduledWorkout,
+            WorkoutPlan,
+            WorkoutLog,
+            CurrentWorkout,
+            Preference,
+            CategoryGoal,
+            MuscleGoal,
+            MilestoneGoal,
+            Location,
+            UserSettings,
+            UserProfile,
+        ):
+            deleted += model.objects.filter(user_id=user_id).delete()[0]
+    return deleted
 
 
 def _seed_demo_goals_and_preferences(*, user_id: uuid.UUID, reset: bool) -> list[str]:
