@@ -1,0 +1,92 @@
+"""Recorded model-in-the-loop trials replay through the real turn runner and still give the user what they got.
+
+Every tests/fixtures/trials/*.json is one test (tests/fixtures/trials/README.md says how to add one): the demo
+user's data with the trial's overrides, each turn run as `manage.py chat` runs it, the model's recorded
+answers played back in order, and each turn's checks asserted on the response, events and data.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from trainer_agent.evals import SCRIPTED_MODEL, Trial, load_trials, run_trial
+
+TRIALS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "trials"
+TRIALS = load_trials(TRIALS_DIR)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_console(settings: pytest.FixtureRequest) -> None:
+    settings.INITIALIZER_MODEL = "offline"  # type: ignore[attr-defined]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("trial", TRIALS, ids=[trial.name for trial in TRIALS])
+def test_recorded_trial_replays_and_passes_its_checks(trial: Trial) -> None:
+    """The trial's answers are all asked for, in order, and every turn meets its checks."""
+    report = run_trial(trial, model=SCRIPTED_MODEL)
+    assert not report.problems, "\n".join(report.problems)
+    failures = [
+        f"turn {number} ({turn.message!r}): {failure}"
+        for number, turn in enumerate(report.turns, start=1)
+        for failure in turn.failed_checks
+    ]
+    assert not failures, f"{trial.source}:\n" + "\n".join(failures)
+    assert len(report.turns) == len(trial.turns)
+
+
+def _single() -> Trial:
+    return copy.deepcopy(next(trial for trial in TRIALS if trial.name == "single-workout-delivered"))
+
+
+@pytest.mark.django_db
+def test_a_call_the_trial_did_not_record_fails_naming_the_trial_and_the_call() -> None:
+    """When the loop asks for more trainer calls than recorded, the report says which call and which trial."""
+    trial = _single()
+    assert trial.model is not None
+    trial.model.trainer = trial.model.trainer[:1]  # generate_workout only: call 2 has no answer
+    report = run_trial(trial, model=SCRIPTED_MODEL)
+    assert not report.passed
+    assert any(
+        "single-workout-delivered" in problem and "trainer call 2 was not recorded" in problem
+        for problem in report.problems
+    ), report.problems
+
+
+@pytest.mark.django_db
+def test_an_answer_calling_a_tool_the_request_does_not_offer_is_a_mismatch() -> None:
+    """A recorded tool that no longer exists (renamed since the trial) is named, not silently run."""
+    trial = _single()
+    assert trial.model is not None
+    trial.model.trainer[0] = {"name": "make_workout_v0", "input": {}}
+    report = run_trial(trial, model=SCRIPTED_MODEL)
+    assert any("'make_workout_v0', which the request does not offer" in p for p in report.problems)
+
+
+@pytest.mark.django_db
+def test_answers_left_unasked_fail_the_replay() -> None:
+    """A replay that ends before using every recorded answer is not a pass (the conversation diverged)."""
+    trial = _single()
+    assert trial.model is not None
+    trial.model.trainer.append({"name": "idle", "input": {"reason": "extra"}})
+    trial.model.subagents["microcycle"] = [{"days": []}]
+    report = run_trial(trial, model=SCRIPTED_MODEL)
+    assert not report.passed
+    assert "1 trainer answer(s) never asked for" in "\n".join(report.problems)
+    assert "1 microcycle answer(s) never asked for" in "\n".join(report.problems)
+
+
+@pytest.mark.django_db
+def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
+    """Checks can fail: a workout that holds a bench press fails `no_exercise_matching: bench`."""
+    trial = _single()
+    trial.turns[0].checks.no_exercise_matching = ["bench"]
+    trial.turns[0].checks.message_contains = ["kettlebell"]
+    report = run_trial(trial, model=SCRIPTED_MODEL)
+    assert not report.passed
+    failed = report.turns[0].failed_checks
+    assert any(f.startswith("no_exercise_matching 'bench'") and "Dumbbell Bench Press" in f for f in failed)
+    assert any(f.startswith("message_contains: no message contains 'kettlebell'") for f in failed)
