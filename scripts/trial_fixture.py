@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trainer_agent.trial_ids import IdRegistry, context_texts  # noqa: E402
+from trainer_agent.trial_ids import IdRegistry, context_texts
 
 INITIALIZER_SCHEMA = "knowledge_selection"
 # Blocks the context builder adds around the user's own words (knowledge, artifacts, pending questions…).

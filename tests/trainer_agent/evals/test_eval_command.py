@@ -53,7 +53,7 @@ def test_offline_run_reports_every_scenario_and_fails_the_violated_check() -> No
     runs = {run["name"]: run for run in document["scenarios"]}
     assert set(runs) == {"home-workout", "deliberately-violated"}
     for run in runs.values():
-        assert SCENARIO_FIELDS <= set(run)
+        assert set(run) >= SCENARIO_FIELDS
         assert run["iterations"] >= 2 and run["tokens"] > 0 and run["latency_s"] > 0
         turn = run["turns"][0]
         assert {"tools", "tool_errors", "violations", "failed_checks", "latency_s"} <= set(turn)
