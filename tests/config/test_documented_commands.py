@@ -37,6 +37,7 @@ COMMANDS_RUN = {
     "import_session",
     "generate_tool_docs",
     "worker",
+    "eval",
 }
 
 
@@ -67,7 +68,7 @@ def test_make_writes_a_private_env_file_with_debug_and_a_random_secret_once(fres
 
 def test_documented_commands_run_as_printed(fresh_clone: FreshClone) -> None:
     """check, seed_demo, demo_token, createsuperuser, chat, replay_session (every format, --rerun),
-    import_session and generate_tool_docs all exit 0 with nothing but the clone's .env (migrate, seed_demo
+    import_session, generate_tool_docs and eval (scripted) all exit 0 with nothing but the clone's .env (migrate, seed_demo
     and collectstatic ran as the clone was set up)."""
     fresh_clone.run(f"{MANAGE} check")
     fresh_clone.run(f"{MANAGE} seed_demo --history-days 90")
@@ -108,6 +109,20 @@ def test_documented_commands_run_as_printed(fresh_clone: FreshClone) -> None:
     assert imported == console
 
     fresh_clone.run(f"{MANAGE} generate_tool_docs --check")
+
+    replayed = fresh_clone.run(f"{MANAGE} eval --model scripted --scenarios tests/fixtures/trials").stdout
+    assert "PASS single-workout-delivered" in replayed and "Overall on scripted: 2/2 passed" in replayed
+    # The full offline run exits 1 when a scenario fails a check; what matters here is that it runs them all.
+    offline = subprocess.run(
+        shlex.split(f"{MANAGE} eval --model offline --json"),
+        cwd=fresh_clone.root,
+        env=fresh_clone.env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert offline.returncode in (0, 1), offline.stderr[-3000:]
+    assert len(json.loads(offline.stdout)["scenarios"]) >= 8
 
 
 def test_the_worker_runs_a_turn_and_stops_on_sigterm(fresh_clone: FreshClone) -> None:
