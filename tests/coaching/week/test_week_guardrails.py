@@ -164,7 +164,7 @@ def test_a_week_moved_off_the_plans_days_is_retried_with_the_dates(
     with subagents_on_model(shifted_once) as provider:
         coached.say(PLAN)
     retry = next(r for r in provider.json_requests if "Your previous answer was rejected" in r.user)
-    assert "training days must be the plan's week 1 days" in retry.user
+    assert "training days must be week 1's sessions on the calendar: expected Mon" in retry.user
     for item in coached.week(1):
         prepared(item)
 
