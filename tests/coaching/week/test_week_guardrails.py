@@ -5,7 +5,7 @@ while the other days are prepared. Plus the turn-level guard: a model asking for
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -154,11 +154,14 @@ def test_a_week_moved_off_the_plans_days_is_retried_with_the_dates(
         if request.schema_name == "microcycle" and not moved:
             moved.append(True)
             days = data["days"]
+            monday = date.fromisoformat(str(days[0]["date"]))
             data["days"] = [*days[1:], days[0]]
-            for day, weekday in zip(
-                data["days"], ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True
+            for offset, (day, weekday) in enumerate(
+                zip(data["days"], ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True)
             ):
                 day["weekday"] = weekday
+                if day.get("date"):
+                    day["date"] = (monday + timedelta(days=offset)).isoformat()
         return data
 
     with subagents_on_model(shifted_once) as provider:
