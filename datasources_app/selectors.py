@@ -88,9 +88,7 @@ def available_equipment_slugs(*, user_id: uuid.UUID, location_id: uuid.UUID | No
     """Equipment at the user's current location (or at their location `location_id`); always includes
     "bodyweight"."""
     where = Q(locations__id=location_id) if location_id is not None else Q(locations__is_current=True)
-    slugs = set(
-        Equipment.objects.filter(where, locations__user_id=user_id).values_list("slug", flat=True)
-    )
+    slugs = set(Equipment.objects.filter(where, locations__user_id=user_id).values_list("slug", flat=True))
     return slugs | {BODYWEIGHT}
 
 

@@ -911,7 +911,9 @@ def record_week_preparation(
         plan = WorkoutPlan.objects.select_for_update().filter(id=plan_id, user_id=user_id).first()
         if plan is None:
             return False
-        found = next((item for item in (plan.plan or {}).get("weeks") or [] if item.get("week") == week), None)
+        found = next(
+            (item for item in (plan.plan or {}).get("weeks") or [] if item.get("week") == week), None
+        )
         if found is None:
             return False
         found["preparation"] = {"status": status, "reason": reason[:2000], "at": timezone.now().isoformat()}

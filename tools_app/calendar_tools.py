@@ -126,7 +126,8 @@ class CreateWorkoutPlanInput(BaseModel):
         default=None, description="Weeks with reduced load; default every 5th week (5 and 10 of 12)."
     )
     location: str | None = Field(
-        default=None, description="Name or id of the user's location it is for (its equipment); default current."
+        default=None,
+        description="Name or id of the user's location it is for (its equipment); default current.",
     )
 
 

@@ -162,7 +162,9 @@ def injuries_from(
     return tuple(found.values())
 
 
-def user_injuries(*, user_id: uuid.UUID, preferences: Iterable[Preference] | None = None) -> tuple[Injury, ...]:
+def user_injuries(
+    *, user_id: uuid.UUID, preferences: Iterable[Preference] | None = None
+) -> tuple[Injury, ...]:
     """The user's injured body parts: the profile's injuries and limitations, and injury preferences."""
     profile = selectors.get_profile(user_id=user_id)
     return injuries_from(
@@ -201,8 +203,11 @@ def load_training_context(*, user_id: uuid.UUID, location_id: uuid.UUID | None =
 _SENTENCES = re.compile(r"[.;:!?\n]+")
 _FRAGMENTS = re.compile(r",|\+|/|\band\b|\bthen\b|\(|\)")
 _PRESCRIPTION = re.compile(r"\s[—–-]\s|\d|@|×")
-_NEGATION = re.compile(r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
-                       r"replace|replaced|never|keep off|kept off|away from)\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
+    r"replace|replaced|never|keep off|kept off|away from)\b",
+    re.IGNORECASE,
+)
 
 
 def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:

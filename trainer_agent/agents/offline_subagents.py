@@ -104,12 +104,16 @@ def _sessions_on_calendar(week: dict[str, Any], calendar: list[dict[str, Any]]) 
         found = found or (unused[0] if unused else None)
         if found is not None:
             unused.remove(found)
-        session = dict(found) if found is not None else {
-            "session": str(item.get("title") or "Full Body"),
-            "focus": [],
-            "duration_minutes": 45,
-            "prescription": "",
-        }
+        session = (
+            dict(found)
+            if found is not None
+            else {
+                "session": str(item.get("title") or "Full Body"),
+                "focus": [],
+                "duration_minutes": 45,
+                "prescription": "",
+            }
+        )
         when = date.fromisoformat(str(item["date"]))
         placed[WEEKDAYS[when.weekday()]] = session | {"date": when.isoformat()}
     return placed

@@ -127,7 +127,9 @@ WEEKDAY_DESCRIPTION = "Day of the week: Mon, Tue, Wed, Thu, Fri, Sat or Sun (ful
 
 def _weekday_matches(weekday: str, when: dt.date | None) -> None:
     if when is not None and WEEKDAYS[when.weekday()] != weekday:
-        raise ValueError(f"weekday {weekday} does not match date {when.isoformat()}, a {WEEKDAYS[when.weekday()]}")
+        raise ValueError(
+            f"weekday {weekday} does not match date {when.isoformat()}, a {WEEKDAYS[when.weekday()]}"
+        )
 
 
 class PlanDay(BaseModel):
@@ -356,8 +358,10 @@ def _plan_days_problems(cycle: Microcycle, plan: dict[str, Any]) -> list[str]:
 def _deload_problems(cycle: Microcycle, plan: dict[str, Any]) -> list[str]:
     week = _plan_week(plan, cycle.week)
     if week is not None and bool(week.get("deload")) != cycle.deload:
-        return [f"deload must be {str(bool(week.get('deload'))).lower()}: week {cycle.week} is "
-                f"{'a' if week.get('deload') else 'not a'} deload week in the plan"]
+        return [
+            f"deload must be {str(bool(week.get('deload'))).lower()}: week {cycle.week} is "
+            f"{'a' if week.get('deload') else 'not a'} deload week in the plan"
+        ]
     return []
 
 

@@ -90,7 +90,9 @@ def prepare_plan_week(
     first, last = week_dates(plan.plan, week)
     on_calendar = selectors.plan_week_workouts(user_id=user_id, plan_id=plan_id, first=first, last=last)
     pending = {
-        item.scheduled_date.isoformat(): item for item in on_calendar if item.preparation == Preparation.PENDING
+        item.scheduled_date.isoformat(): item
+        for item in on_calendar
+        if item.preparation == Preparation.PENDING
     }
     if not pending:
         return outcome
