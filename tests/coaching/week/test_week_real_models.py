@@ -137,7 +137,6 @@ def test_a_failed_week_reaches_the_calendar_the_plan_staff_and_the_trainer(
     turn = AgentTurn.objects.filter(session_id=result.session_id).order_by("-start_sequence").first()
     assert turn is not None
     kinds = [frame_kind(frame) for frame in turn_frames(turn)]
-    assert kinds[0] == "status" or kinds[0] != "error"
     assert kinds[-1] == "done" and "error" not in kinds
     assert "generate_workout" in [frame.get("type") for frame in turn_frames(turn)]
 
