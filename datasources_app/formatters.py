@@ -548,7 +548,21 @@ def plan_line(plan: WorkoutPlan, *, scheduled: int, completed: int) -> str:
     days = sum(len(week.get("days") or []) for week in (plan.plan or {}).get("weeks") or [])
     layout = f", {days} planned day{'s' if days != 1 else ''}" if days else ""
     sessions = f", sessions {completed}/{scheduled} done" if scheduled else ""
-    return f"- {plan.name} [{plan.status}] {plan.weeks} weeks{start}{goal}{layout}{sessions} id={plan.id}"
+    location = ((plan.plan or {}).get("location") or {}).get("name")
+    where = f", for {location}" if location else ""
+    line = (
+        f"- {plan.name} [{plan.status}] {plan.weeks} weeks{start}{goal}{where}{layout}{sessions} id={plan.id}"
+    )
+    return line + "".join(_week_preparation(week) for week in (plan.plan or {}).get("weeks") or [])
+
+
+def _week_preparation(week: Mapping[str, Any]) -> str:
+    """A plan week the week chain could not (fully) prepare, with the reason (set by record_week_preparation)."""
+    preparation = week.get("preparation") or {}
+    if preparation.get("status") not in ("failed", "partly_failed"):
+        return ""
+    state = "failed" if preparation["status"] == "failed" else "partly failed"
+    return f"\n  week {week.get('week')} preparation {state}: {preparation.get('reason') or 'unknown reason'}"
 
 
 def format_workout_plans(

@@ -84,14 +84,17 @@ def current_location(*, user_id: uuid.UUID) -> Location | None:
     return _locations(user_id).filter(is_current=True).first()
 
 
-def available_equipment_slugs(*, user_id: uuid.UUID) -> set[str]:
-    """Equipment at the user's current location; always includes "bodyweight"."""
-    slugs = set(
-        Equipment.objects.filter(locations__user_id=user_id, locations__is_current=True).values_list(
-            "slug", flat=True
-        )
-    )
+def available_equipment_slugs(*, user_id: uuid.UUID, location_id: uuid.UUID | None = None) -> set[str]:
+    """Equipment at the user's current location (or at their location `location_id`); always includes
+    "bodyweight"."""
+    where = Q(locations__id=location_id) if location_id is not None else Q(locations__is_current=True)
+    slugs = set(Equipment.objects.filter(where, locations__user_id=user_id).values_list("slug", flat=True))
     return slugs | {BODYWEIGHT}
+
+
+def get_location(*, user_id: uuid.UUID, location_id: uuid.UUID) -> Location | None:
+    """One of the user's locations with its equipment; None when it is not theirs."""
+    return _locations(user_id).filter(id=location_id).first()
 
 
 def _mentions_muscle(field: str, muscle: str) -> Q:

@@ -922,6 +922,30 @@ def fail_workout_preparation(*, user_id: uuid.UUID, scheduled_workout_id: uuid.U
     )
 
 
+WEEK_PREPARATION_STATES = ("pending", "ready", "partly_failed", "failed")
+
+
+def record_week_preparation(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, week: int, status: str, reason: str = ""
+) -> bool:
+    """Where the plan's week stands in the week chain, kept on the plan as its week's `preparation`
+    ({"status", "reason", "at"}): what the trainer and the user read. False when the plan or week is gone."""
+    if status not in WEEK_PREPARATION_STATES:
+        raise ValueError(f"status must be one of {', '.join(WEEK_PREPARATION_STATES)}, not {status!r}")
+    with transaction.atomic():
+        plan = WorkoutPlan.objects.select_for_update().filter(id=plan_id, user_id=user_id).first()
+        if plan is None:
+            return False
+        found = next(
+            (item for item in (plan.plan or {}).get("weeks") or [] if item.get("week") == week), None
+        )
+        if found is None:
+            return False
+        found["preparation"] = {"status": status, "reason": reason[:2000], "at": timezone.now().isoformat()}
+        plan.save(update_fields=["plan", "updated_at"])
+    return True
+
+
 def _pending_day(*, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID) -> models.QuerySet[ScheduledWorkout]:
     return ScheduledWorkout.objects.filter(
         id=scheduled_workout_id,

@@ -167,11 +167,15 @@ def event_at(*, session_id: UUID, sequence: int) -> AgentSessionEvent | None:
 
 
 def latest_response_before(*, session_id: UUID, sequence: int) -> int | None:
-    """The number of the session's last llm_response at or before `sequence` (where a stream's projection of
-    tool calls starts over), or None."""
+    """The number of the session's last trainer llm_response at or before `sequence` (where a stream's
+    projection of tool calls starts over), or None. Sub-agent responses (purpose subagent:…, written by a week
+    being prepared meanwhile) are not where a projection starts."""
     return (
         AgentSessionEvent.objects.filter(
-            session_id=session_id, event_type=EventType.LLM_RESPONSE, sequence_number__lte=sequence
+            Q(data__purpose="trainer") | ~Q(data__has_key="purpose"),
+            session_id=session_id,
+            event_type=EventType.LLM_RESPONSE,
+            sequence_number__lte=sequence,
         )
         .order_by("-sequence_number")
         .values_list("sequence_number", flat=True)

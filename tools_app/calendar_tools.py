@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 
 from datasources_app import selectors, services
 from datasources_app.formatters import day
-from datasources_app.models import PlanStatus, ScheduledWorkout, WorkoutPlan
+from datasources_app.models import Location, PlanStatus, ScheduledWorkout, WorkoutPlan
 from tools_app.formatting import confirmation, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
@@ -124,6 +124,10 @@ class CreateWorkoutPlanInput(BaseModel):
     )
     deload_weeks: list[int] | None = Field(
         default=None, description="Weeks with reduced load; default every 5th week (5 and 10 of 12)."
+    )
+    location: str | None = Field(
+        default=None,
+        description="Name or id of the user's location it is for (its equipment); default current.",
     )
 
 
@@ -248,6 +252,9 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
     days_per_week = args.days_per_week or (
         len(args.preferred_days) if args.preferred_days else DEFAULT_DAYS_PER_WEEK
     )
+    location = _plan_location(ctx, args.location)
+    if isinstance(location, str):
+        return _failure(f"Plan not created: {location}")
     try:
         plan = generate_plan(
             user_id=ctx.user_id,
@@ -258,9 +265,12 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
             start_date=start,
             preferred_days=args.preferred_days,
             deload_weeks=args.deload_weeks,
+            location_id=location.id if location is not None else None,
         )
     except ValueError as exc:
         return _failure(f"Plan not created: {exc}.")
+    if location is not None:
+        plan["location"] = {"id": str(location.id), "name": location.name}
     replaced = selectors.list_workout_plans(user_id=ctx.user_id, status=PlanStatus.ACTIVE)
     for old in replaced:
         services.update_workout_plan_status(user_id=ctx.user_id, plan_id=old.id, status=PlanStatus.ARCHIVED)
@@ -283,6 +293,22 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
     return ToolOutcome(success=True, data=data, text=text)
 
 
+def _plan_location(ctx: ToolContext, reference: str | None) -> Location | str | None:
+    """The location the plan is for: the named one, else the current one (None when the user has none); a str
+    says why the name matched none."""
+    locations = selectors.list_locations(user_id=ctx.user_id)
+    if reference is None or not reference.strip():
+        return next((location for location in locations if location.is_current), None)
+    wanted = reference.strip().casefold()
+    found = [
+        location for location in locations if str(location.id) == wanted or location.name.casefold() == wanted
+    ]
+    if len(found) == 1:
+        return found[0]
+    listing = ", ".join(f"{location.name} (id {location.id})" for location in locations) or "none"
+    return f"location '{reference}' is not one of the user's locations: {listing}."
+
+
 def _start_week(ctx: ToolContext, plan: WorkoutPlan, *, week: int, today: dt.date) -> dict[str, Any] | str:
     """Mark the week's remaining sessions as being prepared and ask for the chain to run; a str says why not."""
     first, last = week_dates(plan.plan, week)
@@ -296,6 +322,7 @@ def _start_week(ctx: ToolContext, plan: WorkoutPlan, *, week: int, today: dt.dat
     )
     if not days:
         return f"week {week} ({day(first)} to {day(last)}) {NO_SESSIONS_LEFT}"
+    services.record_week_preparation(user_id=ctx.user_id, plan_id=plan.id, week=week, status="pending")
     request_week_preparation(user_id=ctx.user_id, plan_id=plan.id, week=week, session=ctx.session)
     return {
         "plan_id": str(plan.id),
@@ -372,6 +399,7 @@ def _plan_data(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> dict[str, A
         "deload_weeks": plan["deload_weeks"],
         "scheduled_sessions": sum(len(week["days"]) for week in plan["weeks"]),
         "archived_plans": [str(old.id) for old in replaced],
+        "location": (plan.get("location") or {}).get("name"),
     }
 
 
@@ -383,7 +411,8 @@ def _plan_text(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> str:
     lines = [
         f"Plan: {created.name} id={created.id} [{created.status}] {plan['goal_type']}, {created.weeks} weeks "
         f"{day(start, with_year=True)} to {day(end, with_year=True)}, {plan['days_per_week']} days/week "
-        f"({', '.join(plan['weekdays'])}); {sessions} sessions added to the calendar.",
+        f"({', '.join(plan['weekdays'])}); {sessions} sessions added to the calendar"
+        + (f"; for {plan['location']['name']}." if plan.get("location") else "."),
         f"Progression: {plan['progression']}",
     ]
     for week in plan["weeks"]:

@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator
 
 GoalType = Literal["strength", "hypertrophy", "endurance", "fat_loss", "general"]
 
@@ -129,6 +131,21 @@ def parse_weekdays(names: Sequence[str]) -> list[int]:
             raise ValueError(f"weekday {name!r} given twice")
         days.append(index)
     return sorted(days)
+
+
+def canonical_weekday(value: object) -> str:
+    """The plan's spelling of a weekday ('Mon'..'Sun') from 'Monday', 'monday', 'MON', 'Mon.' or a date's
+    weekday. Raises ValueError naming the accepted spellings."""
+    text = str(value).strip().rstrip(".").lower()
+    full = [name for name in _WEEKDAY_NAMES if len(name) > 3]
+    index = next((_WEEKDAY_NAMES[name] for name in full if len(text) >= 3 and name.startswith(text)), None)
+    if index is None:
+        raise ValueError(f"unknown weekday {value!r}; use Monday..Sunday or Mon..Sun")
+    return WEEKDAYS[index]
+
+
+# A weekday in any of the obvious spellings, stored as the plan's 'Mon'..'Sun' (pydantic fields of plans).
+Weekday = Annotated[str, BeforeValidator(canonical_weekday)]
 
 
 def default_deload_weeks(weeks: int, every: int = DELOAD_EVERY) -> list[int]:

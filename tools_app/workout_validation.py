@@ -162,23 +162,77 @@ def injuries_from(
     return tuple(found.values())
 
 
-def load_training_context(*, user_id: uuid.UUID) -> TrainingContext:
-    user_settings = selectors.get_settings(user_id=user_id)
-    location = selectors.current_location(user_id=user_id)
+def user_injuries(
+    *, user_id: uuid.UUID, preferences: Iterable[Preference] | None = None
+) -> tuple[Injury, ...]:
+    """The user's injured body parts: the profile's injuries and limitations, and injury preferences."""
     profile = selectors.get_profile(user_id=user_id)
+    return injuries_from(
+        profile_injuries=profile.injuries if profile is not None else "",
+        limitations=(profile.limitations or ()) if profile is not None else (),
+        preferences=preferences if preferences is not None else selectors.active_preferences(user_id=user_id),
+    )
+
+
+def load_training_context(*, user_id: uuid.UUID, location_id: uuid.UUID | None = None) -> TrainingContext:
+    """The user's facts for the checks, at their current location or at their location `location_id`."""
+    user_settings = selectors.get_settings(user_id=user_id)
+    location = (
+        selectors.get_location(user_id=user_id, location_id=location_id)
+        if location_id is not None
+        else selectors.current_location(user_id=user_id)
+    )
     preferences = tuple(selectors.active_preferences(user_id=user_id))
     return TrainingContext(
         weight_unit=user_settings.weight_unit,
         distance_unit=user_settings.distance_unit,
         location_name=location.name if location is not None else None,
-        available_equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id)),
-        preferences=preferences,
-        injuries=injuries_from(
-            profile_injuries=profile.injuries if profile is not None else "",
-            limitations=(profile.limitations or ()) if profile is not None else (),
-            preferences=preferences,
+        available_equipment=frozenset(
+            selectors.available_equipment_slugs(
+                user_id=user_id, location_id=location.id if location is not None else None
+            )
+            if location is not None
+            else {BODYWEIGHT}
         ),
+        preferences=preferences,
+        injuries=user_injuries(user_id=user_id, preferences=preferences),
     )
+
+
+# Sentences of free text (a plan's prescription, a week's notes) that say what to leave out name no exercise.
+_SENTENCES = re.compile(r"[.;:!?\n]+")
+_FRAGMENTS = re.compile(r",|\+|/|\band\b|\bthen\b|\(|\)")
+_PRESCRIPTION = re.compile(r"\s[—–-]\s|\d|@|×")
+_NEGATION = re.compile(
+    r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
+    r"replace|replaced|never|keep off|kept off|away from)\b",
+    re.IGNORECASE,
+)
+
+
+def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:
+    """Problems for every exercise named in free text (`(label, text)` pairs) that the user's injuries rule
+    out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped)."""
+    if not injuries:
+        return []
+    problems: list[str] = []
+    for label, text in texts:
+        for sentence in _SENTENCES.split(text or ""):
+            if _NEGATION.search(sentence):
+                continue
+            for fragment in _FRAGMENTS.split(sentence):
+                # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
+                named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
+                pattern = derive_movement_pattern(named) if named else None
+                if pattern is None:
+                    continue
+                joints = derive_loaded_joints(pattern, name=named)
+                for injury, why in injury_conflicts(pattern, joints, injuries):
+                    problems.append(
+                        f"{label}: '{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
+                        f"{why}; {injury.part.advice}"
+                    )
+    return list(dict.fromkeys(problems))
 
 
 def catalog_match_of(exercise: CatalogExercise) -> CatalogMatch:
@@ -262,9 +316,13 @@ def allowed(match: CatalogMatch, context: TrainingContext) -> bool:
     return not injury_conflicts(match.movement_pattern, match.loaded_joints, context.injuries)
 
 
-def validate_workout(workout: Workout, *, user_id: uuid.UUID) -> list[str]:
-    """Every problem of `workout` for this user; an empty list means it may be stored."""
-    return check_exercises(workout.exercises, user_id=user_id).problems
+def validate_workout(
+    workout: Workout, *, user_id: uuid.UUID, location_id: uuid.UUID | None = None
+) -> list[str]:
+    """Every problem of `workout` for this user (at their current location, or at `location_id`); an empty
+    list means it may be stored."""
+    context = load_training_context(user_id=user_id, location_id=location_id)
+    return check_exercises(workout.exercises, user_id=user_id, context=context).problems
 
 
 def check_exercises(

@@ -320,7 +320,11 @@ def step_replay_view(
             sequence_number__gt=sequence,
         ).order_by("sequence_number")[:REQUEST_LOOKAROUND]
     )
-    response_event = later[0] if later and later[0].event_type == EventType.LLM_RESPONSE else None
+    # Sub-agent calls (purpose subagent:…, e.g. a week being prepared meanwhile) may come in between.
+    trainer_later = [e for e in later if e.data.get("purpose", "trainer") == "trainer"]
+    response_event = (
+        trainer_later[0] if trainer_later and trainer_later[0].event_type == EventType.LLM_RESPONSE else None
+    )
     next_event = next((e for e in later if is_trainer_request(e.event_type, e.data)), None)
 
     events = list(

@@ -49,24 +49,34 @@ def initializer_definition() -> AgentDefinition:
 SUBAGENT_MODEL = "settings.PRIMARY_MODEL"
 SUBAGENT_RETRY = RetryPolicy(max_retries=1, retry_on=("validation_error",))
 
-FITNESS_PLAN_PROMPT = """You design multi-week training plans. From the input (goal, weeks, days_per_week, deload_weeks,
-preferred_days, start_date) and the user's facts (goals, equipment, units), return one JSON plan: every week numbered
-from 1, each with exactly days_per_week sessions on the training weekdays, progressive overload from week to week, and
-lighter deload weeks (volume about 60 %, RPE 6) exactly on deload_weeks (every 5th week when not given). Use only the
-user's equipment."""
+# The prompts say what to do; the shape of the answer is the output model's JSON schema (sent with every request,
+# its field descriptions included), and the checks that may reject it are the registered validators. Every
+# request's user message is {"input": ..., "user": facts}, the facts being `subagents.user_facts`.
+USER_FACTS = """The user's facts (today, goals, injuries, preferences, recent_training, location and its equipment,
+units) are in "user": train around every injury (never an exercise it rules out, not even in notes), follow the
+preferences, use only that equipment."""
 
-MICROCYCLE_PROMPT = """You lay out one week of a training plan. Return the 7 days Mon..Sun in order: each either a rest
-day (rest true, duration_minutes 0) or a session with its focus, duration and prescription. The number of training
-days equals days_per_week; sessions are sized for that many days, and a deload week is lighter."""
+FITNESS_PLAN_PROMPT = f"""You design multi-week training plans. From the input (goal, weeks, days_per_week, deload_weeks,
+preferred_days, start_date) return one JSON plan: weeks numbered from 1; week k runs from start_date + 7(k-1) days
+for 7 days and has exactly days_per_week sessions on the training weekdays, each with its ISO date and that date's
+weekday; progressive overload from week to week; lighter deload weeks (volume about 60 %, RPE 6) exactly on
+deload_weeks (every 5th week when not given). {USER_FACTS}"""
+
+MICROCYCLE_PROMPT = f"""You lay out one week of a training plan. Return the seven days Monday to Sunday: each either a
+rest day (rest true, duration_minutes 0) or a training day with its ISO date, focus, session, duration and
+prescription. The training days are exactly input.calendar's scheduled and completed sessions, on their dates as they
+are now (a session the user moved is trained on its new date); without a calendar, the plan week's days. days_per_week
+is the number of training days; a deload week is lighter. With input.workouts true, write each training day's workout
+in markdown, progressing from the recent training. {USER_FACTS}"""
 
 WORKOUT_MESSAGE_PROMPT = f"""Turn the day's workout into one SMS of at most {SMS_MAX_CHARS} characters: a title line,
 one short line per exercise ("1. Goblet Squat: 3×10 @ 16kg (rest 90s)"), and a short motivating last line.
-Abbreviate rather than cut; if it still does not fit, end the list with "…and N more"."""
+Abbreviate rather than cut; if it still does not fit, end the list with "…and N more". Loads in the user's units."""
 
-WORKOUT_STRUCTURE_PROMPT = """Extract the workout in the markdown as JSON: title and exercises in order (order 1..N),
+WORKOUT_STRUCTURE_PROMPT = f"""Extract the workout in the markdown as JSON: title and exercises in order (order 1..N),
 each with exercise_name, exercise_type (reps, hold, duration, intervals) and that type's fields, muscles_utilized and
-goals_addressed with shares summing to 1, and a one-sentence reasoning. Loads and distances in the user's units; use
-only equipment the user has."""
+goals_addressed with shares summing to 1, and a one-sentence reasoning. Loads and distances in the user's units.
+{USER_FACTS} Replace an exercise that breaks these with a safe one for the same muscles."""
 
 
 def subagent_definitions() -> list[AgentDefinition]:

@@ -15,8 +15,9 @@ from typing import Any
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import holds_dumbbell_pair
-from tools_app.plan_builder import WEEKDAYS, build_plan
+from tools_app.plan_builder import WEEKDAYS, build_plan, canonical_weekday, classify_goal
 from tools_app.workout_schema import canonical_muscle
+from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 from trainer_agent.offline.intents import Style, WorkoutAsk
 from trainer_agent.offline.workouts import (
     Exclusions,
@@ -52,11 +53,25 @@ def next_monday(today: date) -> date:
     return today + timedelta(days=(7 - today.weekday()) % 7 or 7)
 
 
+def location_of(input: dict[str, Any]) -> uuid.UUID | None:
+    value = input.get("location_id")
+    return uuid.UUID(str(value)) if value else None
+
+
+def _spares_running(user_id: uuid.UUID) -> bool:
+    """Whether the user's injuries rule out running (the same rule as the workout checks)."""
+    return bool(unsafe_named_exercises([("run", "Easy Run")], user_injuries(user_id=user_id)))
+
+
 def fitness_plan(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
     goal = input.get("goal") or primary_goal(user_id=user_id)
     start = input.get("start_date") or next_monday(selectors.local_today(user_id=user_id)).isoformat()
+    # An endurance plan for a user who must not run (a knee, an ankle) trains the same engine on the bike.
+    planned_goal = goal
+    if classify_goal(goal) == "endurance" and _spares_running(user_id):
+        planned_goal = f"{goal} (cycling)"
     plan = build_plan(
-        goal=goal,
+        goal=planned_goal,
         weeks=input.get("weeks") or DEFAULT_WEEKS,
         days_per_week=input.get("days_per_week") or DEFAULT_DAYS_PER_WEEK,
         start_date=date.fromisoformat(start),
@@ -66,13 +81,68 @@ def fitness_plan(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]
     return {
         **plan,
         "goal": goal,
-        "equipment": sorted(selectors.available_equipment_slugs(user_id=user_id)),
+        "equipment": sorted(
+            selectors.available_equipment_slugs(user_id=user_id, location_id=location_of(input))
+        ),
     }
 
 
 # --- microcycle -----------------------------------------------------------------------------------------------
+TRAINING_STATUSES = ("scheduled", "completed")
+
+
+def _sessions_on_calendar(week: dict[str, Any], calendar: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The week's sessions where the calendar has them now: each calendar day gets the plan day with its
+    title (a moved day keeps it), else the one planned for its date, else the next unused one."""
+    unused = list(week["days"])
+    placed: dict[str, dict[str, Any]] = {}
+    for item in sorted(calendar, key=lambda entry: str(entry["date"])):
+        if item.get("status") not in TRAINING_STATUSES:
+            continue
+        found = next((day for day in unused if day.get("title") == item.get("title")), None)
+        found = found or next((day for day in unused if str(day.get("date")) == str(item["date"])), None)
+        found = found or (unused[0] if unused else None)
+        if found is not None:
+            unused.remove(found)
+        session = (
+            dict(found)
+            if found is not None
+            else {
+                "session": str(item.get("title") or "Full Body"),
+                "focus": [],
+                "duration_minutes": 45,
+                "prescription": "",
+            }
+        )
+        when = date.fromisoformat(str(item["date"]))
+        placed[WEEKDAYS[when.weekday()]] = session | {"date": when.isoformat()}
+    return placed
+
+
+def facts_at(facts: TrainingFacts, *, user_id: uuid.UUID, location_id: uuid.UUID | None) -> TrainingFacts:
+    """The facts with the equipment of the user's location `location_id` (the plan's), when it is not the
+    current one."""
+    if location_id is None:
+        return facts
+    location = selectors.get_location(user_id=user_id, location_id=location_id)
+    if location is None:
+        return facts
+    weights = {
+        str(slug): tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
+        for slug, values in (location.available_weights_kg or {}).items()
+        if isinstance(values, list)
+    }
+    return replace(
+        facts,
+        location_name=location.name,
+        equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id, location_id=location.id)),
+        weights_kg=weights,
+    )
+
+
 def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
-    """The 7 days of one plan week: the plan's sessions on their weekdays, rest on the others."""
+    """The 7 days of one plan week: the sessions on their days (the calendar's, when given), rest on the
+    others."""
     week_number = input["week"]
     plan = input.get("plan") or fitness_plan(
         {key: input.get(key) for key in ("goal", "days_per_week", "deload_weeks", "preferred_days")}
@@ -80,7 +150,12 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
         user_id=user_id,
     )
     week = next(item for item in plan["weeks"] if item["week"] == week_number)
-    by_weekday = {day["weekday"]: day for day in week["days"]}
+    calendar = input.get("calendar")
+    by_weekday = (
+        _sessions_on_calendar(week, calendar)
+        if calendar is not None
+        else {canonical_weekday(day["weekday"]): day for day in week["days"]}
+    )
     days = []
     for weekday in WEEKDAYS:
         session = by_weekday.get(weekday)
@@ -89,7 +164,7 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
                 {"weekday": weekday, "rest": True, "focus": "Rest", "session": None, "duration_minutes": 0}
             )
             continue
-        focus = ", ".join(session["focus"]) or session["session"]
+        focus = ", ".join(session.get("focus") or []) or session["session"]
         days.append(
             {
                 "weekday": weekday,
@@ -97,12 +172,12 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
                 "focus": focus,
                 "session": session["session"],
                 "duration_minutes": session["duration_minutes"],
-                "prescription": session["prescription"],
+                "prescription": session.get("prescription") or "",
                 "date": session["date"],
             }
         )
     if input.get("workouts"):
-        facts = load_facts(user_id=user_id)
+        facts = facts_at(load_facts(user_id=user_id), user_id=user_id, location_id=location_of(input))
         today = selectors.local_today(user_id=user_id)
         # Main lifts of the week so far: the next session of the same kind varies them.
         used: dict[str, str] = {}
@@ -113,7 +188,7 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
     return {
         "week": week_number,
         "deload": week["deload"],
-        "days_per_week": len(week["days"]),
+        "days_per_week": sum(1 for day in days if not day["rest"]),
         "target_rpe": week["target_rpe"],
         "days": days,
     }

@@ -11,20 +11,29 @@ runs, their tokens and cost in the timeline; offline runs appear the same way wi
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from django.utils import timezone
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from datasources_app import selectors
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from tools_app.plan_builder import MAX_WEEKS, WEEKDAYS, default_deload_weeks
+from tools_app.plan_builder import (
+    MAX_WEEKS,
+    WEEKDAYS,
+    Weekday,
+    canonical_weekday,
+    default_deload_weeks,
+    week_dates,
+)
 from tools_app.workout_schema import Workout
-from tools_app.workout_validation import validate_workout
+from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import callback_registry
 from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, RetryPolicy, agent_registry
@@ -51,13 +60,26 @@ class SubagentError(RuntimeError):
 
 
 # --- Inputs ---------------------------------------------------------------------------------------------------
+LOCATION_ID_DESCRIPTION = "The user's location the training is for (its equipment); default the current one."
+
+
 class FitnessPlanInput(BaseModel):
     goal: str | None = Field(default=None, description="Goal in words; the user's stored goals when omitted.")
     weeks: int = Field(default=12, ge=1, le=MAX_WEEKS)
     days_per_week: int = Field(default=3, ge=1, le=7)
     deload_weeks: list[int] | None = Field(default=None, description="Default: every 5th week (5 and 10).")
-    preferred_days: list[str] | None = None
-    start_date: date | None = None
+    preferred_days: list[Weekday] | None = None
+    start_date: dt.date | None = None
+    location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
+
+
+class CalendarDay(BaseModel):
+    """One of the plan week's sessions as it is on the user's calendar now."""
+
+    date: dt.date
+    weekday: Weekday
+    title: str
+    status: str = Field(description="scheduled, completed, skipped or cancelled.")
 
 
 class MicrocycleInput(BaseModel):
@@ -69,13 +91,16 @@ class MicrocycleInput(BaseModel):
     weeks: int | None = Field(default=None, ge=1, le=MAX_WEEKS)
     days_per_week: int | None = Field(default=None, ge=1, le=7)
     deload_weeks: list[int] | None = None
-    preferred_days: list[str] | None = None
+    preferred_days: list[Weekday] | None = None
     workouts: bool = Field(
         default=False, description="Write each training day's workout as markdown (the week chain)."
     )
-    recent_workouts: list[str] | None = Field(
-        default=None, description="The user's last two weeks of logged workouts, one line each (progression)."
+    calendar: list[CalendarDay] | None = Field(
+        default=None,
+        description="The week's sessions as they are on the calendar now (moved, deleted or done ones as they "
+        "are): the training days are the scheduled and completed ones, on their dates.",
     )
+    location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
 
 class WorkoutMessageInput(BaseModel):
@@ -84,72 +109,102 @@ class WorkoutMessageInput(BaseModel):
     workout: dict[str, Any] | None = Field(
         default=None, description="The workout as JSON (title, exercises)."
     )
+    location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
 
 class WorkoutStructureInput(BaseModel):
     markdown: str = Field(min_length=1)
     title: str | None = None
+    location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
 
 # --- Outputs --------------------------------------------------------------------------------------------------
+# The pydantic models below are the one description of each answer: their JSON schema is sent to the model,
+# they parse the answer (weekdays in any obvious spelling become 'Mon'..'Sun'; dates are ISO) and the checks
+# registered in VALIDATORS compare the parsed, normalised values.
+WEEKDAY_DESCRIPTION = "Day of the week: Mon, Tue, Wed, Thu, Fri, Sat or Sun (full names are accepted)."
+
+
+def _weekday_matches(weekday: str, when: dt.date | None) -> None:
+    if when is not None and WEEKDAYS[when.weekday()] != weekday:
+        raise ValueError(
+            f"weekday {weekday} does not match date {when.isoformat()}, a {WEEKDAYS[when.weekday()]}"
+        )
+
+
 class PlanDay(BaseModel):
-    day: int = Field(ge=1, le=7)
-    date: str
-    weekday: str
-    title: str
-    session: str
-    focus: list[str]
+    day: int = Field(ge=1, le=7, description="The session's number within its week, 1..days_per_week.")
+    date: dt.date = Field(description="ISO date of the session, e.g. '2026-03-02'.")
+    weekday: Weekday = Field(description=WEEKDAY_DESCRIPTION + " The date's weekday.")
+    title: str = Field(description="The calendar title, e.g. 'Upper A (week 1)'.")
+    session: str = Field(description="The session's name in the split, e.g. 'Upper A'.")
+    focus: list[str] = Field(description="Muscles or areas trained.")
     duration_minutes: int = Field(ge=0)
-    prescription: str
+    prescription: str = Field(description="Sets, reps and effort in a line; no exercise the user must avoid.")
     notes: str = ""
+
+    @model_validator(mode="after")
+    def _date_is_the_weekday(self) -> PlanDay:
+        _weekday_matches(self.weekday, self.date)
+        return self
 
 
 class PlanWeek(BaseModel):
-    week: int = Field(ge=1)
-    phase: str
+    week: int = Field(ge=1, description="Week number, 1 for the first.")
+    phase: str = Field(description="'build' or 'deload'.")
     deload: bool
     target_rpe: float
-    volume_factor: float
+    volume_factor: float = Field(description="Volume relative to week 1 (deload about 0.6).")
     intensity_pct: float | None = None
-    days: list[PlanDay]
+    days: list[PlanDay] = Field(description="Exactly days_per_week sessions, in date order.")
 
 
 class FitnessPlan(BaseModel):
     goal: str
-    goal_type: str
-    split: list[str]
+    goal_type: str = Field(description="strength, hypertrophy, endurance, fat_loss or general.")
+    split: list[str] = Field(description="The session names of a week, in order.")
     days_per_week: int = Field(ge=1, le=7)
-    weekdays: list[str]
+    weekdays: list[Weekday] = Field(description="The training weekdays: " + WEEKDAY_DESCRIPTION)
     deload_weeks: list[int]
     progression: str
-    start_date: str
-    end_date: str
+    start_date: dt.date = Field(description="ISO date of week 1's first day (the input's start_date).")
+    end_date: dt.date = Field(description="ISO date of the last week's last day.")
     equipment: list[str] = Field(default_factory=list)
     weeks: list[PlanWeek] = Field(min_length=1)
 
 
 class MicrocycleDay(BaseModel):
-    weekday: str
+    weekday: Weekday = Field(description=WEEKDAY_DESCRIPTION)
     rest: bool
     focus: str
     session: str | None = None
-    duration_minutes: int = Field(ge=0)
+    duration_minutes: int = Field(ge=0, description="0 on a rest day.")
     prescription: str | None = None
-    date: str | None = None
+    date: dt.date | None = Field(default=None, description="ISO date; required on a training day.")
     markdown: str | None = Field(
         default=None,
         description="With input workouts true, a training day's workout: '# Title', '## Warm-Up', "
-        "'## Main Workout' with one exercise per line ('1. Goblet Squat — 3x10 @ 16kg, rest 90s'), "
+        "'## Main Workout' with one exercise per line ('1. Dumbbell Row — 3x10 @ 16kg, rest 90s'), "
         "'## Cool Down', '## Notes'.",
     )
+
+    @model_validator(mode="after")
+    def _date_is_the_weekday(self) -> MicrocycleDay:
+        _weekday_matches(self.weekday, self.date)
+        return self
 
 
 class Microcycle(BaseModel):
     week: int = Field(ge=1)
     deload: bool
-    days_per_week: int = Field(ge=1, le=7)
+    days_per_week: int = Field(ge=1, le=7, description="The number of training days (rest false).")
     target_rpe: float
-    days: list[MicrocycleDay]
+    days: list[MicrocycleDay] = Field(description="Seven days, one per weekday, Monday first.")
+
+    @model_validator(mode="after")
+    def _monday_first(self) -> Microcycle:
+        self.days.sort(key=lambda day: WEEKDAYS.index(day.weekday))
+        return self
 
 
 class WorkoutMessage(BaseModel):
@@ -162,6 +217,10 @@ class SubagentCheck:
     output: Any
     input: dict[str, Any]
     user_id: uuid.UUID
+
+
+def _listed(days: Iterable[tuple[str, str]]) -> str:
+    return ", ".join(f"{weekday} {when}" for weekday, when in days) or "none"
 
 
 def check_fitness_plan(check: SubagentCheck) -> list[str]:
@@ -178,10 +237,27 @@ def check_fitness_plan(check: SubagentCheck) -> list[str]:
         problems.append(f"deload weeks must be {expected}, got {deloads}")
     if plan.deload_weeks != expected:
         problems.append(f"deload_weeks must list {expected}, got {plan.deload_weeks}")
+    start = check.input.get("start_date")
+    if start and plan.start_date.isoformat() != start:
+        problems.append(f"start_date must be {start}, got {plan.start_date.isoformat()}")
     days = check.input.get("days_per_week") or plan.days_per_week
+    plan_data = {"start_date": plan.start_date.isoformat()}
     for week in plan.weeks:
         if len(week.days) != days:
-            problems.append(f"week {week.week} has {len(week.days)} sessions, not {days}")
+            problems.append(f"week {week.week} has {len(week.days)} sessions, expected {days}")
+        first, last = week_dates(plan_data, week.week)
+        outside = [(day.weekday, day.date.isoformat()) for day in week.days if not first <= day.date <= last]
+        if outside:
+            problems.append(
+                f"week {week.week}'s sessions must fall from {first.isoformat()} to {last.isoformat()}, "
+                f"got {_listed(outside)}"
+            )
+    texts = [
+        (f"week {week.week} {day.weekday}", f"{day.title}. {day.session}. {day.prescription}. {day.notes}")
+        for week in plan.weeks
+        for day in week.days
+    ]
+    problems += unsafe_named_exercises(texts, user_injuries(user_id=check.user_id))
     return problems
 
 
@@ -190,10 +266,14 @@ def check_microcycle(check: SubagentCheck) -> list[str]:
     problems: list[str] = []
     weekdays = [day.weekday for day in cycle.days]
     if weekdays != list(WEEKDAYS):
-        problems.append(f"days must be {', '.join(WEEKDAYS)} in order, got {', '.join(weekdays)}")
+        problems.append(
+            f"days must hold each weekday once ({', '.join(WEEKDAYS)}), got {', '.join(weekdays) or 'none'}"
+        )
     training = [day for day in cycle.days if not day.rest]
     if len(training) != cycle.days_per_week:
-        problems.append(f"{len(training)} training days but days_per_week is {cycle.days_per_week}")
+        problems.append(
+            f"days_per_week is {cycle.days_per_week} but {len(training)} days are training days (rest false)"
+        )
     wanted = check.input.get("days_per_week")
     if wanted and cycle.days_per_week != wanted:
         problems.append(f"days_per_week must be {wanted}, got {cycle.days_per_week}")
@@ -201,35 +281,96 @@ def check_microcycle(check: SubagentCheck) -> list[str]:
         problems.append(f"week must be {check.input.get('week')}, got {cycle.week}")
     if any(day.rest and day.duration_minutes for day in cycle.days):
         problems.append("rest days must have duration_minutes 0")
+    undated = [day.weekday for day in training if day.date is None]
+    if undated:
+        problems.append(f"training days need their date: {', '.join(undated)} has none")
     plan = check.input.get("plan")
+    calendar = check.input.get("calendar")
+    if calendar is not None:
+        problems += _calendar_problems(cycle, calendar)
+    elif plan:
+        problems += _plan_days_problems(cycle, plan)
     if plan:
-        problems += _plan_week_problems(cycle, plan)
+        problems += _deload_problems(cycle, plan)
     if check.input.get("workouts"):
         for day in training:
             markdown = day.markdown or ""
             missing = [heading for heading in WEEK_DAY_SECTIONS if heading.lower() not in markdown.lower()]
             if missing:
                 problems.append(f"{day.weekday}: the workout markdown lacks {', '.join(missing)}")
+    texts = [
+        (day.weekday, f"{day.focus}. {day.session or ''}. {day.prescription or ''}\n{day.markdown or ''}")
+        for day in training
+    ]
+    problems += unsafe_named_exercises(texts, user_injuries(user_id=check.user_id))
     return problems
 
 
 # The sections of a day's workout in the week chain (seed 003's microcycle validation).
 WEEK_DAY_SECTIONS = ("# ", "## Warm-Up", "## Main Workout", "## Cool Down")
+TRAINING_STATUSES = ("scheduled", "completed")
 
 
-def _plan_week_problems(cycle: Microcycle, plan: dict[str, Any]) -> list[str]:
-    """The week's training days must be the plan's (same weekdays and dates), so they land on its calendar."""
-    week = next((item for item in plan.get("weeks") or [] if item.get("week") == cycle.week), None)
+def _training_days_problem(cycle: Microcycle, expected: set[tuple[str, str]], where: str) -> list[str]:
+    found = {(day.weekday, day.date.isoformat()) for day in cycle.days if not day.rest and day.date}
+    if found == expected:
+        return []
+    order = sorted(expected | found, key=lambda item: item[1])
+    missing = [item for item in order if item in expected - found]
+    extra = [item for item in order if item in found - expected]
+    detail = "; ".join(
+        part
+        for part in (
+            f"missing {_listed(missing)}" if missing else "",
+            f"not sessions {where}: {_listed(extra)} (make those rest days)" if extra else "",
+        )
+        if part
+    )
+    return [
+        f"training days must be week {cycle.week}'s sessions {where}: expected "
+        f"{_listed(sorted(expected, key=lambda item: item[1]))}; got {_listed(sorted(found, key=lambda item: item[1]))}"
+        f" ({detail})"
+    ]
+
+
+def _calendar_problems(cycle: Microcycle, calendar: list[dict[str, Any]]) -> list[str]:
+    """The week's training days must be the calendar's sessions as they are now (a moved day on its new date)."""
+    expected = {
+        (canonical_weekday(item["weekday"]), str(item["date"]))
+        for item in calendar
+        if item.get("status") in TRAINING_STATUSES
+    }
+    return _training_days_problem(cycle, expected, "on the calendar")
+
+
+def _plan_days_problems(cycle: Microcycle, plan: dict[str, Any]) -> list[str]:
+    """Without a calendar, the week's training days must be the plan's (same weekdays and dates)."""
+    week = _plan_week(plan, cycle.week)
     if week is None:
         return [f"the plan has no week {cycle.week}"]
-    expected = {str(day.get("weekday")): str(day.get("date")) for day in week.get("days") or []}
-    found = {day.weekday: str(day.date) for day in cycle.days if not day.rest}
-    if found != expected:
-        listed = ", ".join(f"{weekday} {when}" for weekday, when in expected.items())
-        return [f"training days must be the plan's week {cycle.week} days ({listed})"]
-    if bool(week.get("deload")) != cycle.deload:
-        return [f"week {cycle.week} is {'a' if week.get('deload') else 'not a'} deload week in the plan"]
+    expected = {
+        (canonical_weekday(day.get("weekday") or date_weekday(day.get("date"))), str(day.get("date")))
+        for day in week.get("days") or []
+    }
+    return _training_days_problem(cycle, expected, "in the plan")
+
+
+def _deload_problems(cycle: Microcycle, plan: dict[str, Any]) -> list[str]:
+    week = _plan_week(plan, cycle.week)
+    if week is not None and bool(week.get("deload")) != cycle.deload:
+        return [
+            f"deload must be {str(bool(week.get('deload'))).lower()}: week {cycle.week} is "
+            f"{'a' if week.get('deload') else 'not a'} deload week in the plan"
+        ]
     return []
+
+
+def _plan_week(plan: dict[str, Any], number: int) -> dict[str, Any] | None:
+    return next((item for item in plan.get("weeks") or [] if item.get("week") == number), None)
+
+
+def date_weekday(value: Any) -> str:
+    return WEEKDAYS[dt.date.fromisoformat(str(value)).weekday()]
 
 
 def check_sms_length(check: SubagentCheck) -> list[str]:
@@ -240,7 +381,13 @@ def check_sms_length(check: SubagentCheck) -> list[str]:
 
 
 def check_workout(check: SubagentCheck) -> list[str]:
-    return validate_workout(check.output, user_id=check.user_id)
+    return validate_workout(
+        check.output, user_id=check.user_id, location_id=location_uuid(check.input.get("location_id"))
+    )
+
+
+def location_uuid(value: Any) -> uuid.UUID | None:
+    return uuid.UUID(str(value)) if value else None
 
 
 VALIDATORS: dict[str, Callable[[Any], list[str]]] = {
@@ -305,11 +452,57 @@ def _validated(
     return output, problems
 
 
-def _user_facts(user_id: uuid.UUID) -> dict[str, Any]:
+RECENT_DAYS = 14
+
+
+def recent_workout_lines(*, user_id: uuid.UUID, days: int = RECENT_DAYS) -> list[str]:
+    """The last `days` of logged sets, one line per exercise (dated): what the week progresses from."""
+    start = timezone.now() - timedelta(days=days)
+    tz = selectors.user_timezone(user_id=user_id)
+    lines = []
+    for entry in selectors.log_entries_between(user_id=user_id, start=start):
+        reps = "/".join(str(value) for value in entry.actual_reps or ())
+        loads = "/".join(f"{value:g}" for value in entry.actual_load_each or () if value)
+        target = "/".join(str(value) for value in entry.target_reps or ())
+        load = f" @ {loads} {entry.load_unit}" if loads else ""
+        rpe = f" RPE {entry.rpe:g}" if entry.rpe else ""
+        when = f"{entry.completed_at.astimezone(tz):%Y-%m-%d} " if entry.completed_at else ""
+        lines.append(
+            f"{when}{entry.exercise_name}: reps {reps or '-'} (target {target or '-'}){load}{rpe}".strip()
+        )
+    return lines
+
+
+def user_facts(user_id: uuid.UUID, *, location_id: uuid.UUID | None = None) -> dict[str, Any]:
+    """What every sub-agent that writes training is told about the user: today, goals, injuries, standing
+    preferences, the last two weeks of training, the location's equipment and the units."""
     user_settings = selectors.get_settings(user_id=user_id)
+    today = selectors.local_today(user_id=user_id)
+    location = (
+        selectors.get_location(user_id=user_id, location_id=location_id)
+        if location_id is not None
+        else selectors.current_location(user_id=user_id)
+    )
+    preferences = selectors.active_preferences(user_id=user_id)
     return {
+        "today": f"{today.isoformat()} ({WEEKDAYS[today.weekday()]})",
         "goals": offline_subagents.goal_text(user_id=user_id),
-        "equipment": sorted(selectors.available_equipment_slugs(user_id=user_id)),
+        "injuries": [
+            f"{injury.part.key} ({injury.source}): {injury.part.advice}"
+            for injury in user_injuries(user_id=user_id, preferences=preferences)
+        ],
+        "preferences": [
+            f"{item.description}" + (f" → {item.guidance}" if item.guidance else "") for item in preferences
+        ],
+        "recent_training": recent_workout_lines(user_id=user_id),
+        "location": location.name if location is not None else "none set (bodyweight only)",
+        "equipment": sorted(
+            selectors.available_equipment_slugs(
+                user_id=user_id, location_id=location.id if location is not None else None
+            )
+            if location is not None
+            else {"bodyweight"}
+        ),
         "weight_unit": user_settings.weight_unit,
         "distance_unit": user_settings.distance_unit,
     }
@@ -401,7 +594,8 @@ def _run_model(
     provider = get_structured_provider(model_id)
     schema = spec.output_model.model_json_schema()
     policy = definition.retry_policy or RetryPolicy()
-    base_prompt = json.dumps({"input": input, "user": _user_facts(user_id)}, ensure_ascii=False, default=str)
+    facts = user_facts(user_id, location_id=location_uuid(input.get("location_id")))
+    base_prompt = json.dumps({"input": input, "user": facts}, ensure_ascii=False, default=str)
     events: list[AgentSessionEvent] = []
     problems: list[str] = []
     attempts = 1 + policy.max_retries
@@ -510,6 +704,7 @@ def plan_with_fitness_plan_agent(
         "deload_weeks": arguments.get("deload_weeks"),
         "preferred_days": arguments.get("preferred_days"),
         "start_date": start.isoformat() if start is not None else None,
+        "location_id": str(arguments["location_id"]) if arguments.get("location_id") else None,
     }
     try:
         result = run_subagent(

@@ -16,19 +16,17 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
 from django.tasks import task
-from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
 from datasources_app import selectors, services
 from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
-from sessions_app.models import AgentSession
+from sessions_app.models import AgentSession, EventType
 from sessions_app.services import record_usage
-from tools_app.plan_builder import week_dates
+from tools_app.plan_builder import WEEKDAYS, week_dates
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
@@ -37,8 +35,9 @@ from trainer_agent.turns import wake_workers
 
 logger = logging.getLogger(__name__)
 
-RECENT_DAYS = 14
 DAY_FAILED_CALLBACK = "week.day_failed"
+CHAIN_CONTEXT = "week_chain"
+ASK_AGAIN = "Ask the coach to prepare the week again."
 
 
 @dataclass
@@ -51,37 +50,54 @@ class WeekOutcome:
     failed: dict[uuid.UUID, str] = field(default_factory=dict)
 
 
-def recent_workout_lines(*, user_id: uuid.UUID, days: int = RECENT_DAYS) -> list[str]:
-    """The last `days` of logged sets, one line per exercise: what the microcycle progresses from."""
-    start = timezone.now() - timedelta(days=days)
-    lines = []
-    for entry in selectors.log_entries_between(user_id=user_id, start=start):
-        reps = "/".join(str(value) for value in entry.actual_reps or ())
-        loads = "/".join(f"{value:g}" for value in entry.actual_load_each or () if value)
-        target = "/".join(str(value) for value in entry.target_reps or ())
-        load = f" @ {loads} {entry.load_unit}" if loads else ""
-        rpe = f" RPE {entry.rpe:g}" if entry.rpe else ""
-        lines.append(f"{entry.exercise_name}: reps {reps or '-'} (target {target or '-'}){load}{rpe}".strip())
-    return lines
+def calendar_days(items: list[ScheduledWorkout]) -> list[dict[str, Any]]:
+    """The plan week's sessions as they are on the calendar now: the microcycle lays the week out on these."""
+    return [
+        {
+            "date": item.scheduled_date.isoformat(),
+            "weekday": WEEKDAYS[item.scheduled_date.weekday()],
+            "title": item.title,
+            "status": item.status,
+        }
+        for item in items
+    ]
+
+
+def plan_location_id(plan: WorkoutPlan) -> str | None:
+    """The location the plan is for (create_workout_plan records it), if it still exists; else None (the
+    current one)."""
+    location = (plan.plan or {}).get("location") or {}
+    try:
+        wanted = uuid.UUID(str(location.get("id")))
+    except ValueError:
+        return None
+    found = selectors.get_location(user_id=plan.user_id, location_id=wanted)
+    return str(found.id) if found is not None else None
 
 
 def prepare_plan_week(
     *, user_id: uuid.UUID, plan_id: uuid.UUID, week: int, session: AgentSession | None = None
 ) -> WeekOutcome:
-    """Run the chain for the plan's week and store each pending day's workout and message (or its failure)."""
+    """Run the chain for the plan's week and store each pending day's workout and message (or its failure).
+
+    The microcycle is given the week as it is on the calendar now (a moved day on its new date), and every
+    sub-agent writes for the plan's location. Failures are stored on the days and the plan's week and written
+    to the session as a non-fatal `error` event."""
     outcome = WeekOutcome(plan_id=plan_id, week=week)
     plan = selectors.get_workout_plan(user_id=user_id, plan_id=plan_id)
     if plan is None:
         return outcome
     first, last = week_dates(plan.plan, week)
+    on_calendar = selectors.plan_week_workouts(user_id=user_id, plan_id=plan_id, first=first, last=last)
     pending = {
         item.scheduled_date.isoformat(): item
-        for item in selectors.plan_week_workouts(user_id=user_id, plan_id=plan_id, first=first, last=last)
+        for item in on_calendar
         if item.preparation == Preparation.PENDING
     }
     if not pending:
         return outcome
     sink = EventSink(session=session) if session is not None else None
+    location_id = plan_location_id(plan)
     try:
         cycle = run_subagent(
             "microcycle",
@@ -89,47 +105,63 @@ def prepare_plan_week(
                 "week": week,
                 "plan": plan.plan,
                 "workouts": True,
-                "recent_workouts": recent_workout_lines(user_id=user_id),
+                "calendar": calendar_days(on_calendar),
+                "location_id": location_id,
             },
             user_id=user_id,
             sink=sink,
         ).output
     except SubagentError as exc:
+        reason = f"The week could not be laid out ({_first_problem(exc)}). {ASK_AGAIN}"
         for item in pending.values():
-            _fail(outcome, item, f"The week could not be laid out: {'; '.join(exc.problems[:3])}")
-        return outcome
+            _fail(outcome, item, reason)
+        _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
+        return _finish(outcome, user_id=user_id)
     for day in cycle.days:
-        found = pending.get(str(day.date)) if not day.rest else None
+        found = pending.get(day.date.isoformat()) if not day.rest and day.date else None
         if found is not None:
-            _prepare_day(outcome, found, day.markdown or "", title=found.title, sink=sink)
+            _prepare_day(outcome, found, day.markdown or "", location_id=location_id, sink=sink)
     for item in pending.values():
         if item.pk not in outcome.prepared and item.pk not in outcome.failed:
-            _fail(outcome, item, "The week's layout has no session on this day.")
-    return outcome
+            _fail(outcome, item, f"The week's plan has no session on this day. {ASK_AGAIN}")
+    return _finish(outcome, user_id=user_id)
+
+
+def _first_problem(error: SubagentError) -> str:
+    text = error.problems[0] if error.problems else "no usable answer"
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _prepare_day(
-    outcome: WeekOutcome, item: ScheduledWorkout, markdown: str, *, title: str, sink: EventSink | None
+    outcome: WeekOutcome,
+    item: ScheduledWorkout,
+    markdown: str,
+    *,
+    location_id: str | None,
+    sink: EventSink | None,
 ) -> None:
     context = {"user_id": item.user_id, "scheduled_workout_id": item.pk}
+    agent_id = "workout_structure"
     try:
         workout = run_subagent(
-            "workout_structure",
-            input={"markdown": markdown, "title": title},
+            agent_id,
+            input={"markdown": markdown, "title": item.title, "location_id": location_id},
             user_id=item.user_id,
             sink=sink,
             callback_context=context,
         ).output.model_dump(mode="json", exclude_none=True)
+        agent_id = "workout_message"
         message = run_subagent(
-            "workout_message",
-            input={"workout": workout, "title": title},
+            agent_id,
+            input={"workout": workout, "title": item.title, "location_id": location_id},
             user_id=item.user_id,
             sink=sink,
             callback_context=context,
         ).output.message
     except SubagentError as exc:
         # The day_failed callback has stored the failure already; keep the outcome in step.
-        outcome.failed[item.pk] = "; ".join(exc.problems[:3])
+        outcome.failed[item.pk] = day_failure_reason(agent_id, exc.problems)
+        _report(outcome, user_id=item.user_id, sink=sink, agent_id=agent_id, problems=exc.problems, day=item)
         return
     if services.store_prepared_workout(
         user_id=item.user_id, scheduled_workout_id=item.pk, workout=workout, message=message
@@ -137,9 +169,64 @@ def _prepare_day(
         outcome.prepared.append(item.pk)  # else the user changed or removed the day meanwhile: theirs wins
 
 
+def day_failure_reason(agent_id: str, problems: list[str]) -> str:
+    """What a failed day says on the calendar: which step failed, the first problems, what to do."""
+    step = "workout" if agent_id == "workout_structure" else "message"
+    listed = "; ".join(str(problem) for problem in problems[:3]) or "no usable answer"
+    return f"This day's {step} could not be prepared ({listed}). {ASK_AGAIN}"
+
+
 def _fail(outcome: WeekOutcome, item: ScheduledWorkout, reason: str) -> None:
     services.fail_workout_preparation(user_id=item.user_id, scheduled_workout_id=item.pk, error=reason)
     outcome.failed[item.pk] = reason
+
+
+def _report(
+    outcome: WeekOutcome,
+    *,
+    user_id: uuid.UUID,
+    sink: EventSink | None,
+    agent_id: str,
+    problems: list[str],
+    day: ScheduledWorkout | None = None,
+) -> None:
+    """A failure staff see in the session: a non-fatal `error` event naming the sub-agent and the week."""
+    logger.warning(
+        "week.subagent_failed",
+        extra={"plan_id": str(outcome.plan_id), "week": outcome.week, "agent": agent_id},
+    )
+    if sink is None:
+        return
+    what = f"{day.title} on {day.scheduled_date.isoformat()}" if day is not None else f"week {outcome.week}"
+    sink.record(
+        EventType.ERROR,
+        {
+            "message": f"{agent_id} failed for {what}: {'; '.join(problems[:5]) or 'no usable answer'}",
+            "context": CHAIN_CONTEXT,
+            "purpose": f"subagent:{agent_id}",
+            "plan_id": str(outcome.plan_id),
+            "week": outcome.week,
+            "scheduled_workout_id": str(day.pk) if day is not None else None,
+            "fatal": False,
+            "stack": None,
+        },
+    )
+
+
+def _finish(outcome: WeekOutcome, *, user_id: uuid.UUID) -> WeekOutcome:
+    """Record on the plan how the week went: ready, partly failed or failed (with the first reason)."""
+    failed = len(outcome.failed)
+    total = failed + len(outcome.prepared)
+    if not failed:
+        status, reason = "ready", ""
+    else:
+        status = "failed" if not outcome.prepared else "partly_failed"
+        first = next(iter(outcome.failed.values()))
+        reason = f"{failed} of {total} day{'s' if total != 1 else ''} could not be prepared: {first}"
+    services.record_week_preparation(
+        user_id=user_id, plan_id=outcome.plan_id, week=outcome.week, status=status, reason=reason
+    )
+    return outcome
 
 
 def mark_day_failed(run: AgentRun) -> None:
@@ -151,7 +238,7 @@ def mark_day_failed(run: AgentRun) -> None:
     services.fail_workout_preparation(
         user_id=run.context["user_id"],
         scheduled_workout_id=scheduled_id,
-        error=f"{run.agent_id}: {'; '.join(str(p) for p in problems[:3])}",
+        error=day_failure_reason(run.agent_id, [str(problem) for problem in problems]),
     )
 
 

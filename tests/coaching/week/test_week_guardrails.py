@@ -5,7 +5,7 @@ while the other days are prepared. Plus the turn-level guard: a model asking for
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -154,17 +154,20 @@ def test_a_week_moved_off_the_plans_days_is_retried_with_the_dates(
         if request.schema_name == "microcycle" and not moved:
             moved.append(True)
             days = data["days"]
+            monday = date.fromisoformat(str(days[0]["date"]))
             data["days"] = [*days[1:], days[0]]
-            for day, weekday in zip(
-                data["days"], ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True
+            for offset, (day, weekday) in enumerate(
+                zip(data["days"], ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True)
             ):
                 day["weekday"] = weekday
+                if day.get("date"):
+                    day["date"] = (monday + timedelta(days=offset)).isoformat()
         return data
 
     with subagents_on_model(shifted_once) as provider:
         coached.say(PLAN)
     retry = next(r for r in provider.json_requests if "Your previous answer was rejected" in r.user)
-    assert "training days must be the plan's week 1 days" in retry.user
+    assert "training days must be week 1's sessions on the calendar: expected Mon" in retry.user
     for item in coached.week(1):
         prepared(item)
 
