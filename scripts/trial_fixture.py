@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +107,13 @@ def build_fixture(relay: Path, name: str) -> tuple[dict[str, Any], list[str]]:
         played = json.loads(state_path.read_text()).get("turn")
         if played is not None and played != len(turns):
             warnings.append(f"drive.py sent {played} messages but the model's context shows {len(turns)}")
+    first = min(relay.glob("req-*.json"), default=None)
+    recorded_at = (
+        datetime.fromtimestamp(first.stat().st_mtime, tz=UTC).isoformat(timespec="seconds") if first else None
+    )
     fixture = {
         "name": name,
+        "recorded_at": recorded_at,
         "description": f"Recorded from {relay} (write what the trial tried and the checks).",
         "user": {},
         "turns": turns,

@@ -25,9 +25,11 @@ import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import time_machine
 from django.tasks import task_backends
 from django.tasks.backends.immediate import ImmediateBackend
 from django.test import override_settings
@@ -111,6 +113,11 @@ class Trial(_Strict):
     user: UserSetup = Field(default_factory=UserSetup)
     turns: list[TurnSpec] = Field(min_length=1)
     model: RecordedModel | None = None
+    recorded_at: datetime | None = Field(
+        default=None,
+        description="when the trial was recorded: a replay runs at this time (ticking), so the recorded answers' "
+        "dates (next Monday, this week) mean what they meant then",
+    )
     source: str = Field(default="", exclude=True)
 
 
@@ -257,6 +264,8 @@ def serving(trial: Trial, model: str) -> Iterator[ReplayProvider | None]:
     with ExitStack() as stack:
         replay: ReplayProvider | None = None
         if model == SCRIPTED_MODEL:
+            if trial.recorded_at is not None:
+                stack.enter_context(time_machine.travel(trial.recorded_at, tick=True))
             replay = ReplayProvider(trial)
             stack.enter_context(registered_model(SCRIPTED_CONFIG))
             stack.enter_context(override_provider(SCRIPTED_MODEL, replay))
