@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 
 from datasources_app.distribution import Distribution, ShareRow
@@ -332,6 +332,24 @@ def format_current_location(location: Location | None, units: Units) -> str:
     return location_block(location, units)
 
 
+def zone_name(tz: tzinfo) -> str:
+    """ "Europe/Berlin" for a zoneinfo zone, "UTC" for UTC."""
+    return str(getattr(tz, "key", None) or tz.tzname(None) or "UTC")
+
+
+def today_block(today: date, timezone_name: str) -> str:
+    """The `<today>` section of the user data: the user's date, weekday, time zone and the week it is in.
+
+    Only the date, never the time of day, so the block changes once a day and the prompt cache holds within it.
+    """
+    monday = today - timedelta(days=today.weekday())
+    return (
+        f"<today>\nDate: {today:%A} {today.day} {today:%B %Y} ({today.isoformat()})\n"
+        f"Time zone: {timezone_name}\n"
+        f"This week: {day(monday)} – {day(monday + timedelta(days=6))}\n</today>"
+    )
+
+
 def user_data_xml(
     *,
     profile: UserProfile | None,
@@ -340,12 +358,15 @@ def user_data_xml(
     units: Units,
     today: date,
 ) -> str:
-    """The `<user_data>` block of docs/contracts.md §8.2 (user data block): units, body stats, current and other locations."""
+    """The `<user_data>` block of docs/contracts.md §8.2 (user data block): today, units, body stats, current and
+    other locations."""
     current = next((location for location in locations if location.is_current), None)
     others = [location for location in locations if not location.is_current]
     stats = body_stats_lines(profile, units, today=today) or ["Unknown: no profile saved yet."]
     parts = [
         "<user_data>",
+        today_block(today, zone_name(units.tz)),
+        "",
         f"<unit_preferences>\nWeight: {settings.weight_unit}\nDistance: {settings.distance_unit}\n</unit_preferences>",
         "",
         "<body_stats>\n" + "\n".join(stats) + "\n</body_stats>",
