@@ -281,6 +281,7 @@ def test_calendar_plans_and_milestones_sources() -> None:
     assert _text(user_id, "workout_plans") == (
         "<workout_plans>\n"
         f"- Base [active] 4 weeks from Mon 7 Jan 2030, goal: Fitness, 1 planned day, sessions 1/2 done id={plan.id}\n"
+        "  Week 1: day 1 Upper body\n"
         "</workout_plans>"
     )
     assert "No archived workout plans." in _text(user_id, "workout_plans", {"status": "archived"})
