@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 
 from datasources_app.distribution import Distribution, ShareRow
@@ -332,6 +332,24 @@ def format_current_location(location: Location | None, units: Units) -> str:
     return location_block(location, units)
 
 
+def zone_name(tz: tzinfo) -> str:
+    """ "Europe/Berlin" for a zoneinfo zone, "UTC" for UTC."""
+    return str(getattr(tz, "key", None) or tz.tzname(None) or "UTC")
+
+
+def today_block(today: date, timezone_name: str) -> str:
+    """The `<today>` section of the user data: the user's date, weekday, time zone and the week it is in.
+
+    Only the date, never the time of day, so the block changes once a day and the prompt cache holds within it.
+    """
+    monday = today - timedelta(days=today.weekday())
+    return (
+        f"<today>\nDate: {today:%A} {today.day} {today:%B %Y} ({today.isoformat()})\n"
+        f"Time zone: {timezone_name}\n"
+        f"This week: {day(monday)} – {day(monday + timedelta(days=6))}\n</today>"
+    )
+
+
 def user_data_xml(
     *,
     profile: UserProfile | None,
@@ -340,12 +358,15 @@ def user_data_xml(
     units: Units,
     today: date,
 ) -> str:
-    """The `<user_data>` block of docs/contracts.md §8.2 (user data block): units, body stats, current and other locations."""
+    """The `<user_data>` block of docs/contracts.md §8.2 (user data block): today, units, body stats, current and
+    other locations."""
     current = next((location for location in locations if location.is_current), None)
     others = [location for location in locations if not location.is_current]
     stats = body_stats_lines(profile, units, today=today) or ["Unknown: no profile saved yet."]
     parts = [
         "<user_data>",
+        today_block(today, zone_name(units.tz)),
+        "",
         f"<unit_preferences>\nWeight: {settings.weight_unit}\nDistance: {settings.distance_unit}\n</unit_preferences>",
         "",
         "<body_stats>\n" + "\n".join(stats) + "\n</body_stats>",
@@ -511,41 +532,112 @@ def format_current_workout(current: CurrentWorkout | None, units: Units) -> str:
 
 
 # --- Calendar, plans, milestones --------------------------------------------------------------------------
-def scheduled_line(item: ScheduledWorkout, units: Units) -> str:
-    """ "Mon 14 Nov 18:00 Upper Body Strength (45min) [scheduled] id=…"."""
-    when = day(item.scheduled_date) + (f" {item.scheduled_time:%H:%M}" if item.scheduled_time else "")
+# A day's message is the whole workout as the user receives it; its exercises are listed above it, so the
+# schedule shows the message on one line, cut at this many characters (a week stays a few thousand characters).
+MESSAGE_PREVIEW_CHARS = 300
+# A plan's day-by-day layout is shown for this many weeks from the current one.
+PLAN_WEEKS_SHOWN = 2
+
+
+def scheduled_line(item: ScheduledWorkout, units: Units, *, today: date | None = None) -> str:
+    """What one calendar day holds: "Thu 13 Nov (today) 18:00 Upper Body (45min) [scheduled, workout ready]
+    plan: Base id=…", then one indented line per planned exercise ("  - Goblet Squat 3×10 @ 16kg") and the
+    day's message on one line."""
+    when = day(item.scheduled_date) + _relative_day(item.scheduled_date, today)
+    when += f" {item.scheduled_time:%H:%M}" if item.scheduled_time else ""
     minutes = f" ({item.duration_minutes}min)" if item.duration_minutes else ""
     plan = f" plan: {item.plan.name}" if item.plan_id and item.plan else ""
-    planned = len((item.workout or {}).get("exercises") or []) if isinstance(item.workout, dict) else 0
-    exercises = f" {planned} exercises planned" if planned else ""
-    notes = f" — {item.notes}" if item.notes else ""
-    line = f"{when} {item.title}{minutes} [{item.status}]{plan}{exercises}{notes} id={item.id}"
-    return line + _preparation(item)
+    notes = f" — {' '.join(item.notes.split())}" if item.notes else ""
+    lines = [f"{when} {item.title}{minutes} [{day_status(item)}]{plan}{notes} id={item.id}"]
+    exercises = (item.workout or {}).get("exercises") if isinstance(item.workout, dict) else None
+    for exercise in exercises if isinstance(exercises, list) else []:
+        if isinstance(exercise, Mapping):
+            lines.append(f"  - {planned_exercise(exercise, units)}")
+    if item.message.strip():
+        lines.append(f"  message: {_one_line(item.message, MESSAGE_PREVIEW_CHARS)}")
+    return "\n".join(lines)
 
 
-def _preparation(item: ScheduledWorkout) -> str:
-    """Where the week chain stands for a plan day, and its message (indented) once ready."""
+def day_status(item: ScheduledWorkout) -> str:
+    """ "completed", "skipped", "cancelled"; for a day still to come "scheduled", with where the week chain
+    stands when it prepares it: "workout being prepared", "workout ready", "preparation failed: <reason>"."""
+    if item.status != "scheduled":
+        return str(item.status)
     if item.preparation == Preparation.PENDING:
-        return " (workout being prepared)"
+        return "scheduled, workout being prepared"
+    if item.preparation == Preparation.READY:
+        return "scheduled, workout ready"
     if item.preparation == Preparation.FAILED:
-        return f" (preparation failed: {item.preparation_error or 'unknown reason'})"
-    if item.message:
-        return "\n  message:\n" + "\n".join(f"    {line}" for line in item.message.splitlines())
-    return ""
+        reason = " ".join((item.preparation_error or "unknown reason").split())
+        return f"scheduled, preparation failed: {reason}"
+    return "scheduled"
 
 
-def format_scheduled_workouts(items: Sequence[ScheduledWorkout], units: Units, *, days_ahead: int) -> str:
+def planned_exercise(exercise: Mapping[str, Any], units: Units) -> str:
+    """ "Goblet Squat 3×10 @ 16kg" for an exercise of a stored workout dict, in the user's units."""
+    kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
+    name = str(exercise.get("exercise_name") or exercise.get("name") or "?")
+    return f"{name} {workout_exercise_prescription(exercise, kind, units)}".rstrip()
+
+
+def workout_exercise_prescription(exercise: Mapping[str, Any], kind: str, units: Units) -> str:
+    """The schedule's one call to the prescription renderer (`prescription`)."""
+    equipment = exercise.get("equipment")
+    load_unit = str(exercise.get("load_unit") or units.weight).rstrip("s")
+    return prescription(
+        exercise_type=kind,
+        units=units,
+        sets=exercise.get("sets"),
+        reps=exercise.get("reps"),
+        load_each=exercise.get("load_each", exercise.get("load", exercise.get("load_kg"))),
+        load_unit=load_unit if load_unit in ("kg", "lb") else units.weight,
+        hold_sec=exercise.get("hold_sec"),
+        duration_min=exercise.get("duration_min"),
+        distance=exercise.get("distance"),
+        distance_unit=str(exercise.get("distance_unit") or units.distance),
+        rounds=exercise.get("rounds"),
+        work_sec=exercise.get("work_sec"),
+        rest_sec=exercise.get("rest_sec") if kind == "intervals" else None,
+        per_hand=bool(exercise.get("load_per_hand"))
+        or holds_dumbbell_pair(
+            name=str(exercise.get("exercise_name") or exercise.get("name") or ""),
+            slug=str(exercise.get("exercise_slug") or ""),
+            equipment=equipment if isinstance(equipment, list) else None,
+        ),
+    )
+
+
+def _relative_day(value: date, today: date | None) -> str:
+    if today is None:
+        return ""
+    return {0: " (today)", 1: " (tomorrow)"}.get((value - today).days, "")
+
+
+def _one_line(text: str, limit: int) -> str:
+    """The text's lines joined by " / " (whitespace collapsed), cut at `limit` characters with "…"."""
+    joined = " / ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    return joined if len(joined) <= limit else joined[: limit - 1].rstrip() + "…"
+
+
+def format_scheduled_workouts(
+    items: Sequence[ScheduledWorkout], units: Units, *, days_ahead: int, today: date | None = None
+) -> str:
     tag = f'<schedule days_ahead="{days_ahead}">'
     if not items:
         return f"{tag}No workouts scheduled in the next {days_ahead} days.</schedule>"
-    return f"{tag}\n" + "\n".join(scheduled_line(item, units) for item in items) + "\n</schedule>"
+    return (
+        f"{tag}\n" + "\n".join(scheduled_line(item, units, today=today) for item in items) + "\n</schedule>"
+    )
 
 
-def plan_line(plan: WorkoutPlan, *, scheduled: int, completed: int) -> str:
-    """ "4-Week Strength [active] 4 weeks from Mon 14 Nov 2025, goal: …, sessions 3/12 done id=…"."""
+def plan_line(plan: WorkoutPlan, *, scheduled: int, completed: int, today: date | None = None) -> str:
+    """ "4-Week Strength [active] 4 weeks from Mon 14 Nov 2025, goal: …, sessions 3/12 done id=…", then for an
+    active or draft plan its days, one line per week from the current one ("  Week 2 (build, RPE 7): Mon 17 Nov
+    Push, Wed 19 Nov Pull")."""
     start = f" from {day(plan.start_date, with_year=True)}" if plan.start_date else ""
     goal = f", goal: {plan.goal}" if plan.goal else ""
-    days = sum(len(week.get("days") or []) for week in (plan.plan or {}).get("weeks") or [])
+    weeks = [week for week in (plan.plan or {}).get("weeks") or [] if isinstance(week, Mapping)]
+    days = sum(len(week.get("days") or []) for week in weeks)
     layout = f", {days} planned day{'s' if days != 1 else ''}" if days else ""
     sessions = f", sessions {completed}/{scheduled} done" if scheduled else ""
     location = ((plan.plan or {}).get("location") or {}).get("name")
@@ -553,7 +645,10 @@ def plan_line(plan: WorkoutPlan, *, scheduled: int, completed: int) -> str:
     line = (
         f"- {plan.name} [{plan.status}] {plan.weeks} weeks{start}{goal}{where}{layout}{sessions} id={plan.id}"
     )
-    return line + "".join(_week_preparation(week) for week in (plan.plan or {}).get("weeks") or [])
+    line += "".join(_week_preparation(week) for week in weeks)
+    if plan.status not in ("active", "draft") or not days:
+        return line
+    return "\n".join([line, *_plan_week_lines(weeks, today)])
 
 
 def _week_preparation(week: Mapping[str, Any]) -> str:
@@ -565,14 +660,71 @@ def _week_preparation(week: Mapping[str, Any]) -> str:
     return f"\n  week {week.get('week')} preparation {state}: {preparation.get('reason') or 'unknown reason'}"
 
 
+def _plan_week_lines(weeks: Sequence[Mapping[str, Any]], today: date | None) -> list[str]:
+    """The plan's days from the week `today` falls in (the first week before the plan starts), for
+    PLAN_WEEKS_SHOWN weeks, and how many weeks follow."""
+    first = 0
+    if today is not None:
+        for index, week in enumerate(weeks):
+            dates = [_plan_date(d) for d in week.get("days") or [] if isinstance(d, Mapping)]
+            if any(found is not None and found >= today for found in dates):
+                first = index
+                break
+        else:
+            first = max(len(weeks) - 1, 0)
+    shown = weeks[first : first + PLAN_WEEKS_SHOWN]
+    lines = []
+    for position, week in enumerate(shown, start=first + 1):
+        number = week.get("week") or position
+        phase = ", ".join(
+            part
+            for part in (
+                "deload" if week.get("deload") else str(week.get("phase") or ""),
+                f"RPE {week['target_rpe']}" if week.get("target_rpe") else "",
+            )
+            if part
+        )
+        entries = [_plan_day(d) for d in week.get("days") or [] if isinstance(d, Mapping)]
+        label = f"Week {number}" + (f" ({phase})" if phase else "")
+        lines.append(f"  {label}: {', '.join(entries) if entries else 'no sessions'}")
+    rest = len(weeks) - first - len(shown)
+    if rest > 0:
+        lines.append(f"  … {rest} more week{'s' if rest != 1 else ''}")
+    return lines
+
+
+def _plan_date(entry: Mapping[str, Any]) -> date | None:
+    try:
+        return date.fromisoformat(str(entry.get("date")))
+    except ValueError:
+        return None
+
+
+def _plan_day(entry: Mapping[str, Any]) -> str:
+    """ "Mon 17 Nov Push (60min)", or "day 2 Push" for an undated day."""
+    found = _plan_date(entry)
+    when = day(found) if found is not None else f"day {entry.get('day') or '?'}"
+    minutes = f" ({entry['duration_minutes']}min)" if entry.get("duration_minutes") else ""
+    return f"{when} {entry.get('title') or entry.get('session') or 'session'}{minutes}"
+
+
 def format_workout_plans(
-    plans: Sequence[WorkoutPlan], counts: Mapping[Any, tuple[int, int]], *, status: str | None
+    plans: Sequence[WorkoutPlan],
+    counts: Mapping[Any, tuple[int, int]],
+    *,
+    status: str | None,
+    today: date | None = None,
 ) -> str:
     if not plans:
         which = f"{status} " if status else ""
         return f"<workout_plans>No {which}workout plans.</workout_plans>"
     lines = [
-        plan_line(plan, scheduled=counts.get(plan.id, (0, 0))[0], completed=counts.get(plan.id, (0, 0))[1])
+        plan_line(
+            plan,
+            scheduled=counts.get(plan.id, (0, 0))[0],
+            completed=counts.get(plan.id, (0, 0))[1],
+            today=today,
+        )
         for plan in plans
     ]
     return "<workout_plans>\n" + "\n".join(lines) + "\n</workout_plans>"

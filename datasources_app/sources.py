@@ -158,6 +158,7 @@ class Goals:
 class Schedule:
     items: list[ScheduledWorkout]
     days_ahead: int
+    today: date
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ class Plans:
     plans: list[WorkoutPlan]
     counts: dict[uuid.UUID, tuple[int, int]]  # plan id → (scheduled sessions, completed sessions)
     status: str | None
+    today: date
 
 
 @dataclass(frozen=True)
@@ -204,9 +206,11 @@ def _fetch_distribution(user_id: uuid.UUID, params: WindowParams) -> tuple[Distr
 
 
 def _fetch_schedule(user_id: uuid.UUID, params: ScheduleParams) -> Schedule:
+    today = selectors.local_today(user_id=user_id)
     return Schedule(
-        items=selectors.scheduled_workouts(user_id=user_id, days_ahead=params.days_ahead),
+        items=selectors.scheduled_workouts(user_id=user_id, days_ahead=params.days_ahead, start=today),
         days_ahead=params.days_ahead,
+        today=today,
     )
 
 
@@ -223,7 +227,10 @@ def _fetch_plans(user_id: uuid.UUID, params: PlanParams) -> Plans:
         .values_list("id", "scheduled", "completed")
     )
     return Plans(
-        plans=plans, counts={pk: (scheduled, done) for pk, scheduled, done in rows}, status=params.status
+        plans=plans,
+        counts={pk: (scheduled, done) for pk, scheduled, done in rows},
+        status=params.status,
+        today=selectors.local_today(user_id=user_id),
     )
 
 
@@ -331,20 +338,29 @@ _SOURCES: tuple[DataSource, ...] = (
     DataSource(
         name="scheduled_workouts",
         display_name="Schedule",
-        description="Workouts on the user's calendar from today, with ids. Params: days_ahead (default 14).",
+        description=(
+            "What each day on the user's calendar holds from today: date, title, status (and why a plan day "
+            "could not be prepared), the planned exercises with sets, reps and loads, the day's message, ids. "
+            "Params: days_ahead (default 14)."
+        ),
         params=ScheduleParams,
         fetch=_fetch_schedule,
         format=lambda raw, units: formatters.format_scheduled_workouts(
-            raw.items, units, days_ahead=raw.days_ahead
+            raw.items, units, days_ahead=raw.days_ahead, today=raw.today
         ),
     ),
     DataSource(
         name="workout_plans",
         display_name="Workout plans",
-        description="The user's multi-week plans with status, goal and progress, with ids. Params: status.",
+        description=(
+            "The user's multi-week plans with status, goal, progress and ids; for active and draft plans the "
+            "sessions of this week and the next. Params: status."
+        ),
         params=PlanParams,
         fetch=_fetch_plans,
-        format=lambda raw, units: formatters.format_workout_plans(raw.plans, raw.counts, status=raw.status),
+        format=lambda raw, units: formatters.format_workout_plans(
+            raw.plans, raw.counts, status=raw.status, today=raw.today
+        ),
     ),
     DataSource(
         name="milestone_goals",

@@ -30,6 +30,11 @@ CHECKPOINT_FRAME: dict[str, Any] = {
     "data": {"message": "Summarising the conversation", "tool": "checkpoint", "phase": "done"},
 }
 
+# The status line after a call that failed. The model reads the error and usually corrects the call on its next
+# iteration, so the client is shown progress, not an error: the error stays in the `tool_result` event (and the
+# admin), and a turn that ends without delivering ends with the `error` frame.
+FAILED_CALL_STATUS = "Adjusting..."
+
 
 class Projector:
     """Events → frames. Remembers which tool call of the latest model answer ran (the first): the others are
@@ -98,11 +103,9 @@ def _result_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
     frames = [frame]
     status = data.get("status")
     if isinstance(status, dict) and status.get("message"):
+        message = status["message"] if success else FAILED_CALL_STATUS
         frames.append(
-            {
-                "type": "status",
-                "data": {"message": status["message"], "tool": name, "phase": status.get("phase")},
-            }
+            {"type": "status", "data": {"message": message, "tool": name, "phase": status.get("phase")}}
         )
     return frames
 

@@ -16,8 +16,10 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any, Literal
 
+from datasources_app.selectors import local_today
 from datasources_app.sources import (
     STABLE_PREFIX_SOURCES,
     SourceError,
@@ -92,14 +94,16 @@ def selection_schema() -> dict[str, Any]:
 
 
 INITIALIZER_PROMPT = """You choose which user data a personal-trainer agent needs before it answers.
-You get the user's message and the data sources already loaded in the conversation (with their parameters).
+You get the user's message, their date today (weekday and ISO date) and the data sources already loaded in the
+conversation (with their parameters). Read "this week", "last month" or "Thursday" against that date.
 Rules:
 - Append only what the request needs and is not already loaded with enough scope. Prefer fewer sources.
 - Workout requests need category_goals, muscle_goals, active_preferences and workout_history (days_back 14).
 - Goal setting needs category_goals and muscle_goals. Preferences need active_preferences.
 - Statistics and progress need workout_history with a wider days_back (30-90) and category_goals.
 - Changing or logging the current workout needs current_workout_session (reason refresh_state).
-- Schedules and plans need scheduled_workouts and workout_plans; milestones need milestone_goals.
+- Schedules and plans, and any question about a day ("what's on Thursday?", "tomorrow", "this week"), need
+  scheduled_workouts and workout_plans; milestones need milestone_goals.
 - Small talk needs nothing.
 - If a source is loaded but with too short a range, append it again with reason expand_range and the days_back
   you need. Use refresh_state for data the conversation may have changed.
@@ -132,17 +136,27 @@ _CURRENT = re.compile(
     re.I,
 )
 _CALENDAR = re.compile(
-    r"\b(schedule\w*|calendar|plan|plans|program|tomorrow|next week|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday|weeks?)\b",
+    r"\b(schedule\w*|calendar|plan|plans|program|today|tonight|tomorrow|weekend|weeks?|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu|thurs?|fri|what'?s on|coming up|upcoming)\b",
     re.I,
 )
 _MILESTONES = re.compile(r"\b(milestone\w*|target|achieve\w*)\b", re.I)
 _RANGE = re.compile(r"\b(?:last|past)\s+(\d+)?\s*(day|week|month|year)s?\b", re.I)
+_THIS = re.compile(r"\bthis\s+(week|month|year)\b", re.I)
 
 
-def requested_days(message: str, default: int) -> int:
-    """How far back the user is asking about ("last month" → 30, "past 3 weeks" → 21)."""
+def requested_days(message: str, default: int, *, today: date | None = None) -> int:
+    """How far back the user is asking about ("last month" → 30, "past 3 weeks" → 21; with `today`, "this
+    week" → the days since Monday, "this month" → since the 1st)."""
     match = _RANGE.search(message)
+    this = _THIS.search(message) if today is not None else None
+    if not match and this is not None and today is not None:
+        start = {
+            "week": today - timedelta(days=today.weekday()),
+            "month": today.replace(day=1),
+            "year": today.replace(month=1, day=1),
+        }[this.group(1).lower()]
+        return (today - start).days + 1
     if not match:
         return default
     count = int(match.group(1) or 1)
@@ -150,11 +164,14 @@ def requested_days(message: str, default: int) -> int:
     return min(365, count * {"day": 1, "week": 7, "month": 30, "year": 365}[unit])
 
 
-def offline_selection(message: str, existing: list[dict[str, Any]]) -> Selection:
-    """Deterministic keyword selection following the task-to-data mapping of docs/contracts.md §9.2 (initializer rules)."""
+def offline_selection(
+    message: str, existing: list[dict[str, Any]], *, today: date | None = None
+) -> Selection:
+    """Deterministic keyword selection following the task-to-data mapping of docs/contracts.md §9.2 (initializer
+    rules). `today` (the user's date) turns "this week" or "this month" into the days since it began."""
     wanted: dict[str, int | None] = {}
     if _STATS.search(message):
-        wanted["workout_history"] = requested_days(message, 30)
+        wanted["workout_history"] = requested_days(message, 30, today=today)
         wanted["category_goals"] = None
     if _WORKOUT.search(message) and not _STATS.search(message):
         wanted.update({"category_goals": None, "muscle_goals": None, "active_preferences": None})
@@ -196,8 +213,18 @@ def decide(source: str, days_back: int | None, existing: list[dict[str, Any]]) -
 # --- running it ---------------------------------------------------------------------------------------
 
 
+def today_text(today: date) -> str:
+    """ "Thursday 2025-11-13": what the selector model reads as the user's date."""
+    return f"{today:%A} {today.isoformat()}"
+
+
 def select_with_model(
-    *, agent: AgentDefinition, message: str, existing: list[dict[str, Any]], sink: EventSink
+    *,
+    agent: AgentDefinition,
+    message: str,
+    existing: list[dict[str, Any]],
+    sink: EventSink,
+    today: date,
 ) -> Selection:
     """Ask the agent's model (strict JSON) with its prompt, schema, temperature and max_tokens; records the
     request/response events with usage and cost."""
@@ -206,7 +233,9 @@ def select_with_model(
     provider = get_structured_provider(model_id)
     system = agent.prompt.format(sources=_sources_catalogue())
     schema = agent.output_schema if isinstance(agent.output_schema, dict) else selection_schema()
-    user = json.dumps({"user_message": message, "loaded_sources": existing}, ensure_ascii=False)
+    user = json.dumps(
+        {"user_message": message, "today": today_text(today), "loaded_sources": existing}, ensure_ascii=False
+    )
     sink.record(
         EventType.LLM_REQUEST,
         {
@@ -267,11 +296,14 @@ def initialize_context(
 ) -> Selection:
     """Select, fetch (in parallel) and append knowledge for this turn. Never raises."""
     existing = existing_knowledge_sources(session=session)
+    today = local_today(user_id=user_id)
     agent = get_agent(INITIALIZER_AGENT_ID)
     selection: Selection | None = None
     if agent.resolved_model() != "offline":
         try:
-            selection = select_with_model(agent=agent, message=message, existing=existing, sink=sink)
+            selection = select_with_model(
+                agent=agent, message=message, existing=existing, sink=sink, today=today
+            )
         except Exception as exc:
             sink.record(
                 EventType.ERROR,
@@ -282,7 +314,7 @@ def initialize_context(
                 },
             )
     if selection is None:
-        selection = offline_selection(message, existing)
+        selection = offline_selection(message, existing, today=today)
     append_knowledge(selection=selection, user_id=user_id, sink=sink)
     return selection
 

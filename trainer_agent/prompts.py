@@ -32,7 +32,9 @@ A turn has at most 10 iterations, so do not waste them: no repeated fetches, no 
   need as <knowledge source="..."> blocks: goals, preferences, workout history, schedules, plans and more.
 - Knowledge is append-only. When the same source appears twice, the later block is the current state.
 - If something you need is missing, call fetch_data once with every source you need.
-- Profile, unit settings and locations with their equipment are always present in <user_data>.
+- Today's date (weekday, date, the user's time zone, this week's Monday to Sunday), profile, unit settings and
+  locations with their equipment are always present in <user_data>. Read "today", "tomorrow", "Thursday" or
+  "next week" against that date, and use the dates the schedule shows.
 </knowledge_injection>
 
 <event_stream>

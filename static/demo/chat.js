@@ -185,7 +185,8 @@
         statusLines[data.tool] = line("running", data.message);
       } else {
         var existing = statusLines[data.tool];
-        var kind = data.phase === "error" ? "failed" : "done";
+        // A failed call says "Adjusting...": the coach corrects it next; a turn that fails ends with `error`.
+        var kind = data.phase === "error" ? "adjusting" : "done";
         if (existing) {
           existing.className = "line " + kind;
           existing.textContent = data.message;
@@ -211,11 +212,8 @@
 
   function toolResult(frame) {
     var data = frame.data || {};
-    if (frame.status === "failed") {
-      var reason = data.error ? String(data.error).split("\n")[0] : "";
-      line("failed", frame.type.replace(/_/g, " ") + " failed" + (reason ? ": " + reason.slice(0, 160) : ""));
-      return;
-    }
+    // A failed call is the coach's to correct (its status line says "Adjusting..."); its error is for the admin.
+    if (frame.status === "failed") return;
     if (frame.type === "message_notify_user") {
       if (data.message) append(richText(el("div", "bubble coach"), data.message));
       if (frame.artifact && frame.artifact.payload) workoutCard(frame.artifact);

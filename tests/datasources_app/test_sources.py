@@ -28,6 +28,7 @@ from tests.datasources_app.factories import (
     WorkoutLogFactory,
     WorkoutPlanFactory,
 )
+from tests.support.clock import freeze_now
 
 ALL_SOURCES = {
     "user_profile",
@@ -280,6 +281,7 @@ def test_calendar_plans_and_milestones_sources() -> None:
     assert _text(user_id, "workout_plans") == (
         "<workout_plans>\n"
         f"- Base [active] 4 weeks from Mon 7 Jan 2030, goal: Fitness, 1 planned day, sessions 1/2 done id={plan.id}\n"
+        "  Week 1: day 1 Upper body\n"
         "</workout_plans>"
     )
     assert "No archived workout plans." in _text(user_id, "workout_plans", {"status": "archived"})
@@ -292,8 +294,10 @@ def test_calendar_plans_and_milestones_sources() -> None:
 
 # --- User data XML ----------------------------------------------------------------------------------------------
 @pytest.mark.django_db
-def test_user_data_xml_in_pounds_is_deterministic() -> None:
+def test_user_data_xml_in_pounds_is_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/contracts.md §8.2 (user data block) layout, weights converted to lb, other locations listed, identical on every call."""
+    # 03:30 UTC on Friday is still Thursday evening in New York: the date is the user's.
+    freeze_now(monkeypatch, dt.datetime(2025, 11, 14, 3, 30, tzinfo=dt.UTC))
     user_id = _lb_user()
     UserProfileFactory.create(
         user_id=user_id, sex="female", birth_year=None, height_cm=170.0, weight_kg=65.0, body_fat_pct=None
@@ -310,6 +314,9 @@ def test_user_data_xml_in_pounds_is_deterministic() -> None:
     xml = sources.build_user_data_xml(user_id=user_id)
     assert xml == (
         "<user_data>\n"
+        "<today>\nDate: Thursday 13 November 2025 (2025-11-13)\nTime zone: America/New_York\n"
+        "This week: Mon 10 Nov – Sun 16 Nov\n</today>\n"
+        "\n"
         "<unit_preferences>\nWeight: lb\nDistance: mi\n</unit_preferences>\n"
         "\n"
         "<body_stats>\nSex: female\nHeight: 5'7\"\nWeight: 143.3lb\nExperience: beginner\n</body_stats>\n"

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import uuid
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx2
 import pytest
 from django.conf import LazySettings
+from django.utils import timezone
 
+from datasources_app.demo import DEMO_SETTINGS
 from datasources_app.selectors import get_current_workout
 from sessions_app.models import AgentSession
 from tests.support.cache_sim import PromptCacheSimulator
@@ -197,8 +200,10 @@ def test_openai_initializer_selects_data_through_structured_output(
         "type": "json_schema",
         "json_schema": {"name": "knowledge_selection", "strict": True, "schema": selection_schema()},
     }
+    london_today = timezone.now().astimezone(ZoneInfo(DEMO_SETTINGS["timezone"])).date()
     assert json.loads(request["messages"][1]["content"]) == {
         "user_message": "Plan my legs session",
+        "today": f"{london_today:%A} {london_today.isoformat()}",  # the user's date, in their time zone
         "loaded_sources": [],
     }
     knowledge = events_of(result.session_id, "knowledge")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from datasources_app.services import upsert_settings
 from sessions_app.models import AgentSession
 from tests.support.cache_sim import PromptCacheSimulator, boundaries
+from tests.support.clock import freeze_now
 from tests.trainer_agent.agent.scripting import (
     call,
     chest_workout,
@@ -185,3 +188,33 @@ def test_simulator_reads_the_longest_written_prefix_when_the_marker_moves() -> N
 def test_scripted_usage_is_not_the_simulators_business() -> None:
     """Sanity: scripted responses at the provider boundary keep their own usage (the simulator is HTTP-only)."""
     assert tool_response("idle", {"reason": "x"}, cache_read_tokens=7).usage.cache_read_tokens == 7
+
+
+def test_user_data_block_changes_only_when_the_users_date_does(
+    demo_user: uuid.UUID, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Breakpoint 3 (the user data) holds all day: two builds on the same day give the identical block, the first
+    build after midnight in the user's time zone (Europe/London) names the new date."""
+    clock = freeze_now(monkeypatch, datetime(2025, 11, 13, 8, 0, tzinfo=UTC))  # Thursday, 08:00 in London
+    session = _session_with_message(demo_user)
+    morning = build_context(session=session, user_id=demo_user).user_data_xml
+    clock.moment = datetime(2025, 11, 13, 23, 59, tzinfo=UTC)
+    evening = build_context(session=session, user_id=demo_user).user_data_xml
+    assert evening == morning
+    assert "Date: Thursday 13 November 2025 (2025-11-13)\nTime zone: Europe/London" in morning
+    clock.moment = datetime(2025, 11, 14, 0, 1, tzinfo=UTC)
+    friday = build_context(session=session, user_id=demo_user).user_data_xml
+    assert "Date: Friday 14 November 2025 (2025-11-14)" in friday
+    assert friday.replace("Friday 14 November 2025 (2025-11-14)", "") == morning.replace(
+        "Thursday 13 November 2025 (2025-11-13)", ""
+    ), "only the date line changed"
+
+
+def test_the_users_time_zone_decides_the_date(demo_user: uuid.UUID, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 23:30 UTC it is already tomorrow in Tokyo: after the user sets that zone, the block says so."""
+    freeze_now(monkeypatch, datetime(2025, 11, 13, 23, 30, tzinfo=UTC))
+    session = _session_with_message(demo_user)
+    assert "Date: Thursday 13 November" in build_context(session=session, user_id=demo_user).user_data_xml
+    upsert_settings(user_id=demo_user, timezone="Asia/Tokyo")
+    xml = build_context(session=session, user_id=demo_user).user_data_xml
+    assert "Date: Friday 14 November 2025 (2025-11-14)\nTime zone: Asia/Tokyo" in xml

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 from datasources_app.services import create_location, upsert_profile, upsert_settings
 from sessions_app.models import AgentSession
 from sessions_app.services import append_event, create_session
+from tests.support.clock import freeze_now
 from tests.support.llm_fakes import (
     ScriptedTransport,
     anthropic_message,
@@ -34,6 +36,12 @@ pytestmark = pytest.mark.django_db
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 USER_ID = uuid.UUID("00000000-0000-4000-8000-00000000c0de")
+
+
+@pytest.fixture(autouse=True)
+def _fixed_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user data names today's date: the snapshots are taken on one fixed day."""
+    freeze_now(monkeypatch, datetime(2025, 1, 15, 12, 0, tzinfo=UTC))
 
 
 def assert_matches_snapshot(name: str, body: Any) -> None:
