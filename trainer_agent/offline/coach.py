@@ -36,7 +36,9 @@ from trainer_agent.offline.intents import (
     ExerciseRef,
     Intent,
     LoggedSet,
+    PlanAsk,
     PreferenceAsk,
+    StatsView,
     WorkoutAsk,
     content_words,
     normalise,
@@ -44,6 +46,7 @@ from trainer_agent.offline.intents import (
     parse_message,
     parse_preference,
     parse_ref,
+    plan_ask,
 )
 from trainer_agent.offline.workouts import (
     ComposedWorkout,
@@ -65,7 +68,7 @@ INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_questio
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
 DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper body", "Legs and glutes"]
-STATS_TOOLS = ("get_workout_statistics", "get_progress_trends", "generate_stats_summary")
+_WEEKDAY_ABBREVIATIONS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
@@ -984,9 +987,9 @@ class Turn:
             key: value for key, value in values.items() if key in properties and value not in (None, [], "")
         }
 
-    def _on_plan(self) -> Decision:
+    def _on_plan(self, ask: PlanAsk | None = None) -> Decision:
         """A multi-week plan: create_workout_plan (which starts preparing week 1), then say what it holds."""
-        ask = self.intent.plan
+        ask = ask or self.intent.plan
         done = self.transcript.calls("create_workout_plan")
         if not done and ask is not None:
             arguments: dict[str, Any] = {"name": f"{ask.weeks or 12}-week plan", "goal": ask.goal}
@@ -1014,7 +1017,7 @@ class Turn:
         return self._notify(f"Your plan is set: {summary}{tail}", "Summarising the new plan.")
 
     def _on_week(self) -> Decision:
-        """Prepare a plan week (prepare_week), or show what is on the schedule this week."""
+        """Prepare a plan week (prepare_week), or show what is on the schedule (this week, or one day)."""
         if self.intent.show_week:
             fetched = self.transcript.calls("fetch_data")
             if not fetched:
@@ -1024,9 +1027,10 @@ class Turn:
                     "week",
                     "Reading this week's schedule.",
                 )
-            body = re.sub(r"</?(?:schedule|source)[^>]*>|\s*id=\S+", "", fetched[-1].body).strip()
-            return self._notify(f"Here's your week:\n{body}", "Showing the week's schedule.")
+            return self._notify(self._schedule_reply(fetched[-1].body), "Showing the schedule.")
         done = self.transcript.calls("prepare_week")
+        if self.transcript.calls("create_workout_plan") or (not done and not self._has_active_plan()):
+            return self._plan_for_week()
         if not done:
             arguments = {"week": self.intent.week} if self.intent.week else {}
             return Decision("prepare_week", arguments, "week", "Preparing the plan week asked for.")
@@ -1044,70 +1048,83 @@ class Turn:
         )
 
     def _on_stats(self) -> Decision:
-        days = self.intent.stats_days or 30
-        transcript = self.transcript
-        fetched = [step for step in transcript.steps if step.name in (*STATS_TOOLS, "fetch_data")]
+        """Statistics, what was logged, or one exercise's progress: the statistics tool's own report, passed on."""
+        intent = self.intent
+        days = intent.stats_days or 30
+        name, arguments = stats_call(intent.stats_view, days=days, exercise=intent.stats_exercise)
+        fetched = [step for step in self.transcript.steps if step.name in (name, "fetch_data")]
         if not fetched:
-            for name in STATS_TOOLS:
-                if self.has(name):
-                    return Decision(
-                        name, self._stats_arguments(name, days), "stats", f"Reading {days} days of stats."
-                    )
-            if self.has("fetch_data"):
+            if self.has(name):
                 return Decision(
-                    "fetch_data",
-                    {"sources": ["workout_history"], "params": {"workout_history": {"days_back": days}}},
-                    "stats",
-                    f"Reading {days} days of workout history.",
+                    name, arguments, "stats", f"Reading the user's training ({intent.stats_view})."
                 )
-        return self._notify(self._stats_message(days), "Summarising the user's training.")
-
-    def _stats_arguments(self, name: str, days: int) -> dict[str, Any]:
-        properties = _schema_properties(self.specs.get(name))
-        period = "week" if days <= 7 else "month" if days <= 31 else "quarter" if days <= 92 else "year"
-        arguments: dict[str, Any] = {}
-        for key, schema in properties.items():
-            allowed = schema.get("enum") if isinstance(schema, Mapping) else None
-            if key in ("time_period", "period"):
-                arguments[key] = period if not allowed or period in allowed else allowed[0]
-            elif key in ("days_back", "days"):
-                arguments[key] = days
-            elif key == "weeks":
-                arguments[key] = max(2, round(days / 7))
-        return arguments
-
-    def _stats_message(self, days: int) -> str:
-        if self.user_id is None:
-            return "I can't see any training history for you yet."
-        now = timezone.now()
-        overview = stats.workout_statistics(user_id=self.user_id, start=now - timedelta(days=days), end=now)
-        span = "week" if days <= 7 else f"{days} days"
-        if overview.workouts == 0:
-            return (
-                f"I don't see any logged workouts in the last {span}. Let's change that: ask me for a workout "
-                'and say "done" when you finish, and I\'ll track everything from there.'
+            return Decision(
+                "fetch_data",
+                {"sources": ["workout_history"], "params": {"workout_history": {"days_back": days}}},
+                "stats",
+                f"Reading {days} days of workout history.",
             )
-        parts = [
-            f"In the last {span}: {overview.workouts} workout{'s' if overview.workouts != 1 else ''} "
-            f"(about {overview.workouts_per_week:.1f} a week), {overview.sets} sets"
-        ]
-        if overview.total_volume:
-            parts[0] += f" and {overview.total_volume:,.0f} {overview.unit} lifted"
-        parts[0] += "."
-        trend = stats.weekly_trend(user_id=self.user_id, weeks=max(2, min(12, round(days / 7))), now=now)
-        if overview.workouts < 3:
-            parts.append("A good start: two or three sessions a week is where progress really shows.")
-        elif trend.direction == "up" and trend.change is not None:
-            parts.append(f"Your weekly volume is up {trend.change:.0%} on the weeks before. Keep it going!")
-        elif trend.direction == "down" and trend.change is not None:
-            parts.append(
-                f"Weekly volume is down {abs(trend.change):.0%}; a steady two or three sessions a week will turn that around."
+        step = fetched[-1]
+        logged = re.search(r"Exercises logged: (.+)\.\s*$", step.body) if not step.ok else None
+        if logged and len(fetched) == 1 and intent.stats_exercise:
+            # "squats" names no logged exercise: the one logged whose name has the word ("Barbell Back Squat").
+            words = set(content_words(intent.stats_exercise))
+            named = [name for name in logged.group(1).split(", ") if words & set(content_words(name))]
+            if named:
+                return Decision(
+                    name, {**arguments, "exercise_name": named[0]}, "stats", "Retrying by logged name."
+                )
+        report = _for_the_user(step.body) if step.ok else _sentence(step.first_problem())
+        if not step.ok or re.match(r"No (?:workouts|exercises) logged", report):
+            report += ' Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
+        return self._notify(report, "Passing on the statistics tool's report.")
+
+    def _has_active_plan(self) -> bool:
+        return self.user_id is not None and bool(
+            selectors.list_workout_plans(user_id=self.user_id, status="active")
+        )
+
+    def _plan_for_week(self) -> Decision:
+        """A week asked for without a plan: the plan, made from the days and goal the message gives, prepares
+        its first week; a message that gives neither gets a question."""
+        text = normalise(self.transcript.user_text)
+        ask = plan_ask(text)
+        if ask.days_per_week is None and ask.goal == text and not self.transcript.steps:
+            return self._ask(
+                "You don't have a training plan yet, so there's no week to prepare. How many days a week can you "
+                "train, and what's your goal?",
+                [
+                    "3 days a week to get stronger",
+                    "4 days a week to build muscle",
+                    "3 days a week to get fitter",
+                ],
+                "No active plan and no days or goal said; asking for them.",
             )
+        return self._on_plan(ask)
+
+    def _schedule_reply(self, body: str) -> str:
+        """The schedule read, or only the day asked about ("what's on thursday")."""
+        text = _for_the_user(body)
+        day = self.intent.weekday
+        if not day or self.user_id is None:
+            return f"Here's your week:\n{text}"
+        entries = re.split(r"\n(?=\S)", text) if text.startswith(_WEEKDAY_ABBREVIATIONS) else []
+        if day == "next":
+            return f"Your next workout: {entries[0]}" if entries else f"{text} Ask me for a workout now."
+        if day in ("today", "tomorrow"):
+            date = selectors.local_today(user_id=self.user_id) + timedelta(days=int(day == "tomorrow"))
+            key, label = f"{date:%a} {date.day} {date:%b}", day
         else:
-            parts.append("Your training has been steady. Nice consistency.")
-        if overview.average_rpe is not None:
-            parts.append(f"Average effort: RPE {overview.average_rpe:.1f}.")
-        return " ".join(parts)
+            key, label = day[:3].capitalize(), f"on {day.capitalize()}"
+        found = [entry for entry in entries if entry.startswith(key)]
+        if found:
+            return f"{label[0].upper()}{label[1:]}:\n" + "\n".join(found)
+        if entries:
+            return f"Nothing is scheduled {label}. Here's your week:\n{text}"
+        return (
+            f"Nothing is scheduled {label}. {text} Ask me for a workout now, or for a plan "
+            '("3 days a week to get stronger") to fill your calendar.'
+        )
 
     def _on_location(self) -> Decision:
         name = self.intent.location or ""
@@ -1198,6 +1215,27 @@ class Turn:
             self._options(),
             "The request does not say what to train; asking with a few options.",
         )
+
+
+def stats_call(view: StatsView, *, days: int, exercise: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The statistics tool and its arguments for one view of the last `days` days: the one place naming them.
+
+    summary/totals: workouts, sets, volume and top exercises; breakdown: each exercise logged, with its sets,
+    volume and best set; trends: week by week (one exercise's best estimated 1RM when named, else volume).
+    """
+    if view == "breakdown":
+        return "get_exercise_breakdown", {"days_back": days, "group_by": "exercise"}
+    if view == "trends":
+        arguments: dict[str, Any] = {"weeks": max(2, min(52, round(days / 7)))}
+        if exercise:
+            arguments |= {"metric": "e1rm", "exercise_name": exercise}
+        return "get_progress_trends", arguments
+    return "get_workout_statistics", {"days_back": days}
+
+
+def _for_the_user(text: str) -> str:
+    """A tool's report without the markup and ids meant for the model."""
+    return re.sub(r"</?[a-z_]+(?:\s[^>]*)?>|\s*\bid=\S+", "", text).strip()
 
 
 def ask_which_exercise(verb: str) -> str:

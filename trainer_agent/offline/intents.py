@@ -35,6 +35,7 @@ IntentKind = Literal[
     "ambiguous",
 ]
 Style = Literal["strength", "hiit", "cardio", "mobility"]
+StatsView = Literal["summary", "totals", "breakdown", "trends"]
 Intensity = Literal["easy", "hard"]
 AdjustField = Literal["overall", "sets", "reps", "load", "rest"]
 Direction = Literal["up", "down"]
@@ -323,6 +324,11 @@ class Intent:
     plan: PlanAsk | None = None
     week: int | None = None  # "prepare week 3"
     show_week: bool = False  # "what's on this week" (read) rather than "prepare my week" (write)
+    stats_view: StatsView = "summary"  # "what did I log" → breakdown; "progress on squats" → trends
+    stats_exercise: str | None = None  # the exercise a stats question is about ("squats")
+    weekday: str | None = (
+        None  # the day a schedule question is about: "thursday", "today", "tomorrow", "next"
+    )
 
 
 @dataclass(frozen=True)
@@ -342,7 +348,7 @@ _PLAN = (
     r"\b(?:training|multi-week|weekly) (?:plan|program(?:me)?)\b"
 )
 _PLAN_WEEKS = re.compile(r"\b(\d+)[\s-]*weeks?\b")
-_PLAN_DAYS = re.compile(_COUNT + r"\s*(?:days?|times|x|sessions?)\s*(?:a|per|each|/)\s*week\b")
+_PLAN_DAYS = re.compile(_COUNT + r"\s*(?:days?|times|x|sessions?)\b(?:\s*(?:a|per|each|/)\s*week\b)?")
 _WEEK = (
     r"\b(?:prepare|plan|set up|build|generate|write|make|ready|get)\b.*\b(?:my|this|the|next|coming) week\b|"
     r"\b(?:prepare|generate|build)\b.*\bweek \d+\b|"
@@ -601,8 +607,27 @@ _STATS = (
     r"\bhow am i doing\b|\bhow (?:have|'?ve) i been doing\b|\bhow did i do\b|\bprogress\w*\b|\bstats?\b|"
     r"\bstatistics\b|\bhow many (?:workouts|sessions|times|sets)\b|\bhow often\b|\bhistory\b|\btrends?\b|"
     r"\bpersonal (?:best|record)s?\b|\bprs?\b|\bconsisten\w+\b|\bvolume\b|\bimprov\w+\b|\bsummary\b|"
-    r"\bwhat did i do\b|\bhow much (?:have|'?ve|did) i\b|\bhow (?:much|many) (?:weight|kg|kilos?|pounds|lbs?)\b|"
+    r"\bhow(?:'?s| is| are) my \w+(?: \w+)? (?:going|coming along)\b|\bhow much (?:have|'?ve|did) i\b|\bhow (?:much|many) (?:weight|kg|kilos?|pounds|lbs?)\b|"
     r"\bwhat have i (?:done|lifted|trained)\b|\brecap\b"
+)
+# Questions about what was logged: answered with the per-exercise breakdown of the period.
+_HISTORY_ASK = (
+    r"\bwhat (?:did|have) i (?:log|logged|do|done|train|trained|lift|lifted|work(?:ed)? on)\b|"
+    r"\bwhat(?:'?s| is| have i) (?:been |already )?logged\b|\bmy (?:logs?|training log|workout log|workout history)\b|"
+    r"\b(?:show|list|see)\b.*\b(?:logs?|logged|past workouts|previous workouts)\b"
+)
+# "how am I progressing on squats", "how's my bench press going": the week-by-week trend of one exercise.
+_EXERCISE_PROGRESS = re.compile(
+    r"\b(?:progress\w*|improv\w*|doing|getting on)\s+(?:on|with|in|at)\s+(?:my\s+|the\s+)?"
+    r"(?P<what>[a-z][a-z' -]{2,30}?)\s*(?:lately|recently|so far)?\s*[?.!]*$|"
+    r"\bhow(?:'?s| is| are) my (?P<what2>[a-z][a-z' -]{2,30}?) (?:going|coming along|progressing|doing)\b"
+)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# "what's on thursday", "what do I have tomorrow", "when's my next workout": reading the schedule.
+_SCHEDULE_ASK = (
+    r"^(?:so\s+)?(?:what'?s|what is|what do i have|what am i doing|anything|is there anything|when'?s|when is|"
+    r"do i have)\b.*\b(?:" + "|".join(_WEEKDAYS) + r"|tomorrow|today|next (?:workout|session)|schedule[d]?)\b"
+    r"|\bmy schedule\b"
 )
 _GREETING = (
     r"^(?:hi|hello|hey|heya|hiya|yo|howdy|hola|good (?:morning|afternoon|evening)|morning|sup|what'?s up)\b"
@@ -739,6 +764,10 @@ def _logged_sets(text: str) -> tuple[LoggedSet, ...]:
 
 
 def _stats_days(text: str) -> int:
+    if _has(r"\btoday\b", text):
+        return 1
+    if _has(r"\byesterday\b", text):
+        return 2
     if _has(r"\b(?:this|last|past) week\b|\bweekly\b", text):
         return 7
     if match := re.search(r"\b(?:last|past) (\d+) (day|week|month)s?\b", text):
@@ -801,7 +830,15 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
     if _has(_AMBIGUOUS, text):
         return Intent("ambiguous", raw, location=location)
 
-    if _has(_PLAN, text) and not _has(_LOG, text):
+    if _has(_HISTORY_ASK, text):
+        return Intent("stats", raw, stats_days=_stats_days(text), stats_view="breakdown")
+    if _has(_SCHEDULE_ASK, text) and not _has(_STATS, text) and not creating:
+        day = next((name for name in _WEEKDAYS if name in text), None)
+        day = day or next((word for word in ("tomorrow", "today") if word in text), None)
+        day = day or ("next" if _has(r"\bnext (?:workout|session|training)\b", text) else None)
+        return Intent("week", raw, show_week=True, weekday=day)
+    per_week = _has(_COUNT + r"\s*(?:days?|times|x|sessions?)\s*(?:a|per|each|/)\s*week\b", text)
+    if (_has(_PLAN, text) or (per_week and not creating)) and not _has(_LOG, text):
         return Intent("plan", raw, plan=plan_ask(text))
     if _has(_WEEK, text) and not _has(_LOG, text) and not _has(_STATS, text):
         number = re.search(r"\bweek (\d+)\b", text)
@@ -848,6 +885,12 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
             return Intent("preference", raw, preference=preference)
 
     if _has(_STATS, text) and not creating:
+        named = _EXERCISE_PROGRESS.search(text)
+        what = _clean_phrase(named.group("what") or named.group("what2") or "") if named else ""
+        if what and not _has(r"\b(?:week|month|year|training|workouts?|overall|it|things|goals?)\b", what):
+            return Intent(
+                "stats", raw, stats_days=_stats_days(text), stats_view="trends", stats_exercise=what
+            )
         return Intent("stats", raw, stats_days=_stats_days(text))
 
     if _looks_like_workout_request(text, ask):
@@ -865,6 +908,8 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         return Intent("affirm", raw)
     if _has(_DECLINE, text):
         return Intent("decline", raw)
+    if _has(r"\?\s*$|^(?:what|who|when|where|why|how|is|are|can|could|do|does|will|would)\b", text):
+        return Intent("smalltalk", raw)  # a question about something else: say what the coach does
     return Intent("ambiguous", raw, location=location)
 
 

@@ -108,6 +108,7 @@ _HIIT_EQUIPMENT = frozenset(
         "stationary_bike sled"
     )
 )
+_CONDITIONING_PATTERNS = frozenset({"jump", "locomotion", "cyclical"})
 _STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic", "strongman"})
 _MOBILITY_CATEGORIES = frozenset({"mobility", "stretching"})
 _UNILATERAL = re.compile(r"single|one-arm|alternating|split|lunge|step-up|side-|copenhagen|kickback|windmill")
@@ -218,9 +219,10 @@ FILL_SLOTS = _slots(
     "Chest:compound:push, Back:compound:pull, Shoulders:compound:push, Back:compound:pull, Abs::light, "
     "Biceps:isolation, Triceps:isolation, Shoulders:isolation:push"
 )
+# Conditioning moves (jumps, climbers, machine intervals) alternate with compound stations.
 HIIT_SLOTS = _slots(
-    "Quadriceps/Glutes/Hamstrings:compound:push, Chest/Shoulders/Triceps, Abs::conditioning, Back/Biceps, "
-    "Abs::light, Quadriceps/Glutes/Hamstrings"
+    "Abs::conditioning, Quadriceps/Glutes/Hamstrings:compound, Abs::conditioning, Chest/Shoulders/Triceps:compound, "
+    "Abs::conditioning, Back/Biceps:compound"
 )
 
 
@@ -341,6 +343,11 @@ class Candidate:
             if found:
                 return found
         return ""
+
+    @property
+    def conditioning(self) -> bool:
+        """A move that drives the heart rate: plyometrics, cardio, jumps, locomotion, rowing or cycling."""
+        return self.category in ("plyometrics", "cardio") or self.movement_pattern in _CONDITIONING_PATTERNS
 
     def share_of(self, muscles: Iterable[str]) -> float:
         wanted = set(muscles)
@@ -665,7 +672,7 @@ def similar(a: Candidate, b: Candidate) -> bool:
 
 def in_slot(candidate: Candidate, slot: Slot, *, strict: bool) -> bool:
     if slot.conditioning:
-        return candidate.category in ("plyometrics", "cardio")
+        return candidate.conditioning
     if candidate.primary not in slot.muscles:
         return False
     if slot.light and HEAVY_BARS & set(candidate.equipment):
@@ -701,7 +708,7 @@ def score(
         if candidate.bodyweight and _LEVEL_RANK.get(facts.level, 0) >= 1 and facts.equipment - {BODYWEIGHT}:
             bonus -= 0.1  # trained lifters progress better with load when there is some
     elif style == "hiit":
-        bonus += 0.2 if candidate.category in ("plyometrics", "cardio") else 0.0
+        bonus += 0.2 if candidate.conditioning else 0.0
         bonus += 0.05 if candidate.bodyweight or "kettlebell" in candidate.equipment else 0.0
     level_gap = _LEVEL_RANK.get(candidate.level, 0) - _LEVEL_RANK.get(facts.level, 0)
     bonus -= 0.3 * max(0, level_gap)

@@ -194,12 +194,16 @@ def test_whats_on_this_week_reads_the_schedule_with_the_messages(coached: Coache
 
 @pytest.mark.django_db
 def test_no_plan_no_week(coached: Coached) -> None:
-    """ "Prepare my week" without a plan: the tool refuses, the coach says to create a plan, nothing is stored."""
+    """ "Prepare my week" without a plan or a goal: the coach asks for days and goal, stores nothing; picking an
+    answer creates the plan and its first week."""
     result = coached.say("Can you prepare my week?")
-    assert tools_of(result)[0] == "prepare_week"
-    assert result.actions[0].result["success"] is False
+    assert tools_of(result) == ["message_ask_user"]
     assert "plan" in reply_of(result).lower()
     assert not ScheduledWorkout.objects.filter(user_id=coached.user_id).exists()
+    answer = result.response["question"]["options"][0]
+    created = coached.say(answer)
+    assert tools_of(created)[:2] == ["create_workout_plan", "message_notify_user"]
+    assert len(coached.week(1)) == created.actions[0].args["days_per_week"] == 3
 
 
 @pytest.mark.django_db
