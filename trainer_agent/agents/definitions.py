@@ -60,7 +60,8 @@ day (rest true, duration_minutes 0) or a session with its focus, duration and pr
 days equals days_per_week; sessions are sized for that many days, and a deload week is lighter."""
 
 WORKOUT_MESSAGE_PROMPT = f"""Turn the day's workout into one SMS of at most {SMS_MAX_CHARS} characters: a title line,
-one short line per exercise ("1. Goblet Squat: 3×10 @ 16kg (rest 90s)"), and a short motivating last line.
+one short line per exercise ("1. Goblet Squat: 3×10 @ 16kg (rest 90s)"; "each hand" after a load only when its implements
+is 2; a circuit's or superset's rounds said once, its exercises without sets or rest), and a short motivating last line.
 Abbreviate rather than cut; if it still does not fit, end the list with "…and N more"."""
 
 WORKOUT_STRUCTURE_PROMPT = """Extract the workout in the markdown as JSON: title and exercises in order (order 1..N),
