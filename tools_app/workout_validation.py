@@ -29,6 +29,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import (
@@ -546,6 +547,19 @@ def implements_for(
     if match is None:
         return None
     return default_implements(name=exercise.exercise_name, slug=match.slug, equipment=equipment)
+
+
+def fill_implements(exercises: list[dict[str, Any]]) -> None:
+    """Give each exercise of a valid workout (dicts) the `implements` its load is for, where the model left it to
+    the catalogue (as generate_workout stores it), so "each hand" is said of a pair wherever the workout is shown."""
+    for exercise in exercises:
+        if exercise.get("implements") is not None or not exercise.get("load_each"):
+            continue
+        model = Exercise.model_validate(exercise)
+        match = find_catalog_match(model.exercise_name)
+        implements = implements_for(model, match, effective_equipment(model, match))
+        if implements is not None:
+            exercise["implements"] = implements
 
 
 def _implements_problems(

@@ -192,7 +192,9 @@ def test_cards_and_the_coach_state_per_hand_loads(chat: Chat) -> None:
     exercises = chat.workout()
     pair, _ = pair_and_other(exercises)
     assert pair["implements"] == 2
-    assert not any(e.get("implements") == 2 for e in exercises if "dumbbells" not in (e.get("equipment") or ()))
+    assert not any(
+        e.get("implements") == 2 for e in exercises if "dumbbells" not in (e.get("equipment") or ())
+    )
 
     current = fetch_and_format(user_id=chat.user_id, source="current_workout_session").text
     line = next(line for line in current.splitlines() if pair["exercise_name"] in line)
