@@ -45,6 +45,9 @@ EXERCISE_TYPES: Final[tuple[ExerciseType, ...]] = get_args(ExerciseType)
 
 GroupType = Literal["circuit", "superset", "giant_set", "warmup", "cooldown", "sequence"]
 GROUP_TYPES: Final[tuple[GroupType, ...]] = get_args(GroupType)
+# Groups done as rounds: the group's `rounds` is how many times the whole group is done, each member once per
+# round (its `sets`, or an intervals member's `rounds`, is 1), with `rest_between_rounds_sec` after a round.
+ROUND_GROUP_TYPES: Final[tuple[GroupType, ...]] = ("circuit", "superset", "giant_set")
 
 # Goal categories the agent uses for `goals_addressed`. Seed 000 leaves goals free-form strings; these are
 # the suggested, canonical spellings (lower case) so distributions group cleanly.

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 
+from datasources_app.catalog import ROUND_GROUP_TYPES
 from datasources_app.distribution import Distribution, ShareRow
-from datasources_app.loads import holds_dumbbell_pair
+from datasources_app.loads import hands_loaded, implements_of, per_hand
 from datasources_app.models import (
     CategoryGoal,
     CurrentWorkout,
@@ -78,12 +79,14 @@ def weight(value: float, *, from_unit: str, units: Units) -> str:
     return number(convert_weight(value, from_unit=from_unit, to_unit=units.weight))
 
 
-def loads(values: Sequence[float], *, from_unit: str, units: Units, per_hand: bool = False) -> str:
-    """ " @ 20kg", " @ 20/20/22.5kg" or, for a dumbbell pair, " @ 20kg each hand"; empty when unloaded."""
+def loads(values: Sequence[float], *, from_unit: str, units: Units, implements: int = 1) -> str:
+    """ " @ 20kg", " @ 20/20/22.5kg" or, for a pair (`implements` 2), " @ 20kg each hand"; empty when unloaded.
+
+    Every rendering of a prescribed or logged load goes through here, so "each hand" is said only of a pair."""
     shown = [weight(value, from_unit=from_unit, units=units) for value in values if value]
     if not shown:
         return ""
-    return f" @ {_same_or_slashes(shown)}{units.weight}" + (" each hand" if per_hand else "")
+    return f" @ {_same_or_slashes(shown)}{units.weight}{per_hand(implements)}"
 
 
 def sets_reps(sets: int | None, reps: Sequence[Any], suffix: str = "") -> str:
@@ -116,11 +119,11 @@ def prescription(
     rounds: int | None = None,
     work_sec: int | None = None,
     rest_sec: int | None = None,
-    per_hand: bool = False,
+    implements: int = 1,
 ) -> str:
     """What one exercise asks for or what was done, by type: "3×8 @ 20kg", "3×45s", "30min 5km", "8×20s/10s".
 
-    `per_hand`: the load is the weight of each dumbbell of a pair ("3×10 @ 20kg each hand").
+    `implements` 2: the load is the weight of each of a pair ("3×10 @ 20kg each hand").
     """
     if exercise_type == "hold":
         return sets_reps(sets, _as_list(hold_sec), "s")
@@ -136,12 +139,12 @@ def prescription(
         work = f"{work_sec}s" if work_sec else "?"
         return f"{rounds}×{work}/{rest_sec}s" if rest_sec is not None else f"{rounds}×{work}"
     return sets_reps(sets, _as_list(reps)) + loads(
-        _as_list(load_each), from_unit=load_unit, units=units, per_hand=per_hand
+        _as_list(load_each), from_unit=load_unit, units=units, implements=implements
     )
 
 
 # --- Logs -----------------------------------------------------------------------------------------------------
-def _entry_done(entry: WorkoutLogEntry, units: Units, *, per_hand: bool = False) -> str:
+def _entry_done(entry: WorkoutLogEntry, units: Units, *, implements: int = 1) -> str:
     return prescription(
         exercise_type=entry.exercise_type,
         units=units,
@@ -156,7 +159,7 @@ def _entry_done(entry: WorkoutLogEntry, units: Units, *, per_hand: bool = False)
         rounds=entry.actual_rounds,
         work_sec=entry.actual_work_sec,
         rest_sec=entry.target_rest_sec,
-        per_hand=per_hand,
+        implements=implements,
     )
 
 
@@ -184,8 +187,9 @@ def log_entry(entry: WorkoutLogEntry, units: Units) -> str:
     A dumbbell pair's load reads "@ 20kg each hand" (the target's is in the same terms)."""
     if entry.skipped:
         return f"{entry.exercise_name} skipped"
-    pair = holds_dumbbell_pair(name=entry.exercise_name, slug=entry.exercise_slug)
-    done = _entry_done(entry, units, per_hand=pair)
+    hands = hands_loaded(name=entry.exercise_name, slug=entry.exercise_slug)
+    pair = hands == 2
+    done = _entry_done(entry, units, implements=hands)
     target = _entry_target(entry, units)
     text = f"{entry.exercise_name} {done}".rstrip() if done else entry.exercise_name
     if target and target != (_entry_done(entry, units) if pair else done):
@@ -479,39 +483,65 @@ def format_active_preferences(preferences: Sequence[Preference], units: Units) -
 
 
 # --- Current workout --------------------------------------------------------------------------------------
-def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Units) -> str:
-    """ "✓ 1. Push-Up (reps) 3×10 @ 20kg" from a workout dict's exercise (seed 000 or 001 spellings)."""
+def in_round_group(exercise: Mapping[str, Any]) -> bool:
+    """Whether the exercise is a member of a circuit, superset or giant set (done once per group round)."""
+    group = exercise.get("group")
+    return isinstance(group, Mapping) and group.get("type") in ROUND_GROUP_TYPES
+
+
+def exercise_prescription(exercise: Mapping[str, Any], units: Units | None = None) -> str:
+    """What a workout dict's exercise asks for: "3×10 @ 20kg each hand" (a pair), "3×10 @ 25kg" (one),
+    "3×45s", "8×20s/10s"; a circuit/superset member, done once per round, without its "1×" ("10 @ 20kg").
+
+    Seed 000 or 001 spellings; without `units` the exercise's own units. Every surface that shows a workout
+    (the model's context and tool results, the session admin) renders its exercises here."""
     kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
-    name = exercise.get("exercise_name") or exercise.get("name") or "?"
-    equipment = exercise.get("equipment")
     load_each = exercise.get("load_each", exercise.get("load", exercise.get("load_kg")))
-    load_unit = str(exercise.get("load_unit") or units.weight).rstrip("s")  # seed 001 spells pounds "lbs"
+    load_unit = str(exercise.get("load_unit") or (units.weight if units else "kg")).rstrip("s")  # "lbs"
+    distance_unit = str(exercise.get("distance_unit") or (units.distance if units else "km"))
+    if units is None:
+        units = Units(weight=load_unit if load_unit in ("kg", "lb") else "kg", distance=distance_unit)
+    once_per_round = in_round_group(exercise)
+    sets, rounds = exercise.get("sets"), exercise.get("rounds")
     details = prescription(
         exercise_type=kind,
         units=units,
-        sets=exercise.get("sets"),
+        sets=sets,
         reps=exercise.get("reps"),
         load_each=load_each,
         load_unit=load_unit if load_unit in ("kg", "lb") else units.weight,
         hold_sec=exercise.get("hold_sec"),
         duration_min=exercise.get("duration_min"),
         distance=exercise.get("distance"),
-        distance_unit=str(exercise.get("distance_unit") or units.distance),
-        rounds=exercise.get("rounds"),
+        distance_unit=distance_unit,
+        rounds=rounds,
         work_sec=exercise.get("work_sec"),
-        rest_sec=exercise.get("rest_sec") if kind == "intervals" else None,
-        per_hand=bool(exercise.get("load_per_hand"))
-        or holds_dumbbell_pair(
-            name=str(name),
-            slug=str(exercise.get("exercise_slug") or ""),
-            equipment=equipment if isinstance(equipment, list) else None,
-        ),
+        rest_sec=exercise.get("rest_sec") if kind == "intervals" and not once_per_round else None,
+        implements=implements_of(exercise),
     )
+    if once_per_round and (sets == 1 if kind in ("reps", "hold") else rounds == 1):
+        details = details.removeprefix("1×")
+    return details
+
+
+def group_header(group: Mapping[str, Any]) -> str:
+    """ "circuit c1, 3 rounds, rest 60s between rounds": a group as its first exercise introduces it."""
+    text = f"{group.get('type')} {group.get('id')}"
+    if group.get("rounds"):
+        text += f", {group['rounds']} {'round' if group['rounds'] == 1 else 'rounds'}"
+    if group.get("rest_between_rounds_sec"):
+        text += f", rest {group['rest_between_rounds_sec']}s between rounds"
+    return text
+
+
+def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Units) -> str:
+    """ "✓ 1. Push-Up (reps) 3×10 @ 20kg" from a workout dict's exercise (seed 000 or 001 spellings)."""
+    kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
+    name = exercise.get("exercise_name") or exercise.get("name") or "?"
+    details = exercise_prescription(exercise, units)
     status = "✓" if exercise.get("completed") else "○"
     group = exercise.get("group") or {}
-    in_group = (
-        f" [{group.get('type')} {group.get('id')}]" if isinstance(group, Mapping) and group.get("id") else ""
-    )
+    in_group = f" [{group_header(group)}]" if isinstance(group, Mapping) and group.get("id") else ""
     return f"{status} {position}. {name} ({kind}) {details}".rstrip() + in_group
 
 
@@ -575,36 +605,8 @@ def day_status(item: ScheduledWorkout) -> str:
 
 def planned_exercise(exercise: Mapping[str, Any], units: Units) -> str:
     """ "Goblet Squat 3×10 @ 16kg" for an exercise of a stored workout dict, in the user's units."""
-    kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
     name = str(exercise.get("exercise_name") or exercise.get("name") or "?")
-    return f"{name} {workout_exercise_prescription(exercise, kind, units)}".rstrip()
-
-
-def workout_exercise_prescription(exercise: Mapping[str, Any], kind: str, units: Units) -> str:
-    """The schedule's one call to the prescription renderer (`prescription`)."""
-    equipment = exercise.get("equipment")
-    load_unit = str(exercise.get("load_unit") or units.weight).rstrip("s")
-    return prescription(
-        exercise_type=kind,
-        units=units,
-        sets=exercise.get("sets"),
-        reps=exercise.get("reps"),
-        load_each=exercise.get("load_each", exercise.get("load", exercise.get("load_kg"))),
-        load_unit=load_unit if load_unit in ("kg", "lb") else units.weight,
-        hold_sec=exercise.get("hold_sec"),
-        duration_min=exercise.get("duration_min"),
-        distance=exercise.get("distance"),
-        distance_unit=str(exercise.get("distance_unit") or units.distance),
-        rounds=exercise.get("rounds"),
-        work_sec=exercise.get("work_sec"),
-        rest_sec=exercise.get("rest_sec") if kind == "intervals" else None,
-        per_hand=bool(exercise.get("load_per_hand"))
-        or holds_dumbbell_pair(
-            name=str(exercise.get("exercise_name") or exercise.get("name") or ""),
-            slug=str(exercise.get("exercise_slug") or ""),
-            equipment=equipment if isinstance(equipment, list) else None,
-        ),
-    )
+    return f"{name} {exercise_prescription(exercise, units)}".rstrip()
 
 
 def _relative_day(value: date, today: date | None) -> str:

@@ -10,9 +10,10 @@ table of its dumbbell exercises that hold only one (a goblet squat, a one-arm ro
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from datasources_app.catalog import exercise_name_key, slugify_exercise_name
 
@@ -70,3 +71,27 @@ def holds_dumbbell_pair(*, name: str, slug: str = "", equipment: Iterable[str] |
 def hands_loaded(*, name: str, slug: str = "", equipment: Iterable[str] | None = None) -> int:
     """How many times `load_each` is lifted per rep: 2 for a dumbbell pair, else 1."""
     return 2 if holds_dumbbell_pair(name=name, slug=slug, equipment=equipment) else 1
+
+
+# --- How many implements a prescription's load is for (docs/contracts.md §12.1 `implements`) ---------------
+# Loads a person can hold one or two of; `implements: 2` (a pair) is meaningful only with these.
+HANDHELD = frozenset({DUMBBELLS, "kettlebell"})
+
+
+def default_implements(*, name: str, slug: str = "", equipment: Iterable[str] = ()) -> int:
+    """The usual count for a catalogue exercise: 2 for a dumbbell pair, else 1 (kettlebells: one)."""
+    return hands_loaded(name=name, slug=slug, equipment=list(equipment))
+
+
+def implements_of(exercise: Mapping[str, Any]) -> int:
+    """How many implements a workout exercise's `load_each` is for: its `implements` (2: a pair, so each
+    one's weight, "each hand"), else 1; a workout stored before `implements` says a pair by `load_per_hand`."""
+    value = exercise.get("implements")
+    if value in (1, 2) and not isinstance(value, bool):
+        return int(value)
+    return 2 if exercise.get("load_per_hand") is True else 1
+
+
+def per_hand(implements: int) -> str:
+    """The words after a load: " each hand" for a pair, nothing for one implement (the only place they are)."""
+    return " each hand" if implements == 2 else ""

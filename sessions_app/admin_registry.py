@@ -5,7 +5,9 @@ trainer_agent registers, from its AppConfig.ready():
   `admin/sessions_app/agentsessionsummary/<session id>/events/<sequence>/<action name>/` for staff only;
 - the console describer: the icons and one-line descriptions of docs/contracts.md §15.1 (console log), used by the timeline;
 - the user labeller: names staff recognise (the profile's display name) for user ids, which sessions_app
-  stores alone.
+  stores alone;
+- the prescription format: how a workout artifact's exercise reads ("3×10 @ 20kg each hand"), the same
+  function every other surface uses (datasources_app.formatters.exercise_prescription).
 
 Without registrations the admin still works: events show their type and no action links, users their id.
 """
@@ -31,6 +33,8 @@ type EventPredicate = Callable[[str, dict[str, Any]], bool]
 type EventDescriber = Callable[[str, dict[str, Any], int | None], str]
 # Labels for as many of the given user ids as it knows, in one read (the list asks once per page).
 type UserLabeller = Callable[[Collection[UUID]], Mapping[UUID, str]]
+# What one exercise of a workout artifact asks for, e.g. "3×10 @ 20kg each hand".
+type PrescriptionFormat = Callable[[Mapping[str, Any]], str]
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ _lock = threading.Lock()
 _actions: dict[str, EventAction] = {}
 _console: list[ConsoleFormat] = []
 _user_labellers: list[UserLabeller] = []
+_prescription_formats: list[PrescriptionFormat] = []
 
 
 def register_event_action(
@@ -114,3 +119,21 @@ def user_labels(user_ids: Collection[UUID]) -> dict[UUID, str]:
     if labeller is None or not user_ids:
         return {}
     return {user_id: label for user_id, label in labeller(user_ids).items() if label}
+
+
+def register_prescription_format(describe: PrescriptionFormat) -> None:
+    """Show a workout artifact's exercises by `describe`; replaces any earlier one."""
+    with _lock:
+        _prescription_formats[:] = [describe]
+
+
+def describe_prescription(exercise: Mapping[str, Any]) -> str:
+    """The registered reading of one exercise, or "—" without a registration (or when it fails on odd data)."""
+    with _lock:
+        describe = _prescription_formats[0] if _prescription_formats else None
+    if describe is None:
+        return "—"
+    try:
+        return describe(exercise) or "—"
+    except Exception:  # one odd exercise must not break the whole timeline
+        return "—"

@@ -166,34 +166,6 @@ def _join_numbers(values: Any, unit: str = "") -> str:
     return f"{joined}{unit}"
 
 
-def _prescription(exercise: dict[str, Any]) -> str:
-    kind = exercise.get("exercise_type")
-    if kind == "reps":
-        reps = exercise.get("reps") or []
-        text = f"{exercise.get('sets', len(reps))} × {_join_numbers(reps) or '?'}"
-        load = _join_numbers(exercise.get("load_each"))
-        if not load:
-            return text
-        each = " each hand" if exercise.get("load_per_hand") else ""  # each dumbbell of a pair
-        return f"{text} @ {load} {exercise.get('load_unit', '')}".rstrip() + each
-    if kind == "hold":
-        holds = exercise.get("hold_sec") or []
-        return f"{exercise.get('sets', len(holds))} × {_join_numbers(holds, 's') or '?'} hold"
-    if kind == "duration":
-        parts = [f"{format_count(exercise.get('duration_min'))} min"] if exercise.get("duration_min") else []
-        if exercise.get("distance") is not None:
-            parts.append(f"{format_count(exercise['distance'])} {exercise.get('distance_unit', '')}".rstrip())
-        if exercise.get("target_pace"):
-            parts.append(f"pace {exercise['target_pace']}")
-        return ", ".join(parts) or "—"
-    if kind == "intervals":
-        return (
-            f"{exercise.get('rounds', '?')} rounds × {exercise.get('work_sec', '?')}s on / "
-            f"{exercise.get('rest_sec', '?')}s off"
-        )
-    return "—"
-
-
 def _shares(items: Any, key: str) -> str:
     if not isinstance(items, list):
         return ""
@@ -213,7 +185,15 @@ def _group(exercise: dict[str, Any]) -> str:
     )
     if group.get("rounds"):
         text += f", {group['rounds']} rounds"
+    if group.get("rest_between_rounds_sec"):
+        text += f", rest {group['rest_between_rounds_sec']}s between rounds"
     return text
+
+
+def _once_per_round(exercise: dict[str, Any]) -> bool:
+    """A circuit/superset/giant-set member: the group's rounds repeat it; rest between members is not shown."""
+    group = exercise.get("group")
+    return isinstance(group, dict) and group.get("type") in ("circuit", "superset", "giant_set")
 
 
 def artifact_view(data: dict[str, Any]) -> ArtifactView:
@@ -231,8 +211,10 @@ def artifact_view(data: dict[str, Any]) -> ArtifactView:
                 order=str(exercise.get("order", index)),
                 name=str(exercise.get("exercise_name", "?")),
                 kind=kind,
-                prescription=_prescription(exercise),
-                rest=f"{rest}s" if rest is not None and kind in ("reps", "hold") else "",
+                prescription=admin_registry.describe_prescription(exercise),
+                rest=f"{rest}s"
+                if rest is not None and kind in ("reps", "hold") and not _once_per_round(exercise)
+                else "",
                 muscles=_shares(exercise.get("muscles_utilized"), "muscle"),
                 group=_group(exercise),
                 equipment=", ".join(str(item) for item in exercise.get("equipment") or [] if item),

@@ -19,12 +19,21 @@ is refused (a 400 naming it) rather than dropped.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 from collections.abc import Iterable
 from typing import Annotated, Any, Self
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from datasources_app.catalog import EQUIPMENT, EXERCISE_TYPES, GROUP_TYPES, MUSCLES
 
@@ -134,6 +143,43 @@ def new_exercise_id(taken: Iterable[str] = ()) -> str:
             return candidate
 
 
+# --- Numeric limits ------------------------------------------------------------------------------------------------
+# The range of every number of a workout, the model's (tools_app.workout_validation lists what is outside) and
+# the client's `currentWorkout` (refused with a 400 naming the field): one table for both.
+NUMBER_LIMITS: dict[str, tuple[float, float]] = {
+    "order": (1, 200),
+    "sets": (1, 50),
+    "reps": (1, 1000),
+    "load_each": (0, 2000),
+    "implements": (1, 2),
+    "rest_sec": (0, 3600),
+    "hold_sec": (1, 3600),
+    "duration_min": (0, 1440),
+    "distance": (0, 1000),
+    "rounds": (1, 200),
+    "work_sec": (1, 3600),
+    "position": (1, 200),
+    "rest_between_rounds_sec": (0, 3600),
+    "estimated_duration_min": (0, 1440),
+    "exercise_count": (0, 200),
+}
+
+
+def out_of_limits(name: str, value: Any) -> str | None:
+    """Why `value` (a number or a per-set list) is outside `NUMBER_LIMITS[name]`, or None when it is inside."""
+    low, high = NUMBER_LIMITS[name]
+    values = value if isinstance(value, list) else [value]
+    bad = [
+        item
+        for item in values
+        if isinstance(item, int | float) and not (math.isfinite(item) and low <= item <= high)
+    ]
+    if not bad:
+        return None
+    shown = ", ".join(str(item) if isinstance(item, int) else f"{item:g}" for item in bad)
+    return f"{name} must be from {low:g} to {high:g}, got {shown}"
+
+
 # --- Field types ---------------------------------------------------------------------------------------------------
 def _min(value: int) -> Any:
     """Advertise a minimum in the schema without enforcing it here (validation reports it with the rest)."""
@@ -188,7 +234,8 @@ class ExerciseGroup(BaseModel):
     position: IntMin1 = Field(description="Order within the group, 1-indexed.")
     name: str | None = Field(default=None, description="Display name; on the group's first exercise only.")
     rounds: IntMin1 | None = Field(
-        default=None, description="Times the group is repeated; on the group's first exercise only."
+        default=None,
+        description="Times the whole group is done (each member's sets then 1); on the first exercise only.",
     )
     rest_between_rounds_sec: IntMin0 | None = Field(
         default=None, description="Rest after each round of the group, in seconds."
@@ -240,6 +287,12 @@ class ExerciseFields(BaseModel):
         default=None,
         description="Unit of load_each: the user's weight unit.",
         json_schema_extra={"enum": ["kg", "lb"]},
+    )
+    implements: int | None = Field(
+        default=None,
+        description="Loaded dumbbell/kettlebell reps: 1 (one) or 2 (a pair; load_each is each one's weight); "
+        "required for an exercise the catalogue does not know.",
+        json_schema_extra={"enum": [1, 2]},
     )
     rest_sec: IntMin0 | None = Field(
         default=None, description="Rest in seconds between sets (reps, hold) or rounds (intervals)."
@@ -360,8 +413,18 @@ class ClientGoalShare(GoalShare):
     model_config = _STRICT
 
 
+def _within_limits(value: Any, info: ValidationInfo) -> Any:
+    """A client's number outside `NUMBER_LIMITS` is refused (a 400 naming the field), as the model's would be."""
+    problem = out_of_limits(str(info.field_name), value) if value is not None else None
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 class ClientExerciseGroup(ExerciseGroup):
     model_config = _STRICT
+
+    _limits = field_validator("position", "rounds", "rest_between_rounds_sec", mode="after")(_within_limits)
 
 
 class ClientExercise(ExerciseFields):
@@ -390,14 +453,39 @@ class ClientExercise(ExerciseFields):
     completed: bool | None = None
     completed_at: str | None = None
     log_entry_id: str | None = None
-    # Set by the server when load_each is the weight in each hand of a dumbbell pair.
-    load_per_hand: bool | None = None
+
+    _limits = field_validator(
+        "order",
+        "sets",
+        "reps",
+        "load_each",
+        "implements",
+        "rest_sec",
+        "hold_sec",
+        "duration_min",
+        "distance",
+        "rounds",
+        "work_sec",
+        mode="after",
+    )(_within_limits)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_load_per_hand(cls, data: Any) -> Any:
+        """A workout delivered before `implements` said a dumbbell pair by `load_per_hand: true`."""
+        if isinstance(data, dict) and "load_per_hand" in data:
+            data = dict(data)
+            if data.pop("load_per_hand") is True and data.get("implements") is None:
+                data["implements"] = 2
+        return data
 
 
 class ClientWorkoutSummary(WorkoutSummary):
     model_config = _STRICT
 
     exercise_count: int | None = None
+
+    _limits = field_validator("estimated_duration_min", "exercise_count", mode="after")(_within_limits)
 
 
 class ClientWorkout(BaseModel):

@@ -28,9 +28,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
 
-from datasources_app import services
+from datasources_app import formatters, services
 from datasources_app.catalog import exercise_name_key
-from datasources_app.loads import holds_dumbbell_pair
+from datasources_app.loads import implements_of
 from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from tools_app.registry import register
@@ -63,6 +63,7 @@ from tools_app.workout_validation import (
     TrainingContext,
     check_exercises,
     find_catalog_match,
+    implements_for,
     load_training_context,
 )
 
@@ -308,12 +309,12 @@ def canonical_exercise(
         value = getattr(exercise, name)
         if value is not None and value != []:
             out[name] = value
+    out.pop("implements", None)
     if out.get("load_each"):
         out["load_unit"] = exercise.load_unit or context.weight_unit
-        if holds_dumbbell_pair(
-            name=exercise.exercise_name, slug=out.get("exercise_slug", ""), equipment=equipment
-        ):
-            out["load_per_hand"] = True  # load_each is each dumbbell of the pair
+        implements = implements_for(exercise, match, equipment)
+        if implements is not None:
+            out["implements"] = implements  # 2: load_each is each one of a pair ("each hand")
     else:
         out.pop("load_unit", None)
     if out.get("distance") is not None:
@@ -332,7 +333,10 @@ def canonical_exercise(
 
 
 def parse_stored_exercise(stored: dict[str, Any], **changes: Any) -> Exercise:
-    return Exercise.model_validate({**stored, **changes})
+    merged = {**stored, **changes}
+    if "implements" not in changes and not any(merged.get("load_each") or [merged.get("load")]):
+        merged.pop("implements", None)  # a load made bodyweight has no dumbbells left to count
+    return Exercise.model_validate(merged)
 
 
 def ranked_shares(exercises: list[dict[str, Any]], field: str, key: str) -> list[str]:
@@ -417,16 +421,14 @@ def describe_exercise(exercise: dict[str, Any]) -> str:
     kind = exercise.get("exercise_type")
     if kind == "reps":
         detail = f"{exercise.get('sets')}x{_numbers(exercise.get('reps') or ())}"
-        loads = exercise.get("load_each") or []
-        unit = exercise.get("load_unit", "")
-        if loads and len(set(loads)) == 1:
-            detail += f" @ {_number(loads[0])} {unit}"
-        elif loads:
-            detail += f" @ {_numbers(loads)} {unit}"
-        else:
-            detail += " bodyweight"
-        if loads and exercise.get("load_per_hand"):
-            detail += " each hand"  # each dumbbell of a pair
+        unit = str(exercise.get("load_unit") or "kg")
+        load = formatters.loads(
+            exercise.get("load_each") or [],
+            from_unit=unit,
+            units=formatters.Units(weight=unit),
+            implements=implements_of(exercise),
+        )
+        detail += load or " bodyweight"
     elif kind == "hold":
         detail = f"{exercise.get('sets')}x{_numbers(exercise.get('hold_sec') or ())} sec holds"
     elif kind == "duration":
@@ -446,7 +448,8 @@ def describe_exercise(exercise: dict[str, Any]) -> str:
     )
     group = exercise.get("group")
     if group:
-        line += f" {{{group.get('type')} {group.get('id')} #{group.get('position')}}}"
+        rounds = f", {group['rounds']} rounds" if group.get("rounds") else ""
+        line += f" {{{group.get('type')} {group.get('id')} #{group.get('position')}{rounds}}}"
     return line
 
 

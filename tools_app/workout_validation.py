@@ -29,6 +29,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import (
@@ -36,6 +37,7 @@ from datasources_app.catalog import (
     EXERCISE_TYPES,
     GROUP_TYPES,
     MUSCLES,
+    ROUND_GROUP_TYPES,
     SHARE_SUM_TOLERANCE,
     BodyPart,
     contraindication,
@@ -45,9 +47,17 @@ from datasources_app.catalog import (
     injured_body_parts,
     name_covers,
 )
+from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise as CatalogExercise
 from datasources_app.models import Preference
-from tools_app.workout_schema import Exercise, ExerciseFields, ExerciseGroup, Workout
+from tools_app.workout_schema import (
+    NUMBER_LIMITS,
+    Exercise,
+    ExerciseFields,
+    ExerciseGroup,
+    Workout,
+    out_of_limits,
+)
 
 # Per exercise type: the fields it needs (docs/contracts.md §12.2 (exercise types)) and the ones that also apply to it.
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
@@ -57,7 +67,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "intervals": ("rounds", "work_sec", "rest_sec"),
 }
 OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "reps": ("load_each", "load_unit"),
+    "reps": ("load_each", "load_unit", "implements"),
     "hold": (),
     "duration": ("distance", "distance_unit", "target_pace"),
     "intervals": (),
@@ -430,7 +440,54 @@ def group_problems(exercises: Sequence[Exercise]) -> list[str]:
                 problems.append(
                     f"{member}: group rest_between_rounds_sec must be ≥ 0, got {group.rest_between_rounds_sec}"
                 )
+            for name in ("position", "rounds", "rest_between_rounds_sec"):
+                too_large = _above_limit(name, getattr(group, name))
+                if too_large:
+                    problems.append(f"{member}: group {too_large}")
+        if group_type in ROUND_GROUP_TYPES:
+            problems.extend(_round_group_problems(group_id, group_type, grouped, exercises))
     return problems
+
+
+def _round_group_problems(
+    group_id: str, group_type: str, grouped: list[tuple[int, ExerciseGroup]], exercises: Sequence[Exercise]
+) -> list[str]:
+    """A circuit, superset or giant set is done `rounds` times, each member once per round (ROUND_GROUP_TYPES)."""
+    problems: list[str] = []
+    first_index, first = grouped[0]
+    if first.rounds is None:
+        problems.append(
+            f"{exercise_label(first_index, exercises[first_index])}: {group_type} '{group_id}' needs rounds on "
+            f"its first exercise's group (how many times the whole {group_type} is done)"
+        )
+    rounds = first.rounds or "N"
+    for index, _ in grouped:
+        exercise = exercises[index]
+        member = exercise_label(index, exercise)
+        if exercise.exercise_type in ("reps", "hold") and exercise.sets is not None and exercise.sets != 1:
+            per_set = "reps" if exercise.exercise_type == "reps" else "hold_sec"
+            values = getattr(exercise, per_set) or []
+            one = f"{per_set}: [{values[0]:g}]" if values else f"{per_set} with one value"
+            loads = ", load_each with one value" if exercise.load_each else ""
+            problems.append(
+                f"{member}: in {group_type} '{group_id}' the group's rounds ({rounds}) count the rounds and each "
+                f"member is done once per round, so send sets: 1, {one}{loads} (not sets: {exercise.sets})"
+            )
+        if exercise.exercise_type == "intervals" and exercise.rounds is not None and exercise.rounds != 1:
+            problems.append(
+                f"{member}: in {group_type} '{group_id}' the group's rounds ({rounds}) count the rounds, so send "
+                f"this exercise's rounds: 1 (not {exercise.rounds}) and put the count in the group's rounds"
+            )
+    return problems
+
+
+def _above_limit(name: str, value: float | list[float] | list[int] | None) -> str | None:
+    """The problem with a value above its NUMBER_LIMITS maximum (values below the minimum are reported apart)."""
+    if value is None:
+        return None
+    low = NUMBER_LIMITS[name][0]
+    values = value if isinstance(value, list) else [value]
+    return out_of_limits(name, [item for item in values if math.isfinite(item) and item >= low])
 
 
 # --- One exercise -------------------------------------------------------------------------------------------------
@@ -446,6 +503,7 @@ def exercise_problems(
     if not exercise.reasoning.strip():
         problems.append("reasoning is empty")
     problems.extend(_type_problems(exercise))
+    problems.extend(_implements_problems(exercise, match, equipment))
     problems.extend(_unit_problems(exercise, context))
     problems.extend(_muscle_problems(exercise))
     problems.extend(_goal_problems(exercise))
@@ -510,6 +568,13 @@ def _type_problems(exercise: ExerciseFields) -> list[str]:
             problems.append(f"{name} must be ≥ 1, got {value}")
     if exercise.rest_sec is not None and exercise.rest_sec < 0:
         problems.append(f"rest_sec must be ≥ 0, got {exercise.rest_sec}")
+    for name in ("sets", "reps", "load_each", "rest_sec", "hold_sec", "duration_min", "distance", "rounds"):
+        too_large = _above_limit(name, getattr(exercise, name))
+        if too_large:
+            problems.append(too_large)
+    too_long = _above_limit("work_sec", exercise.work_sec)
+    if too_long:
+        problems.append(too_long)
     for name, minimum in (("duration_min", 0.0), ("distance", 0.0)):
         value = getattr(exercise, name)
         if value is not None and not (math.isfinite(value) and value > minimum):
@@ -526,6 +591,64 @@ def _type_problems(exercise: ExerciseFields) -> list[str]:
             if applies and len(values) != exercise.sets:
                 problems.append(f"{name} has {len(values)} values for {exercise.sets} sets (one per set)")
     return problems
+
+
+def implements_for(
+    exercise: ExerciseFields, match: CatalogMatch | None, equipment: Iterable[str]
+) -> int | None:
+    """How many dumbbells/kettlebells a loaded reps exercise's load_each is for: the model's `implements`, else
+    the catalogue's usual count; None when it is not loaded with one (or is unknown and did not say)."""
+    if exercise.exercise_type != "reps" or not any(exercise.load_each or ()) or not HANDHELD & set(equipment):
+        return None
+    if exercise.implements in (1, 2):
+        return exercise.implements
+    if match is None:
+        return None
+    return default_implements(name=exercise.exercise_name, slug=match.slug, equipment=equipment)
+
+
+def fill_implements(exercises: list[dict[str, Any]]) -> None:
+    """Give each exercise of a valid workout (dicts) the `implements` its load is for, where the model left it to
+    the catalogue (as generate_workout stores it), so "each hand" is said of a pair wherever the workout is shown."""
+    for exercise in exercises:
+        if exercise.get("implements") is not None or not exercise.get("load_each"):
+            continue
+        model = Exercise.model_validate(exercise)
+        match = find_catalog_match(model.exercise_name)
+        implements = implements_for(model, match, effective_equipment(model, match))
+        if implements is not None:
+            exercise["implements"] = implements
+
+
+def _implements_problems(
+    exercise: ExerciseFields, match: CatalogMatch | None, equipment: list[str]
+) -> list[str]:
+    """`implements` says one or two dumbbells/kettlebells; "each hand" is shown only for two."""
+    implements = exercise.implements
+    handheld = sorted(HANDHELD & set(equipment))
+    loaded = exercise.exercise_type == "reps" and any(exercise.load_each or ())
+    if implements is None:
+        if loaded and handheld and match is None:
+            return [
+                f"say how many {handheld[0]} load_each is for: implements: 1 (one) or 2 (a pair, load_each is "
+                f"each one's weight)"
+            ]
+        return []
+    if implements not in (1, 2):
+        return [f"implements must be 1 (one) or 2 (a pair), got {implements}"]
+    if exercise.exercise_type != "reps":
+        return [f"implements applies to reps exercises only: omit it for a {exercise.exercise_type} exercise"]
+    if implements == 2 and not handheld:
+        uses = ", ".join(equipment) or "no equipment"
+        return [
+            f"implements 2 (a pair) is for dumbbells or kettlebells only, and this exercise uses {uses}: "
+            f"omit implements"
+        ]
+    if implements == 2 and not loaded:
+        return [
+            "implements 2 (a pair) needs load_each (each one's weight): give load_each or omit implements"
+        ]
+    return []
 
 
 def _is_missing(value: object) -> bool:

@@ -30,6 +30,11 @@ class TrainerAgentConfig(AppConfig):
         from sessions_app.admin_registry import register_user_labeller
 
         register_user_labeller(lambda user_ids: display_names(user_ids=user_ids))
+        # ... and reads a workout's exercises as every other surface does ("3×10 @ 20kg each hand").
+        from datasources_app.formatters import exercise_prescription
+        from sessions_app.admin_registry import register_prescription_format
+
+        register_prescription_format(exercise_prescription)
         # fetch_many's threads read the user's data in the user's row-level security context (PostgreSQL).
         from datasources_app.sources import register_thread_context
         from trainer_agent.tenancy import acting_for

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from datasources_app import formatters
+from datasources_app.loads import implements_of
 from datasources_app.selectors import UserDataSources, user_data_sources
 from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
@@ -408,10 +410,14 @@ def describe_exercise(exercise: dict[str, Any]) -> str:
         reps_text = (
             "/".join(_number(r) for r in reps) if len(set(reps)) > 1 else _number(reps[0] if reps else "?")
         )
-        load = f" @ {_number(loads[0])}{exercise.get('load_unit', '')}" if loads else ""
-        if load and exercise.get("load_per_hand"):
-            load += " each hand"  # each dumbbell of a pair
+        unit = str(exercise.get("load_unit") or "kg")
+        load = formatters.loads(
+            loads[:1], from_unit=unit, units=formatters.Units(weight=unit), implements=implements_of(exercise)
+        )
         sets = exercise.get("sets", len(reps))
+        if formatters.in_round_group(exercise):  # done once per round of its group: no sets, no rest between
+            header = f" [{formatters.group_header(exercise['group'])}]"
+            return f"{name} — {'' if sets == 1 else f'{sets}×'}{reps_text}{load}{header}"
         return f"{name} — {sets}×{reps_text}{load}, rest {_number(exercise.get('rest_sec', '?'))}s"
     if kind == "hold":
         holds = exercise.get("hold_sec") or []

@@ -72,8 +72,8 @@ The conversation you see is an event stream:
 <exercise_types>
 Every exercise has exactly one type, and each type has required fields:
 - reps: sets, reps (a list, one entry per set), rest_sec; optional load_each (a list, one per set) and
-  load_unit (the user's weight unit). For strength and bodyweight sets. With a pair of dumbbells, load_each is
-  the weight of each dumbbell (say "each hand" to the user).
+  load_unit (the user's weight unit). For strength and bodyweight sets. With dumbbells or kettlebells, implements
+  is 1 or 2; with 2 (a pair) load_each is each one's weight (then, and only then, say "each hand").
 - hold: sets, hold_sec (a list, one per set), rest_sec. For planks, wall sits and static stretches.
 - duration: duration_min; optional distance, distance_unit, target_pace. For steady running, cycling, rowing.
 - intervals: rounds, work_sec, rest_sec. For HIIT, tabata and sprints.
@@ -83,7 +83,7 @@ reasoning. Valid muscles: Chest, Back, Shoulders, Biceps, Triceps, Abs, Lower Ba
 Glutes, Calves, Trapezius, Abductors, Adductors, Forearms, Neck.
 Group exercises with `group` {id, type, position, name, rounds, rest_between_rounds_sec} where the type is
 circuit, superset, giant_set, warmup, cooldown or sequence; name and rounds go on the first exercise of the
-group only.
+group only. A circuit, superset or giant_set is done `rounds` times, each of its exercises with sets 1.
 </exercise_types>
 
 <exercise_recommendation_rules>

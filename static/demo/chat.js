@@ -94,23 +94,37 @@
     return sameValues(values) ? String(values[0]) : values.join("/");
   }
 
+  // How many dumbbells/kettlebells load_each is for (datasources_app.loads.implements_of): 2 is a pair.
+  function implementsOf(ex) {
+    if (ex.implements === 1 || ex.implements === 2) return ex.implements;
+    return ex.load_per_hand === true ? 2 : 1;  // a workout stored before `implements`
+  }
+
+  // A circuit/superset/giant-set member is done once per round of its group (the group header says how many).
+  function oncePerRound(ex) {
+    return !!(ex.group && ["circuit", "superset", "giant_set"].indexOf(ex.group.type) >= 0);
+  }
+
   function prescription(ex) {
     var parts = [];
     var type = ex.exercise_type;
+    var once = oncePerRound(ex);
     if (type === "reps") {
       var reps = ex.reps || [];
       var sets = ex.sets || reps.length;
-      var text = sets + " × " + (reps.length ? joinValues(reps) : "?");
+      var text = (once && sets === 1 ? "" : sets + " × ") + (reps.length ? joinValues(reps) : "?");
+      if (once && sets === 1) text += " reps";
       var loads = ex.load_each || [];
       if (loads.length) {
         text += " @ " + joinValues(loads) + " " + (ex.load_unit || "");
-        if (ex.load_per_hand) text = text.trim() + " each hand";  // each dumbbell of a pair
+        if (implementsOf(ex) === 2) text = text.trim() + " each hand";  // each one of a pair
       }
       else text += " · bodyweight";
       parts.push(text.trim());
     } else if (type === "hold") {
       var holds = ex.hold_sec || [];
-      parts.push((ex.sets || holds.length) + " × " + (holds.length ? joinValues(holds) : "?") + " s hold");
+      var holdSets = ex.sets || holds.length;
+      parts.push((once && holdSets === 1 ? "" : holdSets + " × ") + (holds.length ? joinValues(holds) : "?") + " s hold");
     } else if (type === "duration") {
       var d = [];
       if (ex.duration_min) d.push(ex.duration_min + " min");
@@ -118,11 +132,11 @@
       if (ex.target_pace) d.push("pace " + ex.target_pace);
       parts.push(d.join(" · ") || "continuous");
     } else if (type === "intervals") {
-      var iv = (ex.rounds || "?") + " rounds × " + (ex.work_sec || "?") + " s on";
+      var iv = (once && ex.rounds === 1 ? "" : (ex.rounds || "?") + " rounds × ") + (ex.work_sec || "?") + " s on";
       if (ex.rest_sec !== undefined && ex.rest_sec !== null) iv += " / " + ex.rest_sec + " s off";
       parts.push(iv);
     }
-    if ((type === "reps" || type === "hold") && ex.rest_sec) {
+    if ((type === "reps" || type === "hold") && ex.rest_sec && !once) {
       parts.push("rest " + ex.rest_sec + " s");
     }
     return parts.join(" · ");
@@ -164,6 +178,11 @@
       title.appendChild(el("span", "badge " + (ex.exercise_type || ""), ex.exercise_type));
       if (ex.group && ex.group.type) {
         title.appendChild(el("span", "badge group", ex.group.name || ex.group.type.replace(/_/g, " ")));
+        if (ex.group.rounds) {  // the group's first exercise: how many times the whole group is done
+          var head = [ex.group.rounds + (ex.group.rounds === 1 ? " round" : " rounds")];
+          if (ex.group.rest_between_rounds_sec) head.push("rest " + ex.group.rest_between_rounds_sec + " s between rounds");
+          item.appendChild(el("div", "ex-group", head.join(" · ")));
+        }
       }
       item.appendChild(el("div", "ex-rx", prescription(ex)));
       var m = muscles(ex);

@@ -63,7 +63,7 @@ def week(monkeypatch: pytest.MonkeyPatch) -> uuid.UUID:
                 reps=[10, 10, 10],
                 load_each=[12, 12, 12],
                 load_unit="kg",
-                equipment=["dumbbells"],
+                implements=2,
             ),
             {"exercise_name": "Plank", "exercise_type": "hold", "sets": 3, "hold_sec": [45, 45, 45]},
         ),
@@ -131,7 +131,9 @@ def test_a_long_week_stays_compact(monkeypatch: pytest.MonkeyPatch) -> None:
     to one line each, the whole week under 8,000 characters (about 2,000 tokens)."""
     freeze_now(monkeypatch, MONDAY)
     user_id = uuid.uuid4()
-    exercise = _exercise("Dumbbell Bulgarian Split Squat", sets=4, reps=[8, 8, 8, 8], load_each=[20] * 4)
+    exercise = _exercise(
+        "Dumbbell Bulgarian Split Squat", sets=4, reps=[8, 8, 8, 8], load_each=[20] * 4, implements=2
+    )
     for offset in range(7):
         ScheduledWorkoutFactory.create(
             user_id=user_id,

@@ -108,9 +108,9 @@ def test_artifacts_render_as_exercise_tables(staff_client: Client) -> None:
     artifact = _event(_page(staff_client, _detail_url(fixture.a)), 7)
     assert "Push Day" in artifact and "art_abc123" in artifact
     assert "<td>Goblet Squat</td>" in artifact
-    assert "3 × 10/10/8 @ 16/16/18 kg" in artifact
+    assert "3×10/10/8 @ 16/16/18kg" in artifact  # one dumbbell (no implements): not "each hand"
     assert "Quadriceps 70%, Glutes 30%" in artifact
-    assert "3 × 45s hold" in artifact and "superset · superset-1 #1, 3 rounds" in artifact
+    assert "3×45s" in artifact and "superset · superset-1 #1, 3 rounds" in artifact
     assert "estimated duration min: <strong>25</strong>" in artifact
 
 

@@ -24,6 +24,7 @@ from tests.tools_app.workout_support import (
     hold_exercise,
     intervals_exercise,
     make_trainee,
+    once,
     reps_exercise,
 )
 from tools_app.registry import get_tool, tool_specs
@@ -139,7 +140,7 @@ def test_formatted_result_lists_exercises_and_demands_delivery(trainee: Trainee)
     artifact_id = result.data["artifact_id"]
     exercise_id = result.artifact["payload"]["exercises"][0]["id"]  # type: ignore[index]
     assert (
-        f"{exercise_id}: Dumbbell Bench Press (reps) [order: 1] - 3x[10,10,8] @ [20,20,22.5] kg"
+        f"{exercise_id}: Dumbbell Bench Press (reps) [order: 1] - 3x[10,10,8] @ 20/20/22.5kg each hand"
         in result.raw_formatted
     )
     assert "Plank (hold) [order: 3] - 3x[30,45,60] sec holds" in result.raw_formatted
@@ -276,10 +277,12 @@ def test_load_without_unit_takes_the_users_unit(db: None) -> None:
 
 def test_a_superset_is_accepted_and_kept(trainee: Trainee) -> None:
     """Grouped exercises next to each other with positions 1..k are valid and stored with their group."""
-    first = reps_exercise(
-        1, group={"id": "ss-1", "type": "superset", "position": 1, "name": "Finisher", "rounds": 3}
+    first = once(
+        reps_exercise(
+            1, group={"id": "ss-1", "type": "superset", "position": 1, "name": "Finisher", "rounds": 3}
+        )
     )
-    second = bodyweight_exercise(2, group={"id": "ss-1", "type": "Superset", "position": 2})
+    second = once(bodyweight_exercise(2, group={"id": "ss-1", "type": "Superset", "position": 2}))
     result = generate(trainee, {"exercises": [first, second]})
     assert result.success, result.formatted
     stored = result.artifact["payload"]["exercises"]  # type: ignore[index]
@@ -291,7 +294,10 @@ def test_a_superset_is_accepted_and_kept(trainee: Trainee) -> None:
         "rounds": 3,
     }
     assert stored[1]["group"] == {"id": "ss-1", "type": "superset", "position": 2}
-    assert "{superset ss-1 #2}" in result.raw_formatted
+    assert (
+        "{superset ss-1 #1, 3 rounds}" in result.raw_formatted
+        and "{superset ss-1 #2}" in result.raw_formatted
+    )
 
 
 def test_one_shot_preferences_are_consumed_by_a_generated_workout(trainee: Trainee) -> None:
@@ -424,11 +430,15 @@ def test_group_rules(trainee: Trainee) -> None:
     """Groups need a known type, adjacent members, positions 1..k, header on the first, enough members."""
     workout = {
         "exercises": [
-            reps_exercise(1, group={"id": "c1", "type": "circuit", "position": 1}),
+            once(reps_exercise(1, group={"id": "c1", "type": "circuit", "position": 1, "rounds": 3})),
             hold_exercise(2),
-            bodyweight_exercise(3, group={"id": "c1", "type": "circuit", "position": 2, "name": "Late name"}),
+            once(
+                bodyweight_exercise(
+                    3, group={"id": "c1", "type": "circuit", "position": 2, "name": "Late name"}
+                )
+            ),
             intervals_exercise(4, group={"id": "x", "type": "tornado", "position": 2}),
-            duration_exercise(5, group={"id": "s", "type": "superset", "position": 1}),
+            duration_exercise(5, group={"id": "s", "type": "superset", "position": 1, "rounds": 2}),
         ]
     }
     assert problems_of(generate(trainee, workout)) == [
@@ -438,6 +448,35 @@ def test_group_rules(trainee: Trainee) -> None:
         "exercise 4 'Mountain Climber': group 'x' positions must run 1..1 in exercise order, got 2",
         "exercise 5 'Outdoor Run': a superset group needs at least 2 exercises, 's' has 1",
     ]
+
+
+def test_a_circuit_counts_its_rounds_once_and_a_member_with_its_own_sets_is_refused(trainee: Trainee) -> None:
+    """A circuit's rounds say how many times it is done; members given sets of their own, or a circuit without
+    rounds, are refused with exactly what to send instead."""
+    workout = {
+        "exercises": [
+            reps_exercise(1, group={"id": "c1", "type": "circuit", "position": 1}),
+            hold_exercise(2, group={"id": "c1", "type": "circuit", "position": 2}),
+            intervals_exercise(3, group={"id": "c1", "type": "circuit", "position": 3}),
+        ]
+    }
+    assert problems_of(generate(trainee, workout)) == [
+        "exercise 1 'Dumbbell Bench Press': circuit 'c1' needs rounds on its first exercise's group (how many "
+        "times the whole circuit is done)",
+        "exercise 1 'Dumbbell Bench Press': in circuit 'c1' the group's rounds (N) count the rounds and each "
+        "member is done once per round, so send sets: 1, reps: [10], load_each with one value (not sets: 3)",
+        "exercise 2 'Plank': in circuit 'c1' the group's rounds (N) count the rounds and each member is done once "
+        "per round, so send sets: 1, hold_sec: [30] (not sets: 3)",
+        "exercise 3 'Mountain Climber': in circuit 'c1' the group's rounds (N) count the rounds, so send this "
+        "exercise's rounds: 1 (not 8) and put the count in the group's rounds",
+    ]
+
+    workout["exercises"][0]["group"]["rounds"] = 3
+    workout["exercises"] = [once(exercise) for exercise in workout["exercises"][:2]]
+    result = generate(trainee, workout)
+    assert result.success, result.formatted
+    assert "{circuit c1 #1, 3 rounds}" in result.raw_formatted and "{circuit c1 #2}" in result.raw_formatted
+    assert result.raw_formatted.count("3 rounds") == 1
 
 
 def test_shares_must_sum_to_one(trainee: Trainee) -> None:

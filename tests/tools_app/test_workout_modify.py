@@ -17,6 +17,7 @@ from tests.tools_app.workout_support import (
     generate,
     hold_exercise,
     make_trainee,
+    once,
     reps_exercise,
 )
 from tools_app.types import ToolContext, ToolResult
@@ -218,11 +219,11 @@ def test_swap_accepts_seed_001_spellings(trainee: Trainee, generated: dict[str, 
 
 def test_swap_keeps_the_group_unless_given(trainee: Trainee) -> None:
     """A swapped superset member stays in its group."""
-    first = reps_exercise(1, group={"id": "ss", "type": "superset", "position": 1, "rounds": 3})
-    second = bodyweight_exercise(2, group={"id": "ss", "type": "superset", "position": 2})
+    first = once(reps_exercise(1, group={"id": "ss", "type": "superset", "position": 1, "rounds": 3}))
+    second = once(bodyweight_exercise(2, group={"id": "ss", "type": "superset", "position": 2}))
     generated = generate(trainee, {"exercises": [first, second]}).artifact
     assert generated is not None
-    result = trainee.run("swap_exercise", swap_args("1"))
+    result = trainee.run("swap_exercise", swap_args("1", sets=1, reps=[12], load_each=[8]))
     new = exercises_of(assert_new_version(result, generated, trainee))[0]
     assert new["group"] == {"id": "ss", "type": "superset", "position": 1, "rounds": 3}
 
@@ -398,13 +399,19 @@ def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Train
     circuit = {"id": "c", "type": "circuit", "position": 1, "name": "Core", "rounds": 3}
     workout = {
         "exercises": [
-            reps_exercise(1, group={"id": "s", "type": "superset", "position": 1}),
-            bodyweight_exercise(2, group={"id": "s", "type": "superset", "position": 2}),
-            hold_exercise(3, group=circuit),
-            bodyweight_exercise(
-                4, exercise_name="Wide-Grip Push-Up", group={"id": "c", "type": "circuit", "position": 2}
+            once(reps_exercise(1, group={"id": "s", "type": "superset", "position": 1, "rounds": 2})),
+            once(bodyweight_exercise(2, group={"id": "s", "type": "superset", "position": 2})),
+            once(hold_exercise(3, group=circuit)),
+            once(
+                bodyweight_exercise(
+                    4, exercise_name="Wide-Grip Push-Up", group={"id": "c", "type": "circuit", "position": 2}
+                )
             ),
-            hold_exercise(5, exercise_name="Side Plank", group={"id": "c", "type": "circuit", "position": 3}),
+            once(
+                hold_exercise(
+                    5, exercise_name="Side Plank", group={"id": "c", "type": "circuit", "position": 3}
+                )
+            ),
         ]
     }
     generated = generate(trainee, workout).artifact

@@ -99,6 +99,8 @@ def valid_exercise(draw: st.DrawFn) -> dict[str, Any]:
                     st.lists(st.integers(0, 40).map(lambda n: n * 2.5), min_size=sets, max_size=sets)
                 )
                 exercise["load_unit"] = draw(st.sampled_from(["kg", None]))
+                if set(equipment or ()) & {"dumbbells", "kettlebell"}:  # one or a pair: said for a loaded one
+                    exercise["implements"] = draw(st.sampled_from([1, 2]))
         else:
             exercise["hold_sec"] = draw(st.lists(st.integers(5, 120), min_size=sets, max_size=sets))
     elif kind == "duration":
@@ -145,6 +147,15 @@ def valid_workout(draw: st.DrawFn) -> list[dict[str, Any]]:
                     "type": "superset",
                     "position": exercise["order"] - start + 1,
                 }
+                if exercise["order"] == start:
+                    exercise["group"]["rounds"] = draw(st.integers(1, 5))
+                # Done once per round of the superset: one set (an intervals member one round).
+                for key in ("sets", "rounds"):
+                    if key in exercise:
+                        exercise[key] = 1
+                for key in ("reps", "hold_sec", "load_each"):
+                    if key in exercise:
+                        exercise[key] = exercise[key][:1]
     return exercises
 
 

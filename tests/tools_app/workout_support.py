@@ -133,6 +133,15 @@ def intervals_exercise(order: int = 5, **overrides: Any) -> dict[str, Any]:
     return exercise
 
 
+def once(exercise: dict[str, Any]) -> dict[str, Any]:
+    """The exercise as a circuit/superset member: one set (its first values), the group's rounds repeat it."""
+    single = {**exercise, "sets": 1}
+    for key in ("reps", "hold_sec", "load_each"):
+        if single.get(key):
+            single[key] = single[key][:1]
+    return single
+
+
 def full_workout(**overrides: Any) -> dict[str, Any]:
     """A valid five-exercise workout, one of each type, doable at Home."""
     workout: dict[str, Any] = {

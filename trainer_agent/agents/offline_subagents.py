@@ -12,9 +12,9 @@ from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
-from datasources_app import selectors
+from datasources_app import formatters, selectors
 from datasources_app.catalog import exercise_name_key
-from datasources_app.loads import holds_dumbbell_pair
+from datasources_app.loads import implements_of
 from tools_app.plan_builder import WEEKDAYS, build_plan, canonical_weekday, classify_goal
 from tools_app.workout_schema import canonical_muscle
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
@@ -312,11 +312,12 @@ def _exercise_line(number: int, exercise: dict[str, Any]) -> str:
         )
     loads = exercise.get("load_each")
     if loads:
-        per_hand = holds_dumbbell_pair(name=name, slug=exercise.get("exercise_slug") or "")
-        parts.append(
-            f"@ {(loads[0] if isinstance(loads, list) else loads):g}{exercise.get('load_unit') or ''}"
-            + (" each hand" if per_hand else "")
+        unit = str(exercise.get("load_unit") or "kg")
+        first = [loads[0] if isinstance(loads, list) else loads]
+        load = formatters.loads(
+            first, from_unit=unit, units=formatters.Units(weight=unit), implements=implements_of(exercise)
         )
+        parts.append(load.strip())
     if exercise.get("rest_sec") and not exercise.get("rounds"):
         parts.append(f"(rest {exercise['rest_sec']}s)")
     return f"{number}. {name}" + (f": {' '.join(parts)}" if parts else "")

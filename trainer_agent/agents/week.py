@@ -27,6 +27,7 @@ from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
 from sessions_app.models import AgentSession, EventType
 from sessions_app.services import record_usage
 from tools_app.plan_builder import WEEKDAYS, week_dates
+from tools_app.workout_validation import fill_implements
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
@@ -150,6 +151,7 @@ def _prepare_day(
             sink=sink,
             callback_context=context,
         ).output.model_dump(mode="json", exclude_none=True)
+        fill_implements(workout["exercises"])  # a pair's load reads "each hand" in the message and the app
         agent_id = "workout_message"
         message = run_subagent(
             agent_id,

@@ -33,6 +33,7 @@ from datasources_app.catalog import (
     contraindication,
     exercise_name_key,
 )
+from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise, Preference
 from datasources_app.stats import convert_weight
 from tools_app.workout_schema import Workout
@@ -330,6 +331,13 @@ class Candidate:
         if _UNLOADED.search(self.slug) and not self.slug.startswith("weighted"):
             return None
         return next((slug for slug in LOADED_EQUIPMENT if slug in self.equipment), None)
+
+    @property
+    def implements(self) -> dict[str, int]:
+        """`implements` for a load on dumbbells/kettlebells (2: a pair, each one's weight), else nothing."""
+        if not HANDHELD & set(self.equipment):
+            return {}
+        return {"implements": default_implements(name=self.name, slug=self.slug, equipment=self.equipment)}
 
     @property
     def unilateral(self) -> bool:
@@ -1014,7 +1022,7 @@ def strength_exercise(
     exercise = base_exercise(candidate, kind="reps", reasoning=f"{why} {load.note}")
     exercise.update(sets=sets, reps=[reps] * sets, rest_sec=rest)
     if load.load is not None:
-        exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit)
+        exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit, **candidate.implements)
     exercise["goals_addressed"] = goals_for(candidate, "reps", reps=reps)
     if cues:
         exercise["notes"] = " ".join(cues)
@@ -1740,7 +1748,7 @@ def _shaped_like(
         exercise.update(sets=sets, reps=[reps] * sets, rest_sec=int(old.get("rest_sec") or 60))
         load = choose_load(candidate, facts)
         if load.load is not None:
-            exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit)
+            exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit, **candidate.implements)
             exercise["reasoning"] = _clip(f"{why} {load.note}")
         exercise["goals_addressed"] = goals_for(candidate, "reps", reps=reps)
         if candidate.unilateral:

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def pair_and_other(exercises: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A loaded dumbbell-pair exercise of the workout and the other main exercises."""
     main = main_exercises(exercises)
-    pair = next((e for e in main if e.get("load_per_hand")), None)
+    pair = next((e for e in main if e.get("implements") == 2), None)
     assert pair is not None, [e["exercise_name"] for e in main]
     return pair, [e for e in main if e["id"] != pair["id"]]
 
@@ -192,8 +192,10 @@ def test_cards_and_the_coach_state_per_hand_loads(chat: Chat) -> None:
     so does the coach's reply after logging it; a non-dumbbell load is not called per hand."""
     exercises = chat.workout()
     pair, _ = pair_and_other(exercises)
-    assert pair["load_per_hand"] is True
-    assert not any(e.get("load_per_hand") for e in exercises if "dumbbells" not in (e.get("equipment") or ()))
+    assert pair["implements"] == 2
+    assert not any(
+        e.get("implements") == 2 for e in exercises if "dumbbells" not in (e.get("equipment") or ())
+    )
 
     current = fetch_and_format(user_id=chat.user_id, source="current_workout_session").text
     line = next(line for line in current.splitlines() if pair["exercise_name"] in line)

@@ -151,3 +151,36 @@ def test_a_field_the_server_does_not_know_is_refused_by_name_and_nothing_is_writ
     assert named in response.json()["detail"]
     assert "Extra inputs are not permitted" in response.json()["detail"]
     assert row_counts() == before
+
+
+@pytest.mark.parametrize(
+    ("exercise", "named", "says"),
+    [
+        ({"sets": 10**12}, "currentWorkout.exercises.0.sets", "sets must be from 1 to 50, got 1000000000000"),
+        ({"reps": [12, -3, 12]}, "currentWorkout.exercises.0.reps", "reps must be from 1 to 1000, got -3"),
+        (
+            {"load_each": [-100] * 3},
+            "currentWorkout.exercises.0.load_each",
+            "load_each must be from 0 to 2000",
+        ),
+        ({"load_each": [1e308] * 3}, "currentWorkout.exercises.0.load_each", "got 1e+308"),
+        ({"rest_sec": 10**12}, "currentWorkout.exercises.0.rest_sec", "rest_sec must be from 0 to 3600"),
+        ({"implements": 3}, "currentWorkout.exercises.0.implements", "implements must be from 1 to 2, got 3"),
+        (
+            {"group": {"id": "c", "type": "circuit", "position": 1, "rounds": 10**12}},
+            "currentWorkout.exercises.0.group.rounds",
+            "rounds must be from 1 to 200",
+        ),
+    ],
+)
+def test_a_number_out_of_a_workouts_limits_is_refused_by_name_and_nothing_is_written(
+    demo: ApiUser, exercise: dict[str, Any], named: str, says: str
+) -> None:
+    """The client's workout has the limits of a generated one (tools_app.workout_schema.NUMBER_LIMITS)."""
+    workout = {"title": "Mine", "exercises": [{**HAND_ADDED, **exercise}]}
+    before = row_counts()
+    response = demo.post_json(CHAT, {"message": "hi", "currentWorkout": workout})
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert named in detail and says in detail, detail
+    assert row_counts() == before
