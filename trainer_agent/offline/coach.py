@@ -65,7 +65,7 @@ INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_questio
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
 DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper body", "Legs and glutes"]
-STATS_TOOLS = ("get_workout_statistics", "get_progress_trends", "generate_stats_summary")
+STATS_TOOLS = ("get_training_stats",)
 _ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
@@ -1074,6 +1074,8 @@ class Turn:
                 arguments[key] = days
             elif key == "weeks":
                 arguments[key] = max(2, round(days / 7))
+            elif key == "view":
+                arguments[key] = "totals"
         return arguments
 
     def _stats_message(self, days: int) -> str:
