@@ -29,6 +29,7 @@ from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
 from sessions_app.models import AgentSession
 from sessions_app.services import record_usage
 from tools_app.plan_builder import week_dates
+from tools_app.unit_conversion import workout_in_user_units
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
@@ -113,13 +114,17 @@ def _prepare_day(
 ) -> None:
     context = {"user_id": item.user_id, "scheduled_workout_id": item.pk}
     try:
-        workout = run_subagent(
+        structure = run_subagent(
             "workout_structure",
             input={"markdown": markdown, "title": title},
             user_id=item.user_id,
             sink=sink,
             callback_context=context,
-        ).output.model_dump(mode="json", exclude_none=True)
+        ).output
+        # Loads or distances in the user's other unit are stored converted to theirs.
+        workout = workout_in_user_units(structure, user_id=item.user_id)[0].model_dump(
+            mode="json", exclude_none=True
+        )
         message = run_subagent(
             "workout_message",
             input={"workout": workout, "title": title},
