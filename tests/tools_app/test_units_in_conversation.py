@@ -158,7 +158,9 @@ def test_log_workout_accepts_pounds_for_a_kg_plan(trainee: Trainee) -> None:
     assert result.success, result.formatted
     entry = WorkoutLogEntry.objects.get(log__user_id=trainee.user_id)
     assert (entry.actual_load_each, entry.load_unit) == ([22.5, 22.5, 25.0], "kg")
-    assert "Converted to the user's units: Dumbbell Bench Press: 50/55 lb → 22.5/25 kg." in result.raw_formatted
+    assert (
+        "Converted to the user's units: Dumbbell Bench Press: 50/55 lb → 22.5/25 kg." in result.raw_formatted
+    )
 
 
 # --- strict arguments on real tools ------------------------------------------------------------------------
