@@ -345,10 +345,7 @@ def build_cases(ctx: Any) -> list[Case]:
                 user_id=user_id, plan_id=uuid.UUID(result.data["plan_id"])
             ),
         ),
-        Case("get_workout_statistics", lambda: {"days_back": 30}),
-        Case("get_exercise_breakdown", lambda: {"days_back": HISTORY_DAYS}),
-        Case("get_progress_trends", lambda: {"weeks": 8, "metric": "volume"}),
-        Case("generate_stats_summary", lambda: {"period": "month"}),
+        Case("get_training_stats", lambda: {"view": "summary", "days": 30}),
     ]
     missing = {tool.name for tool in all_tools()} - {case.tool for case in cases}
     if missing:

@@ -325,10 +325,12 @@ def weekly_trend(
     exercise_name: str | None = None,
     unit: str | None = None,
     now: datetime | None = None,
+    start: datetime | None = None,
 ) -> Trend:
     """The last `weeks` calendar weeks (Monday-based, the current one last), and the metric's direction.
 
-    With `exercise_name` only that exercise's entries count. Weeks without data count as 0 for volume,
+    `start` leaves out entries before it (a range that begins mid-week). With `exercise_name` only that
+    exercise's entries count. Weeks without data count as 0 for volume,
     sessions and sets, and are left out of the rpe / e1rm direction.
     """
     if weeks < 1:
@@ -341,7 +343,7 @@ def weekly_trend(
     first = datetime.combine(starts[0], datetime.min.time(), tzinfo=tz)
     wanted = exercise_name_key(exercise_name) if exercise_name else None
     by_week: dict[date, list[WorkoutLogEntry]] = defaultdict(list)
-    for entry in _entries(user_id=user_id, start=first, end=moment):
+    for entry in _entries(user_id=user_id, start=max(first, start or first), end=moment):
         if wanted and wanted not in (
             exercise_name_key(entry.exercise_name),
             exercise_name_key(entry.exercise_slug),
@@ -349,12 +351,12 @@ def weekly_trend(
             continue
         by_week[_week_start(entry.completed_at, tz)].append(entry)
     points = []
-    for start in starts:
-        entries = by_week.get(start, [])
+    for monday in starts:
+        entries = by_week.get(monday, [])
         done = [item for entry in entries for item in sets_done(entry, unit=weight_unit)]
         points.append(
             WeekPoint(
-                week_start=start,
+                week_start=monday,
                 sessions=len({entry.log_id for entry in entries}),
                 sets=sum(entry_set_count(entry) for entry in entries),
                 volume=sum(entry_tonnage(entry, unit=weight_unit) for entry in entries),

@@ -1,23 +1,30 @@
-"""The statistics tools (docs/contracts.md §11.5 (tool list)): get_workout_statistics, get_exercise_breakdown,
-get_progress_trends and generate_stats_summary.
+"""The statistics tool (docs/contracts.md §11.5 (tool list)): get_training_stats, one tool with four views.
 
-Every figure is computed from the user's logs by `datasources_app.stats` (volume = Σ reps × load of the
-sets done, both hands of a dumbbell pair; a pair's best set and 1RM are per hand and say so; estimated 1RM by Epley, frequency per week, weekly trends), in the user's weight unit. The
-observations are full data (docs/contracts.md §11.2 (observations: full)), written as compact text. Seed 001's `time_period`
-(week | month | quarter | year | all_time), `breakdown_type` and its trend metrics (weight, frequency) are
-accepted besides the canonical arguments.
+- totals: workouts, frequency, sets, volume, cardio minutes, RPE, muscle split, top exercises, best e1RMs;
+- breakdown: per exercise (or per muscle, category, exercise type), one exercise's record with exercise_name;
+- trends: week by week for one metric, and whether it goes up, down or flat;
+- summary: a short report of the range against the same number of days before it.
+
+Every view covers one date range: `start_date`/`end_date` (ISO dates, inclusive, in the user's time zone)
+or the last `days` up to today (default 30); the observation names the range. An option of another view is
+an error naming the chosen view's options. Every figure is computed from the user's logs by
+`datasources_app.stats` (volume = Σ reps × load of the sets done, both hands of a dumbbell pair; a pair's
+best set and 1RM are per hand and say so; estimated 1RM by Epley), in the user's weight unit. The
+observations are full data (docs/contracts.md §11.2 (observations: full)), written as compact text. Seed
+001's `time_period` (week | month | quarter | year | all_time), `period`, `breakdown_type` and its trend
+metrics (weight, frequency) are accepted.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
 from django.utils import timezone
 from pydantic import BaseModel, Field, model_validator
-from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
@@ -31,7 +38,11 @@ from tools_app.types import Tool, ToolContext, ToolOutcome
 TOP_EXERCISES = 5
 BREAKDOWN_LIMIT = 20
 MUSCLE_ROWS = 8
-_PERIOD_DAYS_BACK = {"week": 7, "month": 30, "quarter": 91, "year": 365}
+DEFAULT_DAYS = 30
+MAX_TREND_WEEKS = 52
+# The weekly volume of a summary looks back at least this many weeks, so a one-week report still shows a trend.
+SUMMARY_TREND_WEEKS = 4
+_PERIOD_DAYS = {"week": 7, "month": 30, "quarter": 91, "year": 365, "all_time": 3650}
 _SEED_001_METRICS = {"weight": "e1rm", "frequency": "sessions"}
 _SEED_001_BREAKDOWNS = {"exercise_name": "exercise"}
 _METRIC_LABELS = {
@@ -42,8 +53,9 @@ _METRIC_LABELS = {
     "e1rm": "best estimated 1RM",
 }
 
+StatsView = Literal["totals", "breakdown", "trends", "summary"]
 TrendMetric = Literal["volume", "sessions", "sets", "rpe", "e1rm"]
-SummaryPeriod = Literal["week", "month", "quarter", "year"]
+GroupBy = Literal["exercise", "muscle", "category", "exercise_type"]
 SummarySection = Literal[
     "overview", "top_exercises", "personal_records", "muscle_breakdown", "category_breakdown", "trend"
 ]
@@ -55,68 +67,26 @@ ALL_SECTIONS: tuple[SummarySection, ...] = (
     "category_breakdown",
     "trend",
 )
+RANGE_OPTIONS = ("start_date", "end_date", "days")
+VIEW_OPTIONS: dict[str, tuple[str, ...]] = {
+    "totals": (),
+    "breakdown": ("group_by", "exercise_name"),
+    "trends": ("metric", "exercise_name"),
+    "summary": (),
+}
 
 
-def _days_back_from_period(data: Any) -> Any:
-    """Seed 001's `time_period` becomes days_back (all_time: no limit)."""
-    if isinstance(data, dict) and "time_period" in data and "days_back" not in data:
-        data = dict(data)
-        period = data.pop("time_period")
-        if period == "all_time":
-            data["all_time"] = True
-        elif period in _PERIOD_DAYS_BACK:
-            data["days_back"] = _PERIOD_DAYS_BACK[period]
-        else:
-            data["days_back"] = period  # let validation report it
-    return data
-
-
-class WorkoutStatisticsInput(BaseModel):
-    days_back: int = Field(default=30, ge=1, le=3650, description="How many days back from now (default 30).")
-    all_time: SkipJsonSchema[bool] = False
-
-    @model_validator(mode="before")
-    @classmethod
-    def _accept_time_period(cls, data: Any) -> Any:
-        return _days_back_from_period(data)
-
-
-class ExerciseBreakdownInput(BaseModel):
-    exercise_name: str | None = Field(
-        default=None,
-        description="One exercise to report on (any spelling, e.g. 'bench press'); omit for all.",
+class TrainingStatsInput(BaseModel):
+    view: StatsView = Field(default="totals", description="What to compute.")
+    start_date: date | None = Field(default=None, description="First day, ISO date, e.g. 2026-01-05.")
+    end_date: date | None = Field(default=None, description="Last day, ISO date (default today).")
+    days: int | None = Field(
+        default=None, ge=1, le=3650, description="Instead of dates: the last N days to today."
     )
-    days_back: int | None = Field(
-        default=None, ge=1, le=3650, description="How many days back from now; omit for all logged history."
-    )
-    group_by: Literal["exercise", "muscle", "category", "exercise_type"] = Field(
-        default="exercise",
-        description="exercise: per-exercise sessions, sets, volume, best set and estimated 1RM; muscle / "
-        "category / exercise_type: share of training per group.",
-    )
-    all_time: SkipJsonSchema[bool] = False
-
-    @model_validator(mode="before")
-    @classmethod
-    def _accept_seed_001_spellings(cls, data: Any) -> Any:
-        data = _days_back_from_period(data)
-        if isinstance(data, dict) and "breakdown_type" in data:
-            data = dict(data)
-            value = data.pop("breakdown_type")
-            data.setdefault("group_by", _SEED_001_BREAKDOWNS.get(value, value))
-        return data
-
-
-class ProgressTrendsInput(BaseModel):
-    weeks: int = Field(
-        default=8, ge=1, le=52, description="How many calendar weeks, the current one last (default 8)."
-    )
-    metric: TrendMetric = Field(
-        default="volume",
-        description="volume (Σ reps × load), sessions, sets, rpe (average), e1rm (best estimated 1RM).",
-    )
-    exercise_name: str | None = Field(
-        default=None, description="Only this exercise (e.g. 'squat'); omit for all."
+    exercise_name: str | None = Field(default=None, description="breakdown, trends: one exercise only.")
+    group_by: GroupBy | None = Field(default=None, description="breakdown: default exercise.")
+    metric: TrendMetric | None = Field(
+        default=None, description="trends: default volume; e1rm = best estimated 1RM."
     )
 
     @model_validator(mode="before")
@@ -125,21 +95,59 @@ class ProgressTrendsInput(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        for key in ("time_period", "period"):
+            if key in data and "days" not in data:
+                value = data.pop(key)
+                data["days"] = _PERIOD_DAYS.get(value, value)  # an unknown one is reported by validation
+        if "days_back" in data:
+            data.setdefault("days", data.pop("days_back"))
+        if "breakdown_type" in data:
+            value = data.pop("breakdown_type")
+            data.setdefault("group_by", _SEED_001_BREAKDOWNS.get(value, value))
         if isinstance(data.get("metric"), str):
             data["metric"] = _SEED_001_METRICS.get(data["metric"], data["metric"])
-        period = data.pop("time_period", None)
-        if period in ("month", "quarter", "year") and "weeks" not in data:
-            data["weeks"] = {"month": 4, "quarter": 13, "year": 52}[period]
         return data
 
 
-class StatsSummaryInput(BaseModel):
-    period: SummaryPeriod = Field(
-        default="week", description="The period to summarise, ending now (default week)."
+@dataclass(frozen=True)
+class DateRange:
+    """The days a view covers (inclusive, in the user's time zone) and the instants that bound them."""
+
+    first: date
+    last: date
+    start: datetime
+    end: datetime
+
+    @property
+    def days(self) -> int:
+        return (self.last - self.first).days + 1
+
+    @property
+    def label(self) -> str:
+        plural = "s" if self.days != 1 else ""
+        return f"{day(self.first)} – {day(self.last, with_year=True)} ({self.days} day{plural})"
+
+    def data(self) -> dict[str, Any]:
+        return {"start_date": self.first.isoformat(), "end_date": self.last.isoformat(), "days": self.days}
+
+
+def resolve_range(args: TrainingStatsInput, *, user_id: uuid.UUID) -> DateRange | str:
+    """The range the arguments ask for (an end in the future stops today), or what is wrong with them."""
+    if args.days is not None and (args.start_date or args.end_date):
+        return "Give either days or start_date/end_date, not both."
+    tz = selectors.user_timezone(user_id=user_id)
+    now = timezone.now()
+    today = now.astimezone(tz).date()
+    last = min(args.end_date or today, today)
+    first = args.start_date or last - timedelta(days=(args.days or DEFAULT_DAYS) - 1)
+    if first > last:
+        when = "today" if first > today else last.isoformat()
+        return f"start_date {first.isoformat()} is after {when}; give a start on or before the end."
+    start = datetime.combine(first, time.min, tzinfo=tz)
+    end = min(
+        now, datetime.combine(last + timedelta(days=1), time.min, tzinfo=tz) - timedelta(microseconds=1)
     )
-    include_sections: list[SummarySection] | None = Field(
-        default=None, description="Sections to include (default all): " + ", ".join(ALL_SECTIONS) + "."
-    )
+    return DateRange(first=first, last=last, start=start, end=end)
 
 
 # --- Text helpers -------------------------------------------------------------------------------------------
@@ -149,12 +157,6 @@ def _thousands(value: float) -> str:
 
 def _set_text(done: SetDone | None, unit: str) -> str:
     return f"{number(done.load)}{unit} × {done.reps}" if done else "-"
-
-
-def _window(*, days_back: int | None, all_time: bool) -> tuple[datetime | None, str]:
-    if all_time or days_back is None:
-        return None, "all logged history"
-    return timezone.now() - timedelta(days=days_back), f"last {days_back} days"
 
 
 def _exercise_line(item: ExerciseStats, unit: str, units: Any) -> str:
@@ -221,29 +223,30 @@ def _failure(message: str) -> ToolOutcome:
     return ToolOutcome(success=False, data={"error": message}, text=message)
 
 
-def _no_such_exercise(user_id: uuid.UUID, name: str, start: datetime | None, scope: str) -> ToolOutcome:
-    logged = stats.exercise_breakdown(user_id=user_id, start=start)
+def _no_such_exercise(user_id: uuid.UUID, name: str, span: DateRange) -> ToolOutcome:
+    logged = stats.exercise_breakdown(user_id=user_id, start=span.start, end=span.end)
     names = ", ".join(item.name for item in logged[:BREAKDOWN_LIMIT]) or "none"
-    return _failure(f"No logged '{name}' in {scope}. Exercises logged: {names}.")
+    return _failure(f"No logged '{name}' in {span.label}. Exercises logged: {names}.")
 
 
-# --- Handlers --------------------------------------------------------------------------------------------------
-def get_workout_statistics(args: WorkoutStatisticsInput, ctx: ToolContext) -> ToolOutcome:
-    """Totals, frequency, volume, muscle split, top exercises and records over a window."""
-    start, scope = _window(days_back=args.days_back, all_time=args.all_time)
-    result = stats.workout_statistics(user_id=ctx.user_id, start=start)
+# --- Views -----------------------------------------------------------------------------------------------------
+def _totals(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> ToolOutcome:
+    """Totals, frequency, volume, muscle split, top exercises and records over the range."""
+    result = stats.workout_statistics(user_id=ctx.user_id, start=span.start, end=span.end)
     unit = result.unit
     units = units_for(user_id=ctx.user_id)
     if not result.workouts:
-        text = f"No workouts logged in {scope}."
-        return ToolOutcome(success=True, data={"scope": scope, "overview": _overview_data(result)}, text=text)
-    top = stats.exercise_breakdown(user_id=ctx.user_id, start=start)[:TOP_EXERCISES]
-    muscles = stats.grouped_breakdown(user_id=ctx.user_id, by="muscle", start=start)
+        text = f"No workouts logged in {span.label}."
+        return ToolOutcome(
+            success=True, data={"range": span.data(), "overview": _overview_data(result)}, text=text
+        )
+    top = stats.exercise_breakdown(user_id=ctx.user_id, start=span.start, end=span.end)[:TOP_EXERCISES]
+    muscles = stats.grouped_breakdown(user_id=ctx.user_id, by="muscle", start=span.start, end=span.end)
     records = sorted(
         (item for item in top if item.best_estimated_1rm), key=lambda item: -(item.best_estimated_1rm or 0)
     )
     lines = [
-        f"Statistics, {scope} (weights in {unit}):",
+        f"Statistics, {span.label} (weights in {unit}):",
         _overview_line(result),
         f"By muscle: {_shares_line(muscles)}",
         "Top exercises:",
@@ -255,7 +258,7 @@ def get_workout_statistics(args: WorkoutStatisticsInput, ctx: ToolContext) -> To
             + "; ".join(f"{item.name} {number(item.best_estimated_1rm or 0)}{unit}" for item in records)
         )
     data = {
-        "scope": scope,
+        "range": span.data(),
         "overview": _overview_data(result),
         "by_muscle": [{"muscle": row.name, "share": round(row.volume_share, 4)} for row in muscles],
         "top_exercises": [_exercise_data(item) for item in top],
@@ -263,85 +266,88 @@ def get_workout_statistics(args: WorkoutStatisticsInput, ctx: ToolContext) -> To
     return ToolOutcome(success=True, data=data, text="\n".join(lines))
 
 
-def get_exercise_breakdown(args: ExerciseBreakdownInput, ctx: ToolContext) -> ToolOutcome:
+def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> ToolOutcome:
     """Per exercise (or per muscle, category, type): what was done and the personal bests."""
-    start, scope = _window(days_back=args.days_back, all_time=args.all_time)
+    group_by = args.group_by or "exercise"
     unit = selectors.get_settings(user_id=ctx.user_id).weight_unit
-    if args.exercise_name or args.group_by == "exercise":
-        items = stats.exercise_breakdown(user_id=ctx.user_id, start=start, exercise_name=args.exercise_name)
+    if args.exercise_name or group_by == "exercise":
+        items = stats.exercise_breakdown(
+            user_id=ctx.user_id, start=span.start, end=span.end, exercise_name=args.exercise_name
+        )
         if args.exercise_name and not items:
-            return _no_such_exercise(ctx.user_id, args.exercise_name, start, scope)
+            return _no_such_exercise(ctx.user_id, args.exercise_name, span)
         if not items:
             return ToolOutcome(
-                success=True, data={"scope": scope, "exercises": []}, text=f"No exercises logged in {scope}."
+                success=True,
+                data={"range": span.data(), "exercises": []},
+                text=f"No exercises logged in {span.label}.",
             )
         units = units_for(user_id=ctx.user_id)
         shown = items[:BREAKDOWN_LIMIT]
         more = f"\n(+{len(items) - len(shown)} more exercises)" if len(items) > len(shown) else ""
         text = (
-            f"Exercise breakdown, {scope} (weights in {unit}):\n"
+            f"Exercise breakdown, {span.label} (weights in {unit}):\n"
             + "\n".join(f"- {_exercise_line(item, unit, units)}" for item in shown)
             + more
         )
         return ToolOutcome(
             success=True,
-            data={"scope": scope, "unit": unit, "exercises": [_exercise_data(item) for item in shown]},
+            data={"range": span.data(), "unit": unit, "exercises": [_exercise_data(item) for item in shown]},
             text=text,
         )
-    rows = stats.grouped_breakdown(user_id=ctx.user_id, by=args.group_by, start=start)
+    rows = stats.grouped_breakdown(user_id=ctx.user_id, by=group_by, start=span.start, end=span.end)
     if not rows:
         return ToolOutcome(
-            success=True, data={"scope": scope, "groups": []}, text=f"No exercises logged in {scope}."
+            success=True,
+            data={"range": span.data(), "groups": []},
+            text=f"No exercises logged in {span.label}.",
         )
-    text = f"Share of training by {args.group_by}, {scope}:\n" + "\n".join(
+    text = f"Share of training by {group_by}, {span.label}:\n" + "\n".join(
         f"- {row.name}: {percent(row.volume_share)} ({row.entries} entries)" for row in rows
     )
     groups = [{"name": row.name, "entries": row.entries, "share": round(row.volume_share, 4)} for row in rows]
     return ToolOutcome(
-        success=True, data={"scope": scope, "group_by": args.group_by, "groups": groups}, text=text
+        success=True, data={"range": span.data(), "group_by": group_by, "groups": groups}, text=text
     )
 
 
-def _metric_value(point: stats.WeekPoint, metric: str, unit: str) -> str:
-    if metric == "volume":
-        return f"{_thousands(point.volume)}{unit}"
-    if metric == "rpe":
-        return number(point.average_rpe) if point.average_rpe is not None else "-"
-    if metric == "e1rm":
-        return f"{number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else "-"
-    return str(getattr(point, metric))
+def _weeks_spanned(first: date, last: date) -> int:
+    """Calendar weeks (Monday-based) that hold at least one day of first..last."""
+    return ((last - timedelta(days=last.weekday())) - (first - timedelta(days=first.weekday()))).days // 7 + 1
 
 
-def _trend_phrase(trend: stats.Trend) -> str:
-    change = (
-        f" {'+' if (trend.change or 0) > 0 else ''}{percent(trend.change)}"
-        if trend.change is not None
-        else ""
-    )
-    return f"{trend.direction}{change} (second half of the weeks vs the first)"
-
-
-def get_progress_trends(args: ProgressTrendsInput, ctx: ToolContext) -> ToolOutcome:
-    """Week-by-week figures and whether the chosen metric is going up, down or flat."""
+def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> ToolOutcome:
+    """Week-by-week figures over the range and whether the chosen metric is going up, down or flat."""
+    metric = args.metric or "volume"
+    weeks = _weeks_spanned(span.first, span.last)
+    if weeks > MAX_TREND_WEEKS:
+        return _failure(
+            f"trends covers at most {MAX_TREND_WEEKS} weeks; {span.label} spans {weeks}. Shorten the range."
+        )
     trend = stats.weekly_trend(
-        user_id=ctx.user_id, weeks=args.weeks, metric=args.metric, exercise_name=args.exercise_name
+        user_id=ctx.user_id,
+        weeks=weeks,
+        metric=metric,
+        exercise_name=args.exercise_name,
+        now=span.end,
+        start=span.start,
     )
     if args.exercise_name and not any(point.sessions for point in trend.weeks):
-        start = timezone.now() - timedelta(weeks=args.weeks)
-        return _no_such_exercise(ctx.user_id, args.exercise_name, start, f"the last {args.weeks} weeks")
+        return _no_such_exercise(ctx.user_id, args.exercise_name, span)
     unit = trend.unit
     what = f" of {args.exercise_name}" if args.exercise_name else ""
-    lines = [f"Weekly {_METRIC_LABELS[args.metric]}{what}, last {args.weeks} weeks (weights in {unit}):"]
+    lines = [f"Weekly {_METRIC_LABELS[metric]}{what}, {span.label}, {weeks} weeks (weights in {unit}):"]
     for point in trend.weeks:
         rpe = f", RPE {number(point.average_rpe)}" if point.average_rpe is not None else ""
         e1rm = f", e1RM {number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else ""
         lines.append(
-            f"  w/c {day(point.week_start)}: {_metric_value(point, args.metric, unit)} | {point.sessions} sessions, "
+            f"  w/c {day(point.week_start)}: {_metric_value(point, metric, unit)} | {point.sessions} sessions, "
             f"{point.sets} sets, volume {_thousands(point.volume)}{unit}{rpe}{e1rm}"
         )
     lines.append(f"Trend: {_trend_phrase(trend)}")
     data = {
-        "metric": args.metric,
+        "range": span.data(),
+        "metric": metric,
         "exercise_name": args.exercise_name,
         "unit": unit,
         "direction": trend.direction,
@@ -363,6 +369,25 @@ def get_progress_trends(args: ProgressTrendsInput, ctx: ToolContext) -> ToolOutc
     return ToolOutcome(success=True, data=data, text="\n".join(lines))
 
 
+def _metric_value(point: stats.WeekPoint, metric: str, unit: str) -> str:
+    if metric == "volume":
+        return f"{_thousands(point.volume)}{unit}"
+    if metric == "rpe":
+        return number(point.average_rpe) if point.average_rpe is not None else "-"
+    if metric == "e1rm":
+        return f"{number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else "-"
+    return str(getattr(point, metric))
+
+
+def _trend_phrase(trend: stats.Trend) -> str:
+    change = (
+        f" {'+' if (trend.change or 0) > 0 else ''}{percent(trend.change)}"
+        if trend.change is not None
+        else ""
+    )
+    return f"{trend.direction}{change} (second half of the weeks vs the first)"
+
+
 def _change(current: float, previous: float) -> str:
     if not previous:
         return "new" if current else "-"
@@ -371,13 +396,15 @@ def _change(current: float, previous: float) -> str:
 
 
 def personal_records(
-    *, user_id: uuid.UUID, start: datetime, unit: str
+    *, user_id: uuid.UUID, start: datetime, end: datetime | None = None, unit: str
 ) -> list[tuple[ExerciseStats, float | None]]:
-    """Exercises whose best estimated 1RM since `start` beats every earlier one: (stats, previous best)."""
-    recent = stats.exercise_breakdown(user_id=user_id, start=start, unit=unit)
+    """Exercises whose best estimated 1RM in [start, end] beats every earlier one: (stats, previous best)."""
+    recent = stats.exercise_breakdown(user_id=user_id, start=start, end=end, unit=unit)
     before = {
         exercise_name_key(item.name): item.best_estimated_1rm
-        for item in stats.exercise_breakdown(user_id=user_id, end=start, unit=unit)
+        for item in stats.exercise_breakdown(
+            user_id=user_id, end=start - timedelta(microseconds=1), unit=unit
+        )
     }
     records = []
     for item in recent:
@@ -389,45 +416,46 @@ def personal_records(
     return sorted(records, key=lambda pair: -(pair[0].best_estimated_1rm or 0))
 
 
-def generate_stats_summary(args: StatsSummaryInput, ctx: ToolContext) -> ToolOutcome:
-    """A short report of the period, ready to show the user."""
-    sections = list(dict.fromkeys(args.include_sections or ALL_SECTIONS))
-    now = timezone.now()
-    days = _PERIOD_DAYS_BACK[args.period]
-    start = now - timedelta(days=days)
+def _summary(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> ToolOutcome:
+    """A short report of the range against the same number of days before it, ready to show the user."""
+    start, end = span.start, span.end
     unit = selectors.get_settings(user_id=ctx.user_id).weight_unit
-    units = units_for(user_id=ctx.user_id)
-    current = stats.workout_statistics(user_id=ctx.user_id, start=start, end=now)
-    previous = stats.workout_statistics(user_id=ctx.user_id, start=start - timedelta(days=days), end=start)
-    lines = [f"Your {args.period} ({day(start, units)} – {day(now, units)}):"]
-    data: dict[str, Any] = {"period": args.period, "unit": unit}
+    current = stats.workout_statistics(user_id=ctx.user_id, start=start, end=end)
+    previous_start = datetime.combine(span.first - timedelta(days=span.days), time.min, tzinfo=start.tzinfo)
+    previous = stats.workout_statistics(
+        user_id=ctx.user_id, start=previous_start, end=start - timedelta(microseconds=1)
+    )
+    lines = [f"Your training, {span.label}:"]
+    data: dict[str, Any] = {"range": span.data(), "unit": unit}
     if not current.workouts:
         lines.append("No workouts logged in this period.")
         data["overview"] = _overview_data(current)
         return ToolOutcome(success=True, data={**data, "summary": "\n".join(lines)}, text="\n".join(lines))
-    for section in sections:
+    for section in ALL_SECTIONS:
         if section == "overview":
             lines.append(
-                f"- Overview: {_overview_line(current)}. vs previous {args.period}: workouts "
+                f"- Overview: {_overview_line(current)}. vs the {span.days} days before: workouts "
                 f"{_change(current.workouts, previous.workouts)}, volume {_change(current.total_volume, previous.total_volume)}"
             )
             data["overview"] = _overview_data(current)
             data["previous"] = _overview_data(previous)
         elif section == "top_exercises":
-            top = stats.exercise_breakdown(user_id=ctx.user_id, start=start, unit=unit)[:TOP_EXERCISES]
+            top = stats.exercise_breakdown(user_id=ctx.user_id, start=start, end=end, unit=unit)[
+                :TOP_EXERCISES
+            ]
             lines.append(
                 "- Top exercises: "
                 + "; ".join(f"{item.name} {item.sessions}× ({item.sets} sets)" for item in top)
             )
             data["top_exercises"] = [_exercise_data(item) for item in top]
         elif section == "personal_records":
-            records = personal_records(user_id=ctx.user_id, start=start, unit=unit)
+            records = personal_records(user_id=ctx.user_id, start=start, end=end, unit=unit)
             text = "; ".join(
                 f"{item.name} e1RM {number(item.best_estimated_1rm or 0)}{unit} ({_set_text(item.best_estimated_1rm_set, unit)})"
                 + (f", up from {number(before)}{unit}" if before else ", first record")
                 for item, before in records[:TOP_EXERCISES]
             )
-            lines.append(f"- New personal records: {text or 'none this ' + args.period}")
+            lines.append(f"- New personal records: {text or 'none in this period'}")
             data["personal_records"] = [
                 {
                     "name": item.name,
@@ -438,15 +466,16 @@ def generate_stats_summary(args: StatsSummaryInput, ctx: ToolContext) -> ToolOut
             ]
         elif section in ("muscle_breakdown", "category_breakdown"):
             by: Literal["muscle", "category"] = "muscle" if section == "muscle_breakdown" else "category"
-            rows = stats.grouped_breakdown(user_id=ctx.user_id, by=by, start=start)
+            rows = stats.grouped_breakdown(user_id=ctx.user_id, by=by, start=start, end=end)
             lines.append(f"- By {by}: {_shares_line(rows)}")
             data[section] = [{"name": row.name, "share": round(row.volume_share, 4)} for row in rows]
         else:
-            weeks = max(2, round(days / 7)) if days >= 14 else 4
-            trend = stats.weekly_trend(user_id=ctx.user_id, weeks=min(weeks, 52), metric="volume", now=now)
+            weeks = min(max(SUMMARY_TREND_WEEKS, _weeks_spanned(span.first, span.last)), MAX_TREND_WEEKS)
+            trend = stats.weekly_trend(user_id=ctx.user_id, weeks=weeks, metric="volume", now=end)
             series = ", ".join(_thousands(point.volume) for point in trend.weeks)
             lines.append(
-                f"- Weekly volume ({unit}, last {len(trend.weeks)} weeks): {series}; trend {_trend_phrase(trend)}"
+                f"- Weekly volume ({unit}, {len(trend.weeks)} weeks to {day(span.last)}): {series}; "
+                f"trend {_trend_phrase(trend)}"
             )
             data["trend"] = {
                 "direction": trend.direction,
@@ -458,75 +487,40 @@ def generate_stats_summary(args: StatsSummaryInput, ctx: ToolContext) -> ToolOut
     return ToolOutcome(success=True, data=data, text=summary_text)
 
 
-GET_WORKOUT_STATISTICS = register(
+_VIEWS = {"totals": _totals, "breakdown": _breakdown, "trends": _trends, "summary": _summary}
+
+
+def get_training_stats(args: TrainingStatsInput, ctx: ToolContext) -> ToolOutcome:
+    """One view of the user's training over a date range."""
+    allowed = VIEW_OPTIONS[args.view]
+    misplaced = [name for name in args.model_fields_set if name not in (*allowed, *RANGE_OPTIONS, "view")]
+    if misplaced:
+        options = ", ".join((*allowed, *RANGE_OPTIONS))
+        return _failure(
+            f"{', '.join(sorted(misplaced))} does not apply to view {args.view}; its options: {options}."
+        )
+    span = resolve_range(args, user_id=ctx.user_id)
+    if isinstance(span, str):
+        return _failure(span)
+    return _VIEWS[args.view](args, ctx, span)
+
+
+GET_TRAINING_STATS = register(
     Tool(
-        name="get_workout_statistics",
+        name="get_training_stats",
         description=(
-            "Compute the user's training statistics over the last days_back days (default 30): workouts, "
-            "frequency per week, sets, volume (Σ reps × load) in their unit, cardio minutes, average RPE, "
-            "split by muscle, top exercises with best sets and estimated 1RMs."
+            "Training stats from the user's logs, in their units, for start_date..end_date (inclusive) or "
+            "the last `days` (default 30). view: totals (workouts, frequency, sets, volume, cardio, RPE, "
+            "muscle split, top exercises, e1RMs); breakdown (per exercise: best set, e1RM; or share by "
+            "group_by); trends (weekly metric, up/down/flat); summary (report vs the days before, for "
+            "message_notify_user)."
         ),
-        input_model=WorkoutStatisticsInput,
-        handler=get_workout_statistics,
+        input_model=TrainingStatsInput,
+        handler=get_training_stats,
         category="analytics",
         priority=700,
         observation="full",
         status_start="Crunching your numbers...",
         status_done="Stats ready",
-    )
-)
-
-GET_EXERCISE_BREAKDOWN = register(
-    Tool(
-        name="get_exercise_breakdown",
-        description=(
-            "Break the user's logged training down per exercise (sessions, sets, volume, best set, estimated "
-            "1RM, average RPE, last done) or by muscle, category or exercise type (share of training). Give "
-            "exercise_name for one exercise's record."
-        ),
-        input_model=ExerciseBreakdownInput,
-        handler=get_exercise_breakdown,
-        category="analytics",
-        priority=701,
-        observation="full",
-        status_start="Analyzing your exercises...",
-        status_done="Breakdown ready",
-    )
-)
-
-GET_PROGRESS_TRENDS = register(
-    Tool(
-        name="get_progress_trends",
-        description=(
-            "Show week-by-week progress over the last `weeks` weeks (default 8) for one metric (volume, "
-            "sessions, sets, rpe or e1rm), for all training or one exercise, and whether it trends up, down "
-            "or flat."
-        ),
-        input_model=ProgressTrendsInput,
-        handler=get_progress_trends,
-        category="analytics",
-        priority=702,
-        observation="full",
-        status_start="Checking your progress...",
-        status_done="Trends ready",
-    )
-)
-
-GENERATE_STATS_SUMMARY = register(
-    Tool(
-        name="generate_stats_summary",
-        description=(
-            "Write a short report of the user's last week or month (overview vs the period before, top "
-            "exercises, new personal records, muscle and category split, weekly volume trend), ready to pass "
-            "on with message_notify_user."
-        ),
-        input_model=StatsSummaryInput,
-        handler=generate_stats_summary,
-        category="analytics",
-        priority=703,
-        observation="full",
-        status_start="Summarizing your training...",
-        status_done="Summary ready",
-        aliases={"time_period": "period"},
     )
 )

@@ -28,10 +28,10 @@ from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
 from datasources_app.models import WorkoutLogEntry
 from datasources_app.sources import units_for
-from datasources_app.stats import convert_distance, convert_weight
 from tools_app.formatting import confirmation
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.unit_conversion import conversion_note, distance_in, loads_in
 from tools_app.workout_schema import GoalShare, MuscleShare
 from tools_app.workout_tools import find_exercise, load_current_workout, workout_exercises
 
@@ -304,22 +304,18 @@ def build_log_entry(
     if kind not in EXERCISE_TYPES:
         return f"exercise_type must be one of {', '.join(EXERCISE_TYPES)}, not {kind!r}."
 
-    load_unit = str(target.get("load_unit") or performance.load_unit or user_settings.weight_unit)
-    distance_unit = str(
-        target.get("distance_unit") or performance.distance_unit or user_settings.distance_unit
-    )
+    # Stored in the planned exercise's unit, else the user's; a load or distance given in the other is converted.
+    load_unit = str(target.get("load_unit") or user_settings.weight_unit)
+    distance_unit = str(target.get("distance_unit") or user_settings.distance_unit)
     if given.get("load_each") and performance.load_unit and performance.load_unit != load_unit:
-        given["load_each"] = [
-            round(convert_weight(value, from_unit=performance.load_unit, to_unit=load_unit), 2)
-            for value in given["load_each"]
-        ]
+        given["load_each"] = loads_in(given["load_each"], from_unit=performance.load_unit, to_unit=load_unit)
     if (
         given.get("distance") is not None
         and performance.distance_unit
         and performance.distance_unit != distance_unit
     ):
-        given["distance"] = round(
-            convert_distance(given["distance"], from_unit=performance.distance_unit, to_unit=distance_unit), 3
+        given["distance"] = distance_in(
+            given["distance"], from_unit=performance.distance_unit, to_unit=distance_unit
         )
     actual = {field: given.get(field, target.get(field)) for field in PERFORMANCE_FIELDS}
     if actual["sets"] is None and kind in ("reps", "hold"):
@@ -374,10 +370,43 @@ def _log(
         return _failure(f"Nothing was logged: {exc}")
 
 
+def _conversions(logged: WorkoutLogEntry, performance: ExercisePerformance) -> str:
+    """' (60 lb → 27.5 kg)' when the load or distance was given in the unit it is not stored in."""
+    notes = []
+    if performance.load_each and performance.load_unit and performance.load_unit != logged.load_unit:
+        notes.append(
+            conversion_note(
+                "", performance.load_each, performance.load_unit, logged.actual_load_each, logged.load_unit
+            )
+        )
+    if (
+        performance.distance is not None
+        and performance.distance_unit
+        and performance.distance_unit != logged.distance_unit
+        and logged.actual_distance is not None
+    ):
+        notes.append(
+            conversion_note(
+                "",
+                [performance.distance],
+                performance.distance_unit,
+                [logged.actual_distance],
+                logged.distance_unit,
+            )
+        )
+    return f" (converted {'; '.join(notes)})" if notes else ""
+
+
 def _logged_outcome(
-    ctx: ToolContext, logged: WorkoutLogEntry, *, workout_exercise_id: str | None
+    ctx: ToolContext,
+    logged: WorkoutLogEntry,
+    *,
+    workout_exercise_id: str | None,
+    performance: ExercisePerformance | None = None,
 ) -> ToolOutcome:
     line = formatters.log_entry(logged, units_for(user_id=ctx.user_id))
+    if performance is not None:
+        line += _conversions(logged, performance)
     data = {
         "log_entry_id": str(logged.id),
         "log_id": str(logged.log_id),
@@ -433,7 +462,7 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
         return logged
     _mark(exercises[index], logged)
     save_workout_exercises(ctx, {**workout, "log_id": str(logged.log_id)}, exercises)
-    return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.get("id")))
+    return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.get("id")), performance=performance)
 
 
 # --- Handlers ------------------------------------------------------------------------------------------------------
@@ -471,7 +500,7 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
         return logged
     if workout is not None:  # done during the workout though not planned: it still belongs to its log
         save_workout_exercises(ctx, {**workout, "log_id": str(logged.log_id)}, workout_exercises(workout))
-    return _logged_outcome(ctx, logged, workout_exercise_id=None)
+    return _logged_outcome(ctx, logged, workout_exercise_id=None, performance=args)
 
 
 def mark_exercise_complete(args: MarkExerciseCompleteInput, ctx: ToolContext) -> ToolOutcome:

@@ -1,4 +1,8 @@
-"""The preference tools (docs/contracts.md §11.5 (tool list)): set_preference and delete_preference.
+"""The preference tools (docs/contracts.md §11.5 (tool list)): set_preference, delete_preference and set_units.
+
+Units change one way only: set_units writes the user's settings (the service behind PUT /user-settings);
+set_preference refuses a preference that is really a unit change ("use pounds from now on") and says to use
+set_units, so no free-text preference can contradict the settings.
 
 The model reads preferences with fetch_data (`active_preferences`, which lists their ids). Seed 001's `type`
 names a category ("injury", "exercise", ...) while this service's `preference_type` is permanent or
@@ -8,6 +12,7 @@ Without preference_type, a preference with expires_at or delete_after_use is tem
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import date, datetime, time, timedelta
 from typing import Annotated, Any, Literal
@@ -81,6 +86,45 @@ class SetPreferenceInput(BaseModel):
         return data
 
 
+# A unit word not right after a number ("5 km" is a distance, not a unit) plus a word that asks for a unit.
+_UNIT_WORD = re.compile(
+    r"(?<![\d.])(?<![\d.]\s)\b(?:pounds?|lbs?|kilos?|kilograms?|kgs?|miles?|kilomet(?:er|re)s?|km|mi|metric|"
+    r"imperial)\b"
+)
+_UNIT_CUE = re.compile(
+    r"\b(?:use|using|in|switch\w*|chang\w*|prefer\w*|measur\w*|show\w*|display\w*|units?|instead|"
+    r"rather|from now on)\b"
+)
+
+
+def is_unit_change(text: str) -> bool:
+    """Whether a preference's words ask for other units ("use pounds", "weights in lb"), not a distance or load
+    ("no running over 5 km", "20 kg dumbbells")."""
+    lowered = text.lower()
+    return bool(_UNIT_WORD.search(lowered)) and bool(_UNIT_CUE.search(lowered))
+
+
+class SetUnitsInput(BaseModel):
+    weight: Literal["kg", "lb"] | None = Field(default=None, description="kg or lb.")
+    distance: Literal["km", "mi"] | None = Field(default=None, description="km or mi.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_spellings(cls, data: Any) -> Any:
+        """'pounds', 'kilos', 'miles', ... are the units they name."""
+        if not isinstance(data, dict):
+            return data
+        return {key: _UNIT_SPELLINGS.get(str(value).strip().lower(), value) for key, value in data.items()}
+
+
+_UNIT_SPELLINGS = {
+    **dict.fromkeys(("kgs", "kilo", "kilos", "kilogram", "kilograms"), "kg"),
+    **dict.fromkeys(("lbs", "pound", "pounds"), "lb"),
+    **dict.fromkeys(("kms", "kilometer", "kilometers", "kilometre", "kilometres"), "km"),
+    **dict.fromkeys(("mile", "miles"), "mi"),
+}
+
+
 class DeletePreferenceInput(BaseModel):
     preference_id: NonEmptyText = Field(description="The preference's id, from the active_preferences data.")
 
@@ -120,6 +164,11 @@ def _preference_data(preference: Preference) -> dict[str, Any]:
 
 def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
     """Store a preference the workout tools then respect."""
+    if is_unit_change(f"{args.description} {args.guidance}"):
+        return _failure(
+            "Not saved: this is a unit change. Use set_units (weight kg|lb, distance km|mi) so the user's "
+            "settings change; then workouts, logs and stats use the new units."
+        )
     expires_at: datetime | None = None
     if args.expires_at:
         try:
@@ -192,6 +241,30 @@ def delete_preference(args: DeletePreferenceInput, ctx: ToolContext) -> ToolOutc
     return ToolOutcome(success=True, data=data, text=confirmation("deleted"))
 
 
+def set_units(args: SetUnitsInput, ctx: ToolContext) -> ToolOutcome:
+    """Change the user's weight and/or distance unit (their settings, as PUT /user-settings does)."""
+    wanted = {
+        key: value
+        for key, value in (("weight_unit", args.weight), ("distance_unit", args.distance))
+        if value is not None
+    }
+    if not wanted:
+        return _failure("Give weight (kg or lb) and/or distance (km or mi).")
+    before = selectors.get_settings(user_id=ctx.user_id)
+    saved = services.upsert_settings(user_id=ctx.user_id, **wanted)
+    parts = []
+    for field, label in (("weight_unit", "weight"), ("distance_unit", "distance")):
+        old, new = getattr(before, field), getattr(saved, field)
+        if field not in wanted:
+            parts.append(f"{label} stays {new}")
+        elif old == new:
+            parts.append(f"{label} was already {new}")
+        else:
+            parts.append(f"{label} {old} → {new}")
+    data = {"weight_unit": saved.weight_unit, "distance_unit": saved.distance_unit}
+    return ToolOutcome(success=True, data=data, text="Units: " + "; ".join(parts) + ".")
+
+
 SET_PREFERENCE = register(
     Tool(
         name="set_preference",
@@ -224,5 +297,19 @@ DELETE_PREFERENCE = register(
         observation="confirmation",
         status_start="Removing preference...",
         status_done="Preference removed",
+    )
+)
+
+SET_UNITS = register(
+    Tool(
+        name="set_units",
+        description="Change the user's units (their settings): weight kg|lb, distance km|mi; either or both.",
+        input_model=SetUnitsInput,
+        handler=set_units,
+        category="preferences",
+        priority=452,
+        observation="summary",
+        status_start="Updating your units...",
+        status_done="Units updated",
     )
 )

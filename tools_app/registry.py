@@ -13,6 +13,9 @@
 - `execute_tool(name, args, ctx)` normalises seed 001 argument spellings, validates, runs the handler
   inside a savepoint, and returns a `ToolResult`. Only an unknown tool name raises; bad arguments and
   handler exceptions come back as failed results whose text tells the model how to fix its call.
+  Validation is strict about names: an argument (or a field of a nested object) the tool does not know is
+  an error naming it and the accepted ones (pydantic's `extra="forbid"`, applied per call so the same
+  models can still read stored data leniently), never silently dropped.
 """
 
 from __future__ import annotations
@@ -199,7 +202,7 @@ def _run(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolOutcome:
             f"got {json_type_name(args)}"
         )
     try:
-        parsed = tool.input_model.model_validate(normalise_arguments(tool, args))
+        parsed = tool.input_model.model_validate(normalise_arguments(tool, args), extra="forbid")
     except ValidationError as exc:
         return _failure(describe_validation_error(tool, exc))
     try:
@@ -247,12 +250,17 @@ def describe_validation_error(tool: Tool[Any], exc: ValidationError) -> str:
     """One message naming every bad field and what it expects, so the model can correct its call.
 
     e.g. "Invalid arguments for generate_workout: workout.exercises.0.sets: Field required
-    (expected integer ≥1)"
+    (expected integer ≥1)"; unknown names are grouped per object with the names it accepts, e.g.
+    "unknown argument(s) start_date (accepted: days_back)".
     """
     schema = tool.input_model.model_json_schema()
     defs = schema.get("$defs", {})
     problems = []
+    unknown: dict[tuple[int | str, ...], list[str]] = {}
     for error in exc.errors(include_url=False):
+        if error["type"] == "extra_forbidden" and error["loc"]:
+            unknown.setdefault(error["loc"][:-1], []).append(str(error["loc"][-1]))
+            continue
         path, node = _locate(schema, defs, error["loc"])
         expected = _describe_schema(node, defs) if node is not None else None
         hints = []
@@ -262,7 +270,20 @@ def describe_validation_error(tool: Tool[Any], exc: ValidationError) -> str:
             hints.append(f"got {_preview(error.get('input'))}")
         hint = f" ({', '.join(hints)})" if hints else ""
         problems.append(f"{path or '(arguments)'}: {error['msg']}{hint}")
-    return f"Invalid arguments for {tool.name}: " + "; ".join(problems)
+    named = [_unknown_names_problem(schema, defs, parent, names) for parent, names in unknown.items()]
+    return f"Invalid arguments for {tool.name}: " + "; ".join([*named, *problems])
+
+
+def _unknown_names_problem(
+    schema: dict[str, Any], defs: dict[str, Any], parent: tuple[int | str, ...], names: list[str]
+) -> str:
+    """'unknown argument(s) foo (accepted: a, b)' for the top level; 'x.0: unknown field(s) ...' below it."""
+    path, node = _locate(schema, defs, parent)
+    accepted = list(_unwrap_optional(node, defs).get("properties", {})) if node is not None else []
+    listed = f"accepted: {', '.join(accepted)}" if accepted else "it takes none"
+    if not path:
+        return f"unknown argument(s) {', '.join(names)} ({listed})"
+    return f"{path}: unknown field(s) {', '.join(names)} ({listed})"
 
 
 def _locate(

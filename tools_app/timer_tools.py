@@ -26,7 +26,7 @@ from datasources_app.formatters import number
 from tools_app.logging_tools import ExerciseType, exercise_type_from_any, per_set_values
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_schema import ExerciseGroup
+from tools_app.workout_schema import Exercise, ExerciseGroup
 from tools_app.workout_tools import find_exercise, load_current_workout, new_artifact_id, workout_exercises
 
 TIMER_ARTIFACT_TYPE = "timer"
@@ -38,6 +38,10 @@ DEFAULT_ROUND_REST_SEC = 60
 DEFAULT_TRANSITION_SEC = 30
 # Groups whose exercises run back to back, round after round; the other group types are plain sequences.
 ROUND_GROUPS = frozenset({"superset", "circuit", "giant_set"})
+
+# A workout exercise's fields the timer does not read: accepted and ignored, so an exercise can be passed as
+# generate_workout wrote it (any other unknown field is an error).
+_WORKOUT_EXERCISE_FIELDS = frozenset(Exercise.model_fields) | {"id", "exercise_slug", "load_per_hand"}
 
 PhaseType = Literal["prepare", "work", "hold", "rest", "between_sets", "between_rounds", "transition"]
 
@@ -84,7 +88,11 @@ class TimerExercise(BaseModel):
         """Seed 001: scalar reps, `work_duration_seconds`, and its older exercise types."""
         if not isinstance(data, dict):
             return data
-        data = dict(data)
+        data = {
+            key: value
+            for key, value in data.items()
+            if key in cls.model_fields or key not in _WORKOUT_EXERCISE_FIELDS
+        }
         kind = exercise_type_from_any(data.get("exercise_type", data.get("type")))
         sets = data.get("sets")
         if data.get("load_each") is None and data.get("load") is not None:

@@ -23,7 +23,7 @@ import math
 import re
 import secrets
 from collections.abc import Iterable
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AliasChoices,
@@ -576,9 +576,11 @@ class CompletedExercise(BaseModel):
     load_each: list[FloatMin0] | None = Field(
         default=None, description="Load per set, in the user's weight unit."
     )
+    load_unit: Literal["kg", "lb"] | None = Field(default=None, description="If not the user's unit.")
     hold_sec: list[IntMin1] | None = Field(default=None, description="Seconds held, one number per set.")
     duration_min: float | None = Field(default=None, description="Minutes done.")
     distance: float | None = Field(default=None, description="Distance covered, in the user's unit.")
+    distance_unit: Literal["km", "mi"] | None = Field(default=None, description="If not the user's unit.")
     rounds: IntMin1 | None = Field(default=None, description="Rounds done.")
     work_sec: IntMin1 | None = Field(default=None, description="Seconds of work per round.")
     rpe: float | None = Field(default=None, ge=1, le=10, description="Effort felt, 1-10.")
@@ -589,6 +591,16 @@ class CompletedExercise(BaseModel):
     @classmethod
     def _accept_scalar_load(cls, data: Any) -> Any:
         return expand_per_set_scalars(data)
+
+    @field_validator("load_unit", mode="before")
+    @classmethod
+    def _normalise_load_unit(cls, value: Any) -> Any:
+        return _unit(value, _WEIGHT_UNITS)
+
+    @field_validator("distance_unit", mode="before")
+    @classmethod
+    def _normalise_distance_unit(cls, value: Any) -> Any:
+        return _unit(value, _DISTANCE_UNITS)
 
     @field_validator("exercise_id", mode="before")
     @classmethod

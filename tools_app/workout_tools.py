@@ -35,6 +35,7 @@ from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.unit_conversion import exercise_in_user_units
 from tools_app.workout_coaching import (
     describe_change,
     harder_or_easier,
@@ -297,6 +298,9 @@ def canonical_exercise(
     context: TrainingContext,
 ) -> dict[str, Any]:
     """The exercise as stored in the artifact: seed 000 field names, only the fields of its type."""
+    exercise, _ = exercise_in_user_units(
+        exercise, weight_unit=context.weight_unit, distance_unit=context.distance_unit
+    )
     out: dict[str, Any] = {
         "id": exercise_id,
         "order": order,
@@ -460,8 +464,13 @@ def _deliver_instruction(artifact_id: str) -> str:
 # --- generate_workout --------------------------------------------------------------------------------------------------
 def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     """Validate the workout; when valid, store it as the user's current workout and return its artifact."""
-    workout = args.workout
     context = load_training_context(user_id=ctx.user_id)
+    converted = [
+        exercise_in_user_units(item, weight_unit=context.weight_unit, distance_unit=context.distance_unit)
+        for item in args.workout.exercises
+    ]
+    workout = args.workout.model_copy(update={"exercises": [item for item, _ in converted]})
+    conversions = [note for _, notes in converted for note in notes]
     check = check_exercises(workout.exercises, user_id=ctx.user_id, context=context)
     if not check.ok:
         return _problem_list(
@@ -496,6 +505,7 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
         f"Created workout {artifact_id} '{artifact['title']}': {len(exercises)} exercises, "
         f"~{_number(summary['estimated_duration_min'])} min.",
         *(f"  {describe_exercise(exercise)}" for exercise in exercises),
+        *(f"Converted to the user's units: {note}." for note in conversions),
         *(f"Warning: {warning}." for warning in warnings),
         "Use these exercise ids with swap_exercise, adjust_exercise and remove_exercise.",
         f"IMPORTANT: You MUST now call message_notify_user with artifact_id={artifact_id} to deliver "
@@ -508,6 +518,7 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
             "exercise_count": len(exercises),
             "summary": summary,
             "warnings": warnings,
+            **({"conversions": conversions} if conversions else {}),
         },
         text="\n".join(lines),
         artifact=artifact,
@@ -940,6 +951,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     entries: list[dict[str, Any]] = []
     seen: dict[int, int] = {}
     already_logged: list[str] = []
+    conversions: list[str] = []
     extra_order = len(exercises)
     for number, done in enumerate(args.completed_exercises, start=1):
         target: dict[str, Any] | None = None
@@ -972,6 +984,13 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         else:
             extra_order += 1
             order = extra_order
+        done, notes = exercise_in_user_units(
+            done,
+            weight_unit=str((target or {}).get("load_unit") or context.weight_unit),
+            distance_unit=str((target or {}).get("distance_unit") or context.distance_unit),
+            name=(target or {}).get("exercise_name"),
+        )
+        conversions.extend(notes)
         entries.append(log_entry(done, target, order=order, context=context))
     if problems:
         return _problem_list(
@@ -1008,6 +1027,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             if already_logged
             else ""
         )
+        + "".join(f" Converted to the user's units: {note}." for note in conversions)
         + " The current workout is cleared."
     )
     return ToolOutcome(

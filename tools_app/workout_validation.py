@@ -10,11 +10,11 @@ so the model can fix all of them in one new call. The checks:
   with positions 1..k and name/rounds on the first one only;
 - per exercise: a known type and that type's required fields, positive numbers, one value per set;
   muscles from the canonical 16 and muscle/goal shares each summing to 1 ± 0.01; loads and distances in
-  the user's units; equipment available at the current location (bodyweight always is; a catalogue
-  exercise also needs the catalogue's equipment); the user's active preferences (excluded exercises and
-  equipment); injuries and limitations (the profile's, and preferences that name an injured body part):
-  the exercise's movement pattern and loaded joints (catalogue data, or derived from the name and muscles
-  for an exercise the catalogue does not know) against `datasources_app.catalog.BODY_PARTS`, with safe
+  kg/lb and km/mi (the user's other unit is converted when stored); equipment available at the current
+  location (bodyweight always is; a catalogue exercise also needs the catalogue's equipment); the user's
+  active preferences (excluded exercises and equipment); injuries and limitations (the profile's, and
+  preferences that name an injured body part): the exercise's movement pattern and loaded joints
+  (catalogue data, or derived from the name and muscles for an exercise the catalogue does not know) against `datasources_app.catalog.BODY_PARTS`, with safe
   catalogue alternatives named in the problem.
 
 The modification tools re-check only the exercise they change (`check_exercises(..., only=...)`), plus
@@ -656,20 +656,12 @@ def _is_missing(value: object) -> bool:
 
 
 def _unit_problems(exercise: ExerciseFields, context: TrainingContext) -> list[str]:
+    """Only unknown units: a load or distance in the user's other unit is converted when stored."""
     problems: list[str] = []
-    if exercise.load_unit is not None:
-        if exercise.load_unit not in ("kg", "lb"):
-            problems.append(f"load_unit '{exercise.load_unit}' is not kg or lb")
-        elif exercise.load_unit != context.weight_unit:
-            problems.append(f"load_unit {exercise.load_unit} but the user trains in {context.weight_unit}")
-    if exercise.distance_unit is not None:
-        if exercise.distance_unit not in ("km", "mi"):
-            problems.append(f"distance_unit '{exercise.distance_unit}' is not km or mi")
-        elif exercise.distance_unit != context.distance_unit:
-            problems.append(
-                f"distance_unit {exercise.distance_unit} but the user measures distance in "
-                f"{context.distance_unit}"
-            )
+    if exercise.load_unit is not None and exercise.load_unit not in ("kg", "lb"):
+        problems.append(f"load_unit '{exercise.load_unit}' is not kg or lb")
+    if exercise.distance_unit is not None and exercise.distance_unit not in ("km", "mi"):
+        problems.append(f"distance_unit '{exercise.distance_unit}' is not km or mi")
     return problems
 
 

@@ -127,7 +127,7 @@ Goals and preferences: set_goals, set_preference, delete_preference.
 Timers: generate_exercise_timer, generate_workout_timers.
 Calendar and plans: schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan,
 prepare_week.
-Progress: get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary.
+Progress: get_training_stats.
 Typical sequences:
 - "Give me a workout" → generate_workout → message_notify_user(artifact_id) → idle.
 - "Swap the second exercise" → swap_exercise → message_notify_user(new artifact_id) → idle.

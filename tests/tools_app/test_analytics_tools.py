@@ -1,5 +1,5 @@
-"""get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary (docs/contracts.md §11.5 (tool list)):
-real figures from the logs, checked against hand-computed values."""
+"""get_training_stats (docs/contracts.md §11.5 (tool list)): its totals, breakdown, trends and summary views over
+one date range, with real figures from the logs checked against hand-computed values."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from datasources_app.formatters import day
 from datasources_app.models import WorkoutLogEntry
 from tests.datasources_app.factories import WorkoutLogEntryFactory, WorkoutLogFactory
 from tests.tools_app.workout_support import Trainee, make_trainee
@@ -82,37 +83,44 @@ def trainee() -> Trainee:
     return make_trainee()
 
 
-@pytest.mark.parametrize(
-    ("name", "start", "done"),
-    [
-        ("get_workout_statistics", "Crunching your numbers...", "Stats ready"),
-        ("get_exercise_breakdown", "Analyzing your exercises...", "Breakdown ready"),
-        ("get_progress_trends", "Checking your progress...", "Trends ready"),
-        ("generate_stats_summary", "Summarizing your training...", "Summary ready"),
-    ],
-)
-def test_analytics_tools_metadata(name: str, start: str, done: str) -> None:
+def run_stats(trainee: Trainee, **args: Any) -> Any:
+    return trainee.run("get_training_stats", args)
+
+
+def label(first: dt.date, last: dt.date) -> str:
+    """The range as the observation names it, e.g. 'Mon 5 Jan – Sun 11 Jan 2026 (7 days)'."""
+    days = (last - first).days + 1
+    return f"{day(first)} – {day(last, with_year=True)} ({days} day{'s' if days != 1 else ''})"
+
+
+def test_stats_tool_metadata() -> None:
     """Status messages as in docs/contracts.md §11.2 (observations and status messages); statistics are full-data observations."""
-    tool = get_tool(name)
+    tool = get_tool("get_training_stats")
     assert (tool.status_start, tool.status_done, tool.category, tool.observation) == (
-        start,
-        done,
+        "Crunching your numbers...",
+        "Stats ready",
         "analytics",
         "full",
     )
 
 
-def test_workout_statistics_over_the_last_30_days(trainee: Trainee) -> None:
-    """2 workouts, 4 exercises, 9 sets, 1440 + 1500 + 1320 = 4260 kg, 30 min, RPE 8, 2 per 30 days."""
+def test_totals_over_the_last_30_days(trainee: Trainee) -> None:
+    """2 workouts, 4 exercises, 9 sets, 1440 + 1500 + 1320 = 4260 kg, 30 min, RPE 8, about 0.5 a week."""
     seed_history(trainee)
-    result = trainee.run("get_workout_statistics", {})
+    result = run_stats(trainee)
     assert result.success, result.formatted
     overview = result.data["overview"]
     assert (overview["workouts"], overview["exercises"], overview["sets"]) == (2, 4, 9)
     assert (overview["total_volume"], overview["total_minutes"], overview["average_rpe"]) == (4260, 30, 8)
-    assert overview["workouts_per_week"] == round(2 / (30 / 7), 2)
+    assert 2 / (30 / 7) <= overview["workouts_per_week"] <= 2 / (29 / 7)
+    today = timezone.localdate()
+    assert result.data["range"] == {
+        "start_date": (today - dt.timedelta(days=29)).isoformat(),
+        "end_date": today.isoformat(),
+        "days": 30,
+    }
     lines = result.raw_formatted.splitlines()
-    assert lines[0] == "Statistics, last 30 days (weights in kg):"
+    assert lines[0] == f"Statistics, {label(today - dt.timedelta(days=29), today)} (weights in kg):"
     assert lines[1] == (
         "2 workouts (0.5/week) on 2 days, 4 exercises, 9 sets, volume 4,260kg, 30 min of cardio/intervals, "
         "average RPE 8"
@@ -124,27 +132,98 @@ def test_workout_statistics_over_the_last_30_days(trainee: Trainee) -> None:
     assert "Best estimated 1RM: Barbell Squat 116.7kg; Bench Press 76kg" in result.raw_formatted
 
 
-def test_workout_statistics_in_pounds_and_seed_001_time_period(db: None) -> None:
+def test_last_week_as_dates_counts_only_those_days_and_names_them(trainee: Trainee) -> None:
+    """start_date..end_date around the bench session 10 days ago: only its 1320 kg, and the range is stated."""
+    seed_history(trainee)
+    today = timezone.localdate()
+    first, last = today - dt.timedelta(days=13), today - dt.timedelta(days=7)
+    result = run_stats(trainee, start_date=first.isoformat(), end_date=last.isoformat())
+    assert result.success, result.formatted
+    overview = result.data["overview"]
+    assert (overview["workouts"], overview["sets"], overview["total_volume"]) == (1, 3, 1320)
+    assert result.data["range"] == {"start_date": first.isoformat(), "end_date": last.isoformat(), "days": 7}
+    assert result.raw_formatted.splitlines()[0] == f"Statistics, {label(first, last)} (weights in kg):"
+    assert "Barbell Squat" not in result.raw_formatted
+
+
+def test_every_view_honours_the_date_range(trainee: Trainee) -> None:
+    """breakdown, trends and summary over the same 7 days see the one bench session only."""
+    seed_history(trainee)
+    today = timezone.localdate()
+    first, last = today - dt.timedelta(days=13), today - dt.timedelta(days=7)
+    dates = {"start_date": first.isoformat(), "end_date": last.isoformat()}
+    breakdown = run_stats(trainee, view="breakdown", **dates)
+    assert [item["name"] for item in breakdown.data["exercises"]] == ["Bench Press"]
+    assert breakdown.raw_formatted.startswith(f"Exercise breakdown, {label(first, last)} (weights in kg):")
+    trends = run_stats(trainee, view="trends", **dates)
+    assert sum(week["volume"] for week in trends.data["weeks"]) == 1320
+    assert f", {label(first, last)}, " in trends.raw_formatted.splitlines()[0]
+    summary = run_stats(trainee, view="summary", **dates)
+    assert summary.raw_formatted.startswith(f"Your training, {label(first, last)}:")
+    assert "- Overview: 1 workouts" in summary.raw_formatted
+
+
+def test_totals_in_pounds_and_seed_001_time_period(db: None) -> None:
     """A pound user sees pounds; time_period 'week' means the last 7 days."""
     trainee = make_trainee(weight_unit="lb")
     seed_history(trainee)
-    result = trainee.run("get_workout_statistics", {"time_period": "week"})
+    result = run_stats(trainee, time_period="week")
     assert result.success, result.formatted
-    assert result.data["scope"] == "last 7 days"
+    assert result.data["range"]["days"] == 7
     assert result.data["overview"]["total_volume"] == round(2940 * 2.20462, 1)
     assert "volume 6,482lb" in result.raw_formatted
 
 
-def test_workout_statistics_without_logs(trainee: Trainee) -> None:
-    """No logs is a successful, explicit 'nothing logged' answer."""
-    result = trainee.run("get_workout_statistics", {"days_back": 14})
-    assert result.success and result.raw_formatted == "No workouts logged in last 14 days."
+def test_totals_without_logs(trainee: Trainee) -> None:
+    """No logs is a successful, explicit 'nothing logged' answer naming the range."""
+    result = run_stats(trainee, days=14)
+    today = timezone.localdate()
+    assert result.success
+    assert result.raw_formatted == f"No workouts logged in {label(today - dt.timedelta(days=13), today)}."
 
 
-def test_exercise_breakdown_for_one_exercise_over_all_history(trainee: Trainee) -> None:
+def test_range_mistakes_are_named(trainee: Trainee) -> None:
+    """days with dates, a start after the end, and a start in the future each fail with what to change."""
+    both = run_stats(trainee, days=7, start_date="2026-01-01")
+    assert not both.success and both.data["error"] == "Give either days or start_date/end_date, not both."
+    backwards = run_stats(trainee, start_date="2026-01-10", end_date="2026-01-03")
+    assert not backwards.success
+    assert backwards.data["error"].startswith("start_date 2026-01-10 is after 2026-01-03")
+    future = (timezone.localdate() + dt.timedelta(days=3)).isoformat()
+    ahead = run_stats(trainee, start_date=future)
+    assert not ahead.success and f"start_date {future} is after today" in ahead.data["error"]
+    not_a_date = run_stats(trainee, start_date="last week")
+    assert not not_a_date.success and "start_date" in not_a_date.data["error"]
+
+
+def test_an_option_of_another_view_is_an_error_naming_the_views_options(trainee: Trainee) -> None:
+    """group_by belongs to breakdown: asking trends for it fails and lists what trends takes."""
+    result = run_stats(trainee, view="trends", group_by="muscle")
+    assert not result.success
+    assert result.data["error"] == (
+        "group_by does not apply to view trends; its options: metric, exercise_name, start_date, end_date, days."
+    )
+    totals = run_stats(trainee, metric="volume")
+    assert not totals.success
+    assert totals.data["error"] == (
+        "metric does not apply to view totals; its options: start_date, end_date, days."
+    )
+
+
+def test_unknown_argument_is_refused_not_answered_for_30_days(trainee: Trainee) -> None:
+    """A misspelt range (from/to) is an error naming it and the accepted arguments, not 30 days of stats."""
+    result = run_stats(trainee, **{"from": "2026-01-01", "to": "2026-01-07"})
+    assert not result.success
+    assert result.data["error"] == (
+        "Invalid arguments for get_training_stats: unknown argument(s) from, to (accepted: view, start_date, "
+        "end_date, days, exercise_name, group_by, metric)"
+    )
+
+
+def test_breakdown_for_one_exercise_over_a_year(trainee: Trainee) -> None:
     """All bench sessions: 3 sessions, 9 sets, 3810 kg; best set 70 × 5 and its e1RM 81.7 kg."""
     seed_history(trainee)
-    result = trainee.run("get_exercise_breakdown", {"exercise_name": "bench press"})
+    result = run_stats(trainee, view="breakdown", exercise_name="bench press", days=365)
     assert result.success, result.formatted
     (bench,) = result.data["exercises"]
     assert (bench["sessions"], bench["sets"], bench["volume"]) == (3, 9, 3810)
@@ -153,23 +232,23 @@ def test_exercise_breakdown_for_one_exercise_over_all_history(trainee: Trainee) 
     assert "best set 70kg × 5, e1RM 81.7kg (70kg × 5)" in result.raw_formatted
 
 
-def test_exercise_breakdown_by_muscle_and_seed_001_breakdown_type(trainee: Trainee) -> None:
+def test_breakdown_by_muscle_and_seed_001_breakdown_type(trainee: Trainee) -> None:
     """group_by (or breakdown_type) muscle gives each muscle's share of the volume proxy."""
     seed_history(trainee)
-    result = trainee.run("get_exercise_breakdown", {"breakdown_type": "muscle", "days_back": 30})
+    result = run_stats(trainee, view="breakdown", breakdown_type="muscle", days=30)
     assert result.success, result.formatted
     shares = {group["name"]: group["share"] for group in result.data["groups"]}
     # The volume proxy: chest 3 + 3 sets = 6; legs 3 squat sets + the run's 30 min / 5 = 9; of 15.
     assert shares == {"Chest": 0.4, "Quadriceps": 0.6}
-    assert result.raw_formatted.startswith("Share of training by muscle, last 30 days:")
+    assert result.raw_formatted.startswith("Share of training by muscle, ")
 
 
-def test_exercise_breakdown_of_an_unknown_exercise_fails_listing_the_logged_ones(trainee: Trainee) -> None:
+def test_breakdown_of_an_unknown_exercise_fails_listing_the_logged_ones(trainee: Trainee) -> None:
     """A name with no logs fails and names the exercises that were logged."""
     seed_history(trainee)
-    result = trainee.run("get_exercise_breakdown", {"exercise_name": "deadlift", "days_back": 30})
+    result = run_stats(trainee, view="breakdown", exercise_name="deadlift", days=30)
     assert not result.success
-    assert "No logged 'deadlift' in last 30 days" in result.data["error"]
+    assert "No logged 'deadlift' in " in result.data["error"]
     assert "Bench Press" in result.data["error"] and "Barbell Squat" in result.data["error"]
 
 
@@ -183,64 +262,59 @@ def weekly_history(trainee: Trainee) -> None:
         log_entry(trainee, when, "Bench Press", [10], [load], rpe=7)
 
 
-def test_progress_trends_weekly_volume_goes_up(trainee: Trainee) -> None:
+def eight_weeks() -> dict[str, str]:
+    """Monday 7 weeks ago through today: 8 calendar weeks, the current one last."""
+    today = timezone.localdate()
+    monday = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=7)
+    return {"start_date": monday.isoformat(), "end_date": today.isoformat()}
+
+
+def test_trends_weekly_volume_goes_up(trainee: Trainee) -> None:
     """8 weeks: 1000 ×4, 2000 ×3, 0 this week: the second half's mean (1500) is 50 % above the first."""
     weekly_history(trainee)
-    result = trainee.run("get_progress_trends", {"weeks": 8})
+    result = run_stats(trainee, view="trends", **eight_weeks())
     assert result.success, result.formatted
     assert [week["volume"] for week in result.data["weeks"]] == [1000] * 4 + [2000] * 3 + [0]
     assert (result.data["direction"], result.data["change"]) == ("up", 0.5)
     assert result.raw_formatted.splitlines()[-1] == "Trend: up +50% (second half of the weeks vs the first)"
 
 
-def test_progress_trends_e1rm_for_one_exercise_with_seed_001_metric(trainee: Trainee) -> None:
+def test_trends_e1rm_for_one_exercise_with_seed_001_metric(trainee: Trainee) -> None:
     """Seed 001's metric 'weight' is the best estimated 1RM: 100 × (1 + 10/30) = 133.3 → 266.7 kg."""
     weekly_history(trainee)
-    result = trainee.run(
-        "get_progress_trends", {"metric": "weight", "exercise_name": "Bench Press", "weeks": 8}
-    )
+    result = run_stats(trainee, view="trends", metric="weight", exercise_name="Bench Press", **eight_weeks())
     assert result.success, result.formatted
     assert result.data["metric"] == "e1rm"
     assert [week["best_estimated_1rm"] for week in result.data["weeks"]][:5] == [133.3] * 4 + [266.7]
     assert result.data["direction"] == "up"
 
 
-def test_progress_trends_failures(trainee: Trainee) -> None:
-    """An exercise not logged in the window fails; an unknown metric is a validation failure."""
+def test_trends_failures(trainee: Trainee) -> None:
+    """An exercise not logged in the range fails; an unknown metric is a validation failure."""
     weekly_history(trainee)
-    missing = trainee.run("get_progress_trends", {"exercise_name": "Deadlift"})
+    missing = run_stats(trainee, view="trends", exercise_name="Deadlift")
     assert not missing.success and "No logged 'Deadlift'" in missing.data["error"]
-    bad_metric = trainee.run("get_progress_trends", {"metric": "reps"})
+    bad_metric = run_stats(trainee, view="trends", metric="reps")
     assert not bad_metric.success and "metric" in bad_metric.data["error"]
 
 
-def test_stats_summary_of_the_week(trainee: Trainee) -> None:
-    """This week against the one before; the squat is a first record, the bench is not (81.7 earlier)."""
+def test_summary_of_the_last_7_days(trainee: Trainee) -> None:
+    """The 7 days against the 7 before; the squat is a first record, the bench is not (81.7 earlier)."""
     seed_history(trainee)
-    result = trainee.run("generate_stats_summary", {"period": "week"})
+    result = run_stats(trainee, view="summary", days=7)
     assert result.success, result.formatted
     text = result.raw_formatted
     assert result.data["summary"] == text
     assert "- Overview: 1 workouts" in text
-    assert "vs previous week: workouts 0%, volume +123%" in text  # 2940 vs 1320 kg
+    assert "vs the 7 days before: workouts 0%, volume +123%" in text  # 2940 vs 1320 kg
     assert "- New personal records: Barbell Squat e1RM 116.7kg (100kg × 5), first record" in text
     assert "Bench Press e1RM" not in text
     assert [record["name"] for record in result.data["personal_records"]] == ["Barbell Squat"]
-    assert "- By muscle: " in text and "- Weekly volume (kg, last 4 weeks)" in text
+    assert "- By muscle: " in text and "- Weekly volume (kg, 4 weeks to " in text
 
 
-def test_stats_summary_sections_and_empty_period(trainee: Trainee) -> None:
-    """include_sections limits the report; a period without workouts says so."""
-    empty = trainee.run("generate_stats_summary", {"time_period": "month"})
+def test_summary_of_an_empty_period(trainee: Trainee) -> None:
+    """A period without workouts says so; seed 001's period 'month' is the last 30 days."""
+    empty = run_stats(trainee, view="summary", period="month")
     assert empty.success and "No workouts logged in this period." in empty.raw_formatted
-    seed_history(trainee)
-    only = trainee.run("generate_stats_summary", {"period": "month", "include_sections": ["top_exercises"]})
-    lines = only.raw_formatted.splitlines()
-    assert len(lines) == 2 and lines[1].startswith("- Top exercises: Bench Press 2× (6 sets)")
-
-
-def test_stats_summary_rejects_unknown_periods_and_sections(trainee: Trainee) -> None:
-    """period and include_sections are enums; both problems are named."""
-    result = trainee.run("generate_stats_summary", {"period": "decade", "include_sections": ["gossip"]})
-    assert not result.success
-    assert "period" in result.data["error"] and "include_sections.0" in result.data["error"]
+    assert empty.data["range"]["days"] == 30

@@ -166,6 +166,13 @@ def test_idle_without_a_reason_fails(ctx: ToolContext) -> None:
     )
 
 
+def test_idle_with_an_unknown_argument_is_refused(ctx: ToolContext) -> None:
+    """idle {reason, foo: 1} does not end the turn: foo is named as unknown, with the accepted reason."""
+    result = execute_tool("idle", {"reason": "done", "foo": 1}, ctx)
+    assert not result.success and not result.terminates_loop
+    assert result.data["error"] == "Invalid arguments for idle: unknown argument(s) foo (accepted: reason)"
+
+
 # --- displayables ----------------------------------------------------------------------------------
 
 

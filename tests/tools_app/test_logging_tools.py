@@ -182,7 +182,7 @@ def test_log_unplanned_catalogue_exercise_takes_muscles_from_the_catalogue(train
 
 
 def test_log_seed_001_spelling_with_load_in_kg_for_a_pound_user(db: None) -> None:
-    """Seed 001's strength type, scalar reps and load_kg are accepted and stored in kg as given."""
+    """Seed 001's strength type, scalar reps and load_kg are accepted; the load is stored in the user's lb."""
     trainee = make_trainee(weight_unit="lb")
     result = trainee.run(
         "log_completed_exercise",
@@ -199,11 +199,10 @@ def test_log_seed_001_spelling_with_load_in_kg_for_a_pound_user(db: None) -> Non
     assert (entry.exercise_type, entry.actual_reps, entry.actual_load_each, entry.load_unit) == (
         "reps",
         [5, 5, 5],
-        [100, 100, 100],
-        "kg",
+        [220, 220, 220],
+        "lb",
     )
-    # Shown in the user's unit.
-    assert "3×5 @ 220.5lb" in result.raw_formatted
+    assert "3×5 @ 220lb" in result.raw_formatted and "(converted 100 kg → 220 lb)" in result.raw_formatted
 
 
 def test_loads_in_another_unit_are_converted_to_the_plans_unit(

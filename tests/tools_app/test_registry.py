@@ -287,6 +287,43 @@ def test_missing_nested_object_describes_its_fields(ctx: ToolContext) -> None:
     )
 
 
+def test_unknown_argument_is_an_error_naming_it_and_the_accepted_ones(ctx: ToolContext) -> None:
+    """An argument the tool does not know fails the call (not dropped), listing the names it accepts."""
+    with registry_override(make_tool("echo")):
+        result = execute_tool("echo", {"message": "hi", "start_date": "2026-01-01", "end_date": "x"}, ctx)
+    assert not result.success
+    assert result.data["error"] == (
+        "Invalid arguments for echo: unknown argument(s) start_date, end_date (accepted: message, count)"
+    )
+
+
+def test_unknown_nested_field_is_named_with_its_path(ctx: ToolContext) -> None:
+    """A field a nested object does not know is named with its path and that object's fields."""
+    args = {
+        "workout": {
+            "title": "T",
+            "intensity": "light",
+            "exercises": [
+                {"exercise_type": "reps", "exercise_name": "Squat", "sets": 3, "reps": [5], "tempo": "3-1-1"}
+            ],
+        }
+    }
+    with registry_override(NESTED_TOOL):
+        result = execute_tool("generate_test_workout", args, ctx)
+    assert not result.success
+    assert result.data["error"] == (
+        "Invalid arguments for generate_test_workout: workout.exercises.0: unknown field(s) tempo "
+        "(accepted: exercise_type, exercise_name, sets, reps)"
+    )
+
+
+def test_aliases_stay_accepted_under_strict_validation(ctx: ToolContext) -> None:
+    """A seed 001 spelling mapped by the tool's aliases is not an unknown argument."""
+    with registry_override(make_tool("echo", aliases={"text": "message"})):
+        result = execute_tool("echo", {"text": "hi", "count": 2}, ctx)
+    assert result.success and result.data == {"message": "hi", "count": 2}
+
+
 @pytest.mark.parametrize(
     ("args", "got"), [(None, "null"), (["hi"], "array"), ("hi", "string"), (3, "number")]
 )

@@ -89,10 +89,7 @@ def test_registry_holds_every_tool_of_the_seeds(registered: list[dict[str, Any]]
         "update_scheduled_workout",
         "delete_scheduled_workout",
         "create_workout_plan",
-        "get_workout_statistics",
-        "get_exercise_breakdown",
-        "get_progress_trends",
-        "generate_stats_summary",
+        "get_training_stats",
     } <= set(names)
 
 

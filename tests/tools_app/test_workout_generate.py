@@ -339,7 +339,6 @@ def test_invalid_workout_lists_every_problem_and_stores_nothing(trainee: Trainee
     result = generate(trainee, workout)
     problems = problems_of(result)
     assert problems == [
-        "exercise 1 'Barbell Row': load_unit lb but the user trains in kg",
         "exercise 1 'Barbell Row': needs barbell, which is not available at Home "
         "(available: bench, bodyweight, dumbbells, resistance_bands)",
         f"exercise 2 'Push-Up': unknown muscle 'Wings' (valid: {', '.join(MUSCLES)})",
@@ -499,10 +498,13 @@ def test_muscles_and_goals_must_not_be_empty(trainee: Trainee) -> None:
     ]
 
 
-def test_distance_must_be_in_the_users_unit(trainee: Trainee) -> None:
-    """A user who measures in km cannot be given miles."""
-    problem = only_problem(generate(trainee, {"exercises": [duration_exercise(1, distance_unit="miles")]}))
-    assert problem == "exercise 1 'Outdoor Run': distance_unit mi but the user measures distance in km"
+def test_a_distance_in_miles_is_stored_in_the_users_km(trainee: Trainee) -> None:
+    """A user who measures in km given 4 miles gets 6.44 km, and the observation says so."""
+    result = generate(trainee, {"exercises": [duration_exercise(1, distance_unit="miles")]})
+    assert result.success, result.formatted
+    (run,) = result.artifact["payload"]["exercises"] if result.artifact else []
+    assert (run["distance"], run["distance_unit"]) == (6.44, "km")
+    assert "Converted to the user's units: Outdoor Run: 4 mi → 6.44 km." in result.raw_formatted
 
 
 def test_catalogue_equipment_is_required_for_known_exercises(trainee: Trainee) -> None:

@@ -242,7 +242,6 @@ def test_swap_validates_the_replacement(trainee: Trainee, generated: dict[str, A
     result = trainee.run("swap_exercise", args)
     assert not result.success
     assert result.data["problems"] == [
-        "exercise 1 'Barbell Curl': load_unit lb but the user trains in kg",
         "exercise 1 'Barbell Curl': needs barbell, which is not available at Home "
         "(available: bench, bodyweight, dumbbells, resistance_bands)",
     ]
@@ -330,13 +329,13 @@ def test_adjust_refuses_unknown_fields_and_empty_adjustments(
 
 
 def test_adjust_revalidates_the_exercise(trainee: Trainee, generated: dict[str, Any]) -> None:
-    """The adjusted exercise must still be valid: per-set counts, units, known muscles."""
-    adjustments = {"sets": 5, "load_unit": "lb", "muscles_utilized": [{"muscle": "Wings", "share": 1}]}
+    """The adjusted exercise must still be valid: per-set counts, known units and muscles."""
+    adjustments = {"sets": 5, "load_unit": "stone", "muscles_utilized": [{"muscle": "Wings", "share": 1}]}
     result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": adjustments})
     assert not result.success
     problems = result.data["problems"]
     assert "exercise 1 'Dumbbell Bench Press': reps has 3 values for 5 sets (one per set)" in problems
-    assert "exercise 1 'Dumbbell Bench Press': load_unit lb but the user trains in kg" in problems
+    assert "exercise 1 'Dumbbell Bench Press': load_unit 'stone' is not kg or lb" in problems
     assert any("unknown muscle 'Wings'" in problem for problem in problems)
     assert stored(trainee) == current_workout_record(generated)
 

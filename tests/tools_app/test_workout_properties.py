@@ -285,8 +285,8 @@ def inject(kind: str, exercise: dict[str, Any], draw_field: str) -> str:
         exercise["equipment"] = [*exercise.get("equipment", []), EXCLUDED_EQUIPMENT]
         return f"uses {EXCLUDED_EQUIPMENT}, excluded by the user's preference"
     assert kind == "wrong_unit"
-    exercise["load_unit"] = "lb"
-    return "load_unit lb but the user trains in kg"
+    exercise["load_unit"] = "stone"
+    return "load_unit 'stone' is not kg or lb"
 
 
 @settings(max_examples=40)

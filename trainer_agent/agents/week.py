@@ -27,6 +27,7 @@ from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
 from sessions_app.models import AgentSession, EventType
 from sessions_app.services import record_usage
 from tools_app.plan_builder import WEEKDAYS, week_dates
+from tools_app.unit_conversion import workout_in_user_units
 from tools_app.workout_validation import fill_implements
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
@@ -144,13 +145,17 @@ def _prepare_day(
     context = {"user_id": item.user_id, "scheduled_workout_id": item.pk}
     agent_id = "workout_structure"
     try:
-        workout = run_subagent(
+        structure = run_subagent(
             agent_id,
             input={"markdown": markdown, "title": item.title, "location_id": location_id},
             user_id=item.user_id,
             sink=sink,
             callback_context=context,
-        ).output.model_dump(mode="json", exclude_none=True)
+        ).output
+        # Loads or distances in the user's other unit are stored converted to theirs.
+        workout = workout_in_user_units(structure, user_id=item.user_id)[0].model_dump(
+            mode="json", exclude_none=True
+        )
         fill_implements(workout["exercises"])  # a pair's load reads "each hand" in the message and the app
         agent_id = "workout_message"
         message = run_subagent(

@@ -1224,13 +1224,13 @@ def stats_call(view: StatsView, *, days: int, exercise: str | None = None) -> tu
     volume and best set; trends: week by week (one exercise's best estimated 1RM when named, else volume).
     """
     if view == "breakdown":
-        return "get_exercise_breakdown", {"days_back": days, "group_by": "exercise"}
+        return "get_training_stats", {"view": "breakdown", "days": days, "group_by": "exercise"}
     if view == "trends":
-        arguments: dict[str, Any] = {"weeks": max(2, min(52, round(days / 7)))}
+        arguments: dict[str, Any] = {"view": "trends", "days": max(14, min(364, days))}
         if exercise:
             arguments |= {"metric": "e1rm", "exercise_name": exercise}
-        return "get_progress_trends", arguments
-    return "get_workout_statistics", {"days_back": days}
+        return "get_training_stats", arguments
+    return "get_training_stats", {"view": "totals", "days": days}
 
 
 def _for_the_user(text: str) -> str:

@@ -225,7 +225,7 @@ def test_the_exercise_breakdown_counts_both_hands_and_says_its_best_set_is_per_h
     log_tool(chat, {"exercise_name": "Barbell Curl", "sets": 3, "reps": [10] * 3, "load_each": [30] * 3})
 
     result = execute_tool(
-        "get_exercise_breakdown", {}, ToolContext(user_id=chat.user_id, session=chat.session())
+        "get_training_stats", {"view": "breakdown"}, ToolContext(user_id=chat.user_id, session=chat.session())
     )
 
     assert result.success, result.formatted

@@ -99,12 +99,12 @@ def test_a_barbell_at_home_is_refused(demo: DemoUser) -> None:
     assert [e["exercise_name"] for e in current(demo.user_id)] == ["Dumbbell Bench Press"]
 
 
-def test_pounds_for_a_kg_user_are_refused(demo: DemoUser) -> None:
+def test_pounds_for_a_kg_user_are_converted_to_kg(demo: DemoUser) -> None:
     pounds = {**BENCH, "load_each": [45, 45, 50], "load_unit": "lb"}
-    result = run_scripted(demo.user_id, "chest", generate(pounds), generate(BENCH), NOTIFY, IDLE)
-    errors = failed_results(result, "generate_workout")
-    assert len(errors) == 1 and "lb" in errors[0] and "kg" in errors[0]
-    assert all(e["load_unit"] == "kg" for e in current(demo.user_id))
+    result = run_scripted(demo.user_id, "chest", generate(pounds), NOTIFY, IDLE)
+    assert failed_results(result, "generate_workout") == []
+    (stored,) = current(demo.user_id)
+    assert (stored["load_each"], stored["load_unit"]) == ([20.5, 20.5, 22.5], "kg")
 
 
 def test_a_disliked_exercise_and_its_variations_are_refused(demo: DemoUser) -> None:
@@ -168,7 +168,7 @@ def test_a_copied_heavy_prescription_is_re_derived_for_the_new_exercise() -> Non
     assert_prescription_fits(new)
 
 
-def test_harder_says_what_changed_and_a_pound_adjustment_is_refused(demo: DemoUser) -> None:
+def test_harder_says_what_changed_and_a_pound_adjustment_is_converted(demo: DemoUser) -> None:
     run_scripted(demo.user_id, "chest", generate(BENCH, FLY), NOTIFY, IDLE)
     result = run_scripted(
         demo.user_id, "harder", ("adjust_exercise", {"exercise_id": "2", "change": "harder"}), NOTIFY, IDLE
@@ -176,15 +176,18 @@ def test_harder_says_what_changed_and_a_pound_adjustment_is_refused(demo: DemoUs
     adjusted = next(a for a in result.actions if a.tool == "adjust_exercise")
     summary = adjusted.result["data"]["change_summary"]
     assert summary.startswith("Dumbbell Fly:") and "3→4 sets" in summary and "10→12.5 kg each hand" in summary
-    bad = run_scripted(
+    heavier = run_scripted(
         demo.user_id,
         "heavier",
         ("adjust_exercise", {"exercise_id": "1", "load_each": [50, 50, 50], "load_unit": "lb"}),
         NOTIFY,
         IDLE,
     )
-    assert "lb" in failed_results(bad, "adjust_exercise")[0]
-    assert current(demo.user_id)[0]["load_each"] == [20, 20, 22.5]
+    assert failed_results(heavier, "adjust_exercise") == []
+    assert (current(demo.user_id)[0]["load_each"], current(demo.user_id)[0]["load_unit"]) == (
+        [22.5] * 3,
+        "kg",
+    )
 
 
 def test_an_injury_told_as_a_preference_protects_against_a_deadlift_at_the_gym(demo: DemoUser) -> None:

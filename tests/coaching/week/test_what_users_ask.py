@@ -193,12 +193,12 @@ ASKS = [
     Ask("What's on this week?", "fetch_data", _first_day_shown, (_with_plan,)),
     Ask("what's on sunday?", "fetch_data", _nothing_that_day, (_with_plan,)),
     # What was logged, and progress.
-    Ask("What did I log this week?", "get_exercise_breakdown", _lists_the_logged_sets, (_logged_legs,)),
-    Ask("what did I do last week", "get_exercise_breakdown", _lists_the_logged_sets, (_logged_legs,)),
-    Ask("show me my logs", "get_exercise_breakdown", _lists_the_logged_sets, (_logged_legs,)),
-    Ask("What did I log this week?", "get_exercise_breakdown", _nothing_logged),
-    Ask("how am I progressing on squats", "get_progress_trends", _squat_trend, (_logged_legs,)),
-    Ask("how am I doing this month?", "get_workout_statistics", _totals, (_logged_legs,)),
+    Ask("What did I log this week?", "get_training_stats", _lists_the_logged_sets, (_logged_legs,)),
+    Ask("what did I do last week", "get_training_stats", _lists_the_logged_sets, (_logged_legs,)),
+    Ask("show me my logs", "get_training_stats", _lists_the_logged_sets, (_logged_legs,)),
+    Ask("What did I log this week?", "get_training_stats", _nothing_logged),
+    Ask("how am I progressing on squats", "get_training_stats", _squat_trend, (_logged_legs,)),
+    Ask("how am I doing this month?", "get_training_stats", _totals, (_logged_legs,)),
     # HIIT, conditioning, cardio intervals.
     Ask("Give me a HIIT conditioning workout", "generate_workout", _conditioning_circuit, (_healthy,)),
     Ask("tabata", "generate_workout", _conditioning_circuit, (_healthy,)),

@@ -182,8 +182,8 @@ def test_progress_question_reads_statistics_then_answers_with_numbers(demo: Demo
     """ "How am I doing this month" calls a statistics tool, then summarises real numbers for the user."""
     demo.trained_legs(hours_ago=30)
     result = demo.run("how am I doing this month")
-    assert tools_of(result) == ["get_workout_statistics", "message_notify_user", "idle"]
-    assert result.actions[0].args == {"days_back": 30}
+    assert tools_of(result) == ["get_training_stats", "message_notify_user", "idle"]
+    assert result.actions[0].args == {"view": "totals", "days": 30}
     message = result.response["messages"][0]
     assert "1 workout" in message and "15 sets" in message
 
