@@ -108,7 +108,7 @@ class PrepareWeekInput(BaseModel):
         default=None,
         ge=1,
         le=MAX_WEEKS,
-        description="1 = the plan's first; default this week, or the next when none of this week is left.",
+        description="Default this week, or the next when none of it is left.",
     )
     plan_id: str | None = Field(default=None, description="Default the active plan.")
 
@@ -449,9 +449,9 @@ CREATE_WORKOUT_PLAN = register(
     Tool(
         name="create_workout_plan",
         description=(
-            "Create a multi-week plan toward a goal (strength, muscle, endurance, fat loss, fitness) with "
-            "progressive overload and deload weeks; every session goes on the calendar and week 1 is "
-            "prepared. It becomes the active plan; an earlier one is archived."
+            "Create a multi-week plan toward a goal with progressive overload and deload weeks; its sessions "
+            "go on the calendar and week 1 is prepared. It becomes the active plan; an earlier one is "
+            "archived."
         ),
         input_model=CreateWorkoutPlanInput,
         handler=create_workout_plan,

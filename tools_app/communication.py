@@ -110,8 +110,7 @@ MESSAGE_ASK_USER = register(
     Tool(
         name="message_ask_user",
         description=(
-            "Ask the user a question and stop until they answer, only when you cannot go on without it. Offer"
-            " short options when the answer is one of a few."
+            "Ask the user a question and stop until they answer, only when you cannot go on without it."
         ),
         input_model=AskUserInput,
         handler=ask_user,

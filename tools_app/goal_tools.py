@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import selectors, services
-from datasources_app.catalog import MUSCLES
 from datasources_app.formatters import number, percent
 from datasources_app.models import MilestoneGoal, MilestoneStatus
 from tools_app.formatting import summary
@@ -37,7 +36,7 @@ class SetGoalsInput(BaseModel):
         default=None, description='e.g. {"Strength": "Compound lifts"}.'
     )
     muscle_goals: dict[str, Weight] | None = Field(
-        default=None, description="Weight per muscle: " + ", ".join(MUSCLES) + "."
+        default=None, description="Weight per muscle, of the 16 muscles."
     )
 
     @model_validator(mode="before")

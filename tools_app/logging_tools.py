@@ -163,9 +163,8 @@ ExerciseRef = Annotated[
 class LogCompletedExerciseInput(ExercisePerformance):
     exercise_id: ExerciseRef | None = Field(default=None, description=_WORKOUT_EXERCISE)
     exercise_name: str | None = Field(default=None, description="For an exercise not in the current workout.")
-    exercise_type: ExerciseType | None = Field(
-        default=None, description="Only for an exercise not in the catalogue."
-    )
+    # Inferred from the values given for an exercise the catalogue does not know: accepted, not advertised.
+    exercise_type: SkipJsonSchema[ExerciseType | None] = None
     muscles: list[str] | None = Field(default=None, description="Only for an exercise not in the catalogue.")
     # Muscles and goals with shares, as in generate_workout: accepted, not advertised.
     muscles_utilized: SkipJsonSchema[list[MuscleShare] | None] = None

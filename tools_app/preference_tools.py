@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from django.utils import timezone
 from pydantic import BaseModel, Field, StringConstraints, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import selectors, services
 from datasources_app.catalog import EQUIPMENT_SLUGS
@@ -45,11 +46,10 @@ SEED_001_CATEGORIES = (
 class SetPreferenceInput(BaseModel):
     description: NonEmptyText = Field(description="In the user's words.")
     guidance: NonEmptyText = Field(description="How it changes the workouts you create.")
-    preference_type: Literal["permanent", "temporary"] | None = Field(
-        default=None, description="Inferred from expires_at and delete_after_use when omitted."
-    )
+    # Follows from expires_at and delete_after_use, so not advertised; still accepted (seed 000).
+    preference_type: SkipJsonSchema[Literal["permanent", "temporary"] | None] = None
     category: str | None = Field(
-        default=None, description=", ".join(SEED_001_CATEGORIES) + " (default general)."
+        default=None, description="e.g. injury, equipment, time, exercise (default general)."
     )
     exclude_exercises: list[str] | None = Field(default=None, description="Exercise names, e.g. ['Burpee'].")
     exclude_equipment: list[str] | None = Field(
@@ -57,7 +57,7 @@ class SetPreferenceInput(BaseModel):
     )
     expires_at: str | None = Field(
         default=None,
-        description="A future ISO date (holds through that day) or date-time (no offset: the user's time zone).",
+        description="A future ISO date (through that day) or date-time, in the user's time zone.",
     )
     delete_after_use: bool = False
 

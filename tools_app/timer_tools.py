@@ -75,7 +75,7 @@ class TimerFields(BaseModel):
         default=None,
         ge=0,
         validation_alias=AliasChoices("rest_sec", "rest_seconds"),
-        description="Between sets (default 60) or after each round.",
+        description="Default 60 between sets.",
     )
     instruction: str | None = Field(
         default=None, min_length=1, description="Shown to the user, e.g. '10 reps at the top of each minute'."
@@ -120,7 +120,7 @@ class TimerExercise(TimerFields):
 class ExerciseTimerInput(TimerFields):
     exercise_id: str | None = Field(
         default=None,
-        description="Id (ex_...) or order number in the current workout; other fields then change its timer.",
+        description="Id or order number in the current workout; other fields then change its timer.",
     )
     prepare_sec: int = Field(default=DEFAULT_PREPARE_SEC, ge=0, le=600)
 
@@ -560,9 +560,9 @@ GENERATE_EXERCISE_TIMER = register(
     Tool(
         name="generate_exercise_timer",
         description=(
-            "Create a countdown timer for one exercise of the current workout (exercise_id), or a "
-            "free-standing one (exercise_name, exercise_type and its numbers): sets with rest, holds, "
-            "intervals, EMOM or AMRAP. Deliver the artifact_id with message_notify_user."
+            "Create a countdown timer for one exercise of the current workout (exercise_id), or a free-"
+            "standing one (exercise_name, exercise_type and its numbers). Deliver the artifact_id with "
+            "message_notify_user."
         ),
         input_model=ExerciseTimerInput,
         handler=generate_exercise_timer,

@@ -182,8 +182,9 @@ class ExerciseGroup(BaseModel):
     id: str = Field(description="Shared by the group's exercises.")
     type: str = Field(json_schema_extra={"enum": list(GROUP_TYPES)})
     position: IntMin1 = Field(description="1..k within the group.")
-    name: str | None = Field(default=None, description="First exercise only.")
-    rounds: IntMin1 | None = Field(default=None, description="First exercise only.")
+    # name and rounds go on the group's first exercise only (the system prompt says so).
+    name: str | None = None
+    rounds: IntMin1 | None = None
     rest_between_rounds_sec: IntMin0 | None = None
 
     @field_validator("type", mode="before")
@@ -205,29 +206,30 @@ class ExerciseFields(BaseModel):
     )
     muscles_utilized: list[MuscleShare] = Field(
         validation_alias=AliasChoices("muscles_utilized", "muscles"),
-        description="Of the 16 muscles; shares sum to 1.",
+        description="Shares sum to 1.",
     )
     goals_addressed: list[GoalShare] = Field(
         validation_alias=AliasChoices("goals_addressed", "goals"),
         description="Shares sum to 1.",
     )
-    reasoning: str = Field(description="Why this exercise, one sentence.")
+    reasoning: str = Field(description="One sentence.")
     equipment: list[str] | None = Field(
         default=None,
-        description="Slugs, e.g. ['dumbbells', 'bench']; [] for bodyweight; omit for a catalogue exercise.",
+        description="Slugs; [] for bodyweight; omit for a catalogue exercise.",
     )
     # reps
     sets: IntMin1 | None = None
     reps: list[IntMin1] | None = Field(default=None, description="One per set, e.g. [10, 10, 8].")
     load_each: list[FloatMin0] | None = Field(default=None, description="One per set, in the user's unit.")
-    load_unit: str | None = Field(default=None, json_schema_extra={"enum": ["kg", "lb"]})
+    # Always the user's unit (validation refuses another), filled in when omitted: not advertised.
+    load_unit: SkipJsonSchema[str | None] = None
     rest_sec: IntMin0 | None = Field(default=None, description="Between sets, or after each round.")
     # hold
     hold_sec: list[IntMin1] | None = Field(default=None, description="One per set.")
     # duration
     duration_min: float | None = Field(default=None, json_schema_extra={"minimum": 0})
     distance: float | None = Field(default=None, json_schema_extra={"minimum": 0})
-    distance_unit: str | None = Field(default=None, json_schema_extra={"enum": ["km", "mi"]})
+    distance_unit: SkipJsonSchema[str | None] = None
     target_pace: str | None = Field(default=None, description="e.g. '5:30/km'.")
     # intervals
     rounds: IntMin1 | None = None
@@ -297,7 +299,7 @@ class Workout(BaseModel):
     exercises: list[Exercise] = Field(min_length=1)
     # Computed from the exercises when omitted, so not advertised.
     summary: SkipJsonSchema[WorkoutSummary | None] = None
-    auto_start: bool = Field(default=False, description="Start it on the user's device now.")
+    auto_start: bool = False
 
     @field_validator("title", mode="after")
     @classmethod
@@ -440,7 +442,7 @@ class CompletedExercise(BaseModel):
     exercise_name: str | None = Field(
         default=None,
         validation_alias=AliasChoices("exercise_name", "name"),
-        description="For an exercise that was not planned.",
+        description="For an unplanned exercise.",
     )
     sets: IntMin1 | None = None
     reps: list[IntMin1] | None = None

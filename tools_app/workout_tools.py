@@ -104,6 +104,9 @@ class GenerateWorkoutInput(BaseModel):
         return data
 
 
+_PER_SET = "One per set."
+
+
 # The exercise to replace, and optionally the replacement's name and changes to its prescription. Seed 001's
 # `new_exercise` (a whole exercise, as in generate_workout) is still accepted but not advertised: a name is
 # enough, since the tool prescribes the replacement itself. (No docstring: pydantic would send it to the model.)
@@ -122,9 +125,9 @@ class SwapExerciseInput(BaseModel):
     muscles: list[str] | None = Field(default=None, description="Only for a name not in the catalogue.")
     # Checked with the rest of the replacement (tools_app.workout_validation), so no bounds advertised here.
     sets: int | None = None
-    reps: list[int] | None = None
-    load_each: list[float] | None = None
-    hold_sec: list[int] | None = None
+    reps: list[int] | None = Field(default=None, description=_PER_SET)
+    load_each: list[float] | None = Field(default=None, description=_PER_SET)
+    hold_sec: list[int] | None = Field(default=None, description=_PER_SET)
     duration_min: float | None = None
     rounds: int | None = None
     work_sec: int | None = None
@@ -168,8 +171,7 @@ class AdjustExerciseInput(BaseModel):
     exercise_id: ExerciseRef
     adjustments: dict[str, Any] = Field(
         default_factory=dict,
-        description='Exercise fields and new values, e.g. {"sets": 4, "reps": [8, 8, 8, 8]} or {"order": 1}; '
-        "not exercise_type.",
+        description='e.g. {"sets": 4, "reps": [8, 8, 8, 8]} or {"order": 1}; not exercise_type.',
     )
     change: Literal["harder", "easier"] | None = Field(
         default=None,
@@ -1141,9 +1143,8 @@ SWAP_EXERCISE = register(
     Tool(
         name="swap_exercise",
         description=(
-            "Replace one exercise of the current workout. The tool prescribes the replacement (named, or "
-            "picked to fit the user when omitted); sets, reps, load_each, hold_sec, duration_min, rounds, "
-            "work_sec, rest_sec override its prescription. Deliver the new artifact with message_notify_user."
+            "Replace one exercise of the current workout; the tool prescribes the replacement, and the "
+            "prescription fields you give override it. Deliver the new artifact with message_notify_user."
         ),
         input_model=SwapExerciseInput,
         handler=swap_exercise,

@@ -53,7 +53,7 @@ def check_portable_schema(name: str, schema: dict[str, Any], description: str) -
     assert not keys & {"$ref", "$defs", "definitions"}, f"{name} schema is not self-contained"
     for required in schema.get("required", []):
         assert required in schema["properties"], f"{name}: required {required} is not a property"
-    named = set(re.findall(r"[a-z_]+", description))
+    named = set(re.findall(r"\w+", description))
     required = set(schema.get("required", []))
     for field, node in schema["properties"].items():
         # Required and structured (list, object) arguments are explained, by their own description or by the
