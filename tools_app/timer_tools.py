@@ -10,7 +10,9 @@ A timer is a list of phases with durations the client counts down:
     transition      the change to the next exercise (transition_sec, default 30 s)
 
 So a reps exercise lasts prepare + Σ reps×3 + (sets-1) × rest, a hold one prepare + Σ holds + (sets-1) × rest,
-intervals prepare + rounds × (work + rest), and a duration exercise prepare + minutes × 60. In a workout,
+intervals prepare + rounds × (work + rest), a duration exercise prepare + minutes × 60, an EMOM rounds × work_sec
+(default 60 s: on the minute, the rest of the interval to recover) and an AMRAP one block of its minutes; an
+`instruction` ("10 reps at the top of each minute") is shown on the timer and its work phases. In a workout,
 the exercises of a superset, circuit or giant set run back to back, one set each per round, with
 between_rounds rest after every round but the last. Every call creates an artifact of type "timer"
 (`payload.timers`, each with `phases` and `total_duration_sec`) to deliver with message_notify_user.
