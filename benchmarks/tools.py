@@ -257,7 +257,7 @@ def build_cases(ctx: Any) -> list[Case]:
             "swap_exercise",
             lambda: {
                 "exercise_id": "2",
-                "new_exercise": {**demo_workout()["exercises"][1], "exercise_name": "Diamond Push-Up"},
+                "replacement_name": "Diamond Push-Up",
             },
             before=restore_workout,
         ),

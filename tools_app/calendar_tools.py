@@ -62,72 +62,47 @@ class _AcceptsSeed001ScheduleFields(BaseModel):
         return data
 
 
+_SCHEDULED_ID = "From the scheduled_workouts data."
+
+
 class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
-    date: dt.date = Field(
-        description="Day of the workout, ISO date in the user's calendar, e.g. '2026-01-20'."
-    )
-    time: dt.time | None = Field(default=None, description="Start time, e.g. '18:00'.")
-    title: NonEmptyText = Field(
-        description="What kind of workout, e.g. 'Upper Body Strength', 'Easy 5K run'."
-    )
-    duration_minutes: int | None = Field(
-        default=None, ge=1, le=600, description="Expected length in minutes."
-    )
-    notes: str | None = Field(default=None, description="Focus areas or reminders.")
+    date: dt.date = Field(description="In the user's calendar, today or later.")
+    time: dt.time | None = None
+    title: NonEmptyText = Field(description="e.g. 'Upper Body Strength', 'Easy 5K run'.")
+    duration_minutes: int | None = Field(default=None, ge=1, le=600)
+    notes: str | None = None
     workout: dict[str, Any] | None = Field(
-        default=None,
-        description='Optional pre-planned workout, e.g. {"exercises": [...]} as in generate_workout.',
+        default=None, description='e.g. {"exercises": [...]} as in generate_workout.'
     )
 
 
 class UpdateScheduledWorkoutInput(_AcceptsSeed001ScheduleFields):
-    workout_id: NonEmptyText = Field(
-        description="The scheduled workout's id, from the scheduled_workouts data."
-    )
-    date: dt.date | None = Field(default=None, description="New day (ISO date).")
-    time: dt.time | None = Field(default=None, description="New start time, e.g. '07:30'.")
-    title: str | None = Field(default=None, description="New title.")
-    duration_minutes: int | None = Field(default=None, ge=1, le=600, description="New length in minutes.")
-    notes: str | None = Field(default=None, description="New notes (replaces the old ones).")
-    workout: dict[str, Any] | None = Field(default=None, description="New pre-planned workout.")
-    status: Literal["scheduled", "completed", "skipped", "cancelled"] | None = Field(
-        default=None, description="Mark it completed, skipped or cancelled (or back to scheduled)."
-    )
+    workout_id: NonEmptyText = Field(description=_SCHEDULED_ID)
+    date: dt.date | None = None
+    time: dt.time | None = None
+    title: str | None = None
+    duration_minutes: int | None = Field(default=None, ge=1, le=600)
+    notes: str | None = None
+    workout: dict[str, Any] | None = None
+    status: Literal["scheduled", "completed", "skipped", "cancelled"] | None = None
 
 
 class DeleteScheduledWorkoutInput(BaseModel):
-    workout_id: NonEmptyText = Field(
-        description="The scheduled workout's id, from the scheduled_workouts data."
-    )
+    workout_id: NonEmptyText = Field(description=_SCHEDULED_ID)
 
 
 class CreateWorkoutPlanInput(BaseModel):
-    name: NonEmptyText = Field(description="Name of the plan, e.g. '12-Week Strength Block'.")
-    goal: NonEmptyText = Field(
-        description="What the user wants to achieve, in their words (e.g. 'run a 5K under 25 min', 'get "
-        "stronger', 'build muscle'); it decides the kind of plan."
-    )
-    weeks: int = Field(
-        default=DEFAULT_PLAN_WEEKS, ge=1, le=MAX_WEEKS, description="How many weeks (default 12)."
-    )
+    name: NonEmptyText = Field(description="e.g. '12-Week Strength Block'.")
+    goal: NonEmptyText = Field(description="In the user's words, e.g. 'run a 5K under 25 min'.")
+    weeks: int = Field(default=DEFAULT_PLAN_WEEKS, ge=1, le=MAX_WEEKS)
     days_per_week: int | None = Field(
-        default=None,
-        ge=1,
-        le=7,
-        description="Training days per week (default 3, or as many as preferred_days).",
+        default=None, ge=1, le=7, description="Default 3, or len(preferred_days)."
     )
-    start_date: dt.date | None = Field(
-        default=None, description="First day (ISO date); default the coming Monday (today if it is Monday)."
-    )
-    preferred_days: list[str] | None = Field(
-        default=None, description="Weekdays to train on, e.g. ['Monday', 'Wednesday', 'Friday']."
-    )
-    deload_weeks: list[int] | None = Field(
-        default=None, description="Weeks with reduced load; default every 5th week (5 and 10 of 12)."
-    )
+    start_date: dt.date | None = Field(default=None, description="Default the coming Monday.")
+    preferred_days: list[str] | None = Field(default=None, description="e.g. ['Monday', 'Thursday'].")
+    deload_weeks: list[int] | None = Field(default=None, description="Default every 5th week.")
     location: str | None = Field(
-        default=None,
-        description="Name or id of the user's location it is for (its equipment); default current.",
+        default=None, description="A location's name or id; default the current one."
     )
 
 
@@ -136,10 +111,9 @@ class PrepareWeekInput(BaseModel):
         default=None,
         ge=1,
         le=MAX_WEEKS,
-        description="Plan week to prepare (1 = the plan's first week); default the current week, or the next "
-        "one when this week has no sessions left.",
+        description="Default this week, or the next when none of it is left.",
     )
-    plan_id: str | None = Field(default=None, description="Default: the user's active plan.")
+    plan_id: str | None = Field(default=None, description="Default the active plan.")
 
 
 def _failure(message: str) -> ToolOutcome:
@@ -433,11 +407,7 @@ def _plan_text(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> str:
 SCHEDULE_WORKOUT = register(
     Tool(
         name="schedule_workout",
-        description=(
-            "Put a workout on the user's calendar for a day (today or later), optionally at a time. "
-            'Example: {"date": "2026-01-20", "time": "18:00", "title": "Upper Body Strength", '
-            '"duration_minutes": 45}. Returns its id for update_scheduled_workout / delete_scheduled_workout.'
-        ),
+        description=("Put a workout on the user's calendar for a day, optionally at a time."),
         input_model=ScheduleWorkoutInput,
         handler=schedule_workout,
         category="calendar",
@@ -453,8 +423,7 @@ UPDATE_SCHEDULED_WORKOUT = register(
     Tool(
         name="update_scheduled_workout",
         description=(
-            "Change a scheduled workout: move it (date, time), rename it, change its length, notes or "
-            "workout, or mark it completed, skipped or cancelled. Give only the fields that change."
+            "Change a scheduled workout (give only what changes), or mark it completed, skipped or cancelled."
         ),
         input_model=UpdateScheduledWorkoutInput,
         handler=update_scheduled_workout,
@@ -475,7 +444,7 @@ UPDATE_SCHEDULED_WORKOUT = register(
 DELETE_SCHEDULED_WORKOUT = register(
     Tool(
         name="delete_scheduled_workout",
-        description="Remove a scheduled workout from the user's calendar by its id.",
+        description=("Remove a scheduled workout from the user's calendar."),
         input_model=DeleteScheduledWorkoutInput,
         handler=delete_scheduled_workout,
         category="calendar",
@@ -491,11 +460,8 @@ PREPARE_WEEK = register(
     Tool(
         name="prepare_week",
         description=(
-            "Prepare a week of the user's active plan: each training day becomes a full workout (validated like "
-            "generate_workout, fitted to the plan's progression and the user's recent training) and a short "
-            "message, stored on the calendar. Runs in the background; the days show as ready in "
-            "scheduled_workouts. create_workout_plan already prepares week 1. "
-            'Example: {"week": 2}; {} prepares the current week.'
+            "Prepare a week of the active plan in the background: each training day becomes a full workout "
+            "and a short message on the calendar. create_workout_plan already prepares week 1."
         ),
         input_model=PrepareWeekInput,
         handler=prepare_week,
@@ -511,13 +477,9 @@ CREATE_WORKOUT_PLAN = register(
     Tool(
         name="create_workout_plan",
         description=(
-            "Create a multi-week training plan toward a goal (strength, muscle, endurance such as a 5K, fat "
-            "loss or general fitness): a split for the days per week, progressive overload week to week, "
-            "and deload weeks (every 5th week by default). Every session goes on the user's calendar, and "
-            "week 1's workouts and messages are prepared in the background (prepare_week does later weeks). "
-            "It becomes the active plan; an earlier active plan is archived. "
-            'Example: {"name": "12-Week Strength", "goal": "get stronger at squat and bench", "weeks": 12, '
-            '"days_per_week": 3}.'
+            "Create a multi-week plan toward a goal with progressive overload and deload weeks; its sessions "
+            "go on the calendar and week 1 is prepared. It becomes the active plan; an earlier one is "
+            "archived."
         ),
         input_model=CreateWorkoutPlanInput,
         handler=create_workout_plan,

@@ -21,26 +21,23 @@ NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_lengt
 
 
 class NotifyUserInput(BaseModel):
-    message: NonEmptyText = Field(description="The message shown to the user (markdown allowed).")
+    message: NonEmptyText = Field(description="Markdown allowed.")
     artifact_id: str | None = Field(
-        default=None,
-        description="ID of an artifact created earlier in this session (e.g. 'art_3f9a1c'), to deliver "
-        "it to the user together with the message.",
+        default=None, description="An artifact of this session, e.g. 'art_3f9a1c'."
     )
     # Seed 001: displayable ids to show ('workout_1', 'ex_001', 'art_…').
     attachments: SkipJsonSchema[list[str] | None] = None
 
 
 class AskUserInput(BaseModel):
-    question: NonEmptyText = Field(description="The question to ask the user.")
+    question: NonEmptyText
     options: list[NonEmptyText] | None = Field(
-        default=None,
-        description="Suggested answers the user can pick with one tap, e.g. ['30 min', '45 min', '60 min'].",
+        default=None, description="One-tap answers, e.g. ['30 min', '45 min']."
     )
 
 
 class IdleInput(BaseModel):
-    reason: NonEmptyText = Field(description="Why the work is finished, in a few words.")
+    reason: NonEmptyText = Field(description="A few words.")
 
 
 def notify_user(args: NotifyUserInput, ctx: ToolContext) -> ToolOutcome:
@@ -97,10 +94,8 @@ MESSAGE_NOTIFY_USER = register(
     Tool(
         name="message_notify_user",
         description=(
-            "Send a message to the user without waiting for a reply: answers, progress, results. "
-            "To show a workout you created, pass its artifact_id; otherwise the user never sees it. "
-            'Example: {"message": "Here is your 30-minute upper-body session.", "artifact_id": "art_3f9a1c"}. '
-            "Returns ok, or a warning when the artifact id is unknown."
+            "Send the user a message without waiting for a reply. Pass artifact_id to show a workout, timer "
+            "or plan you created; otherwise the user never sees it."
         ),
         input_model=NotifyUserInput,
         handler=notify_user,
@@ -115,9 +110,7 @@ MESSAGE_ASK_USER = register(
     Tool(
         name="message_ask_user",
         description=(
-            "Ask the user a question and stop until they answer. Use it only when you cannot proceed "
-            "without their input (missing information, a choice, a confirmation). Offer short options "
-            "when the answer is one of a few. The answer arrives as the next user message."
+            "Ask the user a question and stop until they answer, only when you cannot go on without it."
         ),
         input_model=AskUserInput,
         handler=ask_user,
@@ -133,8 +126,8 @@ IDLE = register(
     Tool(
         name="idle",
         description=(
-            "Signal that every task for this request is done; the loop stops until the user writes "
-            "again. Always deliver your results with message_notify_user first."
+            "Stop until the user writes again, once every task is done and delivered with "
+            "message_notify_user."
         ),
         input_model=IdleInput,
         handler=go_idle,

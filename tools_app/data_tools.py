@@ -21,12 +21,9 @@ SourceName = Annotated[str, Field(json_schema_extra={"enum": source_names()})]
 
 
 class FetchDataInput(BaseModel):
-    sources: list[SourceName] = Field(
-        min_length=1, description='The data sources to load, e.g. ["workout_history", "muscle_goals"].'
-    )
+    sources: list[SourceName] = Field(min_length=1)
     params: dict[str, dict[str, Any]] | None = Field(
-        default=None,
-        description='Parameters per source, e.g. {"workout_history": {"days_back": 30, "limit": 5}}.',
+        default=None, description='Per source, e.g. {"workout_history": {"days_back": 30}}.'
     )
 
     @model_validator(mode="before")
@@ -47,10 +44,8 @@ class FetchDataInput(BaseModel):
 
 
 class SetCurrentLocationInput(BaseModel):
-    location_id: str | None = Field(default=None, description="ID (UUID) of the location; preferred.")
-    location_name: str | None = Field(
-        default=None, description="Name of the location (case-insensitive), when the id is not known."
-    )
+    location_id: str | None = Field(default=None, description="Preferred.")
+    location_name: str | None = None
 
 
 def fetch_data(args: FetchDataInput, ctx: ToolContext) -> ToolOutcome:
@@ -158,13 +153,12 @@ def set_current_location(args: SetCurrentLocationInput, ctx: ToolContext) -> Too
     return ToolOutcome(success=True, data={"location": location}, text=text)
 
 
-def _sources_with_params() -> str:
-    """'workout_history(limit, days_back), user_profile, ...' from the data-source registry."""
+def _source_params() -> str:
+    """'workout_history(limit, days_back), ...' from the data-source registry: the sources that take params."""
     return ", ".join(
         f"{source.name}({', '.join(source.params.model_fields)})"
-        if source.params.model_fields
-        else source.name
         for source in all_sources()
+        if source.params.model_fields
     )
 
 
@@ -172,10 +166,8 @@ FETCH_DATA = register(
     Tool(
         name="fetch_data",
         description=(
-            "Load more of the user's data into the conversation when what you have is not enough, several "
-            'sources in one call, e.g. {"sources": ["workout_history", "muscle_goals"], "params": '
-            '{"workout_history": {"days_back": 30}}}. Each source comes back as compact text. '
-            f"Sources (params): {_sources_with_params()}."
+            "Load more of the user's data when what you have is not enough, several sources per call. "
+            f"Params: {_source_params()}."
         ),
         input_model=FetchDataInput,
         handler=fetch_data,
@@ -191,10 +183,7 @@ FETCH_DATA = register(
 SET_CURRENT_LOCATION = register(
     Tool(
         name="set_current_location",
-        description=(
-            "Switch the location the user trains at now; workouts then use its equipment. Give location_id "
-            "(preferred) or location_name (case-insensitive)."
-        ),
+        description=("Switch the location the user trains at now; workouts then use its equipment."),
         input_model=SetCurrentLocationInput,
         handler=set_current_location,
         category="location",

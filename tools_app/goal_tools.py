@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import selectors, services
-from datasources_app.catalog import MUSCLES
 from datasources_app.formatters import number, percent
 from datasources_app.models import MilestoneGoal, MilestoneStatus
 from tools_app.formatting import summary
@@ -28,20 +27,16 @@ Weight = Annotated[float, Field(ge=0)]
 
 
 class SetGoalsInput(BaseModel):
-    goal_type: Literal["category", "muscle"] = Field(description="Which goals to replace.")
+    goal_type: Literal["category", "muscle"]
     category_goals: dict[str, Weight] | None = Field(
         default=None,
-        description="goal_type 'category': weight per category, any names you choose, e.g. "
-        '{"Strength": 50, "Zone 2 Cardio": 30, "Mobility": 20}. Replaces all category goals.',
+        description='Weight per category, any names, e.g. {"Strength": 50, "Zone 2 Cardio": 50}.',
     )
     category_descriptions: dict[str, str] | None = Field(
-        default=None, description='Optional: what each category means, e.g. {"Strength": "Compound lifts"}.'
+        default=None, description='e.g. {"Strength": "Compound lifts"}.'
     )
     muscle_goals: dict[str, Weight] | None = Field(
-        default=None,
-        description="goal_type 'muscle': weight per muscle, names from the 16 muscles ("
-        + ", ".join(MUSCLES)
-        + '), e.g. {"Chest": 30, "Back": 30, "Quadriceps": 40}. Replaces all muscle goals.',
+        default=None, description="Weight per muscle, of the 16 muscles."
     )
 
     @model_validator(mode="before")
@@ -67,27 +62,21 @@ class SetGoalsInput(BaseModel):
 
 
 class CreateMilestoneInput(BaseModel):
-    title: NonEmptyText = Field(
-        description="What the user wants to reach, e.g. 'Run a 5K' or 'Bench 100 kg'."
-    )
-    target_value: float = Field(gt=0, description="The number that means done, e.g. 5 or 100.")
-    unit: str | None = Field(default=None, description="Unit of the values, e.g. 'km', 'kg', 'min'.")
-    metric: str | None = Field(
-        default=None, description="What is measured, e.g. 'bench press 1RM', '5K time'."
-    )
-    current_value: float | None = Field(default=None, ge=0, description="Where the user is now (default 0).")
-    deadline: date | None = Field(default=None, description="Target date (ISO date, e.g. '2026-06-01').")
+    title: NonEmptyText = Field(description="e.g. 'Bench 100 kg'.")
+    target_value: float = Field(gt=0)
+    unit: str | None = Field(default=None, description="e.g. 'kg', 'km', 'min'.")
+    metric: str | None = Field(default=None, description="e.g. 'bench press 1RM', '5K time'.")
+    current_value: float | None = Field(default=None, ge=0)
+    deadline: date | None = None
 
 
 class UpdateMilestoneInput(BaseModel):
-    milestone_id: NonEmptyText = Field(description="The milestone's id, from the milestone_goals data.")
+    milestone_id: NonEmptyText = Field(description="From the milestone_goals data.")
     current_value: float | None = Field(default=None, ge=0, description="Progress so far.")
-    status: Literal["active", "achieved", "abandoned"] | None = Field(
-        default=None, description="'achieved' when reached, 'abandoned' to drop it."
-    )
-    target_value: float | None = Field(default=None, gt=0, description="A new target.")
-    deadline: date | None = Field(default=None, description="A new target date (ISO date).")
-    title: str | None = Field(default=None, description="A new title.")
+    status: Literal["active", "achieved", "abandoned"] | None = None
+    target_value: float | None = Field(default=None, gt=0)
+    deadline: date | None = None
+    title: str | None = None
     # Seed 001's milestone table spells the title goal_name.
     goal_name: SkipJsonSchema[str | None] = None
 
@@ -206,10 +195,8 @@ SET_GOALS = register(
     Tool(
         name="set_goals",
         description=(
-            "Replace the user's category goals or muscle goals (one goal type per call). Look at the current "
-            "goals with fetch_data first. Give weights as percentages or fractions; they are normalised to "
-            'sum to 100%. Example: {"goal_type": "category", "category_goals": {"Strength": 55, "Cardio": 25, '
-            '"Flexibility": 20}}. Muscle names must be among the 16 muscles.'
+            "Replace the user's category or muscle goals (goal_type; see the current ones first). Weights are"
+            " normalised to 100%."
         ),
         input_model=SetGoalsInput,
         handler=set_goals,
@@ -225,9 +212,8 @@ CREATE_MILESTONE_GOAL = register(
     Tool(
         name="create_milestone_goal",
         description=(
-            "Start tracking a measurable target the user names (e.g. run 5 km, bench 100 kg, by a date). "
-            'Example: {"title": "Bench 100 kg", "metric": "bench press 1RM", "target_value": 100, '
-            '"unit": "kg", "current_value": 80, "deadline": "2026-06-01"}.'
+            "Track a measurable target the user names (target_value, e.g. bench 100 kg), optionally by a "
+            "deadline."
         ),
         input_model=CreateMilestoneInput,
         handler=create_milestone_goal,
@@ -243,10 +229,7 @@ CREATE_MILESTONE_GOAL = register(
 UPDATE_MILESTONE_GOAL = register(
     Tool(
         name="update_milestone_goal",
-        description=(
-            "Record progress on a milestone (current_value), change its target or deadline, or close it "
-            "(status 'achieved' or 'abandoned'). Use the id from the milestone_goals data."
-        ),
+        description=("Record progress on a milestone, change its target or deadline, or close it."),
         input_model=UpdateMilestoneInput,
         handler=update_milestone_goal,
         category="goals",

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 
 from django.utils import timezone
 from pydantic import BaseModel, BeforeValidator, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
@@ -102,33 +103,23 @@ def per_set_values(value: Any, sets: Any) -> Any:
     return value
 
 
+# What the user did for one exercise; omitted values count as done as planned. (No docstring on input models:
+# pydantic would send it to the model.)
 class ExercisePerformance(BaseModel):
-    """What the user did for one exercise; omitted values count as done as planned."""
-
-    sets: int | None = Field(default=None, ge=1, description="Sets done.")
-    reps: list[Annotated[int, Field(ge=0)]] | None = Field(
-        default=None, description="Reps done, one number per set, e.g. [10, 10, 8]."
-    )
+    sets: int | None = Field(default=None, ge=1)
+    reps: list[Annotated[int, Field(ge=0)]] | None = Field(default=None, description="One per set.")
     load_each: list[Annotated[float, Field(ge=0)]] | None = Field(
-        default=None,
-        description="Load per set, e.g. [60, 60, 57.5]; for a pair of dumbbells the weight of each one; "
-        "omit for bodyweight.",
+        default=None, description="One per set; each dumbbell of a pair."
     )
-    load_unit: Literal["kg", "lb"] | None = Field(
-        default=None, description="Unit of load_each; default the user's weight unit."
-    )
-    hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(
-        default=None, description="Seconds held, one number per set."
-    )
-    duration_min: float | None = Field(default=None, ge=0, description="Minutes of continuous work.")
-    distance: float | None = Field(default=None, ge=0, description="Distance covered.")
-    distance_unit: Literal["km", "mi"] | None = Field(
-        default=None, description="Unit of distance; default the user's distance unit."
-    )
-    rounds: int | None = Field(default=None, ge=1, description="Interval rounds done.")
-    work_sec: int | None = Field(default=None, ge=1, description="Seconds of work per interval round.")
-    rpe: float | None = Field(default=None, ge=1, le=10, description="Effort felt, 1-10.")
-    notes: str | None = Field(default=None, description="Anything the user said about it.")
+    load_unit: Literal["kg", "lb"] | None = None
+    hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(default=None, description="One per set.")
+    duration_min: float | None = Field(default=None, ge=0)
+    distance: float | None = Field(default=None, ge=0)
+    distance_unit: Literal["km", "mi"] | None = None
+    rounds: int | None = Field(default=None, ge=1)
+    work_sec: int | None = Field(default=None, ge=1)
+    rpe: float | None = Field(default=None, ge=1, le=10)
+    notes: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -158,6 +149,8 @@ class ExercisePerformance(BaseModel):
         }
 
 
+_WORKOUT_EXERCISE = "Id (ex_...) or order number in the current workout."
+
 ExerciseRef = Annotated[
     str,
     BeforeValidator(
@@ -168,36 +161,23 @@ ExerciseRef = Annotated[
 
 
 class LogCompletedExerciseInput(ExercisePerformance):
-    exercise_id: ExerciseRef | None = Field(
-        default=None,
-        description="Id (e.g. 'ex_7f8a9b') or order number of the exercise in the current workout; its "
-        "planned values become the targets.",
-    )
-    exercise_name: str | None = Field(
-        default=None, description="Name of the exercise, when it is not in the current workout."
-    )
-    exercise_type: ExerciseType | None = Field(
-        default=None,
-        description="reps | hold | duration | intervals; taken from the workout or catalogue when omitted.",
-    )
-    muscles_utilized: list[MuscleShare] | None = Field(
-        default=None, description="For an exercise outside the workout and catalogue: muscles worked."
-    )
-    goals_addressed: list[GoalShare] | None = Field(
-        default=None, description="For an exercise outside the workout: goals served."
-    )
+    exercise_id: ExerciseRef | None = Field(default=None, description=_WORKOUT_EXERCISE)
+    exercise_name: str | None = Field(default=None, description="For an exercise not in the current workout.")
+    # Inferred from the values given for an exercise the catalogue does not know: accepted, not advertised.
+    exercise_type: SkipJsonSchema[ExerciseType | None] = None
+    muscles: list[str] | None = Field(default=None, description="Only for an exercise not in the catalogue.")
+    # Muscles and goals with shares, as in generate_workout: accepted, not advertised.
+    muscles_utilized: SkipJsonSchema[list[MuscleShare] | None] = None
+    goals_addressed: SkipJsonSchema[list[GoalShare] | None] = None
 
 
 class MarkExerciseCompleteInput(ExercisePerformance):
-    exercise_id: ExerciseRef = Field(
-        description="Id (e.g. 'ex_7f8a9b') or order number of the exercise in the current workout."
-    )
+    exercise_id: ExerciseRef = Field(description=_WORKOUT_EXERCISE)
 
 
 class UndoLoggedExerciseInput(BaseModel):
     exercise_id: ExerciseRef = Field(
-        description="The log entry id (UUID) returned when it was logged, or the id of a completed "
-        "exercise of the current workout (e.g. 'ex_7f8a9b')."
+        description="The log entry id returned when it was logged, or the current workout's exercise id."
     )
 
 
@@ -485,7 +465,8 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
         performance=args,
         exercise_name=name,
         exercise_type=args.exercise_type,
-        muscles=[item.model_dump() for item in args.muscles_utilized or ()],
+        muscles=[item.model_dump() for item in args.muscles_utilized or ()]
+        or [{"muscle": canonical_muscle(name) or name.strip(), "share": 1.0} for name in args.muscles or ()],
         goals=[item.model_dump() for item in args.goals_addressed or ()],
     )
     if isinstance(entry, str):
@@ -543,19 +524,13 @@ def undo_logged_exercise(args: UndoLoggedExerciseInput, ctx: ToolContext) -> Too
     return ToolOutcome(success=True, data=data, text=confirmation("removed", note=entry.exercise_name))
 
 
-_PERFORMANCE_HELP = (
-    "Give what was actually done (sets, reps[], load_each[] with load_unit, hold_sec[], duration_min, "
-    "distance, rounds, work_sec, rpe); values you omit count as done as planned."
-)
-
 LOG_COMPLETED_EXERCISE = register(
     Tool(
         name="log_completed_exercise",
         description=(
-            "Log one exercise the user just did to their history, now. For an exercise of the current "
-            "workout give its exercise_id (its plan becomes the target and it is ticked off); otherwise "
-            "give exercise_name and what was done. " + _PERFORMANCE_HELP + " Returns the log entry id "
-            'for undo_logged_exercise. Example: {"exercise_name": "Push-Up", "sets": 3, "reps": [15, 12, 10]}.'
+            "Log one exercise the user just did: one of the current workout (exercise_id; its plan is the "
+            "target and it is ticked off) or any other (exercise_name). Give what was done; omitted values "
+            "count as planned. Returns the entry id for undo_logged_exercise."
         ),
         input_model=LogCompletedExerciseInput,
         handler=log_completed_exercise,
@@ -572,9 +547,8 @@ MARK_EXERCISE_COMPLETE = register(
     Tool(
         name="mark_exercise_complete",
         description=(
-            "Tick off one exercise of the current workout as done and log it. Its planned values are "
-            "logged as done unless you give what was actually done (sets, reps[], load_each[] with "
-            "load_unit, hold_sec[], duration_min, distance, rounds, work_sec) and rpe."
+            "Tick off one exercise of the current workout as done and log it, as planned unless you give "
+            "what was actually done."
         ),
         input_model=MarkExerciseCompleteInput,
         handler=mark_exercise_complete,
@@ -591,9 +565,7 @@ UNDO_LOGGED_EXERCISE = register(
     Tool(
         name="undo_logged_exercise",
         description=(
-            "Delete a logged exercise from the user's history, e.g. when it was logged by mistake. Give the "
-            "log entry id returned when it was logged, or the current workout's exercise id; that exercise "
-            "is then open again."
+            "Delete a logged exercise from the user's history; a ticked-off workout exercise is open again."
         ),
         input_model=UndoLoggedExerciseInput,
         handler=undo_logged_exercise,

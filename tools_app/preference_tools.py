@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from django.utils import timezone
 from pydantic import BaseModel, Field, StringConstraints, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import selectors, services
 from datasources_app.catalog import EQUIPMENT_SLUGS
@@ -48,31 +49,22 @@ SEED_001_CATEGORIES = (
 
 
 class SetPreferenceInput(BaseModel):
-    description: NonEmptyText = Field(description="What the user wants or does not want, in their words.")
-    guidance: NonEmptyText = Field(description="How this should change the workouts you create.")
-    preference_type: Literal["permanent", "temporary"] | None = Field(
-        default=None,
-        description="permanent: until deleted; temporary: ends at expires_at or after the next workout "
-        "(delete_after_use). Inferred from those two fields when omitted.",
-    )
+    description: NonEmptyText = Field(description="In the user's words.")
+    guidance: NonEmptyText = Field(description="How it changes the workouts you create.")
+    # Follows from expires_at and delete_after_use, so not advertised; still accepted (seed 000).
+    preference_type: SkipJsonSchema[Literal["permanent", "temporary"] | None] = None
     category: str | None = Field(
-        default=None,
-        description="What it is about: " + ", ".join(SEED_001_CATEGORIES) + " (default general).",
+        default=None, description="e.g. injury, equipment, time, exercise (default general)."
     )
-    exclude_exercises: list[str] | None = Field(
-        default=None, description="Exercise names never to program while this holds, e.g. ['Burpee']."
-    )
+    exclude_exercises: list[str] | None = Field(default=None, description="Exercise names, e.g. ['Burpee'].")
     exclude_equipment: list[str] | None = Field(
-        default=None, description="Equipment slugs not to use while this holds, e.g. ['barbell']."
+        default=None, description="Equipment slugs, e.g. ['barbell']."
     )
     expires_at: str | None = Field(
         default=None,
-        description="When it ends: ISO 8601 date-time (e.g. '2026-01-27T18:00:00Z'; without an offset, "
-        "the user's time zone) or date (the preference holds through that day). Must be in the future.",
+        description="A future ISO date (through that day) or date-time, in the user's time zone.",
     )
-    delete_after_use: bool = Field(
-        default=False, description="True for a one-off request that applies to the next workout only."
-    )
+    delete_after_use: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -126,7 +118,7 @@ _UNIT_SPELLINGS = {
 
 
 class DeletePreferenceInput(BaseModel):
-    preference_id: NonEmptyText = Field(description="The preference's id, from the active_preferences data.")
+    preference_id: NonEmptyText = Field(description="From the active_preferences data.")
 
 
 def _failure(message: str) -> ToolOutcome:
@@ -269,12 +261,9 @@ SET_PREFERENCE = register(
     Tool(
         name="set_preference",
         description=(
-            "Save something the user wants you to respect in workouts: dislikes, injuries to work around, "
-            "time or intensity wishes. Decide from their words whether it is permanent, temporary until a "
-            "date (expires_at), or for the next workout only (delete_after_use). Put exercises or equipment "
-            'to avoid in exclude_exercises / exclude_equipment so workouts are checked. Example: {"category": '
-            '"injury", "description": "Sore shoulder", "guidance": "No overhead pressing", '
-            '"exclude_exercises": ["Overhead Press"], "expires_at": "2026-01-27"}.'
+            "Save what the user wants respected in workouts (dislikes, injuries, time or intensity). From "
+            "their words: permanent, until a date (expires_at), or next workout only (delete_after_use). List"
+            " what to avoid in exclude_exercises / exclude_equipment so workouts are checked."
         ),
         input_model=SetPreferenceInput,
         handler=set_preference,
@@ -289,7 +278,7 @@ SET_PREFERENCE = register(
 DELETE_PREFERENCE = register(
     Tool(
         name="delete_preference",
-        description="Delete one of the user's preferences by its id (listed in the active_preferences data).",
+        description=("Delete one of the user's preferences."),
         input_model=DeletePreferenceInput,
         handler=delete_preference,
         category="preferences",

@@ -10,7 +10,9 @@ A timer is a list of phases with durations the client counts down:
     transition      the change to the next exercise (transition_sec, default 30 s)
 
 So a reps exercise lasts prepare + Σ reps×3 + (sets-1) × rest, a hold one prepare + Σ holds + (sets-1) × rest,
-intervals prepare + rounds × (work + rest), and a duration exercise prepare + minutes × 60. In a workout,
+intervals prepare + rounds × (work + rest), a duration exercise prepare + minutes × 60, an EMOM rounds × work_sec
+(default 60 s: on the minute, the rest of the interval to recover) and an AMRAP one block of its minutes; an
+`instruction` ("10 reps at the top of each minute") is shown on the timer and its work phases. In a workout,
 the exercises of a superset, circuit or giant set run back to back, one set each per round, with
 between_rounds rest after every round but the last. Every call creates an artifact of type "timer"
 (`payload.timers`, each with `phases` and `total_duration_sec`) to deliver with message_notify_user.
@@ -20,10 +22,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic import AliasChoices, BaseModel, BeforeValidator, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app.formatters import number
-from tools_app.logging_tools import ExerciseType, exercise_type_from_any, per_set_values
+from tools_app.logging_tools import exercise_type_from_any, per_set_values
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_schema import Exercise, ExerciseGroup
@@ -46,41 +49,46 @@ _WORKOUT_EXERCISE_FIELDS = frozenset(Exercise.model_fields) | {"id", "exercise_s
 PhaseType = Literal["prepare", "work", "hold", "rest", "between_sets", "between_rounds", "transition"]
 
 
-class TimerExercise(BaseModel):
-    """An exercise to time: its type and the fields that type uses (as in generate_workout)."""
+def _timer_type(value: Any) -> Any:
+    return exercise_type_from_any(value)
 
-    exercise_name: str = Field(
-        min_length=1,
-        validation_alias=AliasChoices("exercise_name", "name"),
-        description="Name of the exercise.",
+
+TimerType = Annotated[
+    Literal["reps", "hold", "duration", "intervals", "emom", "amrap"], BeforeValidator(_timer_type)
+]
+
+
+# The fields of a timer (no docstrings on these models: pydantic would send them to the model). The few numbers
+# each type reads: reps: sets, reps, rest_sec; hold: sets, hold_sec, rest_sec; duration: duration_min;
+# intervals: rounds, work_sec, rest_sec; emom: rounds (minutes), work_sec (default 60); amrap: duration_min.
+# Load and group are read from a workout's exercises and accepted on input, not advertised.
+class TimerFields(BaseModel):
+    exercise_name: str | None = Field(
+        default=None, min_length=1, validation_alias=AliasChoices("exercise_name", "name")
     )
-    exercise_type: ExerciseType = Field(
+    exercise_type: TimerType | None = Field(
+        default=None,
         validation_alias=AliasChoices("exercise_type", "type"),
-        description="reps | hold | duration | intervals.",
+        description="emom: rounds (minutes) of work_sec (default 60); amrap: duration_min.",
     )
-    sets: int | None = Field(default=None, ge=1, description="reps/hold: number of sets.")
-    reps: list[Annotated[int, Field(ge=1)]] | None = Field(
-        default=None, description="reps: reps per set, e.g. [10, 10, 8]."
-    )
-    load_each: list[Annotated[float, Field(ge=0)]] | None = Field(
-        default=None, description="reps: load per set, shown on the timer."
-    )
-    load_unit: Literal["kg", "lb"] | None = Field(default=None, description="Unit of load_each.")
-    hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(
-        default=None, description="hold: seconds per hold, one per set."
-    )
-    duration_min: float | None = Field(default=None, gt=0, description="duration: minutes.")
-    rounds: int | None = Field(default=None, ge=1, description="intervals: rounds.")
-    work_sec: int | None = Field(default=None, ge=1, description="intervals: seconds of work per round.")
+    sets: int | None = Field(default=None, ge=1)
+    reps: list[Annotated[int, Field(ge=1)]] | None = Field(default=None, description="One per set.")
+    hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(default=None, description="One per set.")
+    duration_min: float | None = Field(default=None, gt=0)
+    rounds: int | None = Field(default=None, ge=1)
+    work_sec: int | None = Field(default=None, ge=1)
     rest_sec: int | None = Field(
         default=None,
         ge=0,
         validation_alias=AliasChoices("rest_sec", "rest_seconds"),
-        description="Rest between sets (reps, hold; default 60) or after each round (intervals).",
+        description="Default 60 between sets.",
     )
-    group: ExerciseGroup | None = Field(
-        default=None, description="As in generate_workout, for supersets and circuits."
+    instruction: str | None = Field(
+        default=None, min_length=1, description="Shown to the user, e.g. '10 reps at the top of each minute'."
     )
+    load_each: SkipJsonSchema[list[Annotated[float, Field(ge=0)]] | None] = None
+    load_unit: SkipJsonSchema[Literal["kg", "lb"] | None] = None
+    group: SkipJsonSchema[ExerciseGroup | None] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -110,44 +118,36 @@ class TimerExercise(BaseModel):
                 data["work_sec"] = seconds
         return data
 
+    def given(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
 
-class ExerciseTimerInput(BaseModel):
+
+class TimerExercise(TimerFields):
+    exercise_name: str = Field(min_length=1, validation_alias=AliasChoices("exercise_name", "name"))
+    exercise_type: TimerType = Field(validation_alias=AliasChoices("exercise_type", "type"))
+
+
+class ExerciseTimerInput(TimerFields):
     exercise_id: str | None = Field(
         default=None,
-        description="Id (e.g. 'ex_7f8a9b') or order number of an exercise of the current workout.",
+        description="Id or order number in the current workout; other fields then change its timer.",
     )
-    exercise: TimerExercise | None = Field(
-        default=None, description="The exercise to time, when it is not in the current workout."
-    )
-    prepare_sec: int = Field(
-        default=DEFAULT_PREPARE_SEC, ge=0, le=600, description="Countdown before it starts."
-    )
+    prepare_sec: int = Field(default=DEFAULT_PREPARE_SEC, ge=0, le=600)
 
     @model_validator(mode="before")
     @classmethod
-    def _accept_top_level_exercise(cls, data: Any) -> Any:
-        """Seed 001 passes the exercise's fields at the top level."""
-        if isinstance(data, dict) and "exercise" not in data and ("exercise_name" in data or "name" in data):
-            keep = {"exercise_id", "prepare_sec"}
-            return {
-                **{key: value for key, value in data.items() if key in keep},
-                "exercise": {key: value for key, value in data.items() if key not in keep},
-            }
+    def _accept_a_nested_exercise(cls, data: Any) -> Any:
+        """An `exercise` object (this tool's earlier form) is the same fields, nested."""
+        if isinstance(data, dict) and isinstance(data.get("exercise"), dict):
+            return {**{k: v for k, v in data.items() if k != "exercise"}, **data["exercise"]}
         return data
 
 
 class WorkoutTimersInput(BaseModel):
-    exercises: list[TimerExercise] | None = Field(
-        default=None,
-        min_length=1,
-        description="The exercises in order; omit to time the current workout (groups included).",
-    )
-    prepare_sec: int = Field(
-        default=DEFAULT_PREPARE_SEC, ge=0, le=600, description="Countdown before the start."
-    )
-    transition_sec: int = Field(
-        default=DEFAULT_TRANSITION_SEC, ge=0, le=600, description="Time to change to the next exercise."
-    )
+    # Exercises to time instead of the current workout: accepted (seed 001), not advertised.
+    exercises: SkipJsonSchema[list[TimerExercise] | None] = Field(default=None, min_length=1)
+    prepare_sec: int = Field(default=DEFAULT_PREPARE_SEC, ge=0, le=600)
+    transition_sec: int = Field(default=DEFAULT_TRANSITION_SEC, ge=0, le=600)
 
 
 def _failure(message: str) -> ToolOutcome:
@@ -187,9 +187,11 @@ def exercise_problems(exercise: dict[str, Any]) -> list[str]:
         "hold": ("hold_sec",),
         "duration": ("duration_min",),
         "intervals": ("rounds", "work_sec"),
+        "emom": ("rounds",),
+        "amrap": ("duration_min",),
     }.get(str(kind))
     if needs is None:
-        return [f"exercise_type must be reps, hold, duration or intervals, not {kind!r}"]
+        return [f"exercise_type must be reps, hold, duration, intervals, emom or amrap, not {kind!r}"]
     missing = [field for field in needs if not exercise.get(field)]
     return [f"type {kind} needs {', '.join(missing)}"] if missing else []
 
@@ -221,9 +223,16 @@ def set_phases(exercise: dict[str, Any], set_number: int, sets: int) -> list[dic
         return [
             _phase("hold", hold, f"{name} - Hold {set_number}/{sets}", f"hold {hold}s", set_number=set_number)
         ]
+    instruction = str(exercise.get("instruction") or "")
     if kind == "duration":
         minutes = float(exercise["duration_min"])
-        return [_phase("work", minutes * 60, name, f"{number(minutes)} min")]
+        return [_phase("work", minutes * 60, name, instruction or f"{number(minutes)} min")]
+    if kind == "amrap":
+        minutes = float(exercise["duration_min"])
+        detail = instruction or "as many rounds as possible"
+        return [_phase("work", minutes * 60, f"{name} - AMRAP {number(minutes)} min", detail)]
+    if kind == "emom":
+        return _emom_phases(exercise, instruction)
     rounds = int(exercise["rounds"])
     work = int(exercise["work_sec"])
     rest = int(exercise.get("rest_sec") or 0)
@@ -242,6 +251,25 @@ def set_phases(exercise: dict[str, Any], set_number: int, sets: int) -> list[dic
                 )
             )
     return phases
+
+
+def _emom_phases(exercise: dict[str, Any], instruction: str) -> list[dict[str, Any]]:
+    """Every minute (or every work_sec) on the minute: the work, and the rest of the interval to recover."""
+    name = exercise["exercise_name"]
+    rounds = int(exercise["rounds"])
+    interval = int(exercise.get("work_sec") or 60)
+    reps = _per_set(exercise.get("reps"), rounds)
+    unit = "Minute" if interval == 60 else "Interval"
+    return [
+        _phase(
+            "work",
+            interval,
+            f"{name} - {unit} {round_number}/{rounds}",
+            instruction or (f"{reps[round_number - 1]} reps" if reps else f"every {interval}s"),
+            round_number=round_number,
+        )
+        for round_number in range(1, rounds + 1)
+    ]
 
 
 def exercise_phases(exercise: dict[str, Any]) -> list[dict[str, Any]]:
@@ -309,6 +337,7 @@ def _timer(
     phases: list[dict[str, Any]],
     exercise_ids: list[str],
     exercises: list[str],
+    instruction: str = "",
 ) -> dict[str, Any]:
     timer: dict[str, Any] = {
         "exercise_name": name,
@@ -316,6 +345,8 @@ def _timer(
         "total_duration_sec": sum(phase["duration_sec"] for phase in phases),
         "phases": phases,
     }
+    if instruction:
+        timer["instruction"] = instruction
     if exercise_ids:
         timer["exercise_ids"] = exercise_ids
     if len(exercises) > 1:
@@ -361,6 +392,7 @@ def workout_timers(
                 phases=lead + body,
                 exercise_ids=[str(member["id"]) for member in block if member.get("id")],
                 exercises=names,
+                instruction="" if grouped else str(first.get("instruction") or ""),
             )
         )
     return timers
@@ -416,14 +448,45 @@ def _timed_exercise(exercise: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_REST_PHASES = frozenset({"rest", "between_sets", "between_rounds"})
+
+
+def segment_lines(phases: list[dict[str, Any]]) -> list[str]:
+    """The phases as a few lines for the model: a line per segment (a set, round or block with the rest after
+    it), identical consecutive segments counted once ('3× work 30s: 10 reps, rest 90s')."""
+    segments: list[str] = []
+    for phase in phases:
+        if phase["phase_type"] in _REST_PHASES and segments:
+            segments[-1] += f", rest {phase['duration_sec']}s"
+            continue
+        said = phase["detail"] not in ("", f"{phase['phase_type']} {phase['duration_sec']}s")
+        detail = f": {phase['detail']}" if said and phase["phase_type"] not in _REST_PHASES else ""
+        label = phase["cue"] if phase["phase_type"] in ("prepare", "transition") else phase["phase_type"]
+        segments.append(f"{label} {phase['duration_sec']}s{detail}")
+    lines: list[str] = []
+    count = 0
+    for index, segment in enumerate(segments):
+        count += 1
+        if index + 1 < len(segments) and segments[index + 1] == segment:
+            continue
+        lines.append(f"  {count}× {segment}" if count > 1 else f"  {segment}")
+        count = 0
+    return lines
+
+
 # --- Handlers --------------------------------------------------------------------------------------------------
 def generate_exercise_timer(args: ExerciseTimerInput, ctx: ToolContext) -> ToolOutcome:
-    """Build the phases of one exercise's timer."""
+    """Build the phases of one exercise's timer: an exercise of the current workout (the fields given
+    change its timer), or one described by the fields alone."""
+    given = args.given()
+    given.pop("prepare_sec", None)
     if args.exercise_id:
+        given.pop("exercise_id")
         workout = load_current_workout(ctx)
         if workout is None:
             return _failure(
-                f"No active workout, so there is no exercise '{args.exercise_id}'. Give `exercise` instead."
+                f"No active workout, so there is no exercise '{args.exercise_id}'. Describe the timer with "
+                "exercise_name and exercise_type instead."
             )
         exercises = workout_exercises(workout)
         index = find_exercise(exercises, args.exercise_id)
@@ -434,30 +497,34 @@ def generate_exercise_timer(args: ExerciseTimerInput, ctx: ToolContext) -> ToolO
             return _failure(
                 f"Exercise '{args.exercise_id}' is not in the current workout. Exercises: {listing}."
             )
-        exercise = _timed_exercise(exercises[index])
-    elif args.exercise is not None:
-        exercise = args.exercise.model_dump()
+        exercise = {**_timed_exercise(exercises[index]), **given}
+    elif args.exercise_name and args.exercise_type:
+        exercise = given
     else:
-        return _failure("Give exercise_id (an exercise of the current workout) or exercise.")
+        return _failure(
+            "Give exercise_id (an exercise of the current workout), or exercise_name and exercise_type."
+        )
     problems = exercise_problems(exercise)
     if problems:
         return _failure(f"No timer for {exercise.get('exercise_name')}: {'; '.join(problems)}.")
-    lead = (
-        [_phase("prepare", args.prepare_sec, f"Get ready: {exercise['exercise_name']}")]
-        if args.prepare_sec
-        else []
-    )
+    name = str(exercise["exercise_name"])
+    lead = [_phase("prepare", args.prepare_sec, f"Get ready: {name}")] if args.prepare_sec else []
     timer = _timer(
-        name=str(exercise["exercise_name"]),
+        name=name,
         exercise_type=str(exercise["exercise_type"]),
         phases=lead + exercise_phases(exercise),
         exercise_ids=[str(exercise["id"])] if exercise.get("id") else [],
-        exercises=[str(exercise["exercise_name"])],
+        exercises=[name],
+        instruction=str(exercise.get("instruction") or ""),
     )
-    artifact = timer_artifact(title=f"{timer['exercise_name']} timer", timers=[timer])
+    artifact = timer_artifact(title=f"{name} timer", timers=[timer])
     total = timer["total_duration_sec"]
-    lines = [f"Timer {artifact['artifact_id']}: {timer['exercise_name']}, total {clock(total)} ({total}s)"]
-    lines += [f"  {phase['phase_type']} {phase['duration_sec']}s {phase['cue']}" for phase in timer["phases"]]
+    lines = [
+        f"Timer {artifact['artifact_id']}: {name} ({timer['exercise_type']}), total {clock(total)} ({total}s)"
+    ]
+    if timer.get("instruction"):
+        lines.append(f"  shown: {timer['instruction']}")
+    lines += segment_lines(timer["phases"])
     lines.append(_deliver(artifact["artifact_id"]))
     data = {"artifact_id": artifact["artifact_id"], "timer": timer, "total_duration_sec": total}
     return ToolOutcome(success=True, data=data, text="\n".join(lines), artifact=artifact)
@@ -489,10 +556,7 @@ def generate_workout_timers(args: WorkoutTimersInput, ctx: ToolContext) -> ToolO
     artifact = timer_artifact(title=title, timers=timers)
     total = artifact["payload"]["total_duration_sec"]
     lines = [f"Timers {artifact['artifact_id']}: {len(timers)} timers, total {clock(total)} ({total}s)"]
-    lines += [
-        f"  {timer['exercise_name']}: {timer['total_duration_sec']}s ({len(timer['phases'])} phases)"
-        for timer in timers
-    ]
+    lines += [f"  {timer['exercise_name']}: {clock(timer['total_duration_sec'])}" for timer in timers]
     lines.append(_deliver(artifact["artifact_id"]))
     data = {
         "artifact_id": artifact["artifact_id"],
@@ -506,10 +570,9 @@ GENERATE_EXERCISE_TIMER = register(
     Tool(
         name="generate_exercise_timer",
         description=(
-            "Create a countdown timer for one exercise: prepare, then work/hold phases per set with rest "
-            "between sets, or work/rest per interval round, or one block for a duration exercise (reps are "
-            "timed at ~3 s each). Give exercise_id of the current workout, or the exercise itself. Returns "
-            "an artifact_id to deliver with message_notify_user."
+            "Create a countdown timer for one exercise of the current workout (exercise_id), or a free-"
+            "standing one (exercise_name, exercise_type and its numbers). Deliver the artifact_id with "
+            "message_notify_user."
         ),
         input_model=ExerciseTimerInput,
         handler=generate_exercise_timer,
@@ -525,9 +588,8 @@ GENERATE_WORKOUT_TIMERS = register(
     Tool(
         name="generate_workout_timers",
         description=(
-            "Create timers for a whole workout, one per exercise (supersets and circuits as one timer "
-            "with rounds), with transitions between exercises and the total time. Omit exercises to time "
-            "the current workout. Returns an artifact_id to deliver with message_notify_user."
+            "Create timers for the whole current workout, one per exercise (a superset or circuit as one), "
+            "with transitions. Deliver the artifact_id with message_notify_user."
         ),
         input_model=WorkoutTimersInput,
         handler=generate_workout_timers,

@@ -34,6 +34,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app.catalog import EQUIPMENT, EXERCISE_TYPES, GROUP_TYPES, MUSCLES
 
@@ -194,11 +195,9 @@ FloatMin0 = Annotated[float, _min(0)]
 class MuscleShare(BaseModel):
     muscle: str = Field(
         validation_alias=AliasChoices("muscle", "name"),
-        description="One of the 16 muscles.",
         json_schema_extra={"enum": list(MUSCLES)},
     )
     share: float = Field(
-        description="Part of the work this muscle does, 0-1; the shares of one exercise sum to 1.",
         json_schema_extra={"minimum": 0, "maximum": 1},
     )
 
@@ -211,10 +210,9 @@ class MuscleShare(BaseModel):
 class GoalShare(BaseModel):
     goal: str = Field(
         validation_alias=AliasChoices("goal", "name"),
-        description="Goal category, e.g. strength, hypertrophy, endurance, power, mobility, cardio, stability.",
+        description="e.g. strength, hypertrophy, endurance, power, mobility, cardio, stability.",
     )
     share: float = Field(
-        description="How much of the exercise serves this goal, 0-1; the shares of one exercise sum to 1.",
         json_schema_extra={"minimum": 0, "maximum": 1},
     )
 
@@ -227,19 +225,15 @@ class GoalShare(BaseModel):
 class ExerciseGroup(BaseModel):
     """Links exercises done together (docs/contracts.md §12.3 (groups))."""
 
-    id: str = Field(description="Group identifier shared by all its exercises, e.g. 'superset-1'.")
-    type: str = Field(
-        description="How the group is performed.", json_schema_extra={"enum": list(GROUP_TYPES)}
-    )
-    position: IntMin1 = Field(description="Order within the group, 1-indexed.")
-    name: str | None = Field(default=None, description="Display name; on the group's first exercise only.")
+    id: str = Field(description="Shared by the group's exercises.")
+    type: str = Field(json_schema_extra={"enum": list(GROUP_TYPES)})
+    position: IntMin1 = Field(description="1..k within the group.")
+    # name and rounds go on the group's first exercise only (the system prompt says so).
+    name: str | None = None
     rounds: IntMin1 | None = Field(
-        default=None,
-        description="Times the whole group is done (each member's sets then 1); on the first exercise only.",
+        default=None, description="Times the whole group is done; members: sets 1."
     )
-    rest_between_rounds_sec: IntMin0 | None = Field(
-        default=None, description="Rest after each round of the group, in seconds."
-    )
+    rest_between_rounds_sec: IntMin0 | None = None
 
     @field_validator("type", mode="before")
     @classmethod
@@ -250,77 +244,54 @@ class ExerciseGroup(BaseModel):
 class ExerciseFields(BaseModel):
     """Every exercise field except `order` (required in a workout, optional in a replacement)."""
 
-    exercise_name: str = Field(
-        validation_alias=AliasChoices("exercise_name", "name"), description="Name of the exercise."
-    )
+    exercise_name: str = Field(validation_alias=AliasChoices("exercise_name", "name"))
     exercise_type: str = Field(
         validation_alias=AliasChoices("exercise_type", "type"),
-        description="reps: sets x reps; hold: timed holds; duration: continuous effort; intervals: "
-        "work/rest rounds.",
+        description="Fields it needs: reps: sets, reps, rest_sec (load_each unless bodyweight); hold: sets, "
+        "hold_sec, rest_sec; duration: duration_min (distance, target_pace optional); intervals: rounds, "
+        "work_sec, rest_sec.",
         json_schema_extra={"enum": list(EXERCISE_TYPES)},
     )
     muscles_utilized: list[MuscleShare] = Field(
         validation_alias=AliasChoices("muscles_utilized", "muscles"),
-        description="Muscles worked; shares sum to 1.",
+        description="Shares sum to 1.",
     )
     goals_addressed: list[GoalShare] = Field(
         validation_alias=AliasChoices("goals_addressed", "goals"),
-        description="Goals this exercise serves; shares sum to 1.",
+        description="Shares sum to 1.",
     )
-    reasoning: str = Field(description="Why this exercise, in one sentence.")
+    reasoning: str = Field(description="One sentence.")
     equipment: list[str] | None = Field(
         default=None,
-        description="Equipment slugs needed (e.g. 'dumbbells', 'bench'); [] for bodyweight. Must be "
-        "available at the current location. Omit to use the catalogue's list for a known exercise.",
+        description="Slugs; [] for bodyweight; omit for a catalogue exercise.",
     )
     # reps
-    sets: IntMin1 | None = Field(default=None, description="Sets (reps and hold types).")
-    reps: list[IntMin1] | None = Field(
-        default=None, description="reps type: target reps, one number per set, e.g. [10, 10, 8]."
-    )
-    load_each: list[FloatMin0] | None = Field(
-        default=None,
-        description="reps type: load per set, one number per set, in the user's weight unit. Omit for "
-        "bodyweight.",
-    )
+    sets: IntMin1 | None = None
+    reps: list[IntMin1] | None = Field(default=None, description="One per set, e.g. [10, 10, 8].")
+    load_each: list[FloatMin0] | None = Field(default=None, description="One per set.")
     load_unit: str | None = Field(
         default=None,
-        description="Unit of load_each: the user's weight unit.",
+        description="Default the user's; the other unit is converted.",
         json_schema_extra={"enum": ["kg", "lb"]},
     )
     implements: int | None = Field(
         default=None,
-        description="Loaded dumbbell/kettlebell reps: 1 (one) or 2 (a pair; load_each is each one's weight); "
-        "required for an exercise the catalogue does not know.",
+        description="Dumbbells/kettlebells: 1, or 2 (a pair: load_each is each one's weight).",
         json_schema_extra={"enum": [1, 2]},
     )
-    rest_sec: IntMin0 | None = Field(
-        default=None, description="Rest in seconds between sets (reps, hold) or rounds (intervals)."
-    )
+    rest_sec: IntMin0 | None = Field(default=None, description="Between sets, or after each round.")
     # hold
-    hold_sec: list[IntMin1] | None = Field(
-        default=None, description="hold type: seconds per hold, one number per set, e.g. [30, 30, 45]."
-    )
+    hold_sec: list[IntMin1] | None = Field(default=None, description="One per set.")
     # duration
-    duration_min: float | None = Field(
-        default=None, description="duration type: total minutes.", json_schema_extra={"minimum": 0}
-    )
-    distance: float | None = Field(
-        default=None, description="duration type: target distance.", json_schema_extra={"minimum": 0}
-    )
-    distance_unit: str | None = Field(
-        default=None,
-        description="Unit of distance: the user's distance unit.",
-        json_schema_extra={"enum": ["km", "mi"]},
-    )
-    target_pace: str | None = Field(default=None, description="duration type: e.g. '5:30/km'.")
+    duration_min: float | None = Field(default=None, json_schema_extra={"minimum": 0})
+    distance: float | None = Field(default=None, json_schema_extra={"minimum": 0})
+    distance_unit: SkipJsonSchema[str | None] = None
+    target_pace: str | None = Field(default=None, description="e.g. '5:30/km'.")
     # intervals
-    rounds: IntMin1 | None = Field(default=None, description="intervals type: number of rounds.")
-    work_sec: IntMin1 | None = Field(default=None, description="intervals type: seconds of work per round.")
-    group: ExerciseGroup | None = Field(
-        default=None, description="Set only for exercises done together (superset, circuit, ...)."
-    )
-    notes: str | None = Field(default=None, description="Coaching cues for the user.")
+    rounds: IntMin1 | None = None
+    work_sec: IntMin1 | None = None
+    group: ExerciseGroup | None = Field(default=None, description="Only for exercises done together.")
+    notes: str | None = Field(default=None, description="Cues for the user.")
 
     @model_validator(mode="before")
     @classmethod
@@ -356,10 +327,9 @@ class ExerciseFields(BaseModel):
         return " ".join(value.split()) if value is not None else None
 
 
+# Input models sent to the model carry no docstring: pydantic would send it as the schema's description.
 class Exercise(ExerciseFields):
-    """One exercise of a workout."""
-
-    order: IntMin1 = Field(description="Position in the workout, 1..N without gaps.")
+    order: IntMin1 = Field(description="1..N without gaps.")
 
 
 class ReplacementExercise(ExerciseFields):
@@ -371,11 +341,9 @@ class ReplacementExercise(ExerciseFields):
 
 
 class WorkoutSummary(BaseModel):
-    estimated_duration_min: float | None = Field(
-        default=None, description="Expected minutes for the whole workout.", json_schema_extra={"minimum": 0}
-    )
-    primary_goals: list[str] | None = Field(default=None, description="Main goals, most important first.")
-    muscles_targeted: list[str] | None = Field(default=None, description="Main muscles, most worked first.")
+    estimated_duration_min: float | None = Field(default=None, json_schema_extra={"minimum": 0})
+    primary_goals: list[str] | None = None
+    muscles_targeted: list[str] | None = None
 
 
 def _clean_title(value: str | None) -> str | None:
@@ -383,14 +351,11 @@ def _clean_title(value: str | None) -> str | None:
 
 
 class Workout(BaseModel):
-    title: str | None = Field(
-        default=None, description="Short title shown to the user, e.g. 'Upper Body Push'."
-    )
-    exercises: list[Exercise] = Field(min_length=1, description="The exercises in order.")
-    summary: WorkoutSummary | None = Field(
-        default=None, description="Optional; computed from the exercises when omitted."
-    )
-    auto_start: bool = Field(default=False, description="Start the workout on the user's device at once.")
+    title: str | None = None
+    exercises: list[Exercise] = Field(min_length=1)
+    # Computed from the exercises when omitted, so not advertised.
+    summary: SkipJsonSchema[WorkoutSummary | None] = None
+    auto_start: bool = False
 
     @field_validator("title", mode="after")
     @classmethod
@@ -558,34 +523,31 @@ class ClientWorkout(BaseModel):
         return self
 
 
+# What the user actually did for one exercise (log_workout); omitted values count as done as planned.
 class CompletedExercise(BaseModel):
-    """What the user actually did for one exercise (log_workout). Omitted values count as done as planned."""
-
     exercise_id: str | None = Field(
         default=None,
         validation_alias=AliasChoices("exercise_id", "exercise_order", "id"),
-        description="ID (ex_...) or 1-based order number of the exercise in the current workout.",
+        description="Id (ex_...) or order number in the current workout.",
     )
     exercise_name: str | None = Field(
         default=None,
         validation_alias=AliasChoices("exercise_name", "name"),
-        description="Name, for an exercise given without exercise_id or one that was not planned.",
+        description="For an unplanned exercise.",
     )
-    sets: IntMin1 | None = Field(default=None, description="Sets done.")
-    reps: list[IntMin1] | None = Field(default=None, description="Reps done, one number per set.")
-    load_each: list[FloatMin0] | None = Field(
-        default=None, description="Load per set, in the user's weight unit."
-    )
-    load_unit: Literal["kg", "lb"] | None = Field(default=None, description="If not the user's unit.")
-    hold_sec: list[IntMin1] | None = Field(default=None, description="Seconds held, one number per set.")
-    duration_min: float | None = Field(default=None, description="Minutes done.")
-    distance: float | None = Field(default=None, description="Distance covered, in the user's unit.")
-    distance_unit: Literal["km", "mi"] | None = Field(default=None, description="If not the user's unit.")
-    rounds: IntMin1 | None = Field(default=None, description="Rounds done.")
-    work_sec: IntMin1 | None = Field(default=None, description="Seconds of work per round.")
-    rpe: float | None = Field(default=None, ge=1, le=10, description="Effort felt, 1-10.")
-    skipped: bool = Field(default=False, description="True when the user did not do this exercise.")
-    notes: str | None = Field(default=None, description="Anything the user said about this exercise.")
+    sets: IntMin1 | None = None
+    reps: list[IntMin1] | None = None
+    load_each: list[FloatMin0] | None = None
+    load_unit: Literal["kg", "lb"] | None = None
+    hold_sec: list[IntMin1] | None = None
+    duration_min: float | None = None
+    distance: float | None = None
+    distance_unit: Literal["km", "mi"] | None = None
+    rounds: IntMin1 | None = None
+    work_sec: IntMin1 | None = None
+    rpe: float | None = Field(default=None, ge=1, le=10)
+    skipped: bool = False
+    notes: str | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -27,9 +27,10 @@ from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, services
-from datasources_app.catalog import exercise_name_key
+from datasources_app.catalog import EXERCISE_TYPES, exercise_name_key
 from datasources_app.loads import implements_of
 from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
@@ -87,14 +88,13 @@ ExerciseRef = Annotated[
     BeforeValidator(_reference_as_text),
     Field(
         min_length=1,
-        description="Which exercise: its id from the workout (e.g. 'ex_7f8a9b') or its 1-based order "
-        "number (e.g. '2').",
+        description="Id (ex_...) or order number in the current workout.",
     ),
 ]
 
 
 class GenerateWorkoutInput(BaseModel):
-    workout: Workout = Field(description="The workout to create.")
+    workout: Workout
 
     @model_validator(mode="before")
     @classmethod
@@ -106,25 +106,42 @@ class GenerateWorkoutInput(BaseModel):
         return data
 
 
+_PER_SET = "One per set."
+
+
+# The exercise to replace, and optionally the replacement's name and changes to its prescription. Seed 001's
+# `new_exercise` (a whole exercise, as in generate_workout) is still accepted but not advertised: a name is
+# enough, since the tool prescribes the replacement itself. (No docstring: pydantic would send it to the model.)
 class SwapExerciseInput(BaseModel):
     exercise_id: ExerciseRef
-    new_exercise: ReplacementExercise | None = Field(
-        default=None,
-        description="The full replacement exercise. It takes the replaced exercise's order and group "
-        "unless you give them. Omit it (and replacement_name) to let the tool pick a catalogue exercise "
-        "with the same movement pattern and muscles that fits the user.",
-    )
     replacement_name: str | None = Field(
         default=None,
-        description="Instead of new_exercise: the name of a catalogue exercise; the tool prescribes it "
-        "(sets, reps or time, rest, load from the user's history or a conservative start).",
+        min_length=1,
+        description="Omit to let the tool pick one with the same movement and muscles.",
     )
+    exercise_type: str | None = Field(
+        default=None,
+        description="Only for a name not in the catalogue.",
+        json_schema_extra={"enum": list(EXERCISE_TYPES)},
+    )
+    muscles: list[str] | None = Field(default=None, description="Only for a name not in the catalogue.")
+    # Checked with the rest of the replacement (tools_app.workout_validation), so no bounds advertised here.
+    sets: int | None = None
+    reps: list[int] | None = Field(default=None, description=_PER_SET)
+    load_each: list[float] | None = Field(default=None, description=_PER_SET)
+    hold_sec: list[int] | None = Field(default=None, description=_PER_SET)
+    duration_min: float | None = None
+    rounds: int | None = None
+    work_sec: int | None = None
+    rest_sec: int | None = None
     reason: str | None = Field(default=None, description="Why, in a few words.")
+    new_exercise: SkipJsonSchema[ReplacementExercise | None] = None
 
     @model_validator(mode="before")
     @classmethod
     def _accept_a_bare_name(cls, data: Any) -> Any:
-        """A new_exercise that is only a name (a string, or a dict without a type) means replacement_name."""
+        """A new_exercise that is only a name (a string, or a dict without a type) means replacement_name;
+        a single number for a per-set field is that number for every set."""
         if not isinstance(data, dict):
             return data
         new = data.get("new_exercise")
@@ -132,22 +149,35 @@ class SwapExerciseInput(BaseModel):
         if isinstance(new, dict) and not (new.keys() & {"exercise_type", "type"}):
             name = new.get("exercise_name") or new.get("name")
         if name is not None:
-            return {**{k: v for k, v in data.items() if k != "new_exercise"}, "replacement_name": name}
-        return data
+            data = {**{k: v for k, v in data.items() if k != "new_exercise"}, "replacement_name": name}
+        return expand_per_set_scalars(data)
+
+    def overrides(self) -> dict[str, Any]:
+        """The prescription fields given, by name."""
+        return {key: getattr(self, key) for key in PRESCRIPTION_OVERRIDES if getattr(self, key) is not None}
+
+
+PRESCRIPTION_OVERRIDES = (
+    "sets",
+    "reps",
+    "load_each",
+    "hold_sec",
+    "duration_min",
+    "rounds",
+    "work_sec",
+    "rest_sec",
+)
 
 
 class AdjustExerciseInput(BaseModel):
     exercise_id: ExerciseRef
     adjustments: dict[str, Any] = Field(
         default_factory=dict,
-        description='Fields to change with their new values, e.g. {"sets": 4, "reps": [8, 8, 8, 8], '
-        '"load_each": [60, 60, 60, 60]} or {"order": 1}. Any exercise field except id and '
-        "exercise_type (use swap_exercise to change the type).",
+        description='e.g. {"sets": 4, "reps": [8, 8, 8, 8]} or {"order": 1}; not exercise_type.',
     )
     change: Literal["harder", "easier"] | None = Field(
         default=None,
-        description="Instead of adjustments: make the exercise harder or easier; the tool picks the change "
-        "(a set and a load step, more or less time) and says what changed.",
+        description="Instead of adjustments: the tool picks the change.",
     )
 
     @model_validator(mode="before")
@@ -170,7 +200,6 @@ class RemoveExerciseInput(BaseModel):
 class LogWorkoutInput(BaseModel):
     completed_exercises: list[CompletedExercise] = Field(
         min_length=1,
-        description="One item per exercise done or skipped. Values you omit count as done as planned.",
     )
     workout_notes: str | None = Field(default=None, description="How the session went overall.")
 
@@ -578,23 +607,9 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     notes: list[str] = []
     new = args.new_exercise
     if new is None:
-        if args.replacement_name:
-            match = find_catalog_match(args.replacement_name)
-            if match is None:
-                return _failure(
-                    f"'{args.replacement_name}' is not in the exercise catalogue: give the full new_exercise "
-                    "(name, type, prescription, muscles, goals, reasoning) or another catalogue name."
-                )
-        else:
-            match = pick_replacement(old, workout=exercises, context=context)
-            if match is None:
-                return _failure(
-                    f"No catalogue exercise fits in place of {old.get('exercise_name')} with the user's "
-                    "equipment, preferences and injuries; give new_exercise yourself or remove the exercise."
-                )
-            notes.append(f"picked {match.name} (same movement and muscles, fits the user)")
-        reasoning = args.reason or f"In place of {old.get('exercise_name')}."
-        fields = prescribe(match, user_id=ctx.user_id, context=context, old=old, reasoning=reasoning)
+        fields = _replacement_fields(args, old, exercises, ctx=ctx, context=context, notes=notes)
+        if isinstance(fields, ToolOutcome):
+            return fields
         new = ReplacementExercise.model_validate(fields)
     replacement = new.model_dump(exclude={"order"})
     if "group" not in new.model_fields_set:
@@ -609,7 +624,7 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return outcome
     models, check, context = outcome
     match = check.catalog[index]
-    if match is not None and _copied_prescription(models[index], old):
+    if args.new_exercise is not None and match is not None and _copied_prescription(models[index], old):
         # A valid swap that carried the old exercise's sets, reps, rest and load over: prescribe it for itself.
         fields = prescribe(
             match, user_id=ctx.user_id, context=context, old=old, reasoning=models[index].reasoning
@@ -659,6 +674,89 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         text=text,
         artifact=artifact,
     )
+
+
+def _replacement_fields(
+    args: SwapExerciseInput,
+    old: dict[str, Any],
+    exercises: list[dict[str, Any]],
+    *,
+    ctx: ToolContext,
+    context: TrainingContext,
+    notes: list[str],
+) -> dict[str, Any] | ToolOutcome:
+    """The replacement as exercise fields: a catalogue exercise prescribed afresh (the named one, or the one
+    the tool picks), or a named non-catalogue exercise built from the given type and prescription; then the
+    prescription fields given override the tool's."""
+    reasoning = args.reason or f"In place of {old.get('exercise_name')}."
+    if args.replacement_name:
+        match = find_catalog_match(args.replacement_name)
+        if match is None:
+            if args.exercise_type is None:
+                return _failure(
+                    f"'{args.replacement_name}' is not in the exercise catalogue: give exercise_type and its "
+                    "sets/reps or time (and muscles), or a catalogue name."
+                )
+            fields = _uncatalogued_exercise(args, old, reasoning)
+        elif args.exercise_type is not None and args.exercise_type != (match.exercise_type or "reps"):
+            return _failure(
+                f"{match.name} is a {match.exercise_type or 'reps'} exercise in the catalogue, not "
+                f"{args.exercise_type}: leave out exercise_type or name another exercise."
+            )
+        else:
+            fields = prescribe(match, user_id=ctx.user_id, context=context, old=old, reasoning=reasoning)
+    else:
+        match = pick_replacement(old, workout=exercises, context=context)
+        if match is None:
+            return _failure(
+                f"No catalogue exercise fits in place of {old.get('exercise_name')} with the user's "
+                "equipment, preferences and injuries; name a replacement or remove the exercise."
+            )
+        notes.append(f"picked {match.name} (same movement and muscles, fits the user)")
+        fields = prescribe(match, user_id=ctx.user_id, context=context, old=old, reasoning=reasoning)
+    overrides = args.overrides()
+    if overrides:
+        _resize_uniform_lists_to(fields, overrides)
+        fields.update(overrides)
+    return fields
+
+
+def _uncatalogued_exercise(args: SwapExerciseInput, old: dict[str, Any], reasoning: str) -> dict[str, Any]:
+    """Fields for a named exercise the catalogue does not know: the given type, muscles (equal shares; the
+    replaced exercise's when none are given) and the replaced exercise's goals and, for the same type, rest."""
+    kind = str(args.exercise_type)
+    if args.muscles:
+        share = round(1 / len(args.muscles), 4)
+        muscles: list[dict[str, Any]] = [{"muscle": name, "share": share} for name in args.muscles]
+    else:
+        muscles = list(old.get("muscles_utilized") or ())
+    fields: dict[str, Any] = {
+        "exercise_name": args.replacement_name,
+        "exercise_type": kind,
+        "muscles_utilized": muscles,
+        "goals_addressed": list(old.get("goals_addressed") or ()) or [{"goal": "strength", "share": 1.0}],
+        "reasoning": reasoning,
+    }
+    if kind != "duration":
+        same = old.get("exercise_type") == kind and old.get("rest_sec") is not None
+        fields["rest_sec"] = old["rest_sec"] if same else 60
+    return fields
+
+
+def _resize_uniform_lists_to(fields: dict[str, Any], overrides: dict[str, Any]) -> None:
+    """Make the prescription's per-set lists match the number of sets the overrides give (or imply)."""
+    sets = overrides.get("sets")
+    if sets is None:
+        sets = next((len(overrides[key]) for key in _PER_SET_FIELDS if overrides.get(key)), None)
+        if sets is None:
+            return
+        fields["sets"] = sets
+    for name in _PER_SET_FIELDS:
+        values = fields.get(name)
+        if name not in overrides and values and len(values) != sets:
+            fields[name] = (
+                [values[0]] * sets if len(set(values)) == 1 else (values + [values[-1]] * sets)[:sets]
+            )
 
 
 _PRESCRIPTION = (
@@ -1050,16 +1148,9 @@ GENERATE_WORKOUT = register(
     Tool(
         name="generate_workout",
         description=(
-            "Create a workout for the user; it becomes their current workout. Each exercise has a type: "
-            "reps (needs sets, reps[] with one number per set, rest_sec; optional load_each[] in the user's "
-            "weight unit), hold (sets, hold_sec[] per set, rest_sec), duration (duration_min; optional "
-            "distance in the user's distance unit, target_pace) or intervals (rounds, work_sec, rest_sec). "
-            "Orders run 1..N. muscles_utilized uses the 16 muscles and goals_addressed the goal categories; "
-            "each list's shares sum to 1. Use only equipment available at the current location and respect "
-            "the user's preferences and injuries (an exercise whose movement pattern or loaded joint an "
-            "injury rules out is refused, with safe options named). Group supersets/circuits with `group` (same id, positions 1..k, name "
-            "and rounds on the first). Every problem is reported at once if the workout is invalid. "
-            "Returns an artifact_id: then call message_notify_user with it, or the user sees nothing."
+            "Create a workout; it becomes the user's current workout. Use only equipment at the current "
+            "location; respect preferences and injuries. Every problem is reported at once. Then deliver "
+            "the returned artifact_id with message_notify_user, or the user sees nothing."
         ),
         input_model=GenerateWorkoutInput,
         handler=generate_workout,
@@ -1075,12 +1166,8 @@ SWAP_EXERCISE = register(
     Tool(
         name="swap_exercise",
         description=(
-            "Replace exactly one exercise of the current workout. Give new_exercise (same fields as in "
-            "generate_workout; it keeps the old one's order and group unless you give them), or "
-            "replacement_name (a catalogue exercise the tool prescribes), or neither: the tool then picks "
-            "one with the same movement pattern and muscles that fits the user's equipment, preferences and "
-            "injuries, and prescribes it. Creates an updated workout artifact to deliver with "
-            "message_notify_user."
+            "Replace one exercise of the current workout; the tool prescribes the replacement, and the "
+            "prescription fields you give override it. Deliver the new artifact with message_notify_user."
         ),
         input_model=SwapExerciseInput,
         handler=swap_exercise,
@@ -1097,11 +1184,8 @@ ADJUST_EXERCISE = register(
     Tool(
         name="adjust_exercise",
         description=(
-            "Change some fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
-            "hold_sec, duration_min, rounds, work_sec, order, notes, ...), or give change='harder' or "
-            "'easier' and the tool picks the change. Its id and exercise_type cannot change. The result says "
-            "what changed (tell the user). Creates an updated workout artifact to deliver with "
-            "message_notify_user."
+            "Change fields of one exercise of the current workout, or make it harder/easier. Tell the user "
+            "what changed and deliver the new artifact with message_notify_user."
         ),
         input_model=AdjustExerciseInput,
         handler=adjust_exercise,
@@ -1118,8 +1202,7 @@ REMOVE_EXERCISE = register(
     Tool(
         name="remove_exercise",
         description=(
-            "Remove one exercise from the current workout; the others are renumbered. Creates an updated "
-            "workout artifact to deliver with message_notify_user."
+            "Remove one exercise of the current workout. Deliver the new artifact with message_notify_user."
         ),
         input_model=RemoveExerciseInput,
         handler=remove_exercise,
@@ -1136,11 +1219,8 @@ LOG_WORKOUT = register(
     Tool(
         name="log_workout",
         description=(
-            "Record the current workout in the user's history once they have done it, then clear it. List "
-            "each exercise done or skipped by exercise_id (or order number); give the actual sets, reps, "
-            "load_each, hold_sec, duration_min, distance, rounds or work_sec where they differ from the "
-            "plan (omitted values count as done as planned), rpe if known, skipped=true if not done. An "
-            "exercise that was not planned can be given by exercise_name."
+            "Record the finished current workout in the user's history, then clear it. completed_exercises: "
+            "one item per exercise done or skipped, with only the values that differ from the plan."
         ),
         input_model=LogWorkoutInput,
         handler=log_workout,

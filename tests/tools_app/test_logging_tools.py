@@ -236,10 +236,28 @@ def test_log_unknown_exercise_with_own_muscles(trainee: Trainee) -> None:
     assert entry.goals == [{"goal": "strength", "share": 1.0}]
 
 
+def test_log_unknown_exercise_with_muscle_names(trainee: Trainee) -> None:
+    """The advertised form: muscle names only, shared equally; the goals stay empty."""
+    result = trainee.run(
+        "log_completed_exercise",
+        {
+            "exercise_name": "Towel Row",
+            "exercise_type": "reps",
+            "reps": [12, 12],
+            "muscles": ["back", "Biceps"],
+        },
+    )
+    assert result.success, result.formatted
+    entry = WorkoutLogEntry.objects.get(log__user_id=trainee.user_id)
+    assert entry.muscles == [{"muscle": "Back", "share": 0.5}, {"muscle": "Biceps", "share": 0.5}]
+    assert (entry.actual_sets, entry.actual_reps) == (2, [12, 12])
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         ({"sets": 3}, "Give exercise_id"),
+        ({"exercise_name": "Mystery", "reps": [5], "muscles": ["Wings"]}, "Unknown muscles: Wings"),
         ({"exercise_name": "Goblet Squat"}, "Nothing to log for Goblet Squat (reps): give reps"),
         ({"exercise_name": "Mystery", "exercise_type": "hold"}, "give hold_sec"),
         (

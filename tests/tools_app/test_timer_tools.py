@@ -109,9 +109,11 @@ def test_timer_returns_a_timer_artifact_that_can_be_delivered(trainee: Trainee) 
     assert artifact["payload"]["total_duration_sec"] == 240
     assert result.artifact_id == artifact["artifact_id"]
     assert f"artifact_id={artifact['artifact_id']}" in result.raw_formatted
-    assert result.raw_formatted.startswith(
-        f"Timer {artifact['artifact_id']}: Mountain Climber, total 4:00 (240s)"
-    )
+    # Compact: a line per distinct segment (the 8 identical rounds counted once), no JSON.
+    assert result.raw_formatted.splitlines()[:2] == [
+        f"Timer {artifact['artifact_id']}: Mountain Climber (intervals), total 4:00 (240s)",
+        "  8× work 20s, rest 10s",
+    ]
     append_event(session=trainee.session, event_type="artifact", data=artifact)
     delivered = trainee.run(
         "message_notify_user", {"message": "Your timer", "artifact_id": artifact["artifact_id"]}
@@ -246,6 +248,7 @@ def test_superset_runs_back_to_back_with_rest_between_rounds(trainee: Trainee) -
     ("args", "message"),
     [
         ({}, "Give exercise_id"),
+        ({"exercise_name": "Squat"}, "Give exercise_id"),
         ({"exercise_id": "2"}, "No active workout"),
         (
             {"exercise": {"exercise_name": "Squat", "exercise_type": "reps", "sets": 3}},
@@ -272,11 +275,67 @@ def test_exercise_timer_unknown_id_lists_the_workout(trainee: Trainee) -> None:
 
 
 def test_unknown_exercise_type_is_a_validation_failure(trainee: Trainee) -> None:
-    """exercise_type is one of the four types (seed 001's older names mapped)."""
+    """exercise_type is one of the four exercise types, emom or amrap (seed 001's older names mapped)."""
     result = trainee.run(
         "generate_exercise_timer", {"exercise": {"exercise_name": "X", "exercise_type": "juggling"}}
     )
-    assert not result.success and "exercise.exercise_type" in result.data["error"]
+    assert not result.success and "exercise_type" in result.data["error"]
+    assert '"emom", "amrap"' in result.data["error"]
+
+
+def test_emom_timer_for_a_workout_exercise_shows_the_instruction(trainee: Trainee) -> None:
+    """An exercise of the current workout as an EMOM: a 60 s work phase per minute with the instruction."""
+    generate(trainee)
+    instruction = "10 reps at the top of each minute"
+    result = trainee.run(
+        "generate_exercise_timer",
+        {"exercise_id": "2", "exercise_type": "emom", "rounds": 5, "instruction": instruction},
+    )
+    assert result.success, result.formatted
+    timer = result.data["timer"]
+    assert (timer["exercise_name"], timer["exercise_type"], timer["instruction"]) == (
+        "Push-Up",
+        "emom",
+        instruction,
+    )
+    assert phase_list(timer) == [("prepare", 10)] + [("work", 60)] * 5
+    assert [phase["cue"] for phase in timer["phases"][1:3]] == [
+        "Push-Up - Minute 1/5",
+        "Push-Up - Minute 2/5",
+    ]
+    assert {phase["detail"] for phase in timer["phases"][1:]} == {instruction}
+    assert result.data["total_duration_sec"] == 310
+    assert f"  5× work 60s: {instruction}" in result.raw_formatted.splitlines()
+
+
+def test_free_standing_amrap_and_emom_every_90_seconds(trainee: Trainee) -> None:
+    """An AMRAP is one block of its minutes; an EMOM with work_sec 90 runs 90 s intervals."""
+    amrap = trainee.run(
+        "generate_exercise_timer",
+        {
+            "exercise_name": "Cindy",
+            "exercise_type": "amrap",
+            "duration_min": 12,
+            "instruction": "5 pull-ups, 10 push-ups, 15 squats",
+            "prepare_sec": 0,
+        },
+    )
+    assert amrap.success, amrap.formatted
+    (phase,) = amrap.data["timer"]["phases"]
+    assert (phase["duration_sec"], phase["cue"], phase["detail"]) == (
+        720,
+        "Cindy - AMRAP 12 min",
+        "5 pull-ups, 10 push-ups, 15 squats",
+    )
+    emom = trainee.run(
+        "generate_exercise_timer",
+        {"exercise_name": "Thruster", "exercise_type": "emom", "rounds": 4, "work_sec": 90, "reps": 8},
+    )
+    assert emom.success, emom.formatted
+    assert phase_list(emom.data["timer"]) == [("prepare", 10)] + [("work", 90)] * 4
+    assert emom.data["timer"]["phases"][1]["detail"] == "8 reps"
+    missing = trainee.run("generate_exercise_timer", {"exercise_name": "Thruster", "exercise_type": "emom"})
+    assert not missing.success and "type emom needs rounds" in missing.data["error"]
 
 
 def test_workout_timers_failures(trainee: Trainee) -> None:

@@ -45,7 +45,7 @@ def keys_anywhere(node: Any) -> Iterator[str]:
             yield from keys_anywhere(item)
 
 
-def check_portable_schema(name: str, schema: dict[str, Any]) -> None:
+def check_portable_schema(name: str, schema: dict[str, Any], description: str) -> None:
     assert schema["type"] == "object", name
     assert isinstance(schema["properties"], dict), name
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -53,8 +53,13 @@ def check_portable_schema(name: str, schema: dict[str, Any]) -> None:
     assert not keys & {"$ref", "$defs", "definitions"}, f"{name} schema is not self-contained"
     for required in schema.get("required", []):
         assert required in schema["properties"], f"{name}: required {required} is not a property"
+    named = set(re.findall(r"\w+", description))
+    required = set(schema.get("required", []))
     for field, node in schema["properties"].items():
-        assert node.get("description"), f"{name}.{field} has no description for the model"
+        # Required and structured (list, object) arguments are explained, by their own description or by the
+        # tool's description naming them; an optional scalar says what it is by its name, type and bounds.
+        if field in required or node.get("type") in ("array", "object"):
+            assert node.get("description") or field in named, f"{name}.{field} is not explained to the model"
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +110,7 @@ def test_anthropic_receives_every_tool_with_a_valid_input_schema(registered: lis
         assert TOOL_NAME.match(tool["name"])
         assert tool["description"] == spec["description"] and tool["description"].strip()
         assert tool["input_schema"] == spec["input_schema"]
-        check_portable_schema(tool["name"], tool["input_schema"])
+        check_portable_schema(tool["name"], tool["input_schema"], tool["description"])
         expected_keys = {"name", "description", "input_schema"} | (
             {"cache_control"} if tool is tools[-1] else set()
         )
@@ -130,6 +135,6 @@ def test_openai_receives_every_tool_as_a_function_with_valid_parameters(
         assert TOOL_NAME.match(function["name"])
         assert function["description"] == spec["description"]
         assert function["parameters"] == spec["input_schema"]
-        check_portable_schema(function["name"], function["parameters"])
+        check_portable_schema(function["name"], function["parameters"], function["description"])
     assert "cache_control" not in set(keys_anywhere(tools))
     assert body["tool_choice"] == "required"

@@ -52,6 +52,17 @@ def exercises_of(artifact: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def swap_args(reference: Any, **overrides: Any) -> dict[str, Any]:
+    """What a model sends: the exercise, the replacement's name, and any changes to the tool's prescription."""
+    return {
+        "exercise_id": reference,
+        "replacement_name": "Dumbbell Lateral Raise",
+        "reason": "sore chest",
+        **overrides,
+    }
+
+
+def seed_001_swap_args(reference: Any, **overrides: Any) -> dict[str, Any]:
+    """Seed 001's form: the whole replacement exercise (still accepted, not advertised)."""
     new = reps_exercise(
         exercise_name="Dumbbell Lateral Raise", equipment=["dumbbells"], reasoning="Shoulders."
     )
@@ -175,7 +186,8 @@ def test_uuid_ids_from_an_override_workout_are_accepted(trainee: Trainee, tool: 
 def test_swap_replaces_the_exercise_in_place_with_a_new_id(
     trainee: Trainee, generated: dict[str, Any]
 ) -> None:
-    """The new exercise takes the old one's order, gets a new ex_ id, and a new artifact version is stored."""
+    """The named exercise takes the old one's order, gets a new ex_ id and its own prescription, and a new
+    artifact version is stored."""
     old = exercises_of(generated)[0]
     result = trainee.run("swap_exercise", swap_args(old["id"]))
     artifact = assert_new_version(result, generated, trainee)
@@ -230,7 +242,7 @@ def test_swap_keeps_the_group_unless_given(trainee: Trainee) -> None:
 
 def test_swap_can_move_the_new_exercise(trainee: Trainee, generated: dict[str, Any]) -> None:
     """An order on the replacement moves it and renumbers the workout."""
-    result = trainee.run("swap_exercise", swap_args("1", order=3))
+    result = trainee.run("swap_exercise", seed_001_swap_args("1", order=3))
     exercises = exercises_of(assert_new_version(result, generated, trainee))
     assert [e["order"] for e in exercises] == [1, 2, 3, 4, 5]
     assert [e["exercise_name"] for e in exercises][:3] == ["Push-Up", "Plank", "Dumbbell Lateral Raise"]
@@ -238,7 +250,7 @@ def test_swap_can_move_the_new_exercise(trainee: Trainee, generated: dict[str, A
 
 def test_swap_validates_the_replacement(trainee: Trainee, generated: dict[str, Any]) -> None:
     """An invalid replacement is refused with every problem, and the workout is unchanged."""
-    args = swap_args("1", exercise_name="Barbell Curl", equipment=["barbell"], load_unit="lb")
+    args = seed_001_swap_args("1", exercise_name="Barbell Curl", equipment=["barbell"], load_unit="lb")
     result = trainee.run("swap_exercise", args)
     assert not result.success
     assert result.data["problems"] == [
@@ -430,3 +442,62 @@ def test_the_only_exercise_cannot_be_removed(trainee: Trainee) -> None:
     generate(trainee, {"exercises": [reps_exercise(1)]})
     result = trainee.run("remove_exercise", {"exercise_id": "1"})
     assert not result.success and result.data["error"].startswith("That is the workout's only exercise")
+
+
+def test_swap_by_name_takes_prescription_overrides(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """Overrides replace the tool's prescription; a new set count stretches the prescribed per-set lists."""
+    result = trainee.run("swap_exercise", swap_args("1", sets=4, load_each=6, rest_sec=45))
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert (new["exercise_name"], new["sets"], new["load_each"], new["rest_sec"]) == (
+        "Dumbbell Lateral Raise",
+        4,
+        [6, 6, 6, 6],
+        45,
+    )
+    assert len(new["reps"]) == 4 and len(set(new["reps"])) == 1
+    assert new["equipment"] == ["dumbbells"] and new["implements"] == 2
+
+
+def test_swap_to_an_exercise_outside_the_catalogue(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """A name the catalogue does not know needs its type and prescription; the muscles given get equal shares."""
+    args = {
+        "exercise_id": "1",
+        "replacement_name": "Towel Row",
+        "exercise_type": "reps",
+        "muscles": ["back", "biceps"],
+        "sets": 3,
+        "reps": [12, 12, 12],
+    }
+    result = trainee.run("swap_exercise", args)
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert (new["exercise_name"], new["sets"], new["reps"], new["rest_sec"]) == (
+        "Towel Row",
+        3,
+        [12, 12, 12],
+        90,
+    )
+    assert new["muscles_utilized"] == [{"muscle": "Back", "share": 0.5}, {"muscle": "Biceps", "share": 0.5}]
+    assert new["equipment"] == [] and "exercise_slug" not in new
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            {"replacement_name": "Towel Row"},
+            "'Towel Row' is not in the exercise catalogue: give exercise_type",
+        ),
+        (
+            {"replacement_name": "Dumbbell Lateral Raise", "exercise_type": "hold"},
+            "Dumbbell Lateral Raise is a reps exercise in the catalogue, not hold",
+        ),
+        ({"replacement_name": "Towel Row", "exercise_type": "reps", "sets": 3}, "reps"),
+    ],
+)
+def test_swap_by_name_failures_leave_the_workout(
+    trainee: Trainee, generated: dict[str, Any], args: dict[str, Any], message: str
+) -> None:
+    """An unknown name without a type, a type the catalogue contradicts, or a missing prescription fail."""
+    result = trainee.run("swap_exercise", {"exercise_id": "1", **args})
+    assert not result.success and message in result.data["error"]
+    assert stored(trainee) == current_workout_record(generated)

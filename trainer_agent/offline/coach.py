@@ -617,7 +617,7 @@ class Turn:
                     target, self.facts, avoid_names=names, avoid_equipment=intent.ref.equipment
                 )
                 if new is not None:
-                    arguments["new_exercise"] = new
+                    arguments["replacement_name"] = new["exercise_name"]  # the tool prescribes it
             elif intent.replacement and not swaps:
                 wanted = catalog_match(intent.replacement, self.facts)
                 if wanted is not None and why_not(intent.replacement, self.facts) is None:
@@ -927,7 +927,7 @@ class Turn:
                             "swap_exercise",
                             {
                                 "exercise_id": str(exercise.get("id")),
-                                "new_exercise": new,
+                                "replacement_name": new["exercise_name"],
                                 "reason": "It goes against what the user just asked to avoid.",
                             },
                             "preference",
