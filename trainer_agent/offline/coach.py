@@ -1126,6 +1126,16 @@ class Turn:
             '("3 days a week to get stronger") to fill your calendar.'
         )
 
+    def _on_units(self) -> Decision:
+        """ "Use pounds from now on": the unit setting (set_units), then the tool's words to the user."""
+        done = self.transcript.succeeded("set_units")
+        if not done:
+            return Decision("set_units", dict(self.intent.units or {}), "units", "Changing the user's units.")
+        return self._notify(
+            f"Done: {_for_the_user(done[-1].body)} Workouts and logs use them from now on.",
+            "Confirming the unit change.",
+        )
+
     def _on_location(self) -> Decision:
         name = self.intent.location or ""
         transcript = self.transcript

@@ -27,6 +27,7 @@ IntentKind = Literal[
     "preference",
     "stats",
     "location",
+    "units",
     "greeting",
     "thanks",
     "smalltalk",
@@ -329,6 +330,7 @@ class Intent:
     weekday: str | None = (
         None  # the day a schedule question is about: "thursday", "today", "tomorrow", "next"
     )
+    units: dict[str, str] | None = None  # "use pounds from now on" → {"weight": "lb"}
 
 
 @dataclass(frozen=True)
@@ -817,6 +819,27 @@ def _looks_like_workout_request(text: str, ask: WorkoutAsk) -> bool:
     )
 
 
+_UNIT_WORDS = {
+    "lb": r"pounds?|lbs?",
+    "kg": r"kilos?|kilograms?|kgs?",
+    "mi": r"miles?",
+    "km": r"kilometers?|kilometres?|kms?",
+}
+_UNIT_SWITCH = r"\b(?:use|using|switch(?: me)?(?: over)? to|change(?: my units?)? to|prefer)\b"
+
+
+def units_asked(text: str) -> dict[str, str] | None:
+    """ "use pounds from now on", "switch to km": the units the user asks for (a number before the unit, as in
+    "20 kg dumbbells", is a load, not a request)."""
+    found: dict[str, str] = {}
+    for unit, words in _UNIT_WORDS.items():
+        if re.search(_UNIT_SWITCH + r"[^.?!\d]{0,20}\b(?:" + words + r")\b", text) and not re.search(
+            r"\d\s*(?:" + words + r")\b", text
+        ):
+            found["weight" if unit in ("lb", "kg") else "distance"] = unit
+    return found or None
+
+
 def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")) -> Intent:
     """Classify one user message. The first matching rule wins; see the module docstring."""
     raw = text
@@ -829,6 +852,8 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
 
     if _has(_AMBIGUOUS, text):
         return Intent("ambiguous", raw, location=location)
+    if units := units_asked(text):
+        return Intent("units", raw, units=units)
 
     if _has(_HISTORY_ASK, text):
         return Intent("stats", raw, stats_days=_stats_days(text), stats_view="breakdown")
