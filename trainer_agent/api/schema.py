@@ -258,7 +258,7 @@ def _stream_operations() -> dict[str, dict[str, Any]]:
                     "name": "Last-Event-ID",
                     "in": "header",
                     "required": False,
-                    "schema": {"type": "string"},
+                    "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
                     "description": "The `id:` of the last event received; the stream resumes after it.",
                 },
             ],
