@@ -4,5 +4,8 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from config.daphne_requests import install as install_daphne_requests
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+install_daphne_requests()
 application = get_asgi_application()

@@ -217,6 +217,19 @@ LOGGING = {
 # Per-user throttling of turns (/agent/chat and /agent/stream); "N/sec|min|hour|day" as in DRF, "" for none.
 # Read by trainer_agent.api.throttling.AgentTurnThrottle on each request (counts live in the default cache).
 AGENT_TURN_RATE = os.environ.get("AGENT_TURN_RATE", "30/min")
+# The default cache holds those counts, so it is shared by every web process and outlives restarts: Redis when
+# REDIS_URL is set (Django's RedisCache), else the database's `django_cache` table (trainer_agent's migration
+# 0003 creates it, so `migrate` is all a deployment runs). A per-process LocMemCache would let each process
+# count on its own.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHE_TABLE = "django_cache"
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}
+    )
+}
 # Strict JSON (no NaN, no BOM, bounded nesting) and JSON for clients whose Accept we cannot meet (no 406).
 REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = ["trainer_agent.api.parsers.StrictJSONParser"]
 REST_FRAMEWORK["DEFAULT_CONTENT_NEGOTIATION_CLASS"] = "trainer_agent.api.negotiation.JSONFallbackNegotiation"

@@ -25,6 +25,10 @@ DEFAULT_WINDOW_DAYS = 14
 MINUTES_PER_SET = 5.0
 # A muscle is "trained hard" by an entry that gives it at least this share (a prime mover, not a helper).
 HARD_SHARE = 0.3
+# Decimals kept of shares (fractions: 0.01 % steps) and volumes (sets): what float arithmetic adds beyond
+# them is noise (3 sets x 0.1 = 0.30000000000000004), which the API and the model would otherwise show.
+SHARE_DECIMALS = 4
+VOLUME_DECIMALS = 2
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ class ShareRow:
 
     @property
     def debt(self) -> float:
-        return self.target - self.actual
+        return round(self.target - self.actual, SHARE_DECIMALS)
 
 
 @dataclass(frozen=True)
@@ -120,18 +124,18 @@ def distribution_from_entries(
     rows = [
         ShareRow(
             name=spelling[name],
-            target=targets.get(name, 0.0),
-            actual=volumes.get(name, 0.0) / total if total else 0.0,
-            volume=volumes.get(name, 0.0),
+            target=round(targets.get(name, 0.0), SHARE_DECIMALS),
+            actual=round(volumes.get(name, 0.0) / total, SHARE_DECIMALS) if total else 0.0,
+            volume=round(volumes.get(name, 0.0), VOLUME_DECIMALS),
         )
         for name in names
     ]
-    rows.sort(key=lambda row: (-round(row.debt, 9), -row.target, row.name))
+    rows.sort(key=lambda row: (-row.debt, -row.target, row.name))
     return Distribution(
         kind=kind,
         window_days=window_days,
         entry_count=sum(1 for entry in entries if not entry.skipped),
-        total_volume=total,
+        total_volume=round(total, VOLUME_DECIMALS),
         rows=tuple(rows),
     )
 

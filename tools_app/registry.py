@@ -62,6 +62,17 @@ class DuplicateToolError(ValueError):
     """Raised when a second tool is registered under a name already taken."""
 
 
+# The stream's own frame types (docs/contracts.md §7.2): a tool's frames carry its name as `type`, so a tool
+# under one of these names would send frames a client takes for the protocol's (a `done` while the turn runs).
+RESERVED_TOOL_NAMES = frozenset(
+    {"status", "knowledge", "done", "error", "message_preview", "exercise_preview", "unknown_tool"}
+)
+
+
+class ReservedToolNameError(ValueError):
+    """Raised when a tool is registered under one of the stream's frame types (`RESERVED_TOOL_NAMES`)."""
+
+
 class ToolRegistry:
     """A set of tools keyed by name, with their LLM-facing specs generated once at registration."""
 
@@ -72,6 +83,11 @@ class ToolRegistry:
             self.register(tool)
 
     def register(self, tool: Tool[Any]) -> Tool[Any]:
+        if tool.name in RESERVED_TOOL_NAMES:
+            reserved = ", ".join(sorted(RESERVED_TOOL_NAMES))
+            raise ReservedToolNameError(
+                f"A tool cannot be named {tool.name!r}: the stream's frame types are reserved ({reserved})"
+            )
         if tool.name in self._tools:
             raise DuplicateToolError(f"A tool named {tool.name} is already registered")
         spec = {
@@ -110,7 +126,8 @@ _active = ToolRegistry()
 
 
 def register(tool: Tool[Any]) -> Tool[Any]:
-    """Add a tool to the registry. A name registered twice raises `DuplicateToolError`."""
+    """Add a tool to the registry. A name registered twice raises `DuplicateToolError`, one of the stream's
+    frame types (`RESERVED_TOOL_NAMES`) `ReservedToolNameError`."""
     return _active.register(tool)
 
 

@@ -16,7 +16,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from datasources_app.sources import UnknownSourceError, get_source
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnStatus
 from sessions_app.selectors import events_after
-from tools_app.registry import UnknownToolError, get_tool
+from tools_app.registry import RESERVED_TOOL_NAMES, UnknownToolError, get_tool
 from trainer_agent.llm.models import get_model
 
 PING = ": ping\n\n"
@@ -76,7 +76,9 @@ class Projector:
             frames: list[dict[str, Any]] = []
             if start:
                 frames.append({"type": "status", "data": {"message": start, "tool": name, "phase": "start"}})
-            frames.append({"type": name, "data": {"status": "running", "args": data.get("arguments") or {}}})
+            frames.append(
+                _typed({"data": {"status": "running", "args": data.get("arguments") or {}}}, tool_name=name)
+            )
             return frames
         if kind == EventType.TOOL_RESULT and str(data.get("call_id")) == self.executed_call:
             self.executed_call = None
@@ -90,12 +92,14 @@ def _result_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
     assert isinstance(result, dict)
     success = bool(result.get("success"))
     inner = result.get("data") if isinstance(result.get("data"), dict) else {}
-    frame: dict[str, Any] = {
-        "type": name,
-        "data": {"success": success, **(inner or {})},
-        "formatted": result.get("formatted", ""),
-        "status": "done" if success else "failed",
-    }
+    frame = _typed(
+        {
+            "data": {"success": success, **(inner or {})},
+            "formatted": result.get("formatted", ""),
+            "status": "done" if success else "failed",
+        },
+        tool_name=name,
+    )
     if result.get("artifact") is not None:
         frame["artifact"] = result["artifact"]
     if result.get("artifact_id") is not None:
@@ -108,6 +112,26 @@ def _result_frames(data: dict[str, Any]) -> list[dict[str, Any]]:
             {"type": "status", "data": {"message": message, "tool": name, "phase": status.get("phase")}}
         )
     return frames
+
+
+UNKNOWN_TOOL_FRAME_TYPE = "unknown_tool"
+
+
+def _typed(frame: dict[str, Any], *, tool_name: str) -> dict[str, Any]:
+    """A tool frame's `type`: the tool's name when it is a registered tool (never a protocol frame type: the
+    registry refuses those names), else `unknown_tool` with the name the model used in `tool`, so a model that
+    calls `done` cannot send the client a `done` frame (docs/contracts.md §7.2)."""
+    if tool_name not in RESERVED_TOOL_NAMES and _is_registered(tool_name):
+        return {"type": tool_name, **frame}
+    return {"type": UNKNOWN_TOOL_FRAME_TYPE, "tool": tool_name, **frame}
+
+
+def _is_registered(tool_name: str) -> bool:
+    try:
+        get_tool(tool_name)
+    except UnknownToolError:
+        return False
+    return True
 
 
 def terminal_frame(turn: AgentTurn) -> dict[str, Any]:

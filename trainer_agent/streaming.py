@@ -271,17 +271,25 @@ async def session_events(request: HttpRequest, session_id: str) -> HttpResponseB
         return refused
     assert parsed_id is not None
     user_id = cast(AuthenticatedUser, request.user).user_id
-    raw_last_id = (request.headers.get("Last-Event-ID") or request.GET.get("lastEventId") or "").strip()
-    after = -1
-    if raw_last_id:
-        if not raw_last_id.isdigit() or len(raw_last_id) > 9:
-            return error_response(
-                400, "Last-Event-ID must be the id of a frame of this session's stream (a sequence number)."
-            )
-        after = int(raw_last_id)
+    after = parse_last_event_id(request.headers.get("Last-Event-ID") or request.GET.get("lastEventId") or "")
+    if after is None:
+        return error_response(
+            400, "Last-Event-ID must be the id of a frame of this session's stream (a sequence number)."
+        )
     return StreamingHttpResponse(
         follow(parsed_id, user_id=user_id, after=after), content_type="text/event-stream", headers=SSE_HEADERS
     )
+
+
+def parse_last_event_id(raw: str) -> int | None:
+    """The sequence number a resuming client sent (docs/contracts.md §4.3, §7.4): -1 when it sent none, None
+    unless it is 1-9 ASCII digits (`str.isdigit` alone also accepts '²' or '٣', which `int` refuses or reads)."""
+    value = raw.strip(" \t")
+    if not value:
+        return -1
+    if not (value.isascii() and value.isdigit()) or len(value) > 9:
+        return None
+    return int(value)
 
 
 def authorize_session_reader(request: HttpRequest, session_id: uuid.UUID | None) -> JsonResponse | None:

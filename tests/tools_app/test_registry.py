@@ -15,6 +15,7 @@ from tools_app import registry
 from tools_app.formatting import confirmation, full_data, summary, wrap_in_xml
 from tools_app.registry import (
     DuplicateToolError,
+    ReservedToolNameError,
     UnknownToolError,
     all_tools,
     execute_tool,
@@ -454,3 +455,16 @@ def test_result_to_dict_includes_delivered_artifact_and_id() -> None:
         "artifact": artifact,
         "artifact_id": "art_1",
     }
+
+
+@pytest.mark.parametrize(
+    "name", ["status", "knowledge", "done", "error", "message_preview", "exercise_preview", "unknown_tool"]
+)
+def test_a_tool_named_like_a_stream_frame_type_is_refused(name: str) -> None:
+    """A tool's frames carry its name as `type` (docs/contracts.md §7.2), so the protocol's own frame types
+    cannot be tool names: registering one raises, naming the reserved names, and nothing is registered."""
+    with registry_override():
+        with pytest.raises(ReservedToolNameError, match=f"'{name}'.*reserved"):
+            register(make_tool(name))
+        with pytest.raises(UnknownToolError):
+            get_tool(name)

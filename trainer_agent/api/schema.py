@@ -88,7 +88,12 @@ SSE_FRAMES: dict[str, dict[str, Any]] = {
         "type": "object",
         "description": "A tool starts running; `type` is the tool's name.",
         "properties": {
-            "type": {"type": "string", "description": "The tool name.", "example": "generate_workout"},
+            "type": {
+                "type": "string",
+                "description": "The tool's name, or `unknown_tool` for a tool that does not exist.",
+                "example": "generate_workout",
+            },
+            "tool": {"type": "string", "description": "Only with `unknown_tool`: the name the model used."},
             "data": {
                 "type": "object",
                 "properties": {
@@ -105,7 +110,12 @@ SSE_FRAMES: dict[str, dict[str, Any]] = {
         "description": "A tool finished; `type` is the tool's name. `artifact` and `artifact_id` are present "
         "when `message_notify_user` delivers an artifact (e.g. a workout).",
         "properties": {
-            "type": {"type": "string", "description": "The tool name.", "example": "message_notify_user"},
+            "type": {
+                "type": "string",
+                "description": "The tool's name, or `unknown_tool` for a tool that does not exist.",
+                "example": "message_notify_user",
+            },
+            "tool": {"type": "string", "description": "Only with `unknown_tool`: the name the model used."},
             "data": {"type": "object", "additionalProperties": True, "description": "The tool's result."},
             "formatted": {"type": "string", "description": "The result as the model saw it."},
             "status": {"type": "string", "enum": ["done", "failed"]},
@@ -258,7 +268,7 @@ def _stream_operations() -> dict[str, dict[str, Any]]:
                     "name": "Last-Event-ID",
                     "in": "header",
                     "required": False,
-                    "schema": {"type": "string"},
+                    "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
                     "description": "The `id:` of the last event received; the stream resumes after it.",
                 },
             ],

@@ -1,8 +1,7 @@
 """Per-user throttling of agent turns (`/agent/chat` and `/agent/stream`).
 
-Counts live in Django's default cache. Without a CACHES setting that is a per-process LocMemCache, so each
-daphne/WSGI process counts on its own; with several processes, configure a shared cache (e.g. Redis) to
-enforce one limit across them.
+Counts live in Django's default cache, which config/settings.py makes one every web process shares (the
+database's `django_cache` table, or Redis with `REDIS_URL`): one limit per user across processes and restarts.
 """
 
 from __future__ import annotations

@@ -104,6 +104,51 @@ def test_distribution_compares_training_with_goals(alice: ApiUser, bob: ApiUser)
     assert body["categories"]["rows"][0]["name"] == "strength"
 
 
+@pytest.mark.django_db
+def test_distribution_numbers_carry_no_float_noise(alice: ApiUser) -> None:
+    """Shares and volumes are sent rounded (4 decimals for fractions, 2 for volumes): 3 sets x 0.1 is a volume
+    of 0.3, not 0.30000000000000004, and a debt of 0.2 - 0.1 is 0.1."""
+    for muscle, weight in (("Chest", 0.5), ("Triceps", 0.3), ("Shoulders", 0.2)):
+        MuscleGoalFactory(user_id=alice.user_id, muscle=muscle, weight=weight)
+    when = timezone.now() - timedelta(days=1)
+    WorkoutLogEntryFactory(
+        log=WorkoutLogFactory.create(user_id=alice.user_id, title="Push", completed_at=when),
+        exercise_name="Dumbbell Bench Press",
+        exercise_type="reps",
+        actual_sets=3,
+        muscles=[
+            {"muscle": "Chest", "share": 0.7},
+            {"muscle": "Triceps", "share": 0.2},
+            {"muscle": "Shoulders", "share": 0.1},
+        ],
+        goals=[
+            {"goal": "strength", "share": 0.6},
+            {"goal": "hypertrophy", "share": 0.3},
+            {"goal": "power", "share": 0.1},
+        ],
+        completed_at=when,
+    )
+    body = alice.get(DISTRIBUTION).json()
+    rows = {row["name"]: row for row in body["muscles"]["rows"]}
+    assert rows["Shoulders"] == {
+        "name": "Shoulders",
+        "target": 0.2,
+        "actual": 0.1,
+        "volume": 0.3,
+        "debt": 0.1,
+    }
+    assert rows["Triceps"] == {"name": "Triceps", "target": 0.3, "actual": 0.2, "volume": 0.6, "debt": 0.1}
+    assert rows["Chest"] == {"name": "Chest", "target": 0.5, "actual": 0.7, "volume": 2.1, "debt": -0.2}
+    assert body["muscles"]["total_volume"] == 3.0
+    categories = {row["name"]: row for row in body["categories"]["rows"]}
+    assert categories["power"]["volume"] == 0.3 and categories["hypertrophy"]["volume"] == 0.9
+    for distribution in (body["muscles"], body["categories"]):
+        numbers = [distribution["total_volume"]] + [
+            row[field] for row in distribution["rows"] for field in ("target", "actual", "volume", "debt")
+        ]
+        assert all(len(repr(float(number)).partition(".")[2]) <= 4 for number in numbers), numbers
+
+
 @pytest.mark.parametrize("days", ["0", "366", "a"])
 @pytest.mark.django_db
 def test_distribution_with_bad_days_is_400(alice: ApiUser, days: str) -> None:

@@ -205,6 +205,42 @@ def test_unknown_session_is_an_error() -> None:
         _run(uuid.uuid4())
 
 
+def _session_with_id(session_id: str) -> AgentSession:
+    return AgentSession.objects.create(id=uuid.UUID(session_id), user_id=uuid.uuid4())
+
+
+def test_the_admins_eight_character_prefix_names_a_session() -> None:
+    """`replay_session 3f2a9c1b` (the id as the admin's list shows it) prints that session, as its full id does."""
+    fixture = metrics_fixture()
+    prefix = str(fixture.a.pk)[:8]
+    assert _run(prefix) == _run(fixture.a.pk)
+    assert _run(prefix.upper()) == _run(fixture.a.pk)
+    assert _run(str(fixture.a.pk)[:13]) == _run(fixture.a.pk)  # with its first hyphen
+
+
+def test_an_ambiguous_or_unknown_prefix_is_a_clear_error() -> None:
+    """A prefix of several sessions' ids lists them and asks for more characters; one of none says so; text
+    that cannot start an id says what to give."""
+    _session_with_id("3f2a9c1b-0000-4000-8000-000000000001")
+    _session_with_id("3f2a9c1b-0000-4000-8000-000000000002")
+    _session_with_id("3f2a0000-0000-4000-8000-000000000003")
+    with pytest.raises(
+        CommandError, match=r"3f2a9c1b is the start of 2 sessions' ids.*more characters"
+    ) as info:
+        _run("3f2a9c1b")
+    assert "3f2a9c1b-0000-4000-8000-000000000001" in str(info.value)
+    assert "3f2a9c1b-0000-4000-8000-000000000002" in str(info.value)
+    assert '"id": "3f2a9c1b-0000-4000-8000-000000000001"' in _run(
+        "--format", "json", "3f2a9c1b-0000-4000-8000-000000000001"
+    )
+    assert '"id": "3f2a0000-0000-4000-8000-000000000003"' in _run("--format", "json", "3f2a0")
+    with pytest.raises(CommandError, match="No session whose id starts with 0badbeef"):
+        _run("0badbeef")
+    for bad in ("3f2a-", "xyz", "3f2a 9c", "3f2a9c1b0"):
+        with pytest.raises(CommandError, match="the session's id or its first characters"):
+            _run(bad)
+
+
 def test_rerun_offline_compares_tools_iterations_tokens_and_cost() -> None:
     """--rerun replays each user message against the offline coach in a new session and compares side by side."""
     original = _scripted_session()

@@ -81,7 +81,7 @@ class SSEStream:
             self._buffer += chunk.decode("utf-8")
 
     def frames(self) -> Iterator[SSEEvent]:
-        """Only data events of type `message` (skips comments and django-eventstream's own events)."""
+        """Only data events of type `message` (skips comments and any named event)."""
         for event in self.events():
             if event.data and event.event == "message":
                 yield event

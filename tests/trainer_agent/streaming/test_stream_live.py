@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 import uuid
 from typing import Any
@@ -405,6 +407,57 @@ def test_refused_requests_get_json_errors_and_write_nothing(
     else:
         assert expected in body["detail"], body
     assert sessions_of(live_database, user_id) == 0
+
+
+MULTIPART_BODIES: list[tuple[str, str, bytes]] = [
+    (
+        "well-formed form",
+        "multipart/form-data; boundary=b",
+        b'--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--b--\r\n',
+    ),
+    ("body not in parts", "multipart/form-data; boundary=b", b'{"message": "hi"}'),
+    ("no boundary", "multipart/form-data", b'{"message": "hi"}'),
+    ("utf-16 charset", "multipart/form-data; boundary=b; charset=utf-16", b"message=hi"),
+]
+
+
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+@pytest.mark.parametrize(
+    ("case", "content_type", "raw_body"), MULTIPART_BODIES, ids=[c[0] for c in MULTIPART_BODIES]
+)
+def test_multipart_bodies_get_the_json_415(
+    live_server_process: DaphneServer, path: str, case: str, content_type: str, raw_body: bytes
+) -> None:
+    """A form upload, well-formed or not, reaches the API and is its JSON 415 (the server in front of Django
+    parsed multipart bodies itself and answered a malformed one with a bare 400 and no body)."""
+    response = open_stream(
+        live_server_process.base_url,
+        path,
+        method="POST",
+        token=new_user()[1],
+        raw_body=raw_body,
+        headers={"Content-Type": content_type},
+    )
+    assert response.status == 415
+    assert response.headers["content-type"] == "application/json"
+    assert response.body_json() == {"detail": 'Unsupported media type "multipart/form-data" in request.'}
+
+
+def test_requests_daphne_refuses_get_json_errors(live_server_process: DaphneServer) -> None:
+    """What daphne refuses itself (a header value with a byte HTTP forbids) is a JSON `detail` too."""
+    for raw in (
+        b"GET /healthz HTTP/1.1\r\nX-Bad: a\x0bb\r\n",
+        b"GET /agent/whoami HTTP/1.1\r\nX-Bad: \x1c\r\n",
+    ):
+        with socket.create_connection(("127.0.0.1", live_server_process.port), timeout=10) as sock:
+            sock.sendall(raw + b"Host: localhost\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400"), answer
+        assert b"content-type: application/json" in head.lower(), answer
+        assert json.loads(body)["detail"], answer
 
 
 def test_get_is_not_allowed(live_server_process: DaphneServer) -> None:

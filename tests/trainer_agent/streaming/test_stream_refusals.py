@@ -303,6 +303,24 @@ def test_events_endpoint_refusals(alice: ApiUser, client: Any) -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "raw", ["\u00b2", "\u0663", "\uff11", "1\u00b2", "-1", "+1", "1 2", "1234567890", "1.0", "0x1"]
+)
+def test_last_event_id_that_is_not_ascii_digits_is_a_400(alice: ApiUser, raw: str) -> None:
+    """A Last-Event-ID of anything but 1-9 ASCII digits ('²', Arabic-Indic or full-width digits, which Python's
+    `isdigit` accepts) is a 400 with the contract's detail, as header and as `lastEventId`, never a 500."""
+    from urllib.parse import quote
+
+    own = create_session(user_id=alice.user_id)
+    detail = "Last-Event-ID must be the id of a frame of this session's stream (a sequence number)."
+    as_header = alice.get(f"/agent/sessions/{own.pk}/events", HTTP_LAST_EVENT_ID=raw)
+    as_query = alice.get(f"/agent/sessions/{own.pk}/events?lastEventId={quote(raw)}")
+    for response in (as_header, as_query):
+        assert response.status_code == 400
+        assert response.json() == {"detail": detail}
+
+
+@pytest.mark.django_db
 def test_unavailable_database_is_a_503_the_client_may_retry(
     alice: ApiUser, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,5 +1,8 @@
 """`manage.py replay_session <id>`: print a stored session, export it, or rerun it against a model.
 
+<id> is the session's UUID or its first characters (the 8 the admin shows are enough when no other session's
+id starts with them; an ambiguous prefix lists the sessions it could mean).
+
 --format console   the console log of docs/contracts.md §15.1 (console log), one line per event (default)
 --format json      one JSON document: {"session": {...}, "events": [...]}
 --format jsonl     the session row, then one event per line: loadable by `manage.py import_session`
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import string
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -34,6 +38,9 @@ FORMATS = ("console", "json", "jsonl")
 CURRENT_WORKOUT_SOURCE = "current_workout_session"
 EVENT_CHUNK = 500
 TOOLS_COLUMN = 58
+# Where a canonical id has hyphens: a prefix must follow it ("3f2a9c1b", "3f2a9c1b-0d").
+ID_LAYOUT = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+AMBIGUOUS_SHOWN = 5
 
 
 @dataclass
@@ -185,11 +192,53 @@ def comparison_lines(
     return lines
 
 
+def find_session(text: str) -> AgentSession:
+    """The session `text` names: its UUID, or a prefix of its canonical id that no other session's id has.
+    CommandError for text that cannot start an id, a prefix of no id, and a prefix of several."""
+    try:
+        session_id = uuid.UUID(text)
+    except ValueError:
+        pass
+    else:
+        session = AgentSession.objects.filter(pk=session_id).first()
+        if session is None:
+            raise CommandError(f"No session {session_id}")
+        return session
+    prefix = text.strip().lower()
+    if not _is_id_prefix(prefix):
+        raise CommandError(
+            f"{text!r} is not a session id: give the session's id or its first characters, as the admin shows "
+            "them (e.g. 3f2a9c1b)."
+        )
+    matches = list(
+        AgentSession.objects.filter(pk__startswith=prefix.replace("-", "")).order_by("pk")[:AMBIGUOUS_SHOWN]
+    )
+    if not matches:
+        raise CommandError(f"No session whose id starts with {prefix}")
+    if len(matches) > 1:
+        count = AgentSession.objects.filter(pk__startswith=prefix.replace("-", "")).count()
+        shown = ", ".join(str(session.pk) for session in matches)
+        more = f" and {count - len(matches)} more" if count > len(matches) else ""
+        raise CommandError(
+            f"{prefix} is the start of {count} sessions' ids ({shown}{more}): give more characters."
+        )
+    return matches[0]
+
+
+def _is_id_prefix(text: str) -> bool:
+    return 0 < len(text) <= len(ID_LAYOUT) and all(
+        char == "-" if slot == "-" else char in string.hexdigits
+        for char, slot in zip(text, ID_LAYOUT[: len(text)], strict=True)
+    )
+
+
 class Command(BaseCommand):
     help = "Print a stored session (console, json, jsonl) or rerun its user messages against a model."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("session_id", type=uuid.UUID)
+        parser.add_argument(
+            "session_id", help="the session's id, or its first characters (as the admin shows)"
+        )
         parser.add_argument("--format", choices=FORMATS, default="console")
         parser.add_argument("--from-seq", type=int, default=0, dest="from_seq", metavar="N")
         parser.add_argument(
@@ -211,9 +260,7 @@ class Command(BaseCommand):
         # Reading any user's session is staff work (its own login when STAFF_DATABASE_URL is set); a rerun's
         # turns are the user's, under the application's rules.
         with staff_work():
-            session = AgentSession.objects.filter(pk=options["session_id"]).first()
-            if session is None:
-                raise CommandError(f"No session {options['session_id']}")
+            session = find_session(options["session_id"])
             if not options["rerun"]:
                 self._print(session, from_sequence, options["format"])
                 return
