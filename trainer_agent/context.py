@@ -170,6 +170,8 @@ def build_context(
     if cache.event_count == 0:
         raise ContextBuildError(EMPTY_CONTEXT_ERROR)
     messages, message_characters = cache.builder.snapshot()
+    if tool_names is None:  # the trainer's own list from the agent registry (all tools unless it names some)
+        tool_names = get_agent(TRAINER_AGENT_ID).tool_names()
     tools, tool_characters = cache.tool_list(tool_names)
     user_data_xml = user_data_xml_of(sources)
     system_prompt = get_agent(TRAINER_AGENT_ID).prompt

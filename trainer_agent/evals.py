@@ -460,7 +460,25 @@ def workout_violations(exercises: list[dict[str, Any]], *, user_id: uuid.UUID) -
             found.append({"kind": kind, "problem": problem})
     for warning in recent_training_warnings(user_id=user_id, exercises=exercises):
         found.append({"kind": "recovery", "problem": warning})
-    return found
+    return found + _unit_violations(exercises, user_id=user_id)
+
+
+def _unit_violations(exercises: list[dict[str, Any]], *, user_id: uuid.UUID) -> list[dict[str, str]]:
+    """A delivered load or distance not in the user's unit: the tools convert what the model gives in the other
+    unit, so a workout the user sees in the wrong unit is a broken promise."""
+    units = data_selectors.get_settings(user_id=user_id)
+    found = []
+    for position, exercise in enumerate(exercises, start=1):
+        name = exercise.get("exercise_name") or f"exercise {position}"
+        if exercise.get("load_each") and exercise.get("load_unit") not in (None, units.weight_unit):
+            found.append(
+                f"{name}: loads in {exercise['load_unit']} but the user trains in {units.weight_unit}"
+            )
+        if exercise.get("distance") and exercise.get("distance_unit") not in (None, units.distance_unit):
+            found.append(
+                f"{name}: distance in {exercise['distance_unit']} but the user measures in {units.distance_unit}"
+            )
+    return [{"kind": "units", "problem": problem} for problem in found]
 
 
 def _violation_kind(problem: str) -> str | None:
@@ -470,8 +488,6 @@ def _violation_kind(problem: str) -> str | None:
         return "preference"
     if "not available" in problem:
         return "equipment"
-    if "but the user trains in" in problem or "but the user measures distance in" in problem:
-        return "units"
     return None  # form (shares, fields) is the schema's business, not a broken promise to the user
 
 

@@ -29,8 +29,9 @@ from sessions_app.services import NewEvent, finish_turn
 from tools_app.formatting import wrap_in_xml
 from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
+from trainer_agent.agents.registry import get_agent
 from trainer_agent.checkpoint import maybe_checkpoint
-from trainer_agent.context import AgentContext, ContextCache, build_context
+from trainer_agent.context import TRAINER_AGENT_ID, AgentContext, ContextCache, build_context
 from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, get_model
@@ -316,10 +317,13 @@ def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
         return _failed_result(
             call.name, "The tool arguments were not valid JSON. Call the tool again with a JSON object."
         )
+    offered = get_agent(TRAINER_AGENT_ID).tool_names()
     try:
+        if offered is not None and call.name not in offered:
+            raise UnknownToolError(call.name)  # registered, but not one of this agent's tools
         return execute_tool(call.name, call.arguments, ctx)
     except UnknownToolError:
-        names = ", ".join(t.name for t in all_tools())
+        names = ", ".join(t.name for t in all_tools() if offered is None or t.name in offered)
         sink.record(
             EventType.ERROR,
             {"message": f"Unknown tool: {call.name}", "context": "tool_execution", "stack": None},

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from tools_app.registry import all_tools
 from trainer_agent.agents.callbacks import register_default_callbacks
-from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, RetryPolicy, agent_registry
+from trainer_agent.agents.registry import (
+    ALL_TOOLS,
+    AgentDefinition,
+    AgentRegistry,
+    RetryPolicy,
+    agent_registry,
+)
 from trainer_agent.agents.subagents import SMS_MAX_CHARS, SPECS, register_validators
 from trainer_agent.initializer import INITIALIZER_PROMPT, selection_schema
 from trainer_agent.prompts import SYSTEM_PROMPT
@@ -23,7 +28,7 @@ def trainer_definition() -> AgentDefinition:
         prompt=SYSTEM_PROMPT,
         temperature=0.7,
         max_tokens=8192,
-        tools=tuple(tool.name for tool in all_tools()),
+        tools=(ALL_TOOLS,),
         output_format="text",
     )
 

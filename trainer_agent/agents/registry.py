@@ -56,6 +56,11 @@ class SubAgentRef:
     condition: str = ALWAYS
 
 
+# In an agent's `tools`: every registered tool, in the registry's stable order (the trainer's, so a tool a
+# deployment or a test registers reaches it without a second list to keep in step).
+ALL_TOOLS = "*"
+
+
 @dataclass(frozen=True)
 class AgentDefinition:
     agent_id: str
@@ -72,6 +77,10 @@ class AgentDefinition:
     # Only sub-agents re-ask their model. Without a policy an agent's calls are retried by the SDK alone, on
     # transient errors (rate limits, overload, timeouts), LLM_MAX_RETRIES times: the trainer and initializer.
     retry_policy: RetryPolicy | None = None
+
+    def tool_names(self) -> tuple[str, ...] | None:
+        """The tools this agent is offered and may run; None for every registered tool (`ALL_TOOLS`)."""
+        return None if ALL_TOOLS in self.tools else self.tools
 
     def resolved_model(self) -> str:
         if self.model.startswith(SETTING_PREFIX):
@@ -157,7 +166,7 @@ class AgentRegistry:
             get_model(agent.resolved_model())
         except UnknownModel as exc:
             raise fail(str(exc)) from None
-        for tool in agent.tools:
+        for tool in agent.tool_names() or ():
             try:
                 get_tool(tool)
             except UnknownToolError:

@@ -99,3 +99,38 @@ def test_a_turn_without_a_model_runs_the_trainer_definition_s_model(settings: Se
         result = run_turn(user_id=uuid.uuid4(), message="hello")
     assert [body["model"] for body in trainer.bodies] == [TRAINER_MODEL, TRAINER_MODEL]
     assert result.response["messages"] == ["Hi"]
+
+
+@pytest.mark.django_db
+def test_the_trainers_tool_list_is_what_the_model_is_offered_and_may_run(settings: Settings) -> None:
+    """A trainer definition that names its tools: the wire carries only those (in the registry's order, so the
+    cached prefix is stable), and a registered tool outside the list gets the unknown-tool observation."""
+    settings.INITIALIZER_MODEL = "offline"
+    agent_registry.replace(replace(get_agent("trainer"), tools=("idle", "message_notify_user")))
+    trainer = ScriptedTransport(
+        openai_completion([("set_units", {"weight": "lb"})], model=TRAINER_MODEL),
+        openai_completion([("message_notify_user", {"message": "Hi"})], model=TRAINER_MODEL),
+        openai_completion([("idle", {"reason": "done"})], model=TRAINER_MODEL),
+    )
+    user_id = uuid.uuid4()
+    with override_provider(TRAINER_MODEL, openai_provider_for(trainer)):
+        run_turn(user_id=user_id, message="use pounds", model=TRAINER_MODEL)
+
+    offered = [[tool["function"]["name"] for tool in body["tools"]] for body in trainer.bodies]
+    assert offered == [["message_notify_user", "idle"]] * 3
+    refusal = trainer.bodies[1]["messages"][-1]["content"]
+    assert "Unknown tool: set_units" in refusal and "Available tools: message_notify_user, idle" in refusal
+    from datasources_app.selectors import get_settings
+
+    assert get_settings(user_id=user_id).weight_unit == "kg"  # the tool outside the list never ran
+
+
+@pytest.mark.django_db
+def test_the_built_in_trainer_is_offered_every_registered_tool(settings: Settings) -> None:
+    from tools_app.registry import all_tools
+
+    settings.INITIALIZER_MODEL = "offline"
+    trainer = trainer_wire()
+    with override_provider(TRAINER_MODEL, openai_provider_for(trainer)):
+        run_turn(user_id=uuid.uuid4(), message="hello", model=TRAINER_MODEL)
+    assert [tool["function"]["name"] for tool in trainer.bodies[0]["tools"]] == [t.name for t in all_tools()]
