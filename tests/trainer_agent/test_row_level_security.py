@@ -48,6 +48,7 @@ SYSTEM_TABLES = {
     "django_content_type": "framework",
     "django_migrations": "framework",
     "django_session": "staff logins",
+    "django_cache": "the shared cache: throttle counters (no user content), read and written across users",
 }
 
 

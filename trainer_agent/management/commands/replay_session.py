@@ -210,13 +210,17 @@ def find_session(text: str) -> AgentSession:
             f"{text!r} is not a session id: give the session's id or its first characters, as the admin shows "
             "them (e.g. 3f2a9c1b)."
         )
-    matches = list(
-        AgentSession.objects.filter(pk__startswith=prefix.replace("-", "")).order_by("pk")[:AMBIGUOUS_SHOWN]
+    digits = prefix.replace("-", "")
+    # The ids a prefix can start: a range of UUIDs (the primary key's index; the same on PostgreSQL's uuid and
+    # SQLite's hex text, where a LIKE on the text would see the hyphens on one and not the other).
+    candidates = AgentSession.objects.filter(
+        pk__gte=uuid.UUID(digits.ljust(32, "0")), pk__lte=uuid.UUID(digits.ljust(32, "f"))
     )
+    matches = list(candidates.order_by("pk")[:AMBIGUOUS_SHOWN])
     if not matches:
         raise CommandError(f"No session whose id starts with {prefix}")
     if len(matches) > 1:
-        count = AgentSession.objects.filter(pk__startswith=prefix.replace("-", "")).count()
+        count = candidates.count()
         shown = ", ".join(str(session.pk) for session in matches)
         more = f" and {count - len(matches)} more" if count > len(matches) else ""
         raise CommandError(
