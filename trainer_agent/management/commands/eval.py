@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the results as one JSON document")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # The task framework logs every inline turn at INFO; the report is what this command prints.
+        logging.getLogger("django.tasks").setLevel(logging.WARNING)
         model: str = options["model"] or settings.PRIMARY_MODEL
         repeat: int = options["repeat"]
         if repeat < 1:
