@@ -1127,12 +1127,17 @@ class Turn:
         )
 
     def _on_units(self) -> Decision:
-        """ "Use pounds from now on": the unit setting (set_units), then the tool's words to the user."""
-        done = self.transcript.succeeded("set_units")
-        if not done:
-            return Decision("set_units", dict(self.intent.units or {}), "units", "Changing the user's units.")
+        """ "Use pounds from now on": the unit setting (set_units), then a confirmation in words."""
+        units = dict(self.intent.units or {})
+        if not self.transcript.succeeded("set_units"):
+            return Decision("set_units", units, "units", "Changing the user's units.")
+        names = {"lb": "pounds", "kg": "kilograms", "mi": "miles", "km": "kilometres"}
+        said = " and ".join(
+            f"{names[unit]} for {'weights' if kind == 'weight' else 'distances'}"
+            for kind, unit in units.items()
+        )
         return self._notify(
-            f"Done: {_for_the_user(done[-1].body)} Workouts and logs use them from now on.",
+            f"Done: I'll use {said} from now on, in your workouts and your logs.",
             "Confirming the unit change.",
         )
 

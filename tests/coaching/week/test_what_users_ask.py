@@ -131,6 +131,21 @@ def _totals(coached: Coached, result: TurnResult, reply: str) -> None:
     assert "15 sets" in reply and "5,000kg" in reply
 
 
+def _units(
+    weight: str | None, distance: str | None, words: str
+) -> Callable[[Coached, TurnResult, str], None]:
+    """The setting changed (what every later workout and log reads), and the reply says so in words."""
+
+    def check(coached: Coached, result: TurnResult, reply: str) -> None:
+        from datasources_app.selectors import get_settings
+
+        found = get_settings(user_id=coached.user_id)
+        assert (found.weight_unit, found.distance_unit) == (weight or "kg", distance or "km")
+        assert words in reply, reply
+
+    return check
+
+
 def _conditioning_circuit(coached: Coached, result: TurnResult, reply: str) -> None:
     slugs = _circuit_slugs(result)
     moves = _conditioning(slugs)
@@ -206,6 +221,9 @@ ASKS = [
     Ask("Give me a HIIT conditioning workout", "generate_workout", _machine_intervals, (_at_gym,)),
     Ask("Give me a HIIT conditioning workout", "generate_workout", _knee_safe_conditioning),
     Ask("I only have 20 minutes", "generate_workout", _short_workout),
+    # Units: the setting, one way only.
+    Ask("Use pounds from now on.", "set_units", _units("lb", None, "pounds for weights")),
+    Ask("can you switch me to miles?", "set_units", _units(None, "mi", "miles for distances")),
     # Conversation.
     Ask("hi", "message_notify_user", _says_what_it_does),
     Ask("good morning!", "message_notify_user", _says_what_it_does),
