@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from datasources_app.catalog import ROUND_GROUP_TYPES
 from datasources_app.distribution import Distribution, ShareRow
-from datasources_app.loads import hands_loaded, implements_of, per_hand
+from datasources_app.loads import hands_loaded, implements_of, per_hand, round_load
 from datasources_app.models import (
     CategoryGoal,
     CurrentWorkout,
@@ -76,7 +76,10 @@ def _same_or_slashes(values: Sequence[str]) -> str:
 
 
 def weight(value: float, *, from_unit: str, units: Units) -> str:
-    return number(convert_weight(value, from_unit=from_unit, to_unit=units.weight))
+    """A load in the user's unit; converted from the other unit, to the nearest step a gym has (0.5 kg, 1 lb)."""
+    if from_unit == units.weight:
+        return number(value)
+    return number(round_load(convert_weight(value, from_unit=from_unit, to_unit=units.weight), units.weight))
 
 
 def loads(values: Sequence[float], *, from_unit: str, units: Units, implements: int = 1) -> str:

@@ -95,3 +95,13 @@ def implements_of(exercise: Mapping[str, Any]) -> int:
 def per_hand(implements: int) -> str:
     """The words after a load: " each hand" for a pair, nothing for one implement (the only place they are)."""
     return " each hand" if implements == 2 else ""
+
+
+# The smallest load step per unit: plates and dumbbells come in 0.5 kg / 1 lb steps or coarser.
+LOAD_STEP = {"kg": 0.5, "lb": 1.0}
+
+
+def round_load(value: float, unit: str) -> float:
+    """`value` to the nearest load step of `unit` (kg 0.5, lb 1): a converted load as a gym has it."""
+    step = LOAD_STEP.get(unit, 0.5)
+    return round(round(value / step) * step, 2)

@@ -13,18 +13,11 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from datasources_app import selectors
+from datasources_app.loads import LOAD_STEP, round_load
 from datasources_app.stats import convert_distance, convert_weight
 from tools_app.workout_schema import Workout
 
-# The smallest load step per unit: plates and dumbbells come in 0.5 kg / 1 lb steps or coarser.
-LOAD_STEP = {"kg": 0.5, "lb": 1.0}
 DISTANCE_DECIMALS = 2
-
-
-def round_load(value: float, unit: str) -> float:
-    """`value` to the nearest load step of `unit` (kg 0.5, lb 1)."""
-    step = LOAD_STEP.get(unit, 0.5)
-    return round(round(value / step) * step, 2)
 
 
 def loads_in(values: Sequence[float], *, from_unit: str, to_unit: str) -> list[float]:

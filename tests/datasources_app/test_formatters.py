@@ -46,7 +46,7 @@ def test_day_in_the_users_time_zone() -> None:
         (
             {"exercise_type": "reps", "sets": 3, "reps": [8, 8, 8], "load_each": [20, 20, 20]},
             LB,
-            "3×8 @ 44.1lb",
+            "3×8 @ 44lb",
         ),
         (
             {"exercise_type": "reps", "sets": 2, "reps": 10, "load_each": 45, "load_unit": "lb"},

@@ -123,7 +123,7 @@ def test_the_schedule_is_in_the_users_units(week: uuid.UUID) -> None:
     from datasources_app.models import UserSettings
 
     UserSettings.objects.filter(user_id=week).update(weight_unit="lb")
-    assert "  - Goblet Squat 3×10 @ 35.3lb" in _text(week, "scheduled_workouts", {"days_ahead": 7})
+    assert "  - Goblet Squat 3×10 @ 35lb" in _text(week, "scheduled_workouts", {"days_ahead": 7})
 
 
 def test_a_long_week_stays_compact(monkeypatch: pytest.MonkeyPatch) -> None:

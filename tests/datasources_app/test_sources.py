@@ -146,7 +146,7 @@ def test_workout_history_in_pounds_with_targets_and_window() -> None:
     day = formatters.day(log.completed_at, sources.units_for(user_id=user_id))
     assert text == (
         '<workout_history days_back="14" count="1">\n'
-        f"{day} Push (40min): Dumbbell Bench Press 3×8/8/6 @ 44.1lb each hand (target 3×8 @ 44.1lb) RPE 8; "
+        f"{day} Push (40min): Dumbbell Bench Press 3×8/8/6 @ 44lb each hand (target 3×8 @ 44lb) RPE 8; "
         "Run 30min 3.1mi; Lunge skipped\n"
         "</workout_history>"
     )
@@ -319,7 +319,7 @@ def test_user_data_xml_in_pounds_is_deterministic(monkeypatch: pytest.MonkeyPatc
         "\n"
         "<unit_preferences>\nWeight: lb\nDistance: mi\n</unit_preferences>\n"
         "\n"
-        "<body_stats>\nSex: female\nHeight: 5'7\"\nWeight: 143.3lb\nExperience: beginner\n</body_stats>\n"
+        "<body_stats>\nSex: female\nHeight: 5'7\"\nWeight: 143lb\nExperience: beginner\n</body_stats>\n"
         "\n"
         "<current_location>\nLocation: Home\nEquipment:\n"
         "  - Pull-up Bar\n"
