@@ -362,6 +362,7 @@ async def wait_for_end(turn: AgentTurn) -> AgentTurn | None:
 DATABASE_PATIENCE_SECONDS = 30.0
 DATABASE_RETRY_SECONDS = 1.0
 DATABASE_LOST = "The service lost its database connection; reconnect to see how the turn ends."
+STREAM_FAILED = "The stream failed; reconnect to see how the turn ends."
 
 
 class _Outage:
@@ -427,7 +428,7 @@ async def follow(
                 return
         except Exception:
             logger.exception("stream.failed", extra={"session_id": str(session_id)})
-            yield encode([{"type": "error", "message": DATABASE_LOST}], None)
+            yield encode([{"type": "error", "message": STREAM_FAILED}], None)
             return
         yield PING
         await asyncio.sleep(DATABASE_RETRY_SECONDS)
