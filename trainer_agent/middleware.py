@@ -1,4 +1,5 @@
-"""Refuse request bodies over MAX_REQUEST_BYTES with a JSON 413, before anything parses them.
+"""Refuse request bodies over MAX_REQUEST_BYTES with a JSON 413, before anything parses them; answer a view
+that lost its database with a JSON 503 (`DatabaseUnavailableMiddleware`).
 
 Both the declared size (Content-Length) and the bytes actually sent count: a chunked request has no
 Content-Length, so the body is read here, at most MAX_REQUEST_BYTES + 1 bytes of it, and kept on the request
@@ -8,12 +9,17 @@ Content-Length. Works in both sync and async stacks, so streaming views stay asy
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from io import BytesIO
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase, JsonResponse
+
+from trainer_agent.connection_loss import database_unavailable
+
+logger = logging.getLogger(__name__)
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -82,3 +88,30 @@ class RequestBodyLimitMiddleware:
         response = self.get_response(request)
         assert not isinstance(response, HttpResponseBase)
         return await response
+
+
+class DatabaseUnavailableMiddleware:
+    """503 `{"detail": ...}` (with Retry-After) for a view that failed because the database did not answer
+    (`connection_loss.database_unavailable`: a lost connection, a restart), instead of Django's HTML 500. The request's
+    connection is closed, so the next request opens a new one."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(
+        self, get_response: Callable[[HttpRequest], HttpResponseBase | Awaitable[HttpResponseBase]]
+    ) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> JsonResponse | None:
+        if not database_unavailable(exception):
+            return None
+        logger.warning("request.database_unavailable", extra={"path": request.path}, exc_info=exception)
+        return JsonResponse(
+            {"detail": "The service is busy; try again shortly."}, status=503, headers={"Retry-After": "2"}
+        )

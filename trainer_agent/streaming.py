@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection
+from django.db import Error
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
@@ -48,6 +48,7 @@ from trainer_agent.api.errors import SESSION_NOT_FOUND, Conflict
 from trainer_agent.api.parsers import loads_strict
 from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.auth import AuthenticatedUser, AuthError, authenticate_bearer
+from trainer_agent.connection_loss import connection_lost, database_unavailable, reconnect
 from trainer_agent.frames import PING, Projector, encode, failure_detail, terminal_frame
 from trainer_agent.loop import APOLOGY
 from trainer_agent.tenancy import acting_for
@@ -88,10 +89,10 @@ def _reconnecting[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             result = fn(*args, **kwargs)
-        except (OperationalError, InterfaceError):
-            if connection.in_atomic_block or connection.is_usable():
+        except Error as exc:
+            if not connection_lost(exc):
                 raise
-            connection.close()
+            reconnect()
             result = fn(*args, **kwargs)
         _answered.at = time.monotonic()
         return result
@@ -155,10 +156,22 @@ def prepare_turn(request: HttpRequest) -> AgentTurn | JsonResponse:
         return error_response(404, SESSION_NOT_FOUND)
     except TurnInProgress:
         return error_response(409, str(Conflict.default_detail))
-    except OperationalError:
-        # The database is overloaded or unreachable: nothing was started, the client may simply retry.
+
+
+async def admit(request: HttpRequest) -> AgentTurn | JsonResponse:
+    """`prepare_turn` on the database threads (once more on a new connection if the database dropped the
+    thread's); 503 if the database does not answer: nothing was started, the client may simply retry."""
+    try:
+        return await database(prepare_turn)(request)
+    except Error as exc:
+        if not database_unavailable(exc):
+            raise
         logger.exception("turn.database_unavailable")
-        return error_response(503, "The service is busy; try again shortly.", headers={"Retry-After": "2"})
+        return busy_response()
+
+
+def busy_response() -> JsonResponse:
+    return error_response(503, "The service is busy; try again shortly.", headers={"Retry-After": "2"})
 
 
 def authenticate(request: HttpRequest) -> AuthenticatedUser:
@@ -219,13 +232,21 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/chat: one turn, answered with `{sessionId, response, iterations}` when it ends."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    admitted = await database(prepare_turn)(request)
+    admitted = await admit(request)
     if isinstance(admitted, JsonResponse):
         return admitted
-    turn = await wait_for_end(admitted)
-    if turn is None:
-        return error_response(404, SESSION_NOT_FOUND)  # the session was deleted while its turn was queued
-    result = await database(turn_result, user_id=turn.user_id)(turn)
+    try:
+        turn = await wait_for_end(admitted)
+        if turn is None:
+            return error_response(404, SESSION_NOT_FOUND)  # the session was deleted while its turn was queued
+        result = await database(turn_result, user_id=turn.user_id)(turn)
+    except Error as exc:
+        if not database_unavailable(exc):
+            raise
+        # The database stayed away longer than DATABASE_PATIENCE_SECONDS: the turn goes on in its worker, and
+        # GET /agent/sessions/<id>/events shows how it ends.
+        logger.exception("chat.database_unavailable", extra={"session_id": str(admitted.session_id)})
+        return busy_response()
     body: dict[str, Any] = result.as_api()
     if result.status == "completed":
         return JsonResponse(body)
@@ -247,7 +268,7 @@ async def agent_stream(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/stream: the turn's frames as they are stored, each event's with its sequence number as `id:`."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    admitted = await database(prepare_turn)(request)
+    admitted = await admit(request)
     if isinstance(admitted, JsonResponse):
         return admitted
     frames = follow(
@@ -318,14 +339,46 @@ def parse_uuid(value: str) -> uuid.UUID | None:
 
 async def wait_for_end(turn: AgentTurn) -> AgentTurn | None:
     """The turn once it has ended, waiting (without a thread) for its worker; None if it is gone (its session
-    was deleted)."""
+    was deleted). Rides out a database outage of up to DATABASE_PATIENCE_SECONDS (then raises its error)."""
+    outage = _Outage()
     with wakeups.subscribe(turn.session_id) as changes:
         while True:
             changes.clear()
-            found = await database(get_turn, user_id=turn.user_id)(turn_id=turn.pk)
+            try:
+                found = await database(get_turn, user_id=turn.user_id)(turn_id=turn.pk)
+            except Error as exc:
+                if not database_unavailable(exc) or outage.too_long():
+                    raise
+                await asyncio.sleep(DATABASE_RETRY_SECONDS)
+                continue
+            outage.over()
             if found is None or found.finished_at is not None:
                 return found
             await changes.wait(timeout=settings.SSE_HEARTBEAT_SECONDS)
+
+
+# How long a follower or a waiting /agent/chat keeps trying a database that does not answer (a restart, a
+# failover; a lost connection alone is replaced at once by `_reconnecting`), and how often it tries.
+DATABASE_PATIENCE_SECONDS = 30.0
+DATABASE_RETRY_SECONDS = 1.0
+DATABASE_LOST = "The service lost its database connection; reconnect to see how the turn ends."
+STREAM_FAILED = "The stream failed; reconnect to see how the turn ends."
+
+
+class _Outage:
+    """Since when the database has not answered (None while it does)."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+
+    def too_long(self) -> bool:
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        return now - self.since >= DATABASE_PATIENCE_SECONDS
+
+    def over(self) -> None:
+        self.since = None
 
 
 def _prime(session_id: uuid.UUID, after: int) -> Projector:
@@ -354,7 +407,37 @@ async def follow(
 ) -> AsyncGenerator[str]:
     """SSE text of the session's events after `after`, live: each event's frames, a turn's terminal frame with
     its last event, `: ping` while nothing happens. Ends after `until_turn`'s terminal frame (else follows on),
-    and when the session is deleted. Cancelled when the client disconnects: the turn runs on in its worker."""
+    and when the session is deleted. Cancelled when the client disconnects: the turn runs on in its worker.
+
+    A database error does not end the stream silently: the follower pings and reads again from the last event
+    it sent, for up to DATABASE_PATIENCE_SECONDS, then ends with an `error` frame (as does any other failure)."""
+    outage = _Outage()
+    while True:
+        try:
+            async for text, sent in _follow(session_id, user_id=user_id, after=after, until_turn=until_turn):
+                outage.over()
+                after = sent
+                yield text
+            return
+        except Error:
+            logger.warning(
+                "stream.database_unavailable", extra={"session_id": str(session_id)}, exc_info=True
+            )
+            if outage.too_long():
+                yield encode([{"type": "error", "message": DATABASE_LOST}], None)
+                return
+        except Exception:
+            logger.exception("stream.failed", extra={"session_id": str(session_id)})
+            yield encode([{"type": "error", "message": STREAM_FAILED}], None)
+            return
+        yield PING
+        await asyncio.sleep(DATABASE_RETRY_SECONDS)
+
+
+async def _follow(
+    session_id: uuid.UUID, *, user_id: uuid.UUID, after: int, until_turn: uuid.UUID | None
+) -> AsyncGenerator[tuple[str, int]]:
+    """`follow`'s frames, each with the sequence number it has sent up to."""
     heartbeat = settings.SSE_HEARTBEAT_SECONDS
     with wakeups.subscribe(session_id) as changes:
         projector = await database(_prime, user_id=user_id)(session_id, after)
@@ -372,9 +455,9 @@ async def follow(
                 ended = ends.get(event.sequence_number)
                 if ended is not None:
                     frames.append(terminal_frame(ended))
-                if frames:
-                    yield encode(frames, event.sequence_number)
                 after = event.sequence_number
+                if frames:
+                    yield encode(frames, event.sequence_number), after
                 if ended is not None and ended.pk == until_turn:
                     return
             if events:
@@ -387,4 +470,4 @@ async def follow(
                 idle = 0.0
                 if not await database(session_exists, user_id=user_id)(session_id=session_id):
                     return  # deleted: nothing more will come
-                yield PING
+                yield PING, after

@@ -53,7 +53,10 @@ class _TenantTransactions:
 
     def apply(self, connection: BaseDatabaseWrapper) -> None:
         role = settings.DATABASE_ASSUME_ROLE
-        with connection.connection.cursor() as cursor:
+        # The driver's own cursor (Django's would run this wrapper again), under Django's error wrapping: a lost
+        # connection raises django.db.OperationalError and marks the connection for Django's health check, as
+        # any ORM statement's failure does, so the callers' reconnect paths see it.
+        with connection.wrap_database_errors, connection.connection.cursor() as cursor:
             if role:
                 cursor.execute(
                     "SELECT set_config('app.user_id', %s, true), set_config('role', %s, true)",
@@ -70,7 +73,7 @@ class _TenantTransactions:
             return
         if connection.connection.info.transaction_status != TransactionStatus.INTRANS:
             return  # no transaction (the settings ended with it), or a failed one about to be rolled back
-        with connection.connection.cursor() as cursor:
+        with connection.wrap_database_errors, connection.connection.cursor() as cursor:
             if settings.DATABASE_ASSUME_ROLE:
                 cursor.execute("SELECT set_config('app.user_id', '', true), set_config('role', 'none', true)")
             else:

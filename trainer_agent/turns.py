@@ -12,6 +12,7 @@ re-enqueues turns whose worker died: they continue from the event store.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -49,6 +50,7 @@ from sessions_app.services import (
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
 from trainer_agent.agents.registry import get_agent
+from trainer_agent.connection_loss import connection_lost, reconnect
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
@@ -271,29 +273,61 @@ def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | Non
     return turn_result(turn)
 
 
+# How often a worker reconnects and continues a turn whose database connection was lost, and how long it waits
+# before each try (doubling): past these the error is raised and the lease hands the turn on.
+TURN_RECONNECTS = 5
+TURN_RECONNECT_DELAY_S = 0.2
+
+
 def _run_or_fail(turn: AgentTurn, sink: EventSink) -> None:
-    """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours)."""
-    try:
-        run_loop(
-            turn=turn,
-            sink=sink,
-            events=events_after(
-                session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
-            ),
-        )
-    except LeaseLost:
-        raise
-    except LLMError as exc:
-        fail_turn(turn, kind=exc.kind, message=exc.message, context="llm_call", retry_after=exc.retry_after)
-    except Exception as exc:
-        logger.exception("turn.failed", extra={"turn_id": str(turn.pk)})
-        fail_turn(
-            turn,
-            kind="internal",
-            message=f"{type(exc).__name__}: {exc}",
-            context="agent_loop",
-            stack=traceback.format_exc(),
-        )
+    """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours).
+
+    A lost database connection is neither: the worker opens a new one and continues the turn from the store
+    (what committed before the loss is there; what did not is done again), still holding its lease. Should
+    the database stay away, the error leaves the turn open: its lease lapses and a worker continues it later.
+    """
+    for reconnects in itertools.count():
+        try:
+            _run_from_store(turn, sink)
+            return
+        except LeaseLost:
+            raise
+        except LLMError as exc:
+            fail_turn(
+                turn, kind=exc.kind, message=exc.message, context="llm_call", retry_after=exc.retry_after
+            )
+            return
+        except Exception as exc:
+            if not connection_lost(exc):
+                _fail_with_bug(turn, exc)
+                return
+            if reconnects >= TURN_RECONNECTS:
+                logger.error("turn.database_lost", extra={"turn_id": str(turn.pk)}, exc_info=True)
+                raise
+            logger.warning("turn.database_reconnect", extra={"turn_id": str(turn.pk)}, exc_info=True)
+            reconnect()
+            time.sleep(TURN_RECONNECT_DELAY_S * 2**reconnects)
+
+
+def _run_from_store(turn: AgentTurn, sink: EventSink) -> None:
+    run_loop(
+        turn=turn,
+        sink=sink,
+        events=events_after(
+            session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
+        ),
+    )
+
+
+def _fail_with_bug(turn: AgentTurn, exc: Exception) -> None:
+    logger.error("turn.failed", extra={"turn_id": str(turn.pk)}, exc_info=exc)
+    fail_turn(
+        turn,
+        kind="internal",
+        message=f"{type(exc).__name__}: {exc}",
+        context="agent_loop",
+        stack="".join(traceback.format_exception(exc)),
+    )
 
 
 class LeaseKeeper:
