@@ -23,7 +23,8 @@ def _quiet_console(settings: pytest.FixtureRequest) -> None:
     settings.INITIALIZER_MODEL = "offline"  # type: ignore[attr-defined]
 
 
-@pytest.mark.django_db
+# Real commits, as in the service: the week chain is enqueued when the asking tool's transaction commits.
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("trial", TRIALS, ids=[trial.name for trial in TRIALS])
 def test_recorded_trial_replays_and_passes_its_checks(trial: Trial) -> None:
     """The trial's answers are all asked for, in order, and every turn meets its checks."""
