@@ -138,6 +138,11 @@ TASKS = {
 TURN_LEASE_SECONDS = float(os.environ.get("TURN_LEASE_SECONDS", "10"))
 # Workers that may start (or continue) one turn before it ends in `error`.
 TURN_MAX_ATTEMPTS = int(os.environ.get("TURN_MAX_ATTEMPTS", "3"))
+# A turn that waits this long for a worker (queued, or after its worker died) while no worker is alive (their
+# heartbeats, `agent_workers`) ends in `error`: the client is told no worker is running.
+TURN_PICKUP_SECONDS = float(os.environ.get("TURN_PICKUP_SECONDS", "30"))
+# The longest `/agent/chat` waits for a turn's end; then 504 and the turn goes on (the session stream shows it).
+AGENT_CHAT_WAIT_SECONDS = float(os.environ.get("AGENT_CHAT_WAIT_SECONDS", "600"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"

@@ -3,7 +3,7 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 
-from config.health import healthz
+from config.health import healthz, livez
 
 # Static files (the admin's CSS, the demo page's) are served by WhiteNoise's middleware in every mode.
 admin.site.site_url = "/demo/"  # the admin's "View site": the service's one page
@@ -16,6 +16,7 @@ def favicon(request: HttpRequest) -> HttpResponseRedirect:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("livez", livez, name="livez"),
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("trainer_agent.urls")),

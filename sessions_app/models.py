@@ -179,6 +179,24 @@ class AgentTurn(models.Model):
         return self.finished_at is None
 
 
+class WorkerHeartbeat(models.Model):
+    """A running worker process (`manage.py worker`): it writes `seen_at` every third of a lease, so every web
+    process can tell whether any worker is alive (`selectors.live_worker_count`: seen within a lease). System
+    data, no user content: one row per process, deleted when the process stops cleanly; a killed process's row
+    goes stale and is removed by the next worker's beat after an hour."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    threads = models.IntegerField(help_text="Turns it runs at once")
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "agent_workers"
+
+    def __str__(self) -> str:
+        return f"worker {self.name}"
+
+
 # --- Read-only SQL views (migration 0004; docs/contracts.md §15.2 (SQL views)) ----------------------------------------------------
 # Unmanaged: Django never creates or alters these; the migration's CREATE VIEW statements define them.
 # Token counts and cost are summed over llm_response events; cache_hit_rate is a fraction in 0..1.

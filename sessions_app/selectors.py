@@ -15,6 +15,7 @@ from sessions_app.models import (
     EventType,
     SessionNotFound,
     TurnStatus,
+    WorkerHeartbeat,
 )
 
 ACTION_EVENT_TYPES: tuple[str, ...] = (EventType.TOOL_CALL, EventType.TOOL_RESULT)
@@ -224,6 +225,26 @@ def lapsed_turns(*, now: Any, queued_before: Any, limit: int = 100) -> list[UUID
         AgentTurn.objects.filter(finished_at__isnull=True)
         .filter(running_lapsed | queued_long)
         .values_list("pk", flat=True)[:limit]
+    )
+
+
+def live_worker_count(*, seen_after: Any) -> int:
+    """Worker processes whose heartbeat is newer than `seen_after`."""
+    return WorkerHeartbeat.objects.filter(seen_at__gt=seen_after).count()
+
+
+def live_worker_names(*, seen_after: Any) -> list[str]:
+    """The names of the worker processes whose heartbeat is newer than `seen_after`."""
+    return list(WorkerHeartbeat.objects.filter(seen_at__gt=seen_after).values_list("name", flat=True))
+
+
+def oldest_queued_turn_since() -> Any:
+    """When the longest-waiting queued turn (no worker has taken it yet) was enqueued; None when none waits."""
+    return (
+        AgentTurn.objects.filter(finished_at__isnull=True, status=TurnStatus.QUEUED)
+        .order_by("enqueued_at")
+        .values_list("enqueued_at", flat=True)
+        .first()
     )
 
 

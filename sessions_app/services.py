@@ -27,6 +27,7 @@ from sessions_app.models import (
     SessionNotFound,
     SessionStatus,
     TurnStatus,
+    WorkerHeartbeat,
 )
 from sessions_app.selectors import get_session_for_user, last_sequence
 
@@ -405,6 +406,31 @@ def finish_turn(
     return stored
 
 
+def end_stranded_turn(
+    *, turn_id: UUID, waiting_before: Any, events: Sequence[NewEvent], result: Mapping[str, Any]
+) -> AgentTurn | None:
+    """End in `error`, with `events`, a turn that waits for a worker since before `waiting_before`: queued and
+    enqueued then, or running under a lease that lapsed then (its worker died). The turn is ended under its row
+    lock, so of this and a worker's `claim_turn` exactly one wins, and a worker never runs it afterwards (a claim
+    needs an open turn). None (nothing written) when a worker has it, or it has ended. The caller acts for the
+    turn's user (its events are tenant data)."""
+    with transaction.atomic():
+        turn = (
+            AgentTurn.objects.select_for_update()
+            .select_related("session")
+            .filter(pk=turn_id, finished_at__isnull=True)
+            .filter(
+                Q(status=TurnStatus.QUEUED, enqueued_at__lt=waiting_before)
+                | Q(status=TurnStatus.RUNNING, lease_expires_at__lt=waiting_before)
+            )
+            .first()
+        )
+        if turn is None:
+            return None
+        _finish_locked(turn, TurnStatus.ERROR, SessionStatus.ERROR, events, result)
+    return turn
+
+
 def _finish_locked(
     turn: AgentTurn,
     status: str,
@@ -424,6 +450,29 @@ def _finish_locked(
     if not stored:
         notify_session_changed(session_id=turn.session_id)
     return stored
+
+
+# --- Workers -----------------------------------------------------------------------------------------------
+
+# A killed worker's row is removed this long after its last beat (by any other worker's beat).
+STALE_WORKER_ROWS = timedelta(hours=1)
+
+
+def record_worker_heartbeat(*, name: str, threads: int, started_at: Any) -> None:
+    """The worker process `name` is alive now (its row created on the first beat); stale rows of killed
+    workers are removed."""
+    now = timezone.now()
+    WorkerHeartbeat.objects.update_or_create(
+        name=name,
+        defaults={"seen_at": now},
+        create_defaults={"threads": threads, "started_at": started_at, "seen_at": now},
+    )
+    WorkerHeartbeat.objects.filter(seen_at__lt=now - STALE_WORKER_ROWS).delete()
+
+
+def forget_worker(*, name: str) -> None:
+    """The worker process `name` stopped cleanly: it no longer counts as alive."""
+    WorkerHeartbeat.objects.filter(name=name).delete()
 
 
 # --- helpers ---------------------------------------------------------------------------------------------

@@ -29,6 +29,13 @@ CHECKPOINT_FRAME: dict[str, Any] = {
     "type": "status",
     "data": {"message": "Summarising the conversation", "tool": "checkpoint", "phase": "done"},
 }
+# Sent (without an `id:`: no stored event) while a turn whose worker died waits for another worker to continue it.
+RECOVERY_FRAME: dict[str, Any] = {
+    "type": "status",
+    "data": {"message": "Picking up where we left off…", "tool": "recovery", "phase": "start"},
+}
+# The last frame of a stream whose session was deleted (without an `id:`); the stream ends after it.
+SESSION_DELETED_FRAME: dict[str, Any] = {"type": "error", "message": "This session was deleted."}
 
 # The status line after a call that failed. The model reads the error and usually corrects the call on its next
 # iteration, so the client is shown progress, not an error: the error stays in the `tool_result` event (and the
@@ -153,6 +160,7 @@ FAILURE_DETAILS = {
     "server": "The model's service failed. Please try again.",
     "invalid_response": "The model gave an answer that could not be used. Please try again.",
     "internal": "The turn could not be completed. Please try again.",
+    "no_worker": "No worker is running to take the turn. Please try again later.",
 }
 KEY_SETTINGS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 

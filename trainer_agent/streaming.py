@@ -40,7 +40,6 @@ from sessions_app.selectors import (
     get_turn,
     latest_response_before,
     session_belongs_to,
-    session_exists,
 )
 from sessions_app.services import TurnInProgress
 from trainer_agent import wakeups
@@ -49,10 +48,26 @@ from trainer_agent.api.parsers import loads_strict
 from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.auth import AuthenticatedUser, AuthError, authenticate_bearer
 from trainer_agent.connection_loss import connection_lost, database_unavailable, reconnect
-from trainer_agent.frames import PING, Projector, encode, failure_detail, terminal_frame
+from trainer_agent.frames import (
+    PING,
+    RECOVERY_FRAME,
+    SESSION_DELETED_FRAME,
+    Projector,
+    encode,
+    failure_detail,
+    terminal_frame,
+)
 from trainer_agent.loop import APOLOGY
 from trainer_agent.tenancy import acting_for
-from trainer_agent.turns import TurnRequest, TurnRequestError, admit_turn, parse_turn_request, turn_result
+from trainer_agent.turns import (
+    NO_WORKER_KIND,
+    TurnRequest,
+    TurnRequestError,
+    admit_turn,
+    parse_turn_request,
+    turn_result,
+    watch_open_turn,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -239,6 +254,15 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
         turn = await wait_for_end(admitted)
         if turn is None:
             return error_response(404, SESSION_NOT_FOUND)  # the session was deleted while its turn was queued
+        if turn.finished_at is None:  # AGENT_CHAT_WAIT_SECONDS passed: the turn goes on in its worker
+            return JsonResponse(
+                {
+                    "detail": "The turn is taking too long to answer here; follow it on the session's event "
+                    "stream.",
+                    "sessionId": str(turn.session_id),
+                },
+                status=504,
+            )
         result = await database(turn_result, user_id=turn.user_id)(turn)
     except Error as exc:
         if not database_unavailable(exc):
@@ -260,7 +284,9 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
     response = {"detail": detail, "sessionId": str(turn.session_id), "response": body["response"]}
     if not response["response"]["messages"]:
         response["response"]["messages"] = [APOLOGY]
-    return JsonResponse(response, status=502, headers=headers)
+    # No worker took the turn (TURN_PICKUP_SECONDS): the service, not the model, is unavailable.
+    status = 503 if result.error_kind == NO_WORKER_KIND else 502
+    return JsonResponse(response, status=status, headers=headers)
 
 
 @csrf_exempt
@@ -339,22 +365,33 @@ def parse_uuid(value: str) -> uuid.UUID | None:
 
 async def wait_for_end(turn: AgentTurn) -> AgentTurn | None:
     """The turn once it has ended, waiting (without a thread) for its worker; None if it is gone (its session
-    was deleted). Rides out a database outage of up to DATABASE_PATIENCE_SECONDS (then raises its error)."""
+    was deleted); still open after `AGENT_CHAT_WAIT_SECONDS`. A turn no worker takes within
+    `TURN_PICKUP_SECONDS` is ended meanwhile (`turns.watch_open_turn`). Rides out a database outage of up to
+    DATABASE_PATIENCE_SECONDS (then raises its error)."""
     outage = _Outage()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.AGENT_CHAT_WAIT_SECONDS
     with wakeups.subscribe(turn.session_id) as changes:
         while True:
             changes.clear()
             try:
                 found = await database(get_turn, user_id=turn.user_id)(turn_id=turn.pk)
+                if found is None or found.finished_at is not None:
+                    return found
+                state = await database(watch_open_turn, user_id=turn.user_id)(session_id=turn.session_id)
             except Error as exc:
                 if not database_unavailable(exc) or outage.too_long():
                     raise
                 await asyncio.sleep(DATABASE_RETRY_SECONDS)
                 continue
             outage.over()
-            if found is None or found.finished_at is not None:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
                 return found
-            await changes.wait(timeout=settings.SSE_HEARTBEAT_SECONDS)
+            wait = min(settings.SSE_HEARTBEAT_SECONDS, remaining)
+            if state.recheck_in is not None:
+                wait = min(wait, state.recheck_in)
+            await changes.wait(timeout=wait)
 
 
 # How long a follower or a waiting /agent/chat keeps trying a database that does not answer (a restart, a
@@ -406,8 +443,10 @@ async def follow(
     session_id: uuid.UUID, *, user_id: uuid.UUID, after: int, until_turn: uuid.UUID | None = None
 ) -> AsyncGenerator[str]:
     """SSE text of the session's events after `after`, live: each event's frames, a turn's terminal frame with
-    its last event, `: ping` while nothing happens. Ends after `until_turn`'s terminal frame (else follows on),
-    and when the session is deleted. Cancelled when the client disconnects: the turn runs on in its worker.
+    its last event, `: ping` while nothing happens, a `status` frame while a turn whose worker died waits for
+    another (`RECOVERY_FRAME`). Ends after `until_turn`'s terminal frame (else follows on), and after an
+    `error` frame when the session is deleted. A turn no worker takes is ended (`turns.watch_open_turn`).
+    Cancelled when the client disconnects: the turn runs on in its worker.
 
     A database error does not end the stream silently: the follower pings and reads again from the last event
     it sent, for up to DATABASE_PATIENCE_SECONDS, then ends with an `error` frame (as does any other failure)."""
@@ -447,6 +486,8 @@ async def _follow(
             if turn is None or (turn.end_sequence is not None and turn.end_sequence <= after):
                 return
         idle = 0.0
+        announced = None  # the lapsed lease whose recovery frame was sent
+        next_watch, woken = -math.inf, False
         while True:
             changes.clear()
             events, ends = await database(_next_page, user_id=user_id)(session_id, after)
@@ -463,11 +504,22 @@ async def _follow(
             if events:
                 idle = 0.0
                 continue
-            started = asyncio.get_running_loop().time()
-            await changes.wait(timeout=max(0.0, heartbeat - idle))
-            idle += asyncio.get_running_loop().time() - started
+            clock = asyncio.get_running_loop().time
+            if woken or clock() >= next_watch:
+                # The session's open turn (and whether the session is still there): on a notification, when the
+                # turn's state may change by time alone, and at least every SSE_RECHECK_SECONDS.
+                state = await database(watch_open_turn, user_id=user_id)(session_id=session_id)
+                if state.deleted:
+                    yield encode([SESSION_DELETED_FRAME], None), after  # nothing more will come
+                    return
+                if state.recovering_since is not None and state.recovering_since != announced:
+                    announced = state.recovering_since  # once per lapsed lease
+                    yield encode([RECOVERY_FRAME], None), after
+                next_watch = clock() + min(state.recheck_in or math.inf, settings.SSE_RECHECK_SECONDS)
+            started = clock()
+            await changes.wait(timeout=max(0.0, min(heartbeat - idle, next_watch - started)))
+            woken = changes.changed.is_set()
+            idle += clock() - started
             if idle >= heartbeat:
                 idle = 0.0
-                if not await database(session_exists, user_id=user_id)(session_id=session_id):
-                    return  # deleted: nothing more will come
                 yield PING, after

@@ -8,6 +8,11 @@ on Django's task framework (`TASKS`). Nothing is written for a refused request.
 `execute_turn` (worker): claim the turn with a lease (a heartbeat renews it while the turn runs), run the loop
 from where the store says the turn stands, finish it. `sweep_lapsed_turns` (every worker, periodically)
 re-enqueues turns whose worker died: they continue from the event store.
+
+No turn waits for a worker that does not exist: workers beat (`agent_workers`), and a turn that waits to be taken
+(queued, or running under a lapsed lease) for `TURN_PICKUP_SECONDS` while no worker is alive is ended in `error`
+(`watch_open_turn`, called by whoever waits for it: the turn endpoints, a session stream, a new message or a
+delete of its session).
 """
 
 from __future__ import annotations
@@ -37,13 +42,24 @@ from datasources_app.selectors import get_current_workout
 from datasources_app.services import save_current_workout
 from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, AgentTurn, EventType, TurnStatus
-from sessions_app.selectors import events_after, get_session_for_user, lapsed_turns, turn_owner
+from sessions_app.selectors import (
+    events_after,
+    get_session_for_user,
+    lapsed_turns,
+    live_worker_count,
+    live_worker_names,
+    open_turn_of,
+    session_exists,
+    turn_owner,
+)
 from sessions_app.services import (
     NewEvent,
     TurnInProgress,
     claim_turn,
     create_session,
     delete_session,
+    end_stranded_turn,
+    notify_session_changed,
     open_turn,
     renew_lease,
 )
@@ -161,9 +177,32 @@ def admit_turn(
 ) -> AgentTurn:
     """Store the turn's first events and its queued row (one transaction), then enqueue it.
 
-    SessionNotFound for a session that is not the caller's; TurnInProgress while one of its turns is open.
+    SessionNotFound for a session that is not the caller's; TurnInProgress while one of its turns is open (unless
+    that turn waits for a worker that does not exist: it is ended first, `release_stranded_turn`).
     Under the ImmediateBackend the turn has run when this returns.
     """
+    try:
+        return _admit_turn(
+            user_id=user_id,
+            turn=turn,
+            max_iterations=max_iterations,
+            current_workout_text=current_workout_text,
+        )
+    except TurnInProgress:
+        if turn.session_id is None or not release_stranded_turn(session_id=turn.session_id):
+            raise
+    return _admit_turn(
+        user_id=user_id, turn=turn, max_iterations=max_iterations, current_workout_text=current_workout_text
+    )
+
+
+def _admit_turn(
+    *,
+    user_id: uuid.UUID,
+    turn: TurnRequest,
+    max_iterations: int | None = None,
+    current_workout_text: str | None = None,
+) -> AgentTurn:
     model_id = turn.model or get_agent("trainer").resolved_model()  # the definition names the trainer's model
     get_model(model_id)  # an unknown model id fails before anything is written
     with transaction.atomic():
@@ -442,6 +481,100 @@ def sweep_lapsed_turns() -> int:
     return enqueued
 
 
+# --- a turn no worker takes ------------------------------------------------------------------------------
+
+NO_WORKER_KIND = "no_worker"
+NO_WORKER_MESSAGE = "No worker is running to take the turn."
+
+
+def live_workers() -> int:
+    """Worker processes alive now: their heartbeat (`manage.py worker`, every third of a lease) is younger than
+    a lease."""
+    return live_worker_count(seen_after=timezone.now() - lease_duration())
+
+
+@dataclass(frozen=True)
+class OpenTurnState:
+    """What a follower of a session needs to know about its open turn (`watch_open_turn`)."""
+
+    # Running under a lapsed lease (its worker died): when that lease lapsed, while it waits for another worker.
+    recovering_since: Any = None
+    # Seconds until the turn's state may change by time alone (a lease lapses, the pickup bound passes): when
+    # to look again if nothing is written meanwhile. None: no open turn.
+    recheck_in: float | None = None
+    # The session is gone (deleted).
+    deleted: bool = False
+
+
+def watch_open_turn(*, session_id: uuid.UUID) -> OpenTurnState:
+    """The session's open turn as a follower sees it; a turn that has waited `TURN_PICKUP_SECONDS` for a worker
+    (queued, or running under a lapsed lease) while none is alive is ended here in `error` (`end_without_worker`),
+    and its `error` event wakes the followers. The caller acts for the session's user."""
+    turn = open_turn_of(session_id=session_id)
+    if turn is None:
+        return OpenTurnState(deleted=not session_exists(session_id=session_id))
+    now = timezone.now()
+    pickup = timedelta(seconds=settings.TURN_PICKUP_SECONDS)
+    if (
+        turn.status == TurnStatus.RUNNING
+        and turn.lease_expires_at is not None
+        and turn.lease_expires_at >= now
+    ):
+        # Running under its worker's lease; look again when that would lapse (a renewal moves it on).
+        return OpenTurnState(recheck_in=(turn.lease_expires_at - now).total_seconds() + 0.1)
+    recovering = turn.status == TurnStatus.RUNNING
+    waiting_since = turn.lease_expires_at if recovering and turn.lease_expires_at else turn.enqueued_at
+    deadline = waiting_since + pickup
+    since = waiting_since if recovering else None
+    if now < deadline:
+        return OpenTurnState(recovering_since=since, recheck_in=(deadline - now).total_seconds() + 0.05)
+    if end_without_worker(turn):
+        return OpenTurnState()
+    # A worker is alive: it (or its sweep) will take the turn; look again in a while.
+    return OpenTurnState(recovering_since=since, recheck_in=settings.TURN_PICKUP_SECONDS)
+
+
+def end_without_worker(turn: AgentTurn) -> bool:
+    """End `turn` in `error` (kind `no_worker`) if no worker is alive and it has waited `TURN_PICKUP_SECONDS`
+    for one; True if it was ended here. Its events stay; no worker runs it afterwards (`claim_turn` takes only
+    an open turn)."""
+    if settings.TASKS_BACKEND == "immediate" or live_workers():
+        return False  # immediate: the web process runs its turns itself
+    ended = end_stranded_turn(
+        turn_id=turn.pk,
+        waiting_before=timezone.now() - timedelta(seconds=settings.TURN_PICKUP_SECONDS),
+        events=[
+            NewEvent(
+                EventType.ERROR,
+                {
+                    "message": NO_WORKER_MESSAGE,
+                    "kind": NO_WORKER_KIND,
+                    "context": "pickup",
+                    "stack": None,
+                    "fatal": True,
+                },
+            )
+        ],
+        result={"error_kind": NO_WORKER_KIND, "error": NO_WORKER_MESSAGE},
+    )
+    if ended is None:
+        return False
+    logger.warning("turn.no_worker", extra={"turn_id": str(turn.pk)})
+    console = EventSink(session=ended.session)
+    for event in events_after(
+        session_id=ended.session_id, after_sequence=(ended.end_sequence or 1) - 1, limit=1
+    ):
+        console.log(event)
+    return True
+
+
+def release_stranded_turn(*, session_id: uuid.UUID) -> bool:
+    """End the session's open turn if it waits for a worker that does not exist (`watch_open_turn`); True when
+    the session has no open turn afterwards."""
+    watch_open_turn(session_id=session_id)
+    return open_turn_of(session_id=session_id) is None
+
+
 def run_turn(
     *,
     user_id: uuid.UUID,
@@ -509,14 +642,60 @@ def adopt_client_workout(*, user_id: uuid.UUID, session: AgentSession, workout: 
 
 def delete_session_everywhere(*, session: AgentSession) -> int:
     """Delete the session (its events and turns) and its turns' task rows, in one transaction; TurnInProgress
-    while one of its turns is open (checked under the session's lock, which admitting a turn also takes)."""
+    while one of its turns is open (checked under the session's lock, which admitting a turn also takes), unless
+    that turn waits for a worker that does not exist (`release_stranded_turn` ends it first). Its followers are
+    woken: their stream ends with an `error` frame saying the session was deleted."""
+    release_stranded_turn(session_id=session.pk)
     with transaction.atomic():
         AgentSession.objects.select_for_update().filter(pk=session.pk).exists()
         if session.turns.filter(finished_at__isnull=True).exists():
             raise TurnInProgress(f"a turn is running in session {session.pk}")
         turn_ids = [str(pk) for pk in session.turns.values_list("pk", flat=True)]
         _delete_task_rows(turn_ids)
-        return delete_session(session=session)
+        deleted = delete_session(session=session)
+        notify_session_changed(session_id=session.pk)
+        return deleted
+
+
+class WorkerDied(Exception):
+    """The exception a task row of a killed worker is marked failed with (`fail_orphaned_task_rows`)."""
+
+
+def worker_process_of(worker_id: str) -> str:
+    """The worker process (its `agent_workers` name) of one of its loops' task-runner ids (`<name>-<index>`)."""
+    return worker_id.rsplit("-", 1)[0]
+
+
+def fail_orphaned_task_rows() -> int:
+    """Mark `FAILED` the task rows left `RUNNING` by worker processes that are no longer alive (killed: their
+    heartbeat lapsed or is gone), so every task row of a dead worker ends in a terminal state. A turn such a
+    row ran is not lost: the sweep hands it to another worker (a task row of its own). Returns how many."""
+    if "django_tasks_db" not in settings.INSTALLED_APPS:
+        return 0
+    from django.tasks import TaskResultStatus as TaskStatus
+    from django_tasks_db.models import DBTaskResult
+
+    now = timezone.now()
+    alive = set(live_worker_names(seen_after=now - lease_duration()))
+    running = DBTaskResult.objects.filter(status=TaskStatus.RUNNING, started_at__lt=now - lease_duration())
+    orphaned: dict[str, list[Any]] = {}
+    for pk, worker_ids in running.values_list("pk", "worker_ids")[:1000]:
+        last = str(worker_ids[-1]) if isinstance(worker_ids, list) and worker_ids else ""
+        process = worker_process_of(last)
+        if process not in alive:
+            orphaned.setdefault(process, []).append(pk)
+    failed = 0
+    for process, pks in orphaned.items():
+        failed += DBTaskResult.objects.filter(pk__in=pks, status=TaskStatus.RUNNING).update(
+            status=TaskStatus.FAILED,
+            finished_at=now,
+            return_value=None,
+            exception_class_path=f"{WorkerDied.__module__}.{WorkerDied.__qualname__}",
+            traceback=f"WorkerDied: the worker process {process or '(unknown)'} stopped while running this task",
+        )
+    if failed:
+        logger.warning("worker.orphaned_tasks_failed", extra={"count": failed})
+    return failed
 
 
 def _delete_task_rows(turn_ids: list[str]) -> None:

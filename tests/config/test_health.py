@@ -5,8 +5,17 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
+from config import health
+from sessions_app.models import WorkerHeartbeat
 from trainer_agent.streaming import database
+
+
+@pytest.fixture(autouse=True)
+def fresh_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts without the process's last reading (a few seconds old at most, and from another test)."""
+    monkeypatch.setattr(health, "_last", None)
 
 
 @pytest.mark.django_db
@@ -24,7 +33,12 @@ def test_healthz_answers_while_every_database_thread_is_busy(client: Client, set
     """Under a burst every database thread of the web process is busy: /healthz still answers at once, from
     the event loop, since those threads answered recently (it does not queue behind the burst's work)."""
     settings.TASKS_BACKEND = "database"  # requests use the web process's database threads, as under daphne
-    assert client.get("/healthz").json() == {"status": "ok", "database": connection.vendor}  # a round trip
+    WorkerHeartbeat.objects.create(name="w", threads=1, started_at=timezone.now(), seen_at=timezone.now())
+    assert client.get("/healthz").json() == {
+        "status": "ok",
+        "database": connection.vendor,
+        "workers": {"alive": 1, "oldestQueuedSeconds": None},
+    }  # a round trip
 
     release = threading.Event()
     started = threading.Semaphore(0)

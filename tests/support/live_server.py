@@ -243,14 +243,14 @@ class DaphneServer:
             with contextlib.suppress(OSError, http.client.HTTPException):
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
                 try:
-                    conn.request("GET", "/healthz")
+                    conn.request("GET", "/livez")  # /healthz is 503 until a worker is alive
                     if conn.getresponse().status == 200:
                         return
                 finally:
                     conn.close()
             time.sleep(0.05)
         raise RuntimeError(
-            f"daphne did not answer /healthz within {STARTUP_TIMEOUT_S:.0f} s:\n{self.log_tail()}"
+            f"daphne did not answer /livez within {STARTUP_TIMEOUT_S:.0f} s:\n{self.log_tail()}"
         )
 
     @property

@@ -35,6 +35,7 @@ BOB = uuid.UUID("bbbbbbbb-0000-4000-8000-000000000002")
 SYSTEM_TABLES = {
     "agent_turns": "leases and status of turns (no user content); workers claim and sweep across users",
     "django_tasks_database_dbtaskresult": "the task queue; workers claim across users",
+    "agent_workers": "worker heartbeats (no user content); every web process reads them",
     "exercises": "the shared catalogue",
     "equipment": "the shared catalogue",
     "exercises_equipment": "the shared catalogue",

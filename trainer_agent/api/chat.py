@@ -120,6 +120,17 @@ class AgentChatApi(AgentApi):
                 "is in status `error` and keeps every event of the failed turn. `response.messages` holds a "
                 "short apology the client can show.",
             ),
+            503: OpenApiResponse(
+                ChatFailureSerializer,
+                description="No worker took the turn within TURN_PICKUP_SECONDS because none is running: "
+                '`detail` is "No worker is running to take the turn. Please try again later."; the turn and '
+                "session are `error`, the message is kept and no worker runs that turn later. (Also 503 "
+                "`{detail}` when the database could not admit the turn.)",
+            ),
+            504: OpenApiResponse(
+                description="The turn did not end within AGENT_CHAT_WAIT_SECONDS: `{detail, sessionId}`; the "
+                "turn goes on in its worker and the session's event stream shows it.",
+            ),
         },
         tags=["agent"],
     )

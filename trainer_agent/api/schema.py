@@ -69,7 +69,9 @@ _GENERATED_STREAM_PATHS = re.compile(r"^/agent/stream/?$|^/agent/sessions/\{[^}/
 SSE_FRAMES: dict[str, dict[str, Any]] = {
     "StatusFrame": {
         "type": "object",
-        "description": "Progress of a tool: its start message, then done (or error).",
+        "description": "Progress of a tool: its start message, then done (or error). Also `Message received` "
+        "(tool `agent`), and, without an `id:`, `Picking up where we left off…` (tool `recovery`, phase `start`) "
+        "while a turn whose worker stopped waits for another worker to continue it.",
         "properties": {
             "type": {"type": "string", "enum": ["status"]},
             "data": {
@@ -152,7 +154,9 @@ SSE_FRAMES: dict[str, dict[str, Any]] = {
     },
     "ErrorFrame": {
         "type": "object",
-        "description": "The turn failed (e.g. the model could not be reached); the last frame of the stream.",
+        "description": "The turn failed (e.g. the model could not be reached, or no worker is running: "
+        '"No worker is running to take the turn. Please try again later."); the last frame of the stream. '
+        'Also, without an `id:`, `"This session was deleted."` when the followed session is deleted.',
         "properties": {
             "type": {"type": "string", "enum": ["error"]},
             "message": {"type": "string"},

@@ -70,8 +70,9 @@ def test_every_authenticated_operation_documents_401_with_the_seed_body(schema: 
 def test_chat_documents_every_error_status(schema: dict[str, Any]) -> None:
     """POST /agent/chat lists 200 and each of its error answers."""
     responses = schema["paths"]["/agent/chat"]["post"]["responses"]
-    assert set(responses) == {"200", "400", "401", "404", "409", "413", "415", "429", "502"}
+    assert set(responses) == {"200", "400", "401", "404", "409", "413", "415", "429", "502", "503", "504"}
     assert responses["502"]["content"]["application/json"]["schema"]["$ref"].endswith("/ChatFailure")
+    assert responses["503"]["content"]["application/json"]["schema"]["$ref"].endswith("/ChatFailure")
     body = schema["components"]["schemas"]["ChatRequest"]
     assert body["required"] == ["message"]
     assert set(body["properties"]) == {"message", "sessionId", "currentWorkout", "model"}

@@ -246,6 +246,53 @@ def test_a_killed_worker_s_turn_is_finished_by_another(
             (gates / f"{user_id}-{gate}").unlink(missing_ok=True)
 
 
+def test_the_stream_says_a_killed_worker_s_turn_is_being_picked_up_and_its_task_row_ends(
+    crash_setup: tuple[LiveDatabase, dict[str, str], Path], web: DaphneServer, tmp_path: Path
+) -> None:
+    """While a killed worker's turn waits for another worker, its stream shows "Picking up where we left off…"
+    (once), then the turn's frames go on to `done`; the killed worker's task row does not stay RUNNING."""
+    database, env, gates = crash_setup
+    user_id = DEMO_USER_ID
+    token = mint_test_token(user_id)
+    first = start_worker(env, tmp_path / "worker-1.log")
+    second: WorkerProcess | None = None
+    try:
+        stream = post_turn(web.base_url, token, {"message": "Quick chest workout", "model": "scripted-crash"})
+        assert stream.status == 200
+        session_id = stream.headers["x-session-id"]
+        wait_for(lambda: any(k == "llm_request" for _, k, _ in events(database, session_id)), "the call")
+        first.kill()
+        frames = stream.frames()
+        seen = [next(frames).json()]  # "Message received"
+        while seen[-1]["type"] != "status" or seen[-1]["data"]["tool"] != "recovery":
+            seen.append(next(frames).json())
+        assert seen[-1] == {
+            "type": "status",
+            "data": {"message": "Picking up where we left off…", "tool": "recovery", "phase": "start"},
+        }
+        second = start_worker(env, tmp_path / "worker-2.log")
+        for gate in ("1", "2"):
+            open_gate(gates, user_id, gate)
+        seen += [e.json() for e in stream.read_frames_until_done()]
+        stream.close()
+        assert seen[-1] == {"type": "done", "sessionId": session_id}
+        recovery = [f for f in seen if f["type"] == "status" and f["data"]["tool"] == "recovery"]
+        assert len(recovery) == 1, "said once per lapsed lease"
+
+        running = "SELECT COUNT(*) FROM django_tasks_database_dbtaskresult WHERE status = 'RUNNING'"
+        wait_for(lambda: database.scalar(running) == 0, "the killed worker's task row to end")
+        failed = database.query(
+            "SELECT exception_class_path FROM django_tasks_database_dbtaskresult WHERE status = 'FAILED'"
+        )
+        assert ("trainer_agent.turns.WorkerDied",) in [tuple(row) for row in failed]
+    finally:
+        for worker in (first, second):
+            if worker is not None:
+                worker.stop()
+        for gate in ("1", "2"):
+            (gates / f"{user_id}-{gate}").unlink(missing_ok=True)
+
+
 def test_a_worker_killed_while_a_tool_runs_leaves_no_half_done_write(
     crash_setup: tuple[LiveDatabase, dict[str, str], Path], web: DaphneServer, tmp_path: Path
 ) -> None:

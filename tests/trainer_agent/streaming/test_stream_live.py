@@ -537,7 +537,8 @@ def test_events_endpoint_refuses_bad_tokens_and_ids(live_server_process: DaphneS
 
 
 def test_a_follower_of_a_deleted_session_is_ended(live_server_process: DaphneServer) -> None:
-    """Deleting a session ends the streams following it (they would otherwise ping forever)."""
+    """Deleting a session ends the streams following it, after an `error` frame saying why (they would otherwise
+    ping forever, or close with no word)."""
     _, token = new_user()
     stream = post_turn(live_server_process.base_url, token, {"message": "hello", "model": "scripted-workout"})
     session_id = stream.headers["x-session-id"]
@@ -548,5 +549,7 @@ def test_a_follower_of_a_deleted_session_is_ended(live_server_process: DaphneSer
         live_server_process.base_url, f"/agent/sessions/{session_id}", method="DELETE", token=token
     )
     assert deleted.status == 204
-    assert list(follower.frames()) == [], "the stream ends, with nothing more"
+    assert [e.json() for e in follower.frames()] == [
+        {"type": "error", "message": "This session was deleted."}
+    ]
     follower.close()

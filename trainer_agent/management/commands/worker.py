@@ -4,8 +4,11 @@ One process runs N of django-tasks-db's own worker loops (`Worker.run_task` on t
 lock), each on its own thread and database connection: a turn waits on its model most of the time, so one
 process serves many turns at once. Idle threads sleep until a turn is enqueued (PostgreSQL `LISTEN
 agent_turns`) or `--interval` passes. One thread sweeps for turns whose worker died (their lease lapsed) and
-re-enqueues them: they continue from the event store. SIGINT/SIGTERM stop taking new turns and wait for the
-running ones; a killed process loses no turn (another worker continues each when its lease lapses).
+re-enqueues them: they continue from the event store, and marks `FAILED` the task rows that killed workers
+left `RUNNING`. One thread beats: the process's row of `agent_workers` (every third of a lease), which tells
+every web process that a worker is alive (`/healthz`, and turns no worker would take: `turns.watch_open_turn`).
+SIGINT/SIGTERM stop taking new turns and wait for the running ones (the row is deleted then); a killed process
+loses no turn (another worker continues each when its lease lapses).
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ from types import FrameType
 from typing import Any
 
 import psycopg
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import OperationalError, connection, connections
+from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
-from trainer_agent.turns import TURNS_CHANNEL, sweep_lapsed_turns, worker_name
+from sessions_app.services import forget_worker, record_worker_heartbeat
+from trainer_agent.turns import TURNS_CHANNEL, fail_orphaned_task_rows, sweep_lapsed_turns, worker_name
 
 logger = logging.getLogger("trainer_agent.worker")
 
@@ -55,7 +61,10 @@ class WorkerPool:
         self.sweep_interval = sweep
         self.running = True
         self.wake = threading.Condition()
-        self.name = worker_name()
+        # The process's name (its `agent_workers` row); its loops' task-runner ids are `<name>-<index>`
+        # (`turns.worker_process_of`), within django-tasks-db's 64 characters.
+        self.name = worker_name()[:58]
+        self.started_at = timezone.now()
 
     def stop(self, signum: int, frame: FrameType | None) -> None:
         if not self.running:
@@ -71,13 +80,18 @@ class WorkerPool:
         workers = [
             threading.Thread(target=self._loop, args=(i,), name=f"turns-{i}") for i in range(self.threads)
         ]
-        helpers = [threading.Thread(target=self._sweep, name="sweeper", daemon=True)]
+        self._beat()  # alive before the first claim
+        helpers = [
+            threading.Thread(target=self._sweep, name="sweeper", daemon=True),
+            threading.Thread(target=self._heartbeat, name="heartbeat", daemon=True),
+        ]
         if connection.vendor == "postgresql":
             helpers.append(threading.Thread(target=self._listen, name="listener", daemon=True))
         for thread in [*workers, *helpers]:
             thread.start()
         while any(t.is_alive() for t in workers):
             time.sleep(0.2)
+        self._forget()
         if self.running:  # every loop died without being asked to stop: let a process manager restart us
             raise CommandError("worker: every worker loop stopped")
 
@@ -144,10 +158,33 @@ class WorkerPool:
                 enqueued = sweep_lapsed_turns()
                 if enqueued:
                     self._notify(enqueued)
+                fail_orphaned_task_rows()
             except Exception:
                 logger.exception("worker: sweep failed")
                 connection.close()
             time.sleep(self.sweep_interval)
+
+    def _heartbeat(self) -> None:
+        """Beat every third of a lease (a worker counts as alive while its last beat is younger than a lease)."""
+        while self.running:
+            time.sleep(settings.TURN_LEASE_SECONDS / 3)
+            if self.running:
+                self._beat()
+
+    def _beat(self) -> None:
+        try:
+            record_worker_heartbeat(name=self.name, threads=self.threads, started_at=self.started_at)
+        except Exception:
+            logger.warning("worker: heartbeat failed", exc_info=True)
+            connection.close()  # a connection the database dropped is replaced on the next beat
+
+    def _forget(self) -> None:
+        try:
+            forget_worker(name=self.name)
+        except Exception:
+            logger.warning("worker: could not remove its heartbeat", exc_info=True)
+        finally:
+            connection.close()
 
     def _listen(self) -> None:
         """Wake idle loops when a turn is enqueued (`pg_notify` from `turns.enqueue_turn`)."""
