@@ -489,9 +489,21 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
 )
 
 
+# Training words that name a body part without saying it hurts: "train legs hip-dominant (hip thrusts)" is advice
+# for a knee, not a hip injury; "no shoulder press" is an exclusion, not a shoulder injury.
+_TRAINING_PHRASES: Final = re.compile(
+    r"\bhips?[\s-]*(?:thrusts?|dominant|hinges?|hinging|abductions?|adductions?|extensions?|bridges?|"
+    r"circles?|flexor stretch(?:es)?|drive)\b"
+    r"|\bshoulders?[\s-]*(?:press(?:es)?|taps?|width|height|level|blades?|dislocates?|shrugs?)\b"
+    r"|\bknees?[\s-]*(?:raises?|tucks?|friendly|safe|push-?ups?|level)\b"
+    r"|\bkeeps? the (?:hip|knee|shoulder)s? still\b"
+)
+
+
 def injured_body_parts(text: str) -> tuple[BodyPart, ...]:
-    """The body parts `text` (injuries, limitations, what the user said) names, in table order."""
-    lowered = text.lower()
+    """The body parts `text` (injuries, limitations, what the user said) names, in table order; words of
+    training ("hip thrust", "hip-dominant", "shoulder press") do not name an injured part."""
+    lowered = _TRAINING_PHRASES.sub(" ", text.lower())
     return tuple(part for part in BODY_PARTS if part.words.search(lowered))
 
 
@@ -502,3 +514,25 @@ def contraindication(part: BodyPart, *, pattern: str | None, joints: Collection[
     if part.joint is not None and part.joint in joints:
         return f"it loads the {part.joint}"
     return None
+
+
+# Implements an exercise's name says it uses ("Seated Dumbbell Overhead Press", "Banded Glute Bridge"): what an
+# exercise the catalogue does not know needs, when whoever wrote it gave no equipment list.
+_NAMED_EQUIPMENT: Final = (
+    (re.compile(r"\b(?:dumbbells?|db)\b"), "dumbbells"),
+    (re.compile(r"\b(?:kettlebells?|kb)\b"), "kettlebell"),
+    (re.compile(r"\bez[\s-]*(?:curl[\s-]*)?bar\b"), "ez_bar"),
+    (re.compile(r"\b(?:trap|hex)[\s-]*bar\b"), "trap_bar"),
+    (re.compile(r"\bbarbells?\b"), "barbell"),
+    (re.compile(r"\b(?:bands?|banded|resistance band)\b"), "resistance_bands"),
+    (re.compile(r"\bcables?\b"), "cable_machine"),
+    (re.compile(r"\bsmith\b"), "smith_machine"),
+    (re.compile(r"\b(?:medicine|med)[\s-]*ball\b"), "medicine_ball"),
+    (re.compile(r"\b(?:trx|suspension)\b"), "suspension_trainer"),
+)
+
+
+def equipment_named(name: str) -> list[str]:
+    """The equipment slugs an exercise's name names ("Dumbbell Hammer Curl" → ["dumbbells"]), in table order."""
+    lowered = name.lower()
+    return [slug for pattern, slug in _NAMED_EQUIPMENT if pattern.search(lowered)]

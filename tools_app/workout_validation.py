@@ -43,6 +43,7 @@ from datasources_app.catalog import (
     contraindication,
     derive_loaded_joints,
     derive_movement_pattern,
+    equipment_named,
     exercise_name_key,
     injured_body_parts,
     name_covers,
@@ -368,7 +369,10 @@ def exercise_label(index: int, exercise: ExerciseFields) -> str:
 def effective_equipment(exercise: ExerciseFields, match: CatalogMatch | None) -> list[str]:
     """The equipment the exercise needs: what the model declared plus, for a catalogue exercise, the
     catalogue's list (taken alone when the model declared none). Bodyweight is implied, never listed."""
-    declared = list(exercise.equipment) if exercise.equipment is not None else []
+    if exercise.equipment is not None:
+        declared = list(exercise.equipment)
+    else:  # none given: for an exercise the catalogue does not know, what its name says ("Dumbbell ...")
+        declared = [] if match is not None else equipment_named(exercise.exercise_name)
     needed = declared + sorted(match.equipment) if match is not None else declared
     return [slug for slug in dict.fromkeys(needed) if slug != BODYWEIGHT]
 
@@ -628,7 +632,9 @@ def _implements_problems(
     handheld = sorted(HANDHELD & set(equipment))
     loaded = exercise.exercise_type == "reps" and any(exercise.load_each or ())
     if implements is None:
-        if loaded and handheld and match is None:
+        # An exercise the catalogue does not know, declared with dumbbells or kettlebells, must say one or two;
+        # one whose name alone says so ("Dumbbell Calf Raise") reads as one (never a wrong "each hand").
+        if loaded and handheld and match is None and exercise.equipment is not None:
             return [
                 f"say how many {handheld[0]} load_each is for: implements: 1 (one) or 2 (a pair, load_each is "
                 f"each one's weight)"
@@ -637,8 +643,15 @@ def _implements_problems(
     if implements not in (1, 2):
         return [f"implements must be 1 (one) or 2 (a pair), got {implements}"]
     if exercise.exercise_type != "reps":
-        return [f"implements applies to reps exercises only: omit it for a {exercise.exercise_type} exercise"]
+        return [
+            f"implements applies to reps exercises only: omit it for this {exercise.exercise_type} exercise"
+        ]
     if implements == 2 and not handheld:
+        if match is None and not equipment:
+            return [
+                "implements 2 (a pair) is for dumbbells or kettlebells, and this exercise (not in the catalogue) "
+                'names none: give its equipment (e.g. ["dumbbells"]) or omit implements'
+            ]
         uses = ", ".join(equipment) or "no equipment"
         return [
             f"implements 2 (a pair) is for dumbbells or kettlebells only, and this exercise uses {uses}: "
