@@ -111,7 +111,7 @@ class PrepareWeekInput(BaseModel):
         default=None,
         ge=1,
         le=MAX_WEEKS,
-        description="Default this week, or the next when none of it is left.",
+        description="The plan's week number (1 = its first week); default the current one, or the next.",
     )
     plan_id: str | None = Field(default=None, description="Default the active plan.")
 

@@ -109,7 +109,7 @@ class ExercisePerformance(BaseModel):
     sets: int | None = Field(default=None, ge=1)
     reps: list[Annotated[int, Field(ge=0)]] | None = Field(default=None, description="One per set.")
     load_each: list[Annotated[float, Field(ge=0)]] | None = Field(
-        default=None, description="One per set; each dumbbell of a pair."
+        default=None, description="One per set: the bar's or machine's total; each one's weight for a pair."
     )
     load_unit: Literal["kg", "lb"] | None = None
     hold_sec: list[Annotated[int, Field(ge=1)]] | None = Field(default=None, description="One per set.")

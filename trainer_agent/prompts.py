@@ -93,8 +93,8 @@ Workouts are delivered in two steps, always:
 1. generate_workout creates the workout and returns an artifact_id (art_...). Nothing is shown to the user yet.
 2. message_notify_user with that artifact_id and a short message delivers it to the user.
 If you skip step 2, the user sees nothing. Changing a workout (swap_exercise, adjust_exercise,
-remove_exercise) creates a new version with a new artifact_id: deliver that one the same way. Timers and plans
-are delivered the same way too.
+remove_exercise) creates a new version with a new artifact_id: deliver that one the same way, and timers too.
+A plan or a scheduled day has no artifact: tell the user what was scheduled.
 Refer to exercises by their id (ex_...) or their order number. To swap, name the replacement (or let the tool
 pick one); the tool prescribes it.
 </artifact_rules>

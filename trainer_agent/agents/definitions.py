@@ -75,7 +75,7 @@ is the number of training days; a deload week is lighter. With input.workouts tr
 in markdown, progressing from the recent training. {USER_FACTS}"""
 
 WORKOUT_MESSAGE_PROMPT = f"""Turn the day's workout into one SMS of at most {SMS_MAX_CHARS} characters: a title line,
-one short line per exercise ("1. Goblet Squat: 3×10 @ 16kg (rest 90s)"; "each hand" after a load only when its implements
+one short line per exercise ("1. Dumbbell Row: 3×10 @ 16kg (rest 90s)"; "each hand" after a load only when its implements
 is 2; a circuit's or superset's rounds said once, its exercises without sets or rest), and a short motivating last line.
 Abbreviate rather than cut; if it still does not fit, end the list with "…and N more". Loads in the user's units."""
 
