@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -48,10 +48,12 @@ from sessions_app.services import (
 )
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
+from trainer_agent import metrics
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
+from trainer_agent.logs import log_context
 from trainer_agent.loop import APOLOGY, Action, TurnError, TurnResult, client_response, fail_turn, run_loop
 from trainer_agent.sink import EventSink, LeaseLost
 from trainer_agent.tenancy import acting_for
@@ -185,9 +187,7 @@ def admit_turn(
             events=events,
             result={"max_iterations": max_iterations} if max_iterations is not None else None,
         )
-    console = EventSink(session=session)
-    for event in stored:
-        console.log(event)
+    EventSink(session=session).observe(stored)
     enqueue_turn(agent_turn)
     return agent_turn
 
@@ -245,14 +245,17 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
     user_id = turn_owner(turn_id=turn_id)
     if user_id is None:
         return None
-    with acting_for(user_id):
+    with acting_for(user_id), log_context(turn_id=str(turn_id)):
         turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
         if turn is None:
             return None
-        return _execute_claimed_turn(turn, lease)
+        with log_context(session_id=str(turn.session_id)):
+            metrics.turn_claimed(model=turn.model, attempts=turn.attempts)
+            return _execute_claimed_turn(turn, lease)
 
 
 def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
+    admitted_at = None
     if turn.attempts > settings.TURN_MAX_ATTEMPTS:
         fail_turn(
             turn,
@@ -260,27 +263,30 @@ def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | Non
             message=f"The turn could not be completed after {turn.attempts - 1} attempts.",
             context="recovery",
         )
-        return turn_result(turn)
-    sink = EventSink(session=turn.session, turn=turn, lease=lease)
-    with lease_keeper.held(turn, lease):
-        try:
-            _run_or_fail(turn, sink)
-        except LeaseLost:
-            logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
-            return None
-    return turn_result(turn)
+    else:
+        sink = EventSink(session=turn.session, turn=turn, lease=lease)
+        with lease_keeper.held(turn, lease):
+            try:
+                admitted_at = _run_or_fail(turn, sink)
+            except LeaseLost:
+                logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
+                return None
+    result = turn_result(turn)
+    metrics.turn_finished(
+        model=turn.model, status=result.status, admitted_at=admitted_at, finished_at=turn.finished_at
+    )
+    return result
 
 
-def _run_or_fail(turn: AgentTurn, sink: EventSink) -> None:
-    """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours)."""
+def _run_or_fail(turn: AgentTurn, sink: EventSink) -> datetime | None:
+    """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours).
+    Returns when the turn's user message was stored."""
+    events = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
+    admitted_at = events[0].timestamp if events else None
+    if turn.attempts <= 1:
+        sink.admitted_at = admitted_at
     try:
-        run_loop(
-            turn=turn,
-            sink=sink,
-            events=events_after(
-                session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
-            ),
-        )
+        run_loop(turn=turn, sink=sink, events=events)
     except LeaseLost:
         raise
     except LLMError as exc:
@@ -294,6 +300,7 @@ def _run_or_fail(turn: AgentTurn, sink: EventSink) -> None:
             context="agent_loop",
             stack=traceback.format_exc(),
         )
+    return admitted_at
 
 
 class LeaseKeeper:
