@@ -63,6 +63,7 @@ class JSONLineFormatter(JsonFormatter):
         kwargs.setdefault("fmt", "%(asctime)s %(levelname)s %(name)s %(message)s")
         kwargs.setdefault("rename_fields", {"asctime": "time", "levelname": "level", "name": "logger"})
         kwargs.setdefault("datefmt", "%Y-%m-%dT%H:%M:%S%z")
+        kwargs.setdefault("json_ensure_ascii", False)  # the console log's icons as they are
         super().__init__(*args, **kwargs)
 
 
