@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -34,7 +35,7 @@ def value(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: s
 
 
 def scrape(
-    client: Client | None = None, **extra: str
+    client: Client | None = None, **extra: Any
 ) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     response = (client or Client()).get("/metrics", **extra)
     assert response.status_code == 200, response.content
