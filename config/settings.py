@@ -50,6 +50,8 @@ PORT = int(os.environ.get("PORT", "8000"))
 
 INSTALLED_APPS = [
     "daphne",
+    # Before django.contrib.auth: its `createsuperuser` (staff connection hint) replaces Django's.
+    "sessions_app",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -59,7 +61,6 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_tasks_db",
-    "sessions_app",
     "datasources_app",
     "tools_app",
     "trainer_agent",
