@@ -28,10 +28,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
-
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 TURNS_STARTED = Counter("trainer_turns_started", "Turns a worker started (first attempt)", ["model"])
 TURNS_FINISHED = Counter(
@@ -232,4 +231,4 @@ async def metrics_view(request: HttpRequest) -> HttpResponse:
     from trainer_agent.streaming import database
 
     body = await database(exposition)()  # the queue's query runs on the process's database threads
-    return HttpResponse(body, content_type=CONTENT_TYPE)
+    return HttpResponse(body, content_type=CONTENT_TYPE_PLAIN_0_0_4)  # what generate_latest writes

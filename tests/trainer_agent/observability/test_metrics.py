@@ -13,6 +13,7 @@ from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 from pytest_django import Settings
 
+from sessions_app.models import AgentSession
 from sessions_app.services import NewEvent, create_session, open_turn
 from tests.trainer_agent.api.support import JWT_SECRET, ApiUser, make_user, notify_then_idle
 from trainer_agent.llm.providers import override_provider
@@ -140,3 +141,47 @@ def test_a_metrics_token_lets_any_address_scrape(settings: Settings) -> None:
     assert missing["WWW-Authenticate"].startswith("Bearer")
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
     scrape(client, HTTP_AUTHORIZATION="Bearer s3cret-scrape-token", REMOTE_ADDR="203.0.113.9")
+
+
+def test_tokens_by_bucket_and_cost_by_model(alice: ApiUser) -> None:
+    """Two calls of a priced model, each 100 uncached input tokens, 50 read from the cache and 20 output:
+    the buckets add up per model, and the cost is what the session's usage says, in dollars."""
+    provider = ScriptedProvider(
+        [
+            tool_response("message_notify_user", {"message": "Hi"}, cache_read_tokens=50),
+            tool_response("idle", {"reason": "done"}, cache_read_tokens=50),
+        ]
+    )
+    before = scrape()
+    with override_provider("claude-haiku-4-5", provider):
+        response = alice.post_json("/agent/chat", {"message": "Hi coach", "model": "claude-haiku-4-5"})
+    assert response.status_code == 200, response.content
+    after = scrape()
+
+    def delta(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    model = "claude-haiku-4-5"
+    assert delta("trainer_llm_tokens_total", model=model, bucket="prompt") == 200
+    assert delta("trainer_llm_tokens_total", model=model, bucket="cached") == 100
+    assert delta("trainer_llm_tokens_total", model=model, bucket="completion") == 40
+    session = AgentSession.objects.get(pk=response.json()["sessionId"])
+    assert session.total_cost_cents > 0
+    assert delta("trainer_llm_cost_usd_total", model=model) == pytest.approx(session.total_cost_cents / 100)
+
+
+def test_a_failed_subagent_run_is_counted_by_agent() -> None:
+    """Every sub-agent runs through the agent callbacks (`run_subagent`); a run that raises is one failure."""
+    from trainer_agent.agents.callbacks import callback_registry
+    from trainer_agent.agents.subagents import SubagentError
+
+    def failing() -> None:
+        raise SubagentError("microcycle", ["days: missing"], attempts=2)
+
+    before = scrape()
+    with pytest.raises(SubagentError):
+        callback_registry.run_agent("microcycle", failing)
+    callback_registry.run_agent("microcycle", lambda: "ok")
+    after = scrape()
+    key = ("trainer_subagent_failures_total", (("agent", "microcycle"),))
+    assert after[key] - before.get(key, 0) == 1
