@@ -20,7 +20,8 @@ every run's samples in the table, listing each run's median too: this VM's speed
 minute, so one run's median says as much about the machine as about the code.
 
 `--metrics-overhead` measures the cost of the Prometheus metrics (trainer_agent/metrics.py) instead: each run
-measures every size with the metrics on, then with them off (their functions replaced by no-ops), and the table
+measures every size with the metrics on and with them off (their functions replaced by no-ops; the order
+alternates between runs), and the table
 compares the two; the metrics are written in multiprocess mode, as `make run` and a deployment write them
 (a temporary PROMETHEUS_MULTIPROC_DIR unless one is set):
 
@@ -389,14 +390,17 @@ def metrics_off() -> Callable[[], None]:
 
 
 def metrics_overhead(user_id: uuid.UUID, sizes: tuple[int, ...], runs: int) -> None:
-    """Each run: every size with the metrics on, then off; the table pools the runs."""
+    """Each run: every size with the metrics on and off (on first in even runs, off first in odd ones); the table
+    pools the runs."""
     from django.db import connection
 
     load_before = " / ".join(f"{value:.2f}" for value in os.getloadavg())
     pooled: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
     try:
-        for _ in range(runs):
-            for mode in ("on", "off"):
+        for run in range(runs):
+            for mode in (
+                ("on", "off") if run % 2 == 0 else ("off", "on")
+            ):  # the order alternates: drift cancels
                 restore = metrics_off() if mode == "off" else (lambda: None)
                 try:
                     for history, timings, cpu, _ in measure(user_id, sizes):
@@ -411,7 +415,7 @@ def metrics_overhead(user_id: uuid.UUID, sizes: tuple[int, ...], runs: int) -> N
     print(
         f"database: {describe_database()}; commit {revision()}; Python {platform.python_version()}; "
         f"PROMETHEUS_MULTIPROC_DIR set; load average before: {load_before}, after: {load}; {runs} run(s), "
-        "each on then off"
+        "on and off in alternating order"
     )
     print()
     print(
@@ -469,7 +473,9 @@ def main() -> None:
     from datasources_app.demo import DEMO_USER_ID
     from datasources_app.services import seed_demo_user
 
-    logging.disable(logging.INFO)  # no console lines in the timings, nor the INFO records of each tool and task
+    logging.disable(
+        logging.INFO
+    )  # no console lines in the timings, nor the INFO records of each tool and task
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     if args.profile is not None:
