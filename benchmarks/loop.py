@@ -19,6 +19,14 @@ Django logs, of which transaction control (BEGIN, COMMIT, SAVEPOINT, RELEASE), a
 every run's samples in the table, listing each run's median too: this VM's speed swings from minute to
 minute, so one run's median says as much about the machine as about the code.
 
+`--metrics-overhead` measures the cost of the Prometheus metrics (trainer_agent/metrics.py) instead: each run
+measures every size with the metrics on and with them off (their functions replaced by no-ops; the order
+alternates between runs), and the table
+compares the two; the metrics are written in multiprocess mode, as `make run` and a deployment write them
+(a temporary PROMETHEUS_MULTIPROC_DIR unless one is set):
+
+    .venv/bin/python benchmarks/loop.py --metrics-overhead --runs 3 --sizes 10,500
+
 Migrates the target database, creates the demo user's data if missing, and deletes its sessions afterwards.
 Prints Markdown tables (docs/benchmarks.md keeps the recorded results).
 """
@@ -363,6 +371,69 @@ def profile(user_id: uuid.UUID, history: int, turns: int, top: int) -> None:
     stats.sort_stats("tottime").print_stats(top)
 
 
+METRICS_HOOKS = ("observe_event", "turn_claimed", "first_frame", "turn_finished", "subagent_failed")
+
+
+def metrics_off() -> Callable[[], None]:
+    """Replace the metrics' recording functions by no-ops; returns what puts them back."""
+    from trainer_agent import metrics
+
+    saved = {name: getattr(metrics, name) for name in METRICS_HOOKS}
+    for name in METRICS_HOOKS:
+        setattr(metrics, name, lambda *args, **kwargs: None)
+
+    def restore() -> None:
+        for name, hook in saved.items():
+            setattr(metrics, name, hook)
+
+    return restore
+
+
+def metrics_overhead(user_id: uuid.UUID, sizes: tuple[int, ...], runs: int) -> None:
+    """Each run: every size with the metrics on and off (on first in even runs, off first in odd ones); the table
+    pools the runs."""
+    from django.db import connection
+
+    load_before = " / ".join(f"{value:.2f}" for value in os.getloadavg())
+    pooled: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
+    try:
+        for run in range(runs):
+            for mode in (
+                ("on", "off") if run % 2 == 0 else ("off", "on")
+            ):  # the order alternates: drift cancels
+                restore = metrics_off() if mode == "off" else (lambda: None)
+                try:
+                    for history, timings, cpu, _ in measure(user_id, sizes):
+                        wall, process = pooled.setdefault((mode, history), ([], []))
+                        wall += timings
+                        process += cpu
+                finally:
+                    restore()
+    finally:
+        connection.close()
+    load = " / ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(
+        f"database: {describe_database()}; commit {revision()}; Python {platform.python_version()}; "
+        f"PROMETHEUS_MULTIPROC_DIR set; load average before: {load_before}, after: {load}; {runs} run(s), "
+        "on and off in alternating order"
+    )
+    print()
+    print(
+        "| history (events) | iterations (each) | median on / off (ms) | difference (ms) "
+        "| CPU median on / off (ms) | CPU difference (ms) |"
+    )
+    print("|---:|---:|---|---:|---|---:|")
+    for history in sizes:
+        on_wall, on_cpu = pooled[("on", history)]
+        off_wall, off_cpu = pooled[("off", history)]
+        wall_on, wall_off = statistics.median(on_wall), statistics.median(off_wall)
+        cpu_on, cpu_off = statistics.median(on_cpu), statistics.median(off_cpu)
+        print(
+            f"| {history} | {len(on_wall)} | {wall_on:.2f} / {wall_off:.2f} | {wall_on - wall_off:+.2f} "
+            f"| {cpu_on:.2f} / {cpu_off:.2f} | {cpu_on - cpu_off:+.2f} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -378,9 +449,18 @@ def main() -> None:
         help="history sizes, comma-separated (default 10,100,500,5000)",
     )
     parser.add_argument("--profile", type=int, metavar="EVENTS", help="profile the loop at this history size")
+    parser.add_argument(
+        "--metrics-overhead",
+        action="store_true",
+        help="compare the loop with the Prometheus metrics on and off",
+    )
     args = parser.parse_args()
     runs: int = args.runs
     sizes: tuple[int, ...] = args.sizes
+    if args.metrics_overhead and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        import tempfile
+
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="bench-metrics-")
     # The turn runs here, in this process, through the worker's code path (claim, lease, loop, finish).
     os.environ["TASKS_BACKEND"] = "immediate"
     setup_django()
@@ -393,11 +473,16 @@ def main() -> None:
     from datasources_app.demo import DEMO_USER_ID
     from datasources_app.services import seed_demo_user
 
-    logging.getLogger("agent.console").setLevel(logging.WARNING)  # no console lines in the timings
+    logging.disable(
+        logging.INFO
+    )  # no console lines in the timings, nor the INFO records of each tool and task
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     if args.profile is not None:
         profile(DEMO_USER_ID, args.profile, TURNS_PER_SIZE, 40)
+        return
+    if args.metrics_overhead:
+        metrics_overhead(DEMO_USER_ID, sizes, runs)
         return
     load_before = " / ".join(f"{value:.2f}" for value in os.getloadavg())
     reference_before = cpu_reference_ms()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from config.local_env import load_env_file
+from trainer_agent.logs import logging_config
 
 # Lets runtime code subscript Django generics (ModelAdmin[Model], QuerySet[Model]) like the type stubs do.
 django_stubs_ext.monkeypatch()
@@ -48,6 +50,8 @@ PORT = int(os.environ.get("PORT", "8000"))
 
 INSTALLED_APPS = [
     "daphne",
+    # Before django.contrib.auth: its `createsuperuser` (staff connection hint) replaces Django's.
+    "sessions_app",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -57,7 +61,6 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_tasks_db",
-    "sessions_app",
     "datasources_app",
     "tools_app",
     "trainer_agent",
@@ -204,20 +207,37 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "trainer_agent.api.errors.exception_handler",
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "loggers": {
-        # Its own plain handler only: propagating to the root logger (which daphne configures) prints every line twice.
-        "agent.console": {
-            "handlers": ["console"],
-            "level": os.environ.get("AGENT_LOG_LEVEL", "INFO"),
-            "propagate": False,
-        },
-    },
-}
+# --- Logs (trainer_agent/logs.py) ------------------------------------------------------------------------
+# One setup for web and worker processes: `console` (human lines; the agent console log as docs/contracts.md
+# shows it) or `json` (one JSON object per line with the call site's `extra` fields and the turn's ids).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "console").strip().lower()
+if LOG_FORMAT not in {"console", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be 'console' or 'json', got {LOG_FORMAT!r}.")
+LOGGING = logging_config(
+    log_format=LOG_FORMAT,
+    agent_level=os.environ.get("AGENT_LOG_LEVEL", "INFO"),
+    level=os.environ.get("LOG_LEVEL", "INFO"),
+)
+
+# --- Metrics (trainer_agent/metrics.py; docs/architecture.md "Metrics") -------------------------------------
+# `/metrics` answers scrapers from these networks (CIDR, comma-separated; empty: none) ...
+METRICS_ALLOWED_NETWORKS = env_list("METRICS_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128")
+for _network in METRICS_ALLOWED_NETWORKS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"METRICS_ALLOWED_NETWORKS: {_network!r} is not a network such as 10.0.0.0/8 or 127.0.0.1."
+        ) from None
+# ... and any client sending `Authorization: Bearer <METRICS_TOKEN>` (empty: no token is accepted).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+# The client library's multiprocess mode: every process of the host (daphne, workers) writes its series there
+# and `/metrics` serves their sum. The directory must exist and be emptied when the host's processes start.
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if PROMETHEUS_MULTIPROC_DIR and not Path(PROMETHEUS_MULTIPROC_DIR).is_dir():
+    raise ImproperlyConfigured(
+        f"PROMETHEUS_MULTIPROC_DIR={PROMETHEUS_MULTIPROC_DIR!r} is not a directory: create it (empty) first."
+    )
 
 # --- API (owned by the API code: throttling, OpenAPI) -------------------------------------------------
 # Per-user throttling of turns (/agent/chat and /agent/stream); "N/sec|min|hour|day" as in DRF, "" for none.

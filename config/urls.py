@@ -4,6 +4,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 
 from config.health import healthz, livez
+from trainer_agent.metrics import metrics_view
 
 # Static files (the admin's CSS, the demo page's) are served by WhiteNoise's middleware in every mode.
 admin.site.site_url = "/demo/"  # the admin's "View site": the service's one page
@@ -17,6 +18,7 @@ def favicon(request: HttpRequest) -> HttpResponseRedirect:
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("livez", livez, name="livez"),
+    path("metrics", metrics_view, name="metrics"),
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("trainer_agent.urls")),

@@ -4,6 +4,10 @@
 set -u
 cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
+# Prometheus multiprocess mode: the worker and daphne write their series to files here and /metrics serves the
+# sum (docs/architecture.md "Metrics"). Emptied at each start: series of processes of an earlier run go.
+export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$PWD/var/metrics}"
+mkdir -p "$PROMETHEUS_MULTIPROC_DIR" && rm -f "$PROMETHEUS_MULTIPROC_DIR"/*.db
 # Its own session: Ctrl-C in the terminal reaches daphne only; the trap below stops the worker (once).
 setsid .venv/bin/python manage.py worker --threads "${WORKER_THREADS:-4}" &
 worker=$!

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from django.db.models import F, Q, Subquery
+from django.db.models import Count, F, Min, Q, Subquery
 
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
@@ -254,3 +254,11 @@ def session_belongs_to(*, session_id: UUID, user_id: UUID) -> bool:
 
 def session_exists(*, session_id: UUID) -> bool:
     return AgentSession.objects.filter(pk=session_id).exists()
+
+
+def queued_turns() -> tuple[int, Any]:
+    """How many turns wait for a worker, and when the longest-waiting one was (last) enqueued (None: none)."""
+    row = AgentTurn.objects.filter(status=TurnStatus.QUEUED, finished_at__isnull=True).aggregate(
+        depth=Count("pk"), oldest=Min("enqueued_at")
+    )
+    return int(row["depth"] or 0), row["oldest"]

@@ -216,8 +216,7 @@ def _finish(
             events=events,
             result={"stop_reason": stop_reason, "iterations": iterations},
         )
-        for event in stored:
-            sink.log(event)
+        sink.observe(stored)
         return
     reason = {
         "no_tool_call": "The model answered without calling a tool.",
@@ -234,6 +233,7 @@ def _finish(
             "error": reason,
         },
     )
+    sink.observe(stored)
 
 
 def _delivered_anything(turn: AgentTurn, pending: list[NewEvent]) -> bool:
@@ -266,9 +266,7 @@ def fail_turn(
         events=[NewEvent(EventType.ERROR, data)],
         result={"error_kind": kind, "error": message, "retry_after": retry_after},
     )
-    console = EventSink(session=turn.session)
-    for event in stored:
-        console.log(event)
+    EventSink(session=turn.session).observe(stored)
 
 
 def _turn_error(

@@ -15,13 +15,14 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
 
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
 from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
+from trainer_agent import metrics
 from trainer_agent.console import format_event
 
 console_logger = logging.getLogger("agent.console")
@@ -54,6 +55,9 @@ class EventSink:
         self.session = session
         self.turn = turn
         self.lease = lease
+        # When the turn's user message was stored (a worker's first attempt sets it): the first event this sink
+        # stores is the turn's first frame after "Message received" (`metrics.first_frame`).
+        self.admitted_at: datetime | None = None
 
     def record(
         self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
@@ -79,9 +83,18 @@ class EventSink:
             holder = self.turn.worker
             self._renew_if_due(self.turn)
         stored = append_events(session=self.session, events=events, holder=holder)  # LeaseLost if not ours
+        if self.admitted_at is not None and self.turn is not None and stored:
+            metrics.first_frame(model=self.turn.model, admitted_at=self.admitted_at, at=stored[0].timestamp)
+            self.admitted_at = None
+        self.observe(stored)
+        return stored
+
+    def observe(self, stored: Sequence[AgentSessionEvent]) -> None:
+        """What follows the storing of events, wherever they were stored (here, or with the turn's end by
+        `finish_turn`): the console log line of each and its metrics."""
         for event in stored:
             self.log(event)
-        return stored
+            metrics.observe_event(event.event_type, event.data, event.duration_ms)
 
     def _renew_if_due(self, turn: AgentTurn) -> None:
         """Renew the lease if less than half of it is left (the lease keeper renews every third: it is late); LeaseLost
@@ -94,6 +107,8 @@ class EventSink:
             raise LeaseLost(f"turn {turn.pk} was taken over by another worker")
 
     def log(self, event: AgentSessionEvent) -> None:
+        """The console line (docs/contracts.md "Console log"); under LOG_FORMAT=json the record also carries the
+        event's type and sequence number."""
         if console_logger.isEnabledFor(logging.INFO):
             console_logger.info(
                 format_event(
@@ -102,5 +117,10 @@ class EventSink:
                     event_type=event.event_type,
                     data=event.data,
                     duration_ms=event.duration_ms,
-                )
+                ),
+                extra={
+                    "session_id": str(self.session.pk),
+                    "event_type": event.event_type,
+                    "sequence": event.sequence_number,
+                },
             )

@@ -17,7 +17,6 @@ delete of its session).
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import re
@@ -29,7 +28,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -65,11 +64,13 @@ from sessions_app.services import (
 )
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
+from trainer_agent import metrics
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.connection_loss import connection_lost, reconnect
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
+from trainer_agent.logs import log_context
 from trainer_agent.loop import APOLOGY, Action, TurnError, TurnResult, client_response, fail_turn, run_loop
 from trainer_agent.sink import EventSink, LeaseLost
 from trainer_agent.tenancy import acting_for
@@ -226,9 +227,7 @@ def _admit_turn(
             events=events,
             result={"max_iterations": max_iterations} if max_iterations is not None else None,
         )
-    console = EventSink(session=session)
-    for event in stored:
-        console.log(event)
+    EventSink(session=session).observe(stored)
     enqueue_turn(agent_turn)
     return agent_turn
 
@@ -286,14 +285,17 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
     user_id = turn_owner(turn_id=turn_id)
     if user_id is None:
         return None
-    with acting_for(user_id):
+    with acting_for(user_id), log_context(turn_id=str(turn_id)):
         turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
         if turn is None:
             return None
-        return _execute_claimed_turn(turn, lease)
+        with log_context(session_id=str(turn.session_id)):
+            metrics.turn_claimed(model=turn.model, attempts=turn.attempts)
+            return _execute_claimed_turn(turn, lease)
 
 
 def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
+    admitted_at = None
     if turn.attempts > settings.TURN_MAX_ATTEMPTS:
         fail_turn(
             turn,
@@ -301,15 +303,19 @@ def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | Non
             message=f"The turn could not be completed after {turn.attempts - 1} attempts.",
             context="recovery",
         )
-        return turn_result(turn)
-    sink = EventSink(session=turn.session, turn=turn, lease=lease)
-    with lease_keeper.held(turn, lease):
-        try:
-            _run_or_fail(turn, sink)
-        except LeaseLost:
-            logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
-            return None
-    return turn_result(turn)
+    else:
+        sink = EventSink(session=turn.session, turn=turn, lease=lease)
+        with lease_keeper.held(turn, lease):
+            try:
+                admitted_at = _run_or_fail(turn, sink)
+            except LeaseLost:
+                logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
+                return None
+    result = turn_result(turn)
+    metrics.turn_finished(
+        model=turn.model, status=result.status, admitted_at=admitted_at, finished_at=turn.finished_at
+    )
+    return result
 
 
 # How often a worker reconnects and continues a turn whose database connection was lost, and how long it waits
@@ -318,44 +324,44 @@ TURN_RECONNECTS = 5
 TURN_RECONNECT_DELAY_S = 0.2
 
 
-def _run_or_fail(turn: AgentTurn, sink: EventSink) -> None:
+def _run_or_fail(turn: AgentTurn, sink: EventSink) -> datetime | None:
     """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours).
+    Returns when the turn's user message was stored.
 
     A lost database connection is neither: the worker opens a new one and continues the turn from the store
     (what committed before the loss is there; what did not is done again), still holding its lease. Should
     the database stay away, the error leaves the turn open: its lease lapses and a worker continues it later.
     """
-    for reconnects in itertools.count():
+    admitted_at: datetime | None = None
+    reconnects = 0
+    while True:
         try:
-            _run_from_store(turn, sink)
-            return
+            events = events_after(
+                session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
+            )
+            admitted_at = events[0].timestamp if events else None
+            if turn.attempts <= 1:
+                sink.admitted_at = admitted_at
+            run_loop(turn=turn, sink=sink, events=events)
+            return admitted_at
         except LeaseLost:
             raise
         except LLMError as exc:
             fail_turn(
                 turn, kind=exc.kind, message=exc.message, context="llm_call", retry_after=exc.retry_after
             )
-            return
+            return admitted_at
         except Exception as exc:
             if not connection_lost(exc):
                 _fail_with_bug(turn, exc)
-                return
+                return admitted_at
             if reconnects >= TURN_RECONNECTS:
                 logger.error("turn.database_lost", extra={"turn_id": str(turn.pk)}, exc_info=True)
                 raise
             logger.warning("turn.database_reconnect", extra={"turn_id": str(turn.pk)}, exc_info=True)
             reconnect()
             time.sleep(TURN_RECONNECT_DELAY_S * 2**reconnects)
-
-
-def _run_from_store(turn: AgentTurn, sink: EventSink) -> None:
-    run_loop(
-        turn=turn,
-        sink=sink,
-        events=events_after(
-            session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
-        ),
-    )
+            reconnects += 1
 
 
 def _fail_with_bug(turn: AgentTurn, exc: Exception) -> None:

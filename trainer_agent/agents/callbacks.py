@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from trainer_agent import metrics
+
 logger = logging.getLogger(__name__)
 
 When = Literal["on_success", "on_failure", "always"]
@@ -125,6 +127,8 @@ class AgentMetrics:
             self.duration_ms[run.agent_id] += run.duration_ms
             if not run.success:
                 self.failures[run.agent_id] += 1
+        if not run.success:
+            metrics.subagent_failed(run.agent_id)  # the same count, for Prometheus (`/metrics`)
 
     def snapshot(self) -> dict[str, dict[str, int]]:
         with self._lock:
