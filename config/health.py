@@ -9,7 +9,6 @@ import time
 from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import timedelta
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -20,6 +19,7 @@ from django.views.decorators.http import require_GET
 
 from sessions_app.selectors import live_worker_count, oldest_queued_turn_since
 from trainer_agent.streaming import database
+from trainer_agent.turns import workers_seen_after
 
 # A reading this recent is answered from the event loop, without a query: a load balancer's probes cost the
 # database one query pair per process every few seconds however often they come.
@@ -94,7 +94,7 @@ def _read_or_reconnect() -> Reading:
 def _read() -> Reading:
     global _last
     now = timezone.now()
-    workers = live_worker_count(seen_after=now - timedelta(seconds=settings.TURN_LEASE_SECONDS))
+    workers = live_worker_count(seen_after=workers_seen_after(now))
     since = oldest_queued_turn_since()
     oldest = round((now - since).total_seconds(), 1) if since is not None else None
     _last = Reading(at=time.monotonic(), workers=workers, oldest_queued_seconds=oldest)

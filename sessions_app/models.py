@@ -181,7 +181,7 @@ class AgentTurn(models.Model):
 
 class WorkerHeartbeat(models.Model):
     """A running worker process (`manage.py worker`): it writes `seen_at` every third of a lease, so every web
-    process can tell whether any worker is alive (`selectors.live_worker_count`: seen within a lease). System
+    process can tell whether any worker is alive (`selectors.live_worker_count`: seen within three leases). System
     data, no user content: one row per process, deleted when the process stops cleanly; a killed process's row
     goes stale and is removed by the next worker's beat after an hour."""
 

@@ -493,10 +493,19 @@ NO_WORKER_KIND = "no_worker"
 NO_WORKER_MESSAGE = "No worker is running to take the turn."
 
 
+# A worker beats every third of a lease; it counts as alive until it has missed about nine beats, so a worker
+# starved of CPU by a burst of turns is not taken for dead (its task rows failed, /healthz saying not ready).
+WORKER_ALIVE_LEASES = 3
+
+
+def workers_seen_after(now: datetime) -> datetime:
+    """A worker whose last heartbeat is after this is alive."""
+    return now - WORKER_ALIVE_LEASES * lease_duration()
+
+
 def live_workers() -> int:
-    """Worker processes alive now: their heartbeat (`manage.py worker`, every third of a lease) is younger than
-    a lease."""
-    return live_worker_count(seen_after=timezone.now() - lease_duration())
+    """Worker processes alive now (`workers_seen_after`)."""
+    return live_worker_count(seen_after=workers_seen_after(timezone.now()))
 
 
 @dataclass(frozen=True)
@@ -682,7 +691,7 @@ def fail_orphaned_task_rows() -> int:
     from django_tasks_db.models import DBTaskResult
 
     now = timezone.now()
-    alive = set(live_worker_names(seen_after=now - lease_duration()))
+    alive = set(live_worker_names(seen_after=workers_seen_after(now)))
     running = DBTaskResult.objects.filter(status=TaskStatus.RUNNING, started_at__lt=now - lease_duration())
     orphaned: dict[str, list[Any]] = {}
     for pk, worker_ids in running.values_list("pk", "worker_ids")[:1000]:

@@ -71,10 +71,29 @@ def _probe_health(base_url: str, stop: threading.Event, answers: list[int]) -> N
         time.sleep(0.1)
 
 
+def _ready(base_url: str, *, within_s: float = 30.0) -> None:
+    """Until /healthz says ready: the worker has reported its first heartbeat."""
+    host, port = base_url.removeprefix("http://").split(":")
+    deadline = time.monotonic() + within_s
+    while True:
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        try:
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        assert time.monotonic() < deadline, "/healthz never said ready (no worker heartbeat)"
+        time.sleep(0.2)
+
+
 def test_fifty_streams_and_fifty_chats_at_once_all_complete(
     live_server_process: DaphneServer, live_database: LiveDatabase
 ) -> None:
     base_url = live_server_process.base_url
+    _ready(base_url)
     stop = threading.Event()
     health: list[int] = []
     prober = threading.Thread(target=_probe_health, args=(base_url, stop, health))
