@@ -433,23 +433,24 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
         re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|menisc|patell"),
         None,  # cycling and hip work load it lightly; the patterns below are what hurts
         frozenset({"squat", "lunge", "jump", "knee_extension", "knee_flexion", "olympic", "locomotion"}),
-        "pick hip-dominant or upper-body work that keeps the knee still (hip thrust, glute bridge, hip "
-        "abduction, back extension, upper body)",
+        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls; pick hip-dominant work "
+        "that keeps the knee still (hip thrust, glute bridge, hip abduction, back extension) or upper body",
     ),
     BodyPart(
         "lower back",
         re.compile(r"lower[\s-]*back|lumbar|\bdiscs?\b|sciatica|back pain|back injury|herniat|\bspine\b"),
         "spine",
         frozenset({"hinge", "olympic", "carry"}),
-        "pick supported or machine work that keeps the spine neutral and unloaded (chest-supported rows, "
-        "machines, planks)",
+        "no deadlifts, good mornings, swings, cleans or loaded carries; pick supported or machine work that "
+        "keeps the spine neutral and unloaded (chest-supported rows, machines, planks)",
     ),
     BodyPart(
         "shoulder",
         re.compile(r"\bshoulders?\b|rotator|\bcuff\b|impingement|labrum"),
         None,
         frozenset({"vertical_push", "dip", "upright_row", "olympic", "vertical_pull"}),
-        "nothing overhead, no dips or upright rows; keep pressing and pulling below shoulder height",
+        "nothing overhead (no overhead presses, pull-ups or pulldowns), no dips or upright rows; keep pressing "
+        "and pulling below shoulder height",
     ),
     BodyPart(
         "elbow",
@@ -477,7 +478,8 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
         re.compile(r"\bhips?\b|groin"),
         "hip",
         frozenset({"squat", "lunge", "hinge", "jump", "olympic"}),
-        "upper-body and core work that keeps the hip still",
+        "no squats, lunges, hinges (deadlifts, RDLs, swings) or jumps; upper-body and core work that keeps "
+        "the hip still",
     ),
     BodyPart(
         "neck",

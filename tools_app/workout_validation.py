@@ -159,9 +159,12 @@ def injuries_from(
 ) -> tuple[Injury, ...]:
     """The injured body parts the profile and the preferences name, each once (the first source wins)."""
     sources: list[tuple[str, str]] = []
-    profile_text = " ".join([profile_injuries, *(str(tag) for tag in limitations)]).strip()
+    tags = [str(tag) for tag in limitations if str(tag).strip()]
+    profile_text = " ".join([profile_injuries, *tags]).strip()
     if profile_text:
-        sources.append((profile_text, f"profile: '{' '.join(profile_text.split())}'"))
+        said = [f"'{' '.join(profile_injuries.split())}'"] if profile_injuries.strip() else []
+        said += [f"limitations: {', '.join(tags)}"] if tags else []
+        sources.append((profile_text, f"profile: {'; '.join(said)}"))
     for preference in preferences:
         text = f"{preference.description} {preference.guidance}"
         if preference.category in INJURY_CATEGORIES or names_an_injury(text):
