@@ -48,6 +48,7 @@ from sessions_app.services import (
 )
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
+from trainer_agent import tracing
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
@@ -245,11 +246,27 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
     user_id = turn_owner(turn_id=turn_id)
     if user_id is None:
         return None
-    with acting_for(user_id):
-        turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
+    with acting_for(user_id), tracing.turn_span(turn_id=str(turn_id), user_id=str(user_id)) as span:
+        turn = claim_turn(
+            turn_id=turn_id, worker=worker_name(), lease=lease, trace_id=tracing.trace_id_of(span)
+        )
         if turn is None:
+            tracing.turn_not_claimed(span)
             return None
-        return _execute_claimed_turn(turn, lease)
+        tracing.turn_claimed(span, session_id=str(turn.session_id), model=turn.model, attempt=turn.attempts)
+        result = _execute_claimed_turn(turn, lease)
+        if result is None:
+            tracing.end_turn_span(span, status="lease_lost")
+        else:
+            tracing.end_turn_span(
+                span,
+                status=result.status,
+                stop_reason=result.stop_reason,
+                iterations=result.iterations,
+                error_kind=result.error_kind,
+                error=result.error_message,
+            )
+        return result
 
 
 def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
