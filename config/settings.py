@@ -138,6 +138,13 @@ TURN_LEASE_SECONDS = float(os.environ.get("TURN_LEASE_SECONDS", "10"))
 # Workers that may start (or continue) one turn before it ends in `error`.
 TURN_MAX_ATTEMPTS = int(os.environ.get("TURN_MAX_ATTEMPTS", "3"))
 
+# --- Traces (trainer_agent/tracing.py) -------------------------------------------------------------------------
+# OpenTelemetry traces of turns are on when OTEL_EXPORTER_OTLP_ENDPOINT is set (the standard OTel variables;
+# OTEL_SERVICE_NAME defaults to "trainer-agent"). The admin links a turn's trace id to the tracing backend
+# with this template ("{trace_id}" is replaced), e.g. "https://jaeger.example/trace/{trace_id}"; empty: the
+# admin shows the id without a link.
+TRACE_URL_TEMPLATE = os.environ.get("TRACE_URL_TEMPLATE", "")
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
@@ -41,7 +42,7 @@ from sessions_app.dashboards import (
     range_totals,
     tool_usage,
 )
-from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, EventType
+from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, AgentTurn, EventType
 
 if TYPE_CHECKING:
     from django.contrib.admin import ModelAdmin
@@ -359,7 +360,8 @@ def _positive_int(value: str | None, default: int) -> int:
 
 
 def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object_id: str) -> HttpResponse:
-    """The totals header and one page of the timeline (PAGE_SIZE events). Five queries plus the admin's own."""
+    """The totals header, the traced turns and one page of the timeline (PAGE_SIZE events). Six queries plus
+    the admin's own."""
     session_id = _parse_uuid(object_id)
     summary = AgentSessionSummary.objects.filter(pk=session_id).first()
     if summary is None:
@@ -407,8 +409,36 @@ def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object
         "metadata_json": json.dumps(summary.metadata, indent=2, ensure_ascii=False, default=str),
         "has_console_format": admin_registry.event_icon(EventType.USER_MESSAGE)
         != admin_registry.DEFAULT_ICON,
+        "traces": turn_traces(session_id),
     }
     return TemplateResponse(request, "admin/sessions_app/session_detail.html", context)
+
+
+@dataclass(frozen=True)
+class TurnTrace:
+    """A turn's OpenTelemetry trace, as the session page lists it: where it starts and where to open it."""
+
+    start_sequence: int
+    status: str
+    trace_id: str
+    url: str
+
+
+def trace_url(trace_id: str) -> str:
+    """The tracing backend's page of the trace (settings.TRACE_URL_TEMPLATE with `{trace_id}`), or ""."""
+    template: str = settings.TRACE_URL_TEMPLATE
+    return template.replace("{trace_id}", trace_id) if template and trace_id else ""
+
+
+def turn_traces(session_id: uuid.UUID) -> list[TurnTrace]:
+    """The session's traced turns, oldest first (one query)."""
+    turns = AgentTurn.objects.filter(session_id=session_id, trace_id__isnull=False).exclude(trace_id="")
+    return [
+        TurnTrace(start_sequence=start, status=status, trace_id=trace_id, url=trace_url(trace_id))
+        for start, status, trace_id in turns.order_by("start_sequence").values_list(
+            "start_sequence", "status", "trace_id"
+        )
+    ]
 
 
 def _summary_cards(summary: AgentSessionSummary, *, active_ms: int) -> list[tuple[str, str, str]]:
