@@ -434,7 +434,7 @@ def turn_traces(session_id: uuid.UUID) -> list[TurnTrace]:
     """The session's traced turns, oldest first (one query)."""
     turns = AgentTurn.objects.filter(session_id=session_id, trace_id__isnull=False).exclude(trace_id="")
     return [
-        TurnTrace(start_sequence=start, status=status, trace_id=trace_id, url=trace_url(trace_id))
+        TurnTrace(start_sequence=start, status=status, trace_id=trace_id or "", url=trace_url(trace_id or ""))
         for start, status, trace_id in turns.order_by("start_sequence").values_list(
             "start_sequence", "status", "trace_id"
         )
