@@ -31,16 +31,21 @@ from django.utils.safestring import SafeString, mark_safe
 from sessions_app import admin_registry
 from sessions_app.activity import active_time_ms
 from sessions_app.dashboards import (
+    LATENCY_METRICS,
+    USER_DAYS_SHOWN,
     DateRange,
     DayTotals,
+    ModelLatency,
     ModelUsage,
     ToolUsage,
     daily_totals,
     day_rows_for_csv,
     format_cache_hit_rate,
+    latency_percentiles,
     model_usage,
     range_totals,
     tool_usage,
+    user_days,
 )
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, AgentTurn, EventType
 
@@ -832,7 +837,8 @@ def _model_rows(models: list[ModelUsage]) -> list[dict[str, Any]]:
 
 
 def dashboard(request: HttpRequest, *, model_admin: ModelAdmin[Any]) -> HttpResponse:
-    """Per-day charts, totals, cost per model and tool usage for a date range. Five queries."""
+    """Per-day charts, totals, cost per model, tool usage, latency percentiles and the per-user days for a
+    date range. Nine queries."""
     today = timezone.now().astimezone(UTC).date()
     date_range, problem = parse_date_range(request.GET.dict(), today=today)
     days = daily_totals(date_range=date_range)
@@ -910,7 +916,63 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin[Any]) -> HttpResp
         "csv_links": [(label, f"{csv_url}?{query}&table={table}") for label, table in CSV_TABLES],
         "changelist_url": reverse(_url_name(model_admin, "changelist")),
     }
+    context.update(_latency_context(date_range))
+    context.update(_user_days_context(date_range, model_admin))
     return TemplateResponse(request, "admin/sessions_app/dashboard.html", context)
+
+
+def _latency_cells(row: ModelLatency) -> list[dict[str, str]]:
+    cells = []
+    for metric, _label in LATENCY_METRICS:
+        latency = row.metrics.get(metric)
+        cells.append(
+            {
+                "metric": metric,
+                "p50": format_duration(latency.p50_ms) if latency else "—",
+                "p95": format_duration(latency.p95_ms) if latency else "—",
+                "samples": format_count(latency.samples) if latency else "0",
+            }
+        )
+    return cells
+
+
+def _latency_context(date_range: DateRange) -> dict[str, Any]:
+    """Latency p50 / p95 per model over the range and per day (two queries)."""
+    return {
+        "latency_metrics": [label for _metric, label in LATENCY_METRICS],
+        "latency_models": [
+            {"model": row.model, "cells": _latency_cells(row)}
+            for row in latency_percentiles(date_range=date_range, by_day=False)
+        ],
+        "latency_days": [
+            {"day": row.day, "model": row.model, "cells": _latency_cells(row)}
+            for row in latency_percentiles(date_range=date_range, by_day=True)
+        ],
+    }
+
+
+def _user_days_context(date_range: DateRange, model_admin: ModelAdmin[Any]) -> dict[str, Any]:
+    """The per-user daily view's rows of the range, each user linked to their sessions (two queries)."""
+    rows = user_days(date_range=date_range)
+    labels = admin_registry.user_labels({row.user_id for row in rows})
+    changelist = reverse(_url_name(model_admin, "changelist"))
+    return {
+        "user_days_limit": USER_DAYS_SHOWN,
+        "user_days": [
+            {
+                "row": row,
+                "user_label": labels.get(row.user_id) or f"{str(row.user_id)[:8]}…",
+                "sessions_url": f"{changelist}?{urlencode({'q': str(row.user_id)})}",
+                "n": _counts(row, ("sessions", "user_messages", "iterations", "tool_calls", "errors")),
+                "tokens": format_count(row.total_tokens),
+                "cache_hit": format_cache_hit_rate(row.cache_hit_rate)
+                if row.prompt_tokens + row.cached_tokens + row.cache_write_tokens
+                else "—",
+                "cost": format_cost(row.cost_cents),
+            }
+            for row in rows
+        ],
+    }
 
 
 CSV_TABLES = (("per day", "days"), ("per model", "models"), ("per tool", "tools"))
