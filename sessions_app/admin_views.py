@@ -928,12 +928,17 @@ def _latency_cells(row: ModelLatency) -> list[dict[str, str]]:
         cells.append(
             {
                 "metric": metric,
-                "p50": format_duration(latency.p50_ms) if latency else "—",
-                "p95": format_duration(latency.p95_ms) if latency else "—",
+                "p50": _format_latency(latency.p50_ms if latency else None),
+                "p95": _format_latency(latency.p95_ms if latency else None),
                 "samples": format_count(latency.samples) if latency else "0",
             }
         )
     return cells
+
+
+def _format_latency(ms: float | None) -> str:
+    """A percentile in ms, rounded (not truncated: an interpolated 879.9999 reads 880ms)."""
+    return "—" if ms is None else format_duration(round(ms))
 
 
 def _latency_context(date_range: DateRange) -> dict[str, Any]:
