@@ -3,6 +3,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/loop.py [--runs N]
     .venv/bin/python benchmarks/loop.py        # SQLite file var/bench.sqlite3
     DATABASE_URL=... .venv/bin/python benchmarks/loop.py --profile 500   # cProfile of the iterations
+    DATABASE_URL=... .venv/bin/python benchmarks/loop.py --tracing --runs 4 --sizes 10,500  # tracing off / on
 
 A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Turns run
 through `trainer_agent.turns.run_turn` (admission, then `execute_turn`: the worker's claim, lease and loop) on
@@ -434,6 +435,70 @@ def metrics_overhead(user_id: uuid.UUID, sizes: tuple[int, ...], runs: int) -> N
         )
 
 
+def otlp_sink() -> tuple[Any, str]:
+    """A local OTLP/HTTP receiver that accepts and discards spans (a server thread); returns it and its URL."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Sink(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}"
+
+
+def compare_tracing(user_id: uuid.UUID, sizes: tuple[int, ...], runs: int) -> None:
+    """The loop with tracing off and on (spans batched and exported over OTLP/HTTP to a local sink, as
+    OTEL_EXPORTER_OTLP_ENDPOINT would), alternating within each run so both see the same machine."""
+    from trainer_agent import tracing
+
+    server, url = otlp_sink()
+    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = url
+    provider = tracing.provider_from_env()
+    assert provider is not None
+    samples: dict[str, dict[int, list[float]]] = {"off": {}, "on": {}}
+    cpu: dict[str, dict[int, list[float]]] = {"off": {}, "on": {}}
+    vacuum_event_tables()
+    try:
+        for run in range(runs):
+            for mode in ("off", "on") if run % 2 == 0 else ("on", "off"):
+                tracing.use_provider(provider if mode == "on" else None)
+                for history, timings, cpu_ms, _ in measure(user_id, sizes):
+                    samples[mode].setdefault(history, []).extend(timings)
+                    cpu[mode].setdefault(history, []).extend(cpu_ms)
+                tracing.use_provider(None)
+    finally:
+        provider.shutdown()
+        server.shutdown()
+    print(
+        f"database: {describe_database()}; commit {revision()}; {runs} run(s), tracing off and on alternating; "
+        f"load average (1 / 5 / 15 min) after: {' / '.join(f'{value:.2f}' for value in os.getloadavg())}"
+    )
+    print()
+    print(
+        "| history (events) | iterations per mode | off: median / p95 (ms) | on: median / p95 (ms) "
+        "| overhead, median (ms) | CPU of this process off / on, median (ms) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    for history in sizes:
+        off, on = samples["off"][history], samples["on"][history]
+        print(
+            f"| {history} | {len(off)} | {statistics.median(off):.2f} / {percentile(off, 0.95):.2f} "
+            f"| {statistics.median(on):.2f} / {percentile(on, 0.95):.2f} "
+            f"| {statistics.median(on) - statistics.median(off):+.2f} "
+            f"| {statistics.median(cpu['off'][history]):.2f} / {statistics.median(cpu['on'][history]):.2f} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -453,6 +518,11 @@ def main() -> None:
         "--metrics-overhead",
         action="store_true",
         help="compare the loop with the Prometheus metrics on and off",
+    )
+    parser.add_argument(
+        "--tracing",
+        action="store_true",
+        help="measure with OpenTelemetry tracing off and on (OTLP/HTTP to a local sink), alternating, same run",
     )
     args = parser.parse_args()
     runs: int = args.runs
@@ -483,6 +553,9 @@ def main() -> None:
         return
     if args.metrics_overhead:
         metrics_overhead(DEMO_USER_ID, sizes, runs)
+        return
+    if args.tracing:
+        compare_tracing(DEMO_USER_ID, sizes, runs)
         return
     load_before = " / ".join(f"{value:.2f}" for value in os.getloadavg())
     reference_before = cpu_reference_ms()

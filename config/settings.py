@@ -147,6 +147,13 @@ TURN_PICKUP_SECONDS = float(os.environ.get("TURN_PICKUP_SECONDS", "30"))
 # The longest `/agent/chat` waits for a turn's end; then 504 and the turn goes on (the session stream shows it).
 AGENT_CHAT_WAIT_SECONDS = float(os.environ.get("AGENT_CHAT_WAIT_SECONDS", "600"))
 
+# --- Traces (trainer_agent/tracing.py) -------------------------------------------------------------------------
+# OpenTelemetry traces of turns are on when OTEL_EXPORTER_OTLP_ENDPOINT is set (the standard OTel variables;
+# OTEL_SERVICE_NAME defaults to "trainer-agent"). The admin links a turn's trace id to the tracing backend
+# with this template ("{trace_id}" is replaced), e.g. "https://jaeger.example/trace/{trace_id}"; empty: the
+# admin shows the id without a link.
+TRACE_URL_TEMPLATE = os.environ.get("TRACE_URL_TEMPLATE", "")
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -29,6 +29,7 @@ from sessions_app.activity import ACTIVE_TIME_HELP, active_time_ms
 from sessions_app.admin_views import format_cost, format_duration
 from sessions_app.dashboards import format_cache_hit_rate, session_models
 from sessions_app.models import AgentSession, AgentSessionSummary
+from sessions_app.selectors import sessions_mentioning
 from sessions_app.services import delete_session
 
 
@@ -150,9 +151,12 @@ class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
     )
     list_display_links = ("session",)
     list_filter = ("status", ModelFilter, CreatedRangeFilter, HasErrorsFilter)
-    # Exact lookups: terms that are not UUIDs are skipped instead of scanning the view.
+    # A full UUID finds the session or the user's sessions (exact lookups); any other text searches the
+    # sessions' user messages, tool calls and errors (`get_search_results`).
     search_fields = ("id__exact", "user_id__exact")
-    search_help_text = "A session id or a user id (full UUID)."
+    search_help_text = (
+        "A session id or a user id (full UUID), or words of a user message, a tool call or an error."
+    )
     ordering = ("-created_at",)
     list_per_page = 50
     show_facets = admin.ShowFacets.NEVER
@@ -164,6 +168,18 @@ class AgentSessionSummaryAdmin(admin.ModelAdmin[AgentSessionSummary]):
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return SessionChangeList
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[AgentSessionSummary], search_term: str
+    ) -> tuple[QuerySet[AgentSessionSummary], bool]:
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        try:
+            UUID(term)
+        except ValueError:
+            return queryset.filter(pk__in=sessions_mentioning(text=term)), False
+        return super().get_search_results(request, queryset, term)
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None

@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
@@ -30,18 +31,23 @@ from django.utils.safestring import SafeString, mark_safe
 from sessions_app import admin_registry
 from sessions_app.activity import active_time_ms
 from sessions_app.dashboards import (
+    LATENCY_METRICS,
+    USER_DAYS_SHOWN,
     DateRange,
     DayTotals,
+    ModelLatency,
     ModelUsage,
     ToolUsage,
     daily_totals,
     day_rows_for_csv,
     format_cache_hit_rate,
+    latency_percentiles,
     model_usage,
     range_totals,
     tool_usage,
+    user_days,
 )
-from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, EventType
+from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, AgentTurn, EventType
 
 if TYPE_CHECKING:
     from django.contrib.admin import ModelAdmin
@@ -359,7 +365,8 @@ def _positive_int(value: str | None, default: int) -> int:
 
 
 def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object_id: str) -> HttpResponse:
-    """The totals header and one page of the timeline (PAGE_SIZE events). Five queries plus the admin's own."""
+    """The totals header, the traced turns and one page of the timeline (PAGE_SIZE events). Six queries plus
+    the admin's own."""
     session_id = _parse_uuid(object_id)
     summary = AgentSessionSummary.objects.filter(pk=session_id).first()
     if summary is None:
@@ -407,8 +414,36 @@ def session_detail(request: HttpRequest, *, model_admin: ModelAdmin[Any], object
         "metadata_json": json.dumps(summary.metadata, indent=2, ensure_ascii=False, default=str),
         "has_console_format": admin_registry.event_icon(EventType.USER_MESSAGE)
         != admin_registry.DEFAULT_ICON,
+        "traces": turn_traces(session_id),
     }
     return TemplateResponse(request, "admin/sessions_app/session_detail.html", context)
+
+
+@dataclass(frozen=True)
+class TurnTrace:
+    """A turn's OpenTelemetry trace, as the session page lists it: where it starts and where to open it."""
+
+    start_sequence: int
+    status: str
+    trace_id: str
+    url: str
+
+
+def trace_url(trace_id: str) -> str:
+    """The tracing backend's page of the trace (settings.TRACE_URL_TEMPLATE with `{trace_id}`), or ""."""
+    template: str = settings.TRACE_URL_TEMPLATE
+    return template.replace("{trace_id}", trace_id) if template and trace_id else ""
+
+
+def turn_traces(session_id: uuid.UUID) -> list[TurnTrace]:
+    """The session's traced turns, oldest first (one query)."""
+    turns = AgentTurn.objects.filter(session_id=session_id, trace_id__isnull=False).exclude(trace_id="")
+    return [
+        TurnTrace(start_sequence=start, status=status, trace_id=trace_id or "", url=trace_url(trace_id or ""))
+        for start, status, trace_id in turns.order_by("start_sequence").values_list(
+            "start_sequence", "status", "trace_id"
+        )
+    ]
 
 
 def _summary_cards(summary: AgentSessionSummary, *, active_ms: int) -> list[tuple[str, str, str]]:
@@ -802,7 +837,8 @@ def _model_rows(models: list[ModelUsage]) -> list[dict[str, Any]]:
 
 
 def dashboard(request: HttpRequest, *, model_admin: ModelAdmin[Any]) -> HttpResponse:
-    """Per-day charts, totals, cost per model and tool usage for a date range. Five queries."""
+    """Per-day charts, totals, cost per model, tool usage, latency percentiles and the per-user days for a
+    date range. Nine queries."""
     today = timezone.now().astimezone(UTC).date()
     date_range, problem = parse_date_range(request.GET.dict(), today=today)
     days = daily_totals(date_range=date_range)
@@ -880,7 +916,68 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin[Any]) -> HttpResp
         "csv_links": [(label, f"{csv_url}?{query}&table={table}") for label, table in CSV_TABLES],
         "changelist_url": reverse(_url_name(model_admin, "changelist")),
     }
+    context.update(_latency_context(date_range))
+    context.update(_user_days_context(date_range, model_admin))
     return TemplateResponse(request, "admin/sessions_app/dashboard.html", context)
+
+
+def _latency_cells(row: ModelLatency) -> list[dict[str, str]]:
+    cells = []
+    for metric, _label in LATENCY_METRICS:
+        latency = row.metrics.get(metric)
+        cells.append(
+            {
+                "metric": metric,
+                "p50": _format_latency(latency.p50_ms if latency else None),
+                "p95": _format_latency(latency.p95_ms if latency else None),
+                "samples": format_count(latency.samples) if latency else "0",
+            }
+        )
+    return cells
+
+
+def _format_latency(ms: float | None) -> str:
+    """A percentile in ms, rounded (not truncated: an interpolated 879.9999 reads 880ms)."""
+    return "—" if ms is None else format_duration(round(ms))
+
+
+def _latency_context(date_range: DateRange) -> dict[str, Any]:
+    """Latency p50 / p95 per model over the range and per day (two queries)."""
+    return {
+        "latency_metrics": [label for _metric, label in LATENCY_METRICS],
+        "latency_models": [
+            {"model": row.model, "cells": _latency_cells(row)}
+            for row in latency_percentiles(date_range=date_range, by_day=False)
+        ],
+        "latency_days": [
+            {"day": row.day, "model": row.model, "cells": _latency_cells(row)}
+            for row in latency_percentiles(date_range=date_range, by_day=True)
+        ],
+    }
+
+
+def _user_days_context(date_range: DateRange, model_admin: ModelAdmin[Any]) -> dict[str, Any]:
+    """The per-user daily view's rows of the range, each user linked to their sessions (two queries)."""
+    rows = user_days(date_range=date_range)
+    labels = admin_registry.user_labels({row.user_id for row in rows})
+    changelist = reverse(_url_name(model_admin, "changelist"))
+    return {
+        "user_days_limit": USER_DAYS_SHOWN,
+        "user_days": [
+            {
+                "row": row,
+                "user_label": labels.get(row.user_id) or f"{str(row.user_id)[:8]}…",
+                "sessions_url": f"{changelist}?{urlencode({'q': str(row.user_id)})}",
+                "n": _counts(row, ("sessions", "user_messages", "iterations", "tool_calls", "errors")),
+                "tokens": format_count(row.total_tokens),
+                "cache_hit": format_cache_hit_rate(row.cache_hit_rate)
+                if row.prompt_tokens + row.cached_tokens + row.cache_write_tokens
+                else "—",
+                "cost": format_cost(row.cost_cents),
+            }
+            for row in rows
+        ],
+    }
 
 
 CSV_TABLES = (("per day", "days"), ("per model", "models"), ("per tool", "tools"))

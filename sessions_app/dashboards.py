@@ -1,7 +1,8 @@
 """Reads for the staff dashboards: per-day totals, percentiles, cost per model and tool usage over a date range.
 
-Everything comes from the SQL views of migration 0004 (through their unmanaged models); days are UTC. Each
-function is one query. Sums over users, models or tools are done by the database; percentiles in Python.
+Everything comes from the SQL views of migrations 0004 and 0011 (through their unmanaged models, or SQL for the
+latency views); days are UTC. Each function is one query. Sums over users, models or tools are done by the
+database; latency percentiles too on PostgreSQL (`percentile_cont`), the others in Python.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from django.db import connections, router
 from django.db.models import Sum
 
 from sessions_app.models import (
@@ -317,6 +319,95 @@ def tool_usage(*, date_range: DateRange) -> list[ToolUsage]:
         day = _as_date(row["day"])
         usage.calls_by_day[day] = usage.calls_by_day.get(day, 0) + int(row["calls"])
     return sorted(tools.values(), key=lambda usage: (-usage.calls, usage.tool_name))
+
+
+# Latency metrics of the `agent_latency_samples` view (migration 0011), in the order the dashboard shows them.
+LATENCY_METRICS: tuple[tuple[str, str], ...] = (
+    ("model_call", "Model call"),
+    ("first_frame", "Time to first frame"),
+    ("turn_duration", "Turn duration"),
+)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """p50 / p95 (ms, linear interpolation as PostgreSQL's percentile_cont) of one metric's samples."""
+
+    samples: int
+    p50_ms: float | None
+    p95_ms: float | None
+
+
+@dataclass
+class ModelLatency:
+    """One model's latency percentiles, over the whole range (`day` None) or on one UTC day."""
+
+    model: str
+    day: date | None
+    metrics: dict[str, Latency] = field(default_factory=dict)
+
+
+def latency_percentiles(*, date_range: DateRange, by_day: bool) -> list[ModelLatency]:
+    """p50 / p95 of model-call latency, time to first frame and turn duration per model, over the range or per
+    day of it (newest day first). PostgreSQL computes them (`percentile_cont`: the `agent_daily_latency` view
+    per day, the samples view over the range); elsewhere they are computed here over the same samples. One
+    query."""
+    connection = connections[router.db_for_read(DailyModelMetrics)]
+    bounds = [date_range.start.isoformat(), date_range.end.isoformat()]
+    rows: list[tuple[Any, str, str, int, float | None, float | None]]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            if by_day:
+                cursor.execute(
+                    "SELECT day, model, metric, samples, p50_ms, p95_ms FROM agent_daily_latency "
+                    "WHERE day BETWEEN %s AND %s",
+                    bounds,
+                )
+            else:
+                cursor.execute(
+                    "SELECT NULL, model, metric, COUNT(*), "
+                    "percentile_cont(0.5) WITHIN GROUP (ORDER BY value_ms), "
+                    "percentile_cont(0.95) WITHIN GROUP (ORDER BY value_ms) "
+                    "FROM agent_latency_samples WHERE day BETWEEN %s AND %s GROUP BY model, metric",
+                    bounds,
+                )
+            rows = list(cursor.fetchall())
+        else:
+            cursor.execute(
+                "SELECT day, model, metric, value_ms FROM agent_latency_samples WHERE day BETWEEN %s AND %s",
+                bounds,
+            )
+            grouped: dict[tuple[Any, str, str], list[float]] = defaultdict(list)
+            for day, model, metric, value in cursor.fetchall():
+                if value is not None:
+                    grouped[(day if by_day else None, model, metric)].append(float(value))
+            rows = [
+                (day, model, metric, len(values), percentile(values, 0.5), percentile(values, 0.95))
+                for (day, model, metric), values in grouped.items()
+            ]
+    table: dict[tuple[date | None, str], ModelLatency] = {}
+    for day, model, metric, samples, p50, p95 in rows:
+        key = (_as_date(day) if day is not None else None, str(model))
+        entry = table.setdefault(key, ModelLatency(model=key[1], day=key[0]))
+        entry.metrics[str(metric)] = Latency(
+            samples=int(samples),
+            p50_ms=float(p50) if p50 is not None else None,
+            p95_ms=float(p95) if p95 is not None else None,
+        )
+    return sorted(table.values(), key=lambda row: (-(row.day or date.min).toordinal(), row.model))
+
+
+USER_DAYS_SHOWN = 200
+
+
+def user_days(*, date_range: DateRange, limit: int = USER_DAYS_SHOWN) -> list[DailyMetrics]:
+    """The `agent_daily_metrics` rows (per UTC day and user) of the range: newest day first, the most
+    expensive user first within a day; at most `limit`."""
+    return list(
+        DailyMetrics.objects.filter(day__gte=date_range.start, day__lte=date_range.end).order_by(
+            "-day", "-cost_cents", "user_id"
+        )[:limit]
+    )
 
 
 def session_models() -> list[str]:

@@ -154,6 +154,11 @@ class AgentTurn(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(default=dict, blank=True, help_text="iterations, stop reason, error kind")
+    # The OpenTelemetry trace of the turn's latest attempt (32 hex digits), when tracing is on; the admin links
+    # it to the tracing backend (TRACE_URL_TEMPLATE). Nullable so that adding it is an ALTER TABLE on SQLite.
+    trace_id = models.CharField(  # noqa: DJ001
+        max_length=32, null=True, blank=True, help_text="OpenTelemetry trace id of the latest attempt"
+    )
 
     class Meta:
         db_table = "agent_turns"

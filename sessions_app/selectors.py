@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Count, F, Min, Q, Subquery
+from django.db import connections, router
+from django.db.models import Count, F, Min, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
@@ -262,3 +264,40 @@ def queued_turns() -> tuple[int, Any]:
         depth=Count("pk"), oldest=Min("enqueued_at")
     )
     return int(row["depth"] or 0), row["oldest"]
+
+
+# What staff search sessions by: a user message, a tool call's name and arguments, an error's message.
+SEARCHABLE_EVENT_TYPES: tuple[str, ...] = (EventType.USER_MESSAGE, EventType.TOOL_CALL, EventType.ERROR)
+# The same expression as the GIN index of migration 0011 (agent_evt_search_idx), so PostgreSQL reads the index.
+SEARCH_DOCUMENT_SQL = (
+    "to_tsvector('english'::regconfig, "
+    "CASE event_type"
+    " WHEN 'user_message' THEN coalesce(data ->> 'message', '')"
+    " WHEN 'tool_call' THEN coalesce(data ->> 'tool_name', '') || ' ' || coalesce(data ->> 'arguments', '')"
+    " WHEN 'error' THEN coalesce(data ->> 'message', '')"
+    " ELSE '' END)"
+)
+
+
+def sessions_mentioning(*, text: str) -> QuerySet[AgentSessionEvent, UUID]:
+    """The ids (for `pk__in`) of sessions with a user message, tool call or error that
+    mentions `text`: PostgreSQL full-text search (English stemming, web-search syntax: words, "a phrase",
+    -not), else every word as a case-insensitive substring of one event's text. One query when used as a
+    subquery."""
+    events = AgentSessionEvent.objects.filter(event_type__in=SEARCHABLE_EVENT_TYPES)
+    if connections[router.db_for_read(AgentSessionEvent)].vendor == "postgresql":
+        from django.contrib.postgres.search import SearchQuery, SearchVectorField
+
+        document = RawSQL(SEARCH_DOCUMENT_SQL, (), output_field=SearchVectorField())
+        events = events.annotate(document=document).filter(
+            document=SearchQuery(text, config="english", search_type="websearch")
+        )
+    else:
+        for word in text.split():
+            events = events.filter(
+                Q(event_type=EventType.USER_MESSAGE, data__message__icontains=word)
+                | Q(event_type=EventType.TOOL_CALL, data__tool_name__icontains=word)
+                | Q(event_type=EventType.TOOL_CALL, data__arguments__icontains=word)
+                | Q(event_type=EventType.ERROR, data__message__icontains=word)
+            )
+    return events.order_by().values_list("session_id", flat=True).distinct()

@@ -340,7 +340,7 @@ def open_turn(
     return turn, stored
 
 
-def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta) -> AgentTurn | None:
+def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta, trace_id: str = "") -> AgentTurn | None:
     """Take the turn for `worker` with a lease: if it is queued, or running under a lapsed lease (its worker
     died). One conditional UPDATE, so of two workers racing for a turn exactly one wins. Counts the attempt.
     None when the turn is finished, gone or leased by a live worker.
@@ -348,8 +348,10 @@ def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta) -> AgentTurn | N
     In the same transaction the session's `lease_holder` becomes `worker`, under the session's lock: a write
     of the previous worker either committed before (and the new worker reads it) or waits for this claim and
     is refused (`append_events(holder=…)`). Under row-level security that update is the session's user's work:
-    the caller acts for `turn.user_id` (`selectors.turn_owner`)."""
+    the caller acts for `turn.user_id` (`selectors.turn_owner`). `trace_id`, when tracing is on, is the trace
+    of this attempt (the turn keeps its latest attempt's)."""
     now = timezone.now()
+    traced = {"trace_id": trace_id} if trace_id else {}
     claimable = Q(pk=turn_id, finished_at__isnull=True) & (
         Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
     )
@@ -360,6 +362,7 @@ def claim_turn(*, turn_id: UUID, worker: str, lease: timedelta) -> AgentTurn | N
             lease_expires_at=now + lease,
             attempts=F("attempts") + 1,
             started_at=now,
+            **traced,
         )
         if not taken:
             return None

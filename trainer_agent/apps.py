@@ -51,6 +51,9 @@ class TrainerAgentConfig(AppConfig):
         from trainer_agent.agents.week import enqueue_week_preparation
 
         set_week_preparer(enqueue_week_preparation)
+        from trainer_agent import tracing  # OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set
+
+        tracing.configure_from_env()
         from trainer_agent import testing_hooks  # scripted models of $AGENT_TEST_SCRIPTS (tests, benchmarks)
 
         testing_hooks.install_from_env()

@@ -29,6 +29,7 @@ from datasources_app.sources import (
 from sessions_app.models import AgentSession, EventType
 from sessions_app.selectors import existing_knowledge_sources
 from sessions_app.services import NewEvent
+from trainer_agent import tracing
 from trainer_agent.agents.registry import AgentDefinition, get_agent
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
@@ -245,8 +246,10 @@ def select_with_model(
             "estimated_tokens": (len(system) + len(user)) // 4,
         },
     )
-    result = provider.complete_json(
-        model=model_id,
+    result = tracing.complete_json(
+        provider,
+        model,
+        purpose="initializer",
         system=system,
         user=user,
         json_schema=schema,

@@ -29,6 +29,7 @@ from sessions_app.services import NewEvent, finish_turn
 from tools_app.formatting import wrap_in_xml
 from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
+from trainer_agent import tracing
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.checkpoint import maybe_checkpoint
 from trainer_agent.context import TRAINER_AGENT_ID, AgentContext, ContextCache, build_context
@@ -152,7 +153,7 @@ def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent
                     model=model_id
                 )
             position.pending_request = False
-            response = _complete(provider, request)
+            response = _complete(provider, request, model_config)
             answer = NewEvent(
                 EventType.LLM_RESPONSE,
                 _response_data(response, model_config),
@@ -299,18 +300,35 @@ def _writes(tool_name: str) -> bool:
         return True
 
 
-def _complete(provider: Provider, request: LLMRequest) -> LLMResponse:
-    """One model call; a provider that fails with anything but LLMError is reported as a server error."""
-    try:
-        return provider.complete(request)
-    except LLMError:
-        raise
-    except Exception as exc:
-        raise LLMError("server", f"{type(exc).__name__}: {exc}") from exc
+def _complete(provider: Provider, request: LLMRequest, model_config: ModelConfig) -> LLMResponse:
+    """One model call (a `chat` span when tracing); a provider that fails with anything but LLMError is
+    reported as a server error."""
+    with tracing.model_call_span(model_config, purpose="trainer", max_tokens=request.max_tokens) as span:
+        try:
+            response = provider.complete(request)
+        except LLMError as exc:
+            span.fail(exc.kind, exc.message)
+            raise
+        except Exception as exc:
+            span.fail("server", f"{type(exc).__name__}: {exc}")
+            raise LLMError("server", f"{type(exc).__name__}: {exc}") from exc
+        span.record(usage=response.usage, response_model=response.model, finish_reason=response.stop_reason)
+        return response
 
 
 def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
-    """Run the tool. Failures come back as failed results, never as exceptions."""
+    """Run the tool (an `execute_tool` span when tracing). Failures come back as failed results, never as
+    exceptions."""
+    with tracing.tool_span(name=call.name, call_id=call.id) as span:
+        result = _execute_untraced(call, sink, ctx)
+        if not result.success:
+            tracing.tool_failed(
+                span, str(result.data.get("error", "")) if isinstance(result.data, dict) else ""
+            )
+        return result
+
+
+def _execute_untraced(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
     if call.has_invalid_arguments:
         return _failed_result(
             call.name, "The tool arguments were not valid JSON. Call the tool again with a JSON object."

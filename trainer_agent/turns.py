@@ -64,7 +64,7 @@ from sessions_app.services import (
 )
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
-from trainer_agent import metrics
+from trainer_agent import metrics, tracing
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.connection_loss import connection_lost, reconnect
 from trainer_agent.frames import turn_frames
@@ -285,13 +285,34 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
     user_id = turn_owner(turn_id=turn_id)
     if user_id is None:
         return None
-    with acting_for(user_id), log_context(turn_id=str(turn_id)):
-        turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease)
+    with (
+        acting_for(user_id),
+        log_context(turn_id=str(turn_id)),
+        tracing.turn_span(turn_id=str(turn_id), user_id=str(user_id)) as span,
+    ):
+        trace_id = tracing.trace_id_of(span)
+        turn = claim_turn(turn_id=turn_id, worker=worker_name(), lease=lease, trace_id=trace_id)
         if turn is None:
+            tracing.turn_not_claimed(span)
             return None
-        with log_context(session_id=str(turn.session_id)):
+        with log_context(session_id=str(turn.session_id), **({"trace_id": trace_id} if trace_id else {})):
             metrics.turn_claimed(model=turn.model, attempts=turn.attempts)
-            return _execute_claimed_turn(turn, lease)
+            tracing.turn_claimed(
+                span, session_id=str(turn.session_id), model=turn.model, attempt=turn.attempts
+            )
+            result = _execute_claimed_turn(turn, lease)
+        if result is None:
+            tracing.end_turn_span(span, status="lease_lost")
+        else:
+            tracing.end_turn_span(
+                span,
+                status=result.status,
+                stop_reason=result.stop_reason,
+                iterations=result.iterations,
+                error_kind=result.error_kind,
+                error=result.error_message,
+            )
+        return result
 
 
 def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:

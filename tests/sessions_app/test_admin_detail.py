@@ -158,7 +158,7 @@ def test_detail_queries_do_not_grow_with_events(staff_client: Client) -> None:
 
     small_queries, _ = count(_detail_url(small))
     large_queries, page = count(_detail_url(large))
-    assert large_queries == small_queries <= 6
+    assert large_queries == small_queries <= 7  # the 7th: the turns' traces
     assert len(_shown_sequences(page)) == 200
     last_queries, last_page = count(_detail_url(large) + "?page=10")
     assert last_queries == small_queries
@@ -226,3 +226,26 @@ def test_a_failing_console_describer_does_not_break_the_timeline(
     )
     page = _page(staff_client, _detail_url(fixture.a))
     assert '<span class="obs-desc" title="user_message">user_message</span>' in _event(page, 0)
+
+
+def test_a_traced_turn_links_to_its_trace(staff_client: Client, settings: object) -> None:
+    """A turn run with tracing on shows its trace id, linked to the tracing backend by TRACE_URL_TEMPLATE."""
+    from datetime import timedelta
+
+    from sessions_app.models import EventType
+    from sessions_app.services import NewEvent, claim_turn, create_session, open_turn
+
+    settings.TRACE_URL_TEMPLATE = "https://jaeger.example/trace/{trace_id}"  # type: ignore[attr-defined]
+    session = create_session(user_id=uuid.uuid4())
+    turn, _ = open_turn(
+        session=session, model="offline", events=[NewEvent(EventType.USER_MESSAGE, {"message": "hi"})]
+    )
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    claim_turn(turn_id=turn.pk, worker="w", lease=timedelta(seconds=10), trace_id=trace_id)
+    page = _page(staff_client, _detail_url(session))
+    assert f'href="https://jaeger.example/trace/{trace_id}"' in page
+    assert "Traces (1 turn)" in page
+
+    settings.TRACE_URL_TEMPLATE = ""  # type: ignore[attr-defined]
+    page = _page(staff_client, _detail_url(session))
+    assert f"<code>{trace_id}</code>" in page and "jaeger.example" not in page

@@ -34,6 +34,7 @@ from tools_app.plan_builder import (
 )
 from tools_app.workout_schema import Workout
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
+from trainer_agent import tracing
 from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import callback_registry
 from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, RetryPolicy, agent_registry
@@ -542,9 +543,11 @@ def run_subagent(
     model_id = definition.resolved_model()
 
     def run() -> SubagentResult:
-        if model_id == OFFLINE_MODEL:
-            return _run_offline(definition, spec, clean_input, user_id, sink, registry)
-        return _run_model(definition, spec, clean_input, user_id, sink, registry, model_id)
+        # A SubagentError ends the span in error, with the problems (the span records the exception).
+        with tracing.subagent_span(agent_id=agent_id, model=model_id):
+            if model_id == OFFLINE_MODEL:
+                return _run_offline(definition, spec, clean_input, user_id, sink, registry)
+            return _run_model(definition, spec, clean_input, user_id, sink, registry, model_id)
 
     return callback_registry.run_agent(agent_id, run, context=callback_context)
 
@@ -609,8 +612,10 @@ def _run_model(
         try:
             # Inside a turn's tool the request above was not written yet (`sink.deferred_writes`): it is stored
             # with the tool's result, so no session lock is held across this call.
-            result = provider.complete_json(
-                model=model_id,
+            result = tracing.complete_json(
+                provider,
+                model,
+                purpose=_purpose(definition),
                 system=definition.prompt,
                 user=prompt,
                 json_schema=schema,
