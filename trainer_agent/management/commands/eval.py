@@ -48,8 +48,9 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the results as one JSON document")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        # The task framework logs every inline turn at INFO; the report is what this command prints.
-        logging.getLogger("django.tasks").setLevel(logging.WARNING)
+        # The turns' INFO records (the task framework, tools, the console log) would bury the report; -v 2 shows them.
+        if options["verbosity"] < 2:
+            logging.disable(logging.INFO)
         model: str = options["model"] or settings.PRIMARY_MODEL
         repeat: int = options["repeat"]
         if repeat < 1:
