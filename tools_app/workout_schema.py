@@ -241,7 +241,21 @@ class ExerciseGroup(BaseModel):
         return _lower_token(value)
 
 
-class ExerciseFields(BaseModel):
+class _Units(BaseModel):
+    """ "kilos", "LBS", "miles": a load_unit or distance_unit in the model's own words, as the schema's enums."""
+
+    @field_validator("load_unit", mode="before", check_fields=False)
+    @classmethod
+    def _normalise_load_unit(cls, value: Any) -> Any:
+        return _unit(value, _WEIGHT_UNITS)
+
+    @field_validator("distance_unit", mode="before", check_fields=False)
+    @classmethod
+    def _normalise_distance_unit(cls, value: Any) -> Any:
+        return _unit(value, _DISTANCE_UNITS)
+
+
+class ExerciseFields(_Units):
     """Every exercise field except `order` (required in a workout, optional in a replacement)."""
 
     exercise_name: str = Field(validation_alias=AliasChoices("exercise_name", "name"))
@@ -302,16 +316,6 @@ class ExerciseFields(BaseModel):
     @classmethod
     def _normalise_exercise_type(cls, value: Any) -> Any:
         return _lower_token(value)
-
-    @field_validator("load_unit", mode="before")
-    @classmethod
-    def _normalise_load_unit(cls, value: Any) -> Any:
-        return _unit(value, _WEIGHT_UNITS)
-
-    @field_validator("distance_unit", mode="before")
-    @classmethod
-    def _normalise_distance_unit(cls, value: Any) -> Any:
-        return _unit(value, _DISTANCE_UNITS)
 
     @field_validator("equipment", mode="before")
     @classmethod
@@ -524,7 +528,7 @@ class ClientWorkout(BaseModel):
 
 
 # What the user actually did for one exercise (log_workout); omitted values count as done as planned.
-class CompletedExercise(BaseModel):
+class CompletedExercise(_Units):
     exercise_id: str | None = Field(
         default=None,
         validation_alias=AliasChoices("exercise_id", "exercise_order", "id"),
@@ -553,16 +557,6 @@ class CompletedExercise(BaseModel):
     @classmethod
     def _accept_scalar_load(cls, data: Any) -> Any:
         return expand_per_set_scalars(data)
-
-    @field_validator("load_unit", mode="before")
-    @classmethod
-    def _normalise_load_unit(cls, value: Any) -> Any:
-        return _unit(value, _WEIGHT_UNITS)
-
-    @field_validator("distance_unit", mode="before")
-    @classmethod
-    def _normalise_distance_unit(cls, value: Any) -> Any:
-        return _unit(value, _DISTANCE_UNITS)
 
     @field_validator("exercise_id", mode="before")
     @classmethod
