@@ -277,8 +277,8 @@ def _weights_for(location: Location, slug: str, units: Units) -> str:
     values = (location.available_weights_kg or {}).get(slug) or []
     if not values:
         return ""
-    shown = sorted({convert_weight(float(value), from_unit="kg", to_unit=units.weight) for value in values})
-    return f"{', '.join(number(value) for value in shown)}{units.weight}"
+    shown = {weight(float(value), from_unit="kg", units=units): float(value) for value in values}
+    return f"{', '.join(sorted(shown, key=shown.__getitem__))}{units.weight}"
 
 
 class EquipmentLike(Protocol):
