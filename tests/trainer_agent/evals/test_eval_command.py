@@ -81,7 +81,8 @@ def test_repeat_and_the_text_report() -> None:
     assert "Overall on offline: 2/4 passed" in text
 
 
-@pytest.mark.django_db
+# Real commits, as in the service: a plan's week chain is enqueued when the asking tool's transaction commits.
+@pytest.mark.django_db(transaction=True)
 def test_scripted_replays_the_trial_fixtures() -> None:
     """`--model scripted` over the fixture folder replays the recorded trials, all passing."""
     out = StringIO()
