@@ -20,6 +20,7 @@ from tests.support.live_server import (
     LiveDatabase,
     LiveScripts,
     WorkerProcess,
+    create_live_database,
     live_env,
     mint_test_token,
 )
@@ -37,15 +38,24 @@ class Deployment:
 
 
 @pytest.fixture(scope="module")
+def metrics_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveDatabase]:
+    """A database of its own: the suite's shared live worker polls the shared one and could take this turn,
+    counting it in a process whose metrics this deployment does not serve."""
+    database = create_live_database(name="metrics", tmp_dir=tmp_path_factory.mktemp("metrics-db"))
+    yield database
+    database.drop()
+
+
+@pytest.fixture(scope="module")
 def deployment(
-    live_database: LiveDatabase, live_scripts: LiveScripts, tmp_path_factory: pytest.TempPathFactory
+    metrics_database: LiveDatabase, live_scripts: LiveScripts, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Deployment]:
     """Web and worker sharing a PROMETHEUS_MULTIPROC_DIR, logging JSON; scrapes need the token (no network is
     allowed without it, not even loopback)."""
     directory = tmp_path_factory.mktemp("metrics-live")
     (directory / "prom").mkdir()
     env = {
-        **live_env(live_database, live_scripts),
+        **live_env(metrics_database, live_scripts),
         "PROMETHEUS_MULTIPROC_DIR": str(directory / "prom"),
         "METRICS_TOKEN": METRICS_TOKEN,
         "METRICS_ALLOWED_NETWORKS": "",
@@ -87,7 +97,7 @@ def json_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_a_turn_run_by_the_worker_is_in_the_web_process_scrape(
-    deployment: Deployment, live_database: LiveDatabase
+    deployment: Deployment, metrics_database: LiveDatabase
 ) -> None:
     token = mint_test_token(uuid.uuid4())
     response = open_stream(
@@ -131,7 +141,7 @@ def test_a_turn_run_by_the_worker_is_in_the_web_process_scrape(
     # The worker's records of that turn are JSON lines carrying the turn's ids.
     turn_id = uuid.UUID(
         str(
-            live_database.scalar(
+            metrics_database.scalar(
                 "SELECT id FROM agent_turns WHERE session_id = %s", [uuid.UUID(session_id).hex]
             )
         )
