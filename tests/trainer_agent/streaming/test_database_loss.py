@@ -31,6 +31,7 @@ from tests.support.live_server import (
     is_postgres_url,
     mint_test_token,
     server_env,
+    wait_for,
     write_scripts,
 )
 from tests.trainer_agent.streaming.sse_client import SSEEvent, SSEStream, follow_session, post_turn
@@ -115,16 +116,6 @@ def post_chat(base_url: str, token: str, body: dict[str, Any]) -> tuple[int, str
         return response.status, response.getheader("Content-Type") or "", response.read()
     finally:
         conn.close()
-
-
-def wait_for(condition: Any, what: str, timeout: float = WAIT_S) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def read_to_end(stream: SSEStream, into: list[SSEEvent]) -> None:

@@ -29,13 +29,12 @@ from tests.support.live_server import (
     create_live_database,
     mint_test_token,
     server_env,
+    wait_for,
     write_scripts,
 )
 from tests.trainer_agent.streaming.sse_client import SSEEvent, follow_session, post_turn
 
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
-
-WAIT_S = 60.0
 
 
 @pytest.fixture(scope="module")
@@ -120,16 +119,6 @@ def events(db: LiveDatabase, session_id: str) -> list[tuple[int, str, str]]:
         value = json.loads(data) if isinstance(data, str) else data
         out.append((int(number), str(kind), str(value.get("tool_name", ""))))
     return out
-
-
-def wait_for(condition: Any, what: str, timeout: float = WAIT_S) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def turn_row(db: LiveDatabase, session_id: str) -> tuple[str, int, Any, str]:
