@@ -10,7 +10,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, get_args, runtime_checkable
 
@@ -262,6 +262,37 @@ class Provider(Protocol):
     """Turns one neutral request into one neutral response, or raises ``LLMError``."""
 
     def complete(self, request: LLMRequest) -> LLMResponse: ...
+
+
+@dataclass(frozen=True)
+class PartialToolCall:
+    """A tool call while the model is still writing it (docs/architecture.md "Previews").
+
+    ``arguments`` is the call's input parsed so far, incomplete strings included (jiter's partial mode with
+    trailing strings): ``{"message": "Here's yo"}``. ``complete`` is True once the model has finished the call's
+    input. Previews only: what is stored, costed and run is the ``LLMResponse`` the same call returns.
+    """
+
+    index: int  # the call's position among the response's tool calls
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    complete: bool
+
+
+type PartialCallback = Callable[[PartialToolCall], None]
+
+
+@runtime_checkable
+class StreamingProvider(Protocol):
+    """A provider that can report a call's tool input while the model writes it.
+
+    ``stream`` returns exactly what ``complete`` returns for the same answer (tool calls, usage, stop reason,
+    raw); on the way it calls ``on_partial`` (on the calling thread) each time the input grew. An exception
+    raised by ``on_partial`` is not the model's failure: providers let it propagate unchanged.
+    """
+
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse: ...
 
 
 @runtime_checkable
