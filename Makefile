@@ -36,6 +36,7 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 	scripts/run_pytest.sh
 
 lint: setup

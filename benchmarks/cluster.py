@@ -5,7 +5,7 @@ prober, and CPU / memory readings of the processes from /proc.
 The database is a fresh one made by `tests.support.live_server.create_live_database`: `test_live_<name>_<pid>`
 on the PostgreSQL server of DATABASE_URL, or a temporary SQLite file when DATABASE_URL is not PostgreSQL (or
 `sqlite=True`), migrated and seeded; it is dropped at the end. The servers run with DEBUG off, their own JWT
-secret and no per-user throttle; the model is scripted (AGENT_TEST_SCRIPTS, trainer_agent/testing_hooks.py).
+secret and no per-user throttle; the model is scripted (AGENT_TEST_SCRIPTS, tests/support/scripted_models.py).
 """
 
 from __future__ import annotations

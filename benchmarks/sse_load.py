@@ -11,7 +11,7 @@ daphne processes and K `manage.py worker --threads T` processes.
 Every open stream needs database connections (docs/benchmarks.md): run bursts of hundreds against a PostgreSQL
 server with room for them, not a shared one with `max_connections = 100`.
 
-A scripted model (AGENT_TEST_SCRIPTS, trainer_agent/testing_hooks.py) answers every call after `--delay`
+A scripted model (AGENT_TEST_SCRIPTS, tests/support/scripted_models.py) answers every call after `--delay`
 seconds with `message_notify_user`, `message_notify_user`, `idle`: three model calls per turn, the whole real
 path around them (auth, validation, admission, the task queue, a worker's claim and lease, the offline
 initializer's four knowledge sources, context building, the event store, tools, followers woken by

@@ -4,7 +4,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 
 from config.health import healthz, livez
-from trainer_agent.metrics import metrics_view
+from trainer_agent.metrics_views import metrics_view
 
 # Static files (the admin's CSS, the demo page's) are served by WhiteNoise's middleware in every mode.
 admin.site.site_url = "/demo/"  # the admin's "View site": the service's one page

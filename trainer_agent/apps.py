@@ -40,20 +40,10 @@ class TrainerAgentConfig(AppConfig):
         from trainer_agent.tenancy import acting_for
 
         register_thread_context(acting_for)
-        from trainer_agent.agents.definitions import load_agents  # validate the agent registry at start
+        # The agents (validated at start), their callbacks, and the sub-agents tools_app's plan tools call.
+        from trainer_agent.agents.wiring import wire_agents
 
-        load_agents()
-        from tools_app.plan_builder import set_plan_generator  # create_workout_plan → fitness_plan sub-agent
-        from trainer_agent.agents.subagents import plan_with_fitness_plan_agent
-
-        set_plan_generator(plan_with_fitness_plan_agent)
-        from tools_app.plan_builder import set_week_preparer  # prepare_week → the week chain, as a task
-        from trainer_agent.agents.week import enqueue_week_preparation
-
-        set_week_preparer(enqueue_week_preparation)
+        wire_agents()
         from trainer_agent import tracing  # OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
         tracing.configure_from_env()
-        from trainer_agent import testing_hooks  # scripted models of $AGENT_TEST_SCRIPTS (tests, benchmarks)
-
-        testing_hooks.install_from_env()

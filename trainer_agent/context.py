@@ -27,12 +27,11 @@ from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.selectors import context_events_after
 from tools_app.registry import tool_specs
-from trainer_agent.agents.registry import get_agent
+from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
 
-# The agent definition (trainer_agent.agents.definitions) whose prompt, temperature and max_tokens a trainer
-# request carries.
-TRAINER_AGENT_ID = "trainer"
+# TRAINER_AGENT_ID: the agent definition (trainer_agent.agents.definitions) whose prompt, temperature,
+# max_tokens and tools a trainer request carries.
 EMPTY_CONTEXT_ERROR = "Cannot build context: no events in session"
 # Tool results are shown to the model as their formatted observation; a result without one (older data,
 # imports) falls back to compact JSON capped at this many characters.

@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 from datasources_app.selectors import local_today
 from datasources_app.sources import (
-    STABLE_PREFIX_SOURCES,
     SourceError,
     all_sources,
     fetch_many,
@@ -30,7 +29,9 @@ from sessions_app.models import AgentSession, EventType
 from sessions_app.selectors import existing_knowledge_sources
 from sessions_app.services import NewEvent
 from trainer_agent import tracing
-from trainer_agent.agents.registry import AgentDefinition, get_agent
+from trainer_agent.agents.callbacks import callback_registry
+from trainer_agent.agents.definitions import REASONS, selectable_sources, selection_schema
+from trainer_agent.agents.registry import INITIALIZER_AGENT_ID, AgentDefinition, get_agent
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
@@ -38,10 +39,9 @@ from trainer_agent.sink import EventSink
 
 logger = logging.getLogger(__name__)
 
-# Its definition (trainer_agent.agents.definitions) holds the model, prompt, schema, temperature and max_tokens.
-INITIALIZER_AGENT_ID = "initializer"
+# Its definition (trainer_agent.agents.definitions) holds the model, prompt, schema (with REASONS and the
+# selectable sources), temperature and max_tokens.
 Reason = Literal["not_in_context", "expand_range", "refresh_state"]
-REASONS: tuple[str, ...] = ("not_in_context", "expand_range", "refresh_state")
 # Sources whose state changes during a conversation: re-fetching them is a refresh, not a duplicate.
 STATEFUL_SOURCES = frozenset({"current_workout_session", "active_preferences", "scheduled_workouts"})
 
@@ -61,56 +61,6 @@ class Selection:
     reasoning: str
     append_knowledge: list[KnowledgeSelection] = field(default_factory=list)
     use_existing: list[str] = field(default_factory=list)
-
-
-def selectable_sources() -> list[str]:
-    """Sources the initializer may append (the stable prefix is always in the user data block)."""
-    return [s.name for s in all_sources() if s.name not in STABLE_PREFIX_SOURCES]
-
-
-def selection_schema() -> dict[str, Any]:
-    """The strict JSON schema of docs/contracts.md §9.1 (initializer output) (every property required, no extras, as strict mode needs)."""
-    return {
-        "type": "object",
-        "properties": {
-            "reasoning": {"type": "string"},
-            "append_knowledge": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "source": {"type": "string", "enum": selectable_sources()},
-                        "reason": {"type": "string", "enum": list(REASONS)},
-                        "days_back": {"type": ["integer", "null"]},
-                    },
-                    "required": ["source", "reason", "days_back"],
-                    "additionalProperties": False,
-                },
-            },
-            "use_existing": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["reasoning", "append_knowledge", "use_existing"],
-        "additionalProperties": False,
-    }
-
-
-INITIALIZER_PROMPT = """You choose which user data a personal-trainer agent needs before it answers.
-You get the user's message, their date today (weekday and ISO date) and the data sources already loaded in the
-conversation (with their parameters). Read "this week", "last month" or "Thursday" against that date.
-Rules:
-- Append only what the request needs and is not already loaded with enough scope. Prefer fewer sources.
-- Workout requests need category_goals, muscle_goals, active_preferences and workout_history (days_back 14).
-- Goal setting needs category_goals and muscle_goals. Preferences need active_preferences.
-- Statistics and progress need workout_history with a wider days_back (30-90) and category_goals.
-- Changing or logging the current workout needs current_workout_session (reason refresh_state).
-- Schedules and plans, and any question about a day ("what's on Thursday?", "tomorrow", "this week"), need
-  scheduled_workouts and workout_plans; milestones need milestone_goals.
-- Small talk needs nothing.
-- If a source is loaded but with too short a range, append it again with reason expand_range and the days_back
-  you need. Use refresh_state for data the conversation may have changed.
-- List the loaded sources you rely on in use_existing.
-Available sources:
-{sources}"""
 
 
 def _sources_catalogue() -> str:
@@ -297,7 +247,19 @@ def parse_selection(data: Any, existing: list[dict[str, Any]]) -> Selection:
 def initialize_context(
     *, session: AgentSession, user_id: uuid.UUID, message: str, sink: EventSink
 ) -> Selection:
-    """Select, fetch (in parallel) and append knowledge for this turn. Never raises."""
+    """Select, fetch (in parallel) and append knowledge for this turn. Never raises. The agent callbacks hear
+    it as the `initializer` agent's run (its result the selection)."""
+    context = {"session_id": session.pk, "user_id": user_id}
+    return callback_registry.run_agent(
+        INITIALIZER_AGENT_ID,
+        lambda: _initialize_context(session=session, user_id=user_id, message=message, sink=sink),
+        context=context,
+    )
+
+
+def _initialize_context(
+    *, session: AgentSession, user_id: uuid.UUID, message: str, sink: EventSink
+) -> Selection:
     existing = existing_knowledge_sources(session=session)
     today = local_today(user_id=user_id)
     agent = get_agent(INITIALIZER_AGENT_ID)

@@ -1,11 +1,12 @@
-"""Prometheus metrics (docs/architecture.md "Metrics"): what the turns, models and tools did, served at `/metrics`.
+"""Prometheus metrics (docs/architecture.md "Metrics"): what the turns, models and tools did, served at `/metrics`
+(`trainer_agent.metrics_views`).
 
 Each fact is counted where it happens once:
 - the events a turn stores (`EventSink.observe`): model calls (latency, tokens by bucket, cost), tool calls
   and failures;
 - the worker's claim and end of a turn (`turns.execute_turn`): turns started and finished, their duration,
   time to first frame, lease takeovers;
-- a sub-agent that gave no acceptable output (`agents.subagents.run_subagent`);
+- a sub-agent that gave no acceptable output (the agent callbacks' `metrics` callback);
 - the queue (depth, oldest queued turn): read from the database when `/metrics` is scraped.
 
 Web and worker processes are separate processes: with `PROMETHEUS_MULTIPROC_DIR` set (the client library's
@@ -23,12 +24,9 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
-from django.views.decorators.http import require_GET
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
@@ -210,25 +208,3 @@ def _address_allowed(remote_addr: str, networks: Iterable[str]) -> bool:
     except ValueError:
         return False
     return any(address in ipaddress.ip_network(network, strict=False) for network in networks)
-
-
-# --- the view ---------------------------------------------------------------------------------------------
-
-
-@require_GET
-async def metrics_view(request: HttpRequest) -> HttpResponse:
-    """`GET /metrics`: the Prometheus text format, to allowed scrapers only (`scrape_refusal`)."""
-    refusal = scrape_refusal(
-        remote_addr=str(request.META.get("REMOTE_ADDR") or ""),
-        authorization=str(request.headers.get("Authorization") or ""),
-    )
-    if refusal is not None:
-        status, detail = refusal
-        response: HttpResponse = JsonResponse({"detail": detail}, status=status)
-        if status == 401:
-            response["WWW-Authenticate"] = 'Bearer realm="metrics"'
-        return response
-    from trainer_agent.streaming import database
-
-    body = await database(exposition)()  # the queue's query runs on the process's database threads
-    return HttpResponse(body, content_type=CONTENT_TYPE_PLAIN_0_0_4)  # what generate_latest writes

@@ -65,7 +65,8 @@ from sessions_app.services import (
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
 from trainer_agent import metrics, tracing
-from trainer_agent.agents.registry import get_agent
+from trainer_agent.agents.callbacks import callback_registry
+from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.connection_loss import connection_lost, reconnect
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
@@ -74,6 +75,7 @@ from trainer_agent.logs import log_context
 from trainer_agent.loop import APOLOGY, Action, TurnError, TurnResult, client_response, fail_turn, run_loop
 from trainer_agent.sink import EventSink, LeaseLost
 from trainer_agent.tenancy import acting_for
+from trainer_agent.wakeups import wake_workers
 
 logger = logging.getLogger(__name__)
 
@@ -204,7 +206,7 @@ def _admit_turn(
     max_iterations: int | None = None,
     current_workout_text: str | None = None,
 ) -> AgentTurn:
-    model_id = turn.model or get_agent("trainer").resolved_model()  # the definition names the trainer's model
+    model_id = turn.model or get_agent(TRAINER_AGENT_ID).resolved_model()  # the trainer definition's model
     get_model(model_id)  # an unknown model id fails before anything is written
     with transaction.atomic():
         if turn.session_id is None:
@@ -243,18 +245,6 @@ def enqueue_turn(turn: AgentTurn) -> None:
         wake_workers(str(turn.pk))
     except DatabaseError:
         logger.exception("turn.enqueue_failed", extra={"turn_id": str(turn.pk)})
-
-
-# The channel idle worker threads LISTEN on (PostgreSQL): a task (a turn, a plan week) was enqueued.
-TURNS_CHANNEL = "agent_turns"
-
-
-def wake_workers(payload: str) -> None:
-    """On PostgreSQL, wake idle worker loops to claim a task just enqueued (delivered when the caller's
-    transaction commits); elsewhere they find it at their next poll."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, payload])
 
 
 @task()
@@ -317,6 +307,7 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
 
 def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
     admitted_at = None
+    result: TurnResult | None = None
     if turn.attempts > settings.TURN_MAX_ATTEMPTS:
         fail_turn(
             turn,
@@ -328,15 +319,42 @@ def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | Non
         sink = EventSink(session=turn.session, turn=turn, lease=lease)
         with lease_keeper.held(turn, lease):
             try:
-                admitted_at = _run_or_fail(turn, sink)
+                # The agent callbacks hear this run of the trainer: it fails when the turn ends in `error`.
+                with callback_registry.running(TRAINER_AGENT_ID, context=_trainer_run_context(turn)) as run:
+                    admitted_at = _run_or_fail(turn, sink)
+                    run.result = result = turn_result(turn)
+                    run.error = _turn_failure(result)
             except LeaseLost:
                 logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
                 return None
-    result = turn_result(turn)
+    if result is None:
+        result = turn_result(turn)
     metrics.turn_finished(
         model=turn.model, status=result.status, admitted_at=admitted_at, finished_at=turn.finished_at
     )
     return result
+
+
+def _trainer_run_context(turn: AgentTurn) -> dict[str, Any]:
+    """What the agent callbacks are told about a trainer run besides its outcome."""
+    return {
+        "turn_id": turn.pk,
+        "session_id": turn.session_id,
+        "user_id": turn.session.user_id,
+        "model": turn.model,
+        "attempt": turn.attempts,
+    }
+
+
+def _turn_failure(result: TurnResult) -> TurnError | None:
+    if result.status != TurnStatus.ERROR:
+        return None
+    return TurnError(
+        session_id=result.session_id,
+        kind=result.error_kind,
+        message=result.error_message,
+        retry_after=result.retry_after,
+    )
 
 
 # How often a worker reconnects and continues a turn whose database connection was lost, and how long it waits

@@ -1,4 +1,5 @@
-"""Waking a web process's followers when a session's events change.
+"""Wake-ups: a web process's followers when a session's events change, and idle workers when a task is
+enqueued (`wake_workers`).
 
 PostgreSQL: one `LISTEN agent_events` connection per process (an asyncio task on the process's event loop);
 `sessions_app.services.append_events` and `finish_turn` send `pg_notify('agent_events', <session id>)` in
@@ -110,3 +111,15 @@ def _wake_all() -> None:
     for subscriptions in _subscribers.values():
         for subscription in subscriptions:
             subscription.changed.set()
+
+
+# The channel idle worker threads LISTEN on (PostgreSQL): a task (a turn, a plan week) was enqueued.
+TURNS_CHANNEL = "agent_turns"
+
+
+def wake_workers(payload: str) -> None:
+    """On PostgreSQL, wake idle worker loops to claim a task just enqueued (delivered when the caller's
+    transaction commits); elsewhere they find it at their next poll."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [TURNS_CHANNEL, payload])

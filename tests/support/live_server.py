@@ -6,8 +6,9 @@ connections, so it needs a real database: a temporary SQLite file, or, when DATA
 a fresh database `test_live_<name>_<pid>` on the same server (dropped afterwards). It is migrated and seeded
 (`seed_demo`) before the server starts.
 
-Scripted models: the server reads `AGENT_TEST_SCRIPTS` (see trainer_agent/testing_hooks.py), so tests choose a
-model id such as `scripted-gated` in the request body; gate files let a test pause a turn at a known step.
+Scripted models: a server given a script runs with the test settings (`tests.support.server_settings`), whose
+test-only app reads `AGENT_TEST_SCRIPTS` (see tests/support/scripted_models.py), so tests choose a model id such
+as `scripted-gated` in the request body; gate files let a test pause a turn at a known step.
 
 The pytest fixtures at the end are session-scoped; live tests carry `@pytest.mark.live` and
 `@pytest.mark.xdist_group("live")` so that one xdist worker runs them all against one set of servers.
@@ -38,6 +39,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 BIN_DIR = Path(sys.executable).parent
 STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 15.0
+# The settings of a server that plays scripted models: production's plus the test-only app that installs them.
+SCRIPTED_SETTINGS = "tests.support.server_settings"
 # Inherited variables that would change how the server behaves (pytest markers, real LLM keys).
 _DROPPED_ENV_PREFIXES = ("PYTEST_", "ANTHROPIC_", "OPENAI_", "SQLITE_TEST_NAME")
 
@@ -155,7 +158,8 @@ def server_env(
     login: Literal["application", "owner"] = "application",
 ) -> dict[str, str]:
     """The environment of a server process: DEBUG on, this database (logged in as `application_login` says,
-    or with `login="owner"` as `database_url` itself), no real LLM keys, offline initializer."""
+    or with `login="owner"` as `database_url` itself), no real LLM keys, offline initializer. With `scripts`,
+    the test settings that serve its scripted models (production's settings never load them)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(_DROPPED_ENV_PREFIXES)}
     env.pop("STAFF_DATABASE_URL", None)
     env.update(
@@ -171,6 +175,7 @@ def server_env(
     if login == "application":
         env.update(application_login(database_url))
     if scripts is not None:
+        env["DJANGO_SETTINGS_MODULE"] = SCRIPTED_SETTINGS
         env["AGENT_TEST_SCRIPTS"] = str(scripts)
     env.update(extra or {})
     return env

@@ -1,8 +1,13 @@
 """Callbacks around agent runs (seed 004): deterministic hooks that always fire per their timing.
 
-`on_success` hooks run when the agent returns, `on_failure` hooks when it raises, `always` hooks in both
-cases; all in registration order. `run_agent` wraps a run with them; a failing hook is logged, never raised,
-so observability cannot break a turn.
+`on_success` hooks run when the agent returns, `on_failure` hooks when it raises (or, through `running`, when
+its caller says the run failed), `always` hooks in both cases; all in registration order, once the run has
+ended. `run_agent` (and `running`, for a run that is not one call) wraps a run with them; a failing hook is
+logged, never raised, so observability cannot break a turn.
+
+Every agent's runs are wrapped: each sub-agent run (`subagents.run_subagent`), each initializer run
+(`initializer.initialize_context`) and each worker's run of a trainer turn (`turns`), whose outcome is the
+turn's: it fails when the turn ends in `error`.
 """
 
 from __future__ import annotations
@@ -11,11 +16,13 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainer_agent import metrics
+from trainer_agent.agents.registry import TURN_AGENTS
 
 logger = logging.getLogger(__name__)
 
@@ -97,15 +104,44 @@ class CallbackRegistry:
         self, agent_id: str, run: Callable[[], T], *, context: Mapping[str, Any] | None = None
     ) -> T:
         """Call `run()` and fire the callbacks with its outcome (and `context`); the run's exception propagates."""
+        with self.running(agent_id, context=context) as outcome:
+            outcome.result = run()
+        return outcome.result
+
+    @contextmanager
+    def running(self, agent_id: str, *, context: Mapping[str, Any] | None = None) -> Iterator[RunOutcome]:
+        """The callbacks around the block: it sets `outcome.result`, and `outcome.error` for a run that
+        returned but failed (a turn that ended in `error`); an exception fails the run and propagates."""
         started = time.monotonic()
         extra = dict(context or {})
+        outcome = RunOutcome()
         try:
-            result = run()
+            yield outcome
         except BaseException as exc:
-            self.fire(AgentRun(agent_id, False, _elapsed_ms(started), error=exc, context=extra))
+            self.fire(
+                AgentRun(
+                    agent_id, False, _elapsed_ms(started), result=outcome.result, error=exc, context=extra
+                )
+            )
             raise
-        self.fire(AgentRun(agent_id, True, _elapsed_ms(started), result=result, context=extra))
-        return result
+        self.fire(
+            AgentRun(
+                agent_id,
+                outcome.error is None,
+                _elapsed_ms(started),
+                result=outcome.result,
+                error=outcome.error,
+                context=extra,
+            )
+        )
+
+
+@dataclass
+class RunOutcome:
+    """What the block of `CallbackRegistry.running` tells the callbacks about its run."""
+
+    result: Any = None
+    error: BaseException | None = None
 
 
 def _elapsed_ms(started: float) -> int:
@@ -114,7 +150,8 @@ def _elapsed_ms(started: float) -> int:
 
 @dataclass
 class AgentMetrics:
-    """Runs, failures and total duration per agent (a callback keeps it current)."""
+    """Runs, failures and total duration per agent, the trainer and initializer included (a callback keeps it
+    current)."""
 
     runs: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -127,8 +164,9 @@ class AgentMetrics:
             self.duration_ms[run.agent_id] += run.duration_ms
             if not run.success:
                 self.failures[run.agent_id] += 1
-        if not run.success:
-            metrics.subagent_failed(run.agent_id)  # the same count, for Prometheus (`/metrics`)
+        if not run.success and run.agent_id not in TURN_AGENTS:
+            # The same count, for Prometheus (`/metrics`); a turn's failures are counted by its status there.
+            metrics.subagent_failed(run.agent_id)
 
     def snapshot(self) -> dict[str, dict[str, int]]:
         with self._lock:

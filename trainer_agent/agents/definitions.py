@@ -1,18 +1,79 @@
-"""The built-in agents, defined through the registry: the trainer and the initializer."""
+"""The built-in agents, defined through the registry: the trainer, the initializer and the sub-agents.
+
+Each agent's prompt and the shape of its answer are here or below (`subagents`: the sub-agents' input and
+output models and checks; `trainer_agent.prompts`: the trainer's system prompt); the code that runs them is
+above (`initializer`, the loop, `subagents.run_subagent`) and reads them from the registry.
+"""
 
 from __future__ import annotations
 
-from trainer_agent.agents.callbacks import register_default_callbacks
+from typing import Any
+
+from datasources_app.sources import STABLE_PREFIX_SOURCES, all_sources
 from trainer_agent.agents.registry import (
     ALL_TOOLS,
+    INITIALIZER_AGENT_ID,
+    TRAINER_AGENT_ID,
     AgentDefinition,
     AgentRegistry,
     RetryPolicy,
     agent_registry,
 )
 from trainer_agent.agents.subagents import SMS_MAX_CHARS, SPECS, register_validators
-from trainer_agent.initializer import INITIALIZER_PROMPT, selection_schema
 from trainer_agent.prompts import SYSTEM_PROMPT
+
+# --- The initializer's answer (docs/contracts.md §9.1) and prompt ---------------------------------------------
+REASONS: tuple[str, ...] = ("not_in_context", "expand_range", "refresh_state")
+
+
+def selectable_sources() -> list[str]:
+    """Sources the initializer may append (the stable prefix is always in the user data block)."""
+    return [s.name for s in all_sources() if s.name not in STABLE_PREFIX_SOURCES]
+
+
+def selection_schema() -> dict[str, Any]:
+    """The strict JSON schema of docs/contracts.md §9.1 (initializer output) (every property required, no extras, as strict mode needs)."""
+    return {
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string"},
+            "append_knowledge": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "source": {"type": "string", "enum": selectable_sources()},
+                        "reason": {"type": "string", "enum": list(REASONS)},
+                        "days_back": {"type": ["integer", "null"]},
+                    },
+                    "required": ["source", "reason", "days_back"],
+                    "additionalProperties": False,
+                },
+            },
+            "use_existing": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["reasoning", "append_knowledge", "use_existing"],
+        "additionalProperties": False,
+    }
+
+
+INITIALIZER_PROMPT = """You choose which user data a personal-trainer agent needs before it answers.
+You get the user's message, their date today (weekday and ISO date) and the data sources already loaded in the
+conversation (with their parameters). Read "this week", "last month" or "Thursday" against that date.
+Rules:
+- Append only what the request needs and is not already loaded with enough scope. Prefer fewer sources.
+- Workout requests need category_goals, muscle_goals, active_preferences and workout_history (days_back 14).
+- Goal setting needs category_goals and muscle_goals. Preferences need active_preferences.
+- Statistics and progress need workout_history with a wider days_back (30-90) and category_goals.
+- Changing or logging the current workout needs current_workout_session (reason refresh_state).
+- Schedules and plans, and any question about a day ("what's on Thursday?", "tomorrow", "this week"), need
+  scheduled_workouts and workout_plans; milestones need milestone_goals.
+- Small talk needs nothing.
+- If a source is loaded but with too short a range, append it again with reason expand_range and the days_back
+  you need. Use refresh_state for data the conversation may have changed.
+- List the loaded sources you rely on in use_existing.
+Available sources:
+{sources}"""
 
 
 def trainer_definition() -> AgentDefinition:
@@ -22,7 +83,7 @@ def trainer_definition() -> AgentDefinition:
     PRIMARY_MODEL, which the loop reads for a turn that names no model.
     """
     return AgentDefinition(
-        agent_id="trainer",
+        agent_id=TRAINER_AGENT_ID,
         description="The personal trainer: one tool per iteration until idle or a question.",
         model="settings.PRIMARY_MODEL",
         prompt=SYSTEM_PROMPT,
@@ -39,7 +100,7 @@ def initializer_definition() -> AgentDefinition:
     No retry policy: a failed call is retried by the SDK (LLM_MAX_RETRIES); then the offline selector decides.
     """
     return AgentDefinition(
-        agent_id="initializer",
+        agent_id=INITIALIZER_AGENT_ID,
         description="Chooses the knowledge to append before each turn (strict JSON).",
         model="settings.INITIALIZER_MODEL",
         prompt=INITIALIZER_PROMPT,
@@ -151,8 +212,4 @@ def load_agents(registry: AgentRegistry = agent_registry) -> AgentRegistry:
         else:
             registry.register(definition)
     registry.validate()
-    register_default_callbacks()
-    from trainer_agent.agents.week import register_week_callbacks  # the week chain's own hooks
-
-    register_week_callbacks()
     return registry

@@ -24,6 +24,10 @@ RetryOn = Literal["validation_error", "model_error"]
 SETTING_PREFIX = "settings."
 ALWAYS = "always"
 ON_DEMAND = "on_demand"
+# The two agents a turn runs itself (`turns` and `initializer`); every other registered agent is a sub-agent.
+TRAINER_AGENT_ID = "trainer"
+INITIALIZER_AGENT_ID = "initializer"
+TURN_AGENTS = frozenset({TRAINER_AGENT_ID, INITIALIZER_AGENT_ID})
 
 type Validator = Callable[[Any], list[str]]
 type Transform = Callable[[Any], Any]
@@ -177,6 +181,9 @@ class AgentRegistry:
             raise fail(f"max_tokens must be positive, got {agent.max_tokens}")
         if agent.output_format == "json" and agent.output_schema is None:
             raise fail("output_format 'json' needs an output_schema")
+        if agent.output_format == "json" and agent.tools:
+            # One structured answer, no tool loop: tools listed here would be silently ignored.
+            raise fail("an agent with output_format 'json' runs no tools; remove its tools")
         if agent.retry_policy is not None and agent.retry_policy.max_retries < 0:
             raise fail("retry_policy.max_retries must be >= 0")
         for name in agent.validators:

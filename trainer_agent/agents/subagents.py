@@ -509,14 +509,6 @@ def user_facts(user_id: uuid.UUID, *, location_id: uuid.UUID | None = None) -> d
     }
 
 
-def _ensure_registered(agent_id: str, registry: AgentRegistry) -> AgentDefinition:
-    if agent_id not in registry.ids() and registry is agent_registry:
-        from trainer_agent.agents.definitions import load_agents
-
-        load_agents(registry)
-    return registry.get(agent_id)
-
-
 def run_subagent(
     agent_id: str,
     *,
@@ -530,7 +522,7 @@ def run_subagent(
     """Run one sub-agent to a validated output, or raise `SubagentError` naming the problems.
 
     The callbacks around the run (`callback_registry`) are told `callback_context` besides the outcome."""
-    definition = _ensure_registered(agent_id, registry)
+    definition = registry.get(agent_id)  # registered at start (`wiring.wire_agents`)
     spec = SPECS[agent_id]
     try:
         clean_input = spec.input_model.model_validate(input).model_dump(mode="json")

@@ -33,7 +33,7 @@ from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
 from trainer_agent.tenancy import acting_for
-from trainer_agent.turns import wake_workers
+from trainer_agent.wakeups import wake_workers
 
 logger = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from tests.trainer_agent.agent.scripting import (
     tool_uses,
 )
 from tools_app.registry import get_tool
-from trainer_agent.initializer import selection_schema
+from trainer_agent.agents.definitions import selection_schema
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.turns import run_turn
 

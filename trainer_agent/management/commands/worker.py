@@ -31,7 +31,8 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
 from sessions_app.services import forget_worker, record_worker_heartbeat
-from trainer_agent.turns import TURNS_CHANNEL, fail_orphaned_task_rows, sweep_lapsed_turns, worker_name
+from trainer_agent.turns import fail_orphaned_task_rows, sweep_lapsed_turns, worker_name
+from trainer_agent.wakeups import TURNS_CHANNEL
 
 logger = logging.getLogger("trainer_agent.worker")
 

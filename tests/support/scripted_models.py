@@ -1,7 +1,10 @@
 """Scripted models for live-server tests and benchmarks, read from the JSON file named by AGENT_TEST_SCRIPTS.
 
-Installed only when that variable is set (never in production): a daphne subprocess started by a test or
-a benchmark then serves extra model ids, e.g. ``scripted-slow``, played by ``ScriptedProvider``. The file:
+Test-only: installed by the app `tests.support.apps.ScriptedModelsConfig`, which only the test servers' settings
+(`tests.support.server_settings`, chosen by `live_server.server_env` when it is given a script) list. Production's
+settings (`config.settings`) never load it, whatever the environment says. A daphne or worker subprocess started
+by a test or a benchmark then serves extra model ids, e.g. ``scripted-slow``, played by ``ScriptedProvider``.
+The file:
 
     {"models": {"scripted-slow": {"delay_s": 1.0, "steps": [
         {"tool": "message_notify_user", "args": {"message": "Working on it"}},
