@@ -36,6 +36,10 @@ def test_builtin_agents_load_and_the_trainer_uses_the_tool_registry() -> None:
         ([agent("e", output_format="json")], "Agent 'e': output_format 'json' needs an output_schema"),
         ([agent("f", validators=("nope",))], "Agent 'f': unknown validator 'nope'"),
         (
+            [agent("j", output_format="json", output_schema={"type": "object"}, tools=("idle",))],
+            "Agent 'j': an agent with output_format 'json' runs no tools; remove its tools",
+        ),
+        (
             [agent("x", sub_agents=(SubAgentRef("y"),)), agent("y", sub_agents=(SubAgentRef("x"),))],
             "sub-agent cycle x → y → x",
         ),
