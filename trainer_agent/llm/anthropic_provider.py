@@ -11,20 +11,24 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import anthropic
 import httpx2
+import jiter
+from anthropic import Stream
 from anthropic.types import Message
 from anthropic.types import Usage as AnthropicUsage
 from django.conf import settings
 
+from trainer_agent.llm.partial import PartialToolCalls
 from trainer_agent.llm.types import (
     INVALID_ARGUMENTS_KEY,
     LLMError,
     LLMRequest,
     LLMResponse,
+    PartialCallback,
     StructuredResult,
     ToolCall,
     Usage,
@@ -35,6 +39,20 @@ from trainer_agent.llm.types import (
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 CACHE_BREAKPOINTS = 4
+# The HTTP status of each Anthropic error type (docs.anthropic.com "Errors"): an `error` event inside a 200
+# stream carries only the type, and is classified as the same error answered before the stream would be.
+ERROR_TYPE_STATUS: dict[str, int] = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 
 def build_anthropic_body(request: LLMRequest) -> dict[str, Any]:
@@ -130,24 +148,40 @@ class AnthropicProvider:
             raw_response = self.client.messages.with_raw_response.create(**body)
             raw = decode_json_body(raw_response.http_response)
             message = raw_response.parse()
-        duration_ms = round((time.monotonic() - started) * 1000)
-        if not isinstance(message, Message) or not isinstance(message.content, list):
-            raise LLMError(
-                "invalid_response", "The Messages API answered with something that is not a message"
-            )
-        return LLMResponse(
-            tool_calls=_tool_calls(message),
-            text="\n".join(
-                block.text
-                for block in message.content
-                if block.type == "text" and isinstance(block.text, str)
-            ),
-            usage=_usage(message.usage),
-            stop_reason=message.stop_reason,
-            model=message.model or request.model,
-            raw=raw,
-            duration_ms=duration_ms,
-        )
+        return _neutral_response(message, raw, started=started, request=request)
+
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+        """``complete`` through the streaming API, reporting each tool input as it grows (docs/architecture.md
+        "Streaming providers").
+
+        The SDK sends the request (``create(stream=True)``: its retries, its errors before the stream); the
+        events are read as JSON with the SDK's SSE decoder (``Stream.raw_events``) and added up into the
+        message a non-streamed call returns (``MessageAccumulator``), which is ``raw``. Not the SDK's typed
+        ``messages.stream()``: building a model per event costs 3x the CPU (docs/benchmarks.md "Streaming
+        providers"). A server that answers ``application/json`` instead of an event stream (a proxy that
+        does not stream) is read whole, each tool call reported once, complete. Exceptions from
+        ``on_partial`` propagate unchanged; the connection is closed either way.
+        """
+        body = build_anthropic_body(request)
+        started = time.monotonic()
+        calls = PartialToolCalls(on_partial)
+        with ExitStack() as cleanup:
+            with _translated_errors():
+                stream = cleanup.enter_context(self.client.messages.create(**body, stream=True))
+            if _is_json(stream.response):
+                with _translated_errors():
+                    stream.response.read()
+                    raw = decode_json_body(stream.response)
+                response = _neutral_response(Message.construct(**raw), raw, started=started, request=request)
+                for index, call in enumerate(response.tool_calls):
+                    calls.start(index, call_id=call.id, name=call.name)
+                    calls.finish(index, call.arguments)
+                return response
+            message = MessageAccumulator(calls)
+            for event in _stream_events(stream.response):
+                message.add(event)
+            raw = message.message()
+        return _neutral_response(Message.construct(**raw), raw, started=started, request=request)
 
     def complete_json(
         self,
@@ -187,14 +221,174 @@ class AnthropicProvider:
         return StructuredResult(calls[0].arguments, _usage(message.usage), raw, duration_ms)
 
 
+def _neutral_response(
+    message: Message, raw: dict[str, Any], *, started: float, request: LLMRequest
+) -> LLMResponse:
+    duration_ms = round((time.monotonic() - started) * 1000)
+    if not isinstance(message, Message) or not isinstance(message.content, list):
+        raise LLMError("invalid_response", "The Messages API answered with something that is not a message")
+    return LLMResponse(
+        tool_calls=_tool_calls(message),
+        text="\n".join(
+            block.text for block in message.content if block.type == "text" and isinstance(block.text, str)
+        ),
+        usage=_usage(message.usage),
+        stop_reason=message.stop_reason,
+        model=message.model or request.model,
+        raw=raw,
+        duration_ms=duration_ms,
+    )
+
+
 def _tool_calls(message: Message) -> list[ToolCall]:
-    calls = []
-    for block in message.content:
-        if block.type != "tool_use":
-            continue
-        arguments = block.input if isinstance(block.input, dict) else {INVALID_ARGUMENTS_KEY: block.input}
-        calls.append(ToolCall(id=block.id, name=block.name, arguments=dict(arguments)))
-    return calls
+    return [
+        ToolCall(id=block.id, name=block.name, arguments=_arguments_of(block.input))
+        for block in message.content
+        if block.type == "tool_use"
+    ]
+
+
+def _arguments_of(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: value}
+
+
+def _is_json(response: httpx2.Response) -> bool:
+    """A JSON body where an event stream was asked for (the SDK's own test for a JSON response)."""
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return content_type.endswith("json")
+
+
+class MessageAccumulator:
+    """Adds up the Messages API's stream events (JSON) into the message a non-streamed call returns.
+
+    ``message_start`` gives the message; ``content_block_start`` appends a block, its deltas grow it (text,
+    tool input JSON, thinking, signature, citations), ``content_block_stop`` parses a tool block's input
+    (jiter, as the SDK does); ``message_delta`` sets the stop reason and overwrites the usage counts it
+    carries (they are totals); ``message_stop`` ends it. The SDK's own accumulator does the same to its
+    typed events (``anthropic.lib.streaming._messages.accumulate_event``). Tool calls are reported to
+    ``calls`` as they start, grow and end.
+    """
+
+    def __init__(self, calls: PartialToolCalls) -> None:
+        self._calls = calls
+        self._message: dict[str, Any] | None = None
+        self._inputs: dict[int, list[str]] = {}
+        self._positions: dict[int, int] = {}  # content block index -> position among the tool calls
+        self.stopped = False
+
+    def add(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "message_start":
+            self._message = dict(event.get("message") or {})
+            self._message["content"] = list(self._message.get("content") or [])
+            return
+        if self._message is None:
+            raise LLMError("invalid_response", f"Anthropic stream: {kind} before message_start")
+        if kind == "content_block_start":
+            block = dict(event.get("content_block") or {})
+            self._message["content"].append(block)
+            if block.get("type") == "tool_use":
+                index = len(self._message["content"]) - 1
+                self._positions[index] = position = len(self._positions)
+                self._calls.start(position, call_id=str(block.get("id", "")), name=str(block.get("name", "")))
+        elif kind == "content_block_delta":
+            index, delta = self._index(event), event.get("delta") or {}
+            block = self._message["content"][index]
+            match delta.get("type"):
+                case "input_json_delta":
+                    piece = str(delta.get("partial_json", ""))
+                    self._inputs.setdefault(index, []).append(piece)
+                    if index in self._positions:
+                        self._calls.feed(self._positions[index], piece)
+                case "text_delta":
+                    block["text"] = block.get("text", "") + str(delta.get("text", ""))
+                case "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
+                case "signature_delta":
+                    block["signature"] = delta.get("signature")
+                case "citations_delta":
+                    block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
+        elif kind == "content_block_stop":
+            index = self._index(event)
+            block = self._message["content"][index]
+            text = "".join(self._inputs.pop(index, []))
+            if text:
+                try:
+                    block["input"] = jiter.from_json(text.encode())
+                except ValueError as exc:
+                    raise LLMError("invalid_response", f"Tool input is not JSON: {text[:200]!r}") from exc
+            if index in self._positions:
+                self._calls.finish(self._positions[index], _arguments_of(block.get("input")))
+        elif kind == "message_delta":
+            for key, value in (event.get("delta") or {}).items():
+                if key != "container" or value is not None:
+                    self._message[key] = value
+            usage = self._message.setdefault("usage", {})
+            usage.update(
+                {key: value for key, value in (event.get("usage") or {}).items() if value is not None}
+            )
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def _index(self, event: dict[str, Any]) -> int:
+        """The event's content block index, one of a block already started."""
+        index = event.get("index")
+        assert self._message is not None
+        if not isinstance(index, int) or not 0 <= index < len(self._message["content"]):
+            raise LLMError("invalid_response", f"Anthropic stream: an event for content block {index!r}")
+        return index
+
+    def message(self) -> dict[str, Any]:
+        """The finished message; a stream that ended before ``message_stop`` is a server error."""
+        if self._message is None or not self.stopped:
+            raise LLMError("server", "The Anthropic stream ended before message_stop")
+        return self._message
+
+
+def _stream_events(response: httpx2.Response) -> Iterator[dict[str, Any]]:
+    """The stream's events as JSON; an ``error`` event raises the ``LLMError`` its type's HTTP status would."""
+    events = iter(Stream.raw_events(response))
+    while True:
+        with _translated_stream_errors():
+            sse = next(events, None)
+            if sse is None:
+                return
+            if sse.event == "ping" or not sse.data:
+                continue
+            data = sse.json()
+        if not isinstance(data, dict):
+            raise LLMError(
+                "invalid_response", f"Anthropic stream: an event that is not an object: {sse.data[:200]!r}"
+            )
+        if sse.event == "error" or data.get("type") == "error":
+            raise _stream_error(data)
+        yield data
+
+
+def _stream_error(data: Any) -> LLMError:
+    """An ``error`` event inside a stream that began 200: classified as the HTTP error of its type."""
+    error = data.get("error") if isinstance(data, dict) else None
+    error = error if isinstance(error, dict) else {}
+    error_type = str(error.get("type") or "api_error")
+    status_code = ERROR_TYPE_STATUS.get(error_type, 500)
+    return LLMError(
+        error_kind_for_status(status_code, error_type=error_type),
+        f"Anthropic API error {status_code}: {error.get('message') or error_type}",
+        status_code=status_code,
+    )
+
+
+@contextmanager
+def _translated_stream_errors() -> Iterator[None]:
+    """Failures while a stream is read: the SDK wraps the network's only while it sends a request."""
+    try:
+        yield
+    except httpx2.TimeoutException as exc:
+        raise LLMError("timeout", f"Anthropic stream timed out: {exc}") from exc
+    except httpx2.TransportError as exc:
+        raise LLMError("server", f"Anthropic stream broke off: {exc}") from exc
+    except ValueError as exc:  # an event whose data is not JSON
+        raise LLMError("invalid_response", f"Anthropic stream: {exc}") from exc
 
 
 def _usage(usage: AnthropicUsage | None) -> Usage:
