@@ -39,12 +39,12 @@ window.fetch = function (url, init) {
   window.__requests.push(JSON.parse(init.body));
   const body = new ReadableStream({ start(controller) { window.__sse = controller; } });
   return Promise.resolve(new Response(body, {
-    status: 200, headers: { "Content-Type": "text/event-stream", "X-Session-Id": "%s" }
+    status: 200, headers: { "Content-Type": "text/event-stream", "X-Session-Id": "__SESSION_ID__" }
   }));
 };
 window.__push = (text) => window.__sse.enqueue(new TextEncoder().encode(text));
 window.__close = () => window.__sse.close();
-""" % SESSION_ID
+""".replace("__SESSION_ID__", SESSION_ID)
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +163,10 @@ ARTIFACT = {
 
 def generate_workout_frames() -> list[dict[str, Any]]:
     return [
-        {"type": "status", "data": {"message": "Creating your workout…", "tool": "generate_workout", "phase": "start"}},
+        {
+            "type": "status",
+            "data": {"message": "Creating your workout…", "tool": "generate_workout", "phase": "start"},
+        },
         {"type": "generate_workout", "data": {"status": "running", "args": {"title": "Quick Chest"}}},
     ]
 
@@ -211,7 +214,8 @@ def coach_bubbles(browser: WebDriver) -> list[WebElement]:
 
 def turn_ended(browser: WebDriver) -> bool:
     return bool(
-        browser.find_element(By.ID, "send").is_enabled() and not browser.find_elements(By.CSS_SELECTOR, ".thinking")
+        browser.find_element(By.ID, "send").is_enabled()
+        and not browser.find_elements(By.CSS_SELECTOR, ".thinking")
     )
 
 
@@ -228,7 +232,9 @@ def test_words_grow_in_one_bubble_and_cards_appear_as_drafts_then_the_delivered_
     wait(browser, lambda d: len(draft_rows(d)) == 1, "the first draft row")
     shots.take("first-draft-exercise")
     card = visible(browser, ".workout-card.draft")[0]
-    assert style(browser, card, "border-top-style") == "dashed", "a draft looks different from a delivered card"
+    assert style(browser, card, "border-top-style") == "dashed", (
+        "a draft looks different from a delivered card"
+    )
     tag = card.find_element(By.CSS_SELECTOR, ".draft-tag")
     assert tag.is_displayed() and tag.text.lower() == "draft"
     assert style(browser, tag, "text-transform") == "uppercase", "the page's styles are loaded"
@@ -260,7 +266,9 @@ def test_words_grow_in_one_bubble_and_cards_appear_as_drafts_then_the_delivered_
         shown = text.replace("**", "").replace("- ", "")
         wait(
             browser,
-            lambda d, shown=shown: [b.text.replace("\n", "") for b in coach_bubbles(d)] == [shown.replace("\n", "")],
+            lambda d, shown=shown: (
+                [b.text.replace("\n", "") for b in coach_bubbles(d)] == [shown.replace("\n", "")]
+            ),
             f"the bubble to read {shown!r}",
         )
         lengths.append(len(coach_bubbles(browser)[0].text))
@@ -268,16 +276,18 @@ def test_words_grow_in_one_bubble_and_cards_appear_as_drafts_then_the_delivered_
     assert lengths == sorted(lengths) and lengths[0] < lengths[-1], "the text visibly grows"
     bubble = coach_bubbles(browser)[0]
     assert "streaming" in str(bubble.get_attribute("class"))
-    assert style(browser, bubble.find_element(By.CSS_SELECTOR, "li:last-child"), "content", "::after") == '""', (
-        "a caret follows the last words while they are written"
-    )
+    assert (
+        style(browser, bubble.find_element(By.CSS_SELECTOR, "li:last-child"), "content", "::after") == '""'
+    ), "a caret follows the last words while they are written"
     assert bubble.find_element(By.CSS_SELECTOR, "strong").text == "quick chest"
     assert visible(browser, ".workout-card.draft"), "the draft stays until the workout is delivered"
 
     # The delivered message and card: the bubble becomes the message, the card takes the draft's place.
     push(browser, *notify_frames(), event_id=11)
     wait(browser, lambda d: visible(d, ".workout-card:not(.draft)"), "the delivered card")
-    push(browser, message_preview(FINAL_MESSAGE + " (late)"), exercise_preview(1))  # previews that arrive late
+    push(
+        browser, message_preview(FINAL_MESSAGE + " (late)"), exercise_preview(1)
+    )  # previews that arrive late
     push(browser, {"type": "done", "sessionId": SESSION_ID}, event_id=12)
     close(browser)
     wait(browser, turn_ended, "the turn's end")
@@ -325,7 +335,9 @@ def test_a_turn_that_does_not_deliver_leaves_no_drafts(page: WebDriver, tmp_path
     wait(browser, lambda d: coach_bubbles(d), "the message preview")
     Shots(browser, tmp_path).take(f"before-{ending.replace(' ', '-')}")
     if ending == "error frame":
-        push(browser, {"type": "error", "message": "The model's service failed. Please try again."}, event_id=9)
+        push(
+            browser, {"type": "error", "message": "The model's service failed. Please try again."}, event_id=9
+        )
     elif ending == "failed call":
         push(browser, {"type": "done", "sessionId": SESSION_ID}, event_id=9)
     close(browser)
@@ -335,4 +347,6 @@ def test_a_turn_that_does_not_deliver_leaves_no_drafts(page: WebDriver, tmp_path
     assert not visible(browser, ".workout-card"), "no draft card is left"
     assert not coach_bubbles(browser), "a message that was not delivered is not shown"
     if ending == "error frame":
-        assert [e.text for e in visible(browser, ".line.error")] == ["The model's service failed. Please try again."]
+        assert [e.text for e in visible(browser, ".line.error")] == [
+            "The model's service failed. Please try again."
+        ]
