@@ -194,6 +194,11 @@ INITIALIZER_MODEL = os.environ.get("INITIALIZER_MODEL") or ("gpt-4o-mini" if OPE
 LLM_MODELS = os.environ.get("LLM_MODELS", "")
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
 LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
+# Seconds between the pieces of a simulated stream (the offline coach and scripted models write their tool input
+# a word at a time, trainer_agent/llm/simulated_stream.py): small, so the demo shows text growing; 0 under pytest.
+OFFLINE_STREAM_DELAY_SECONDS = float(
+    os.environ.get("OFFLINE_STREAM_DELAY_SECONDS") or ("0" if UNDER_TOOLING else "0.02")
+)
 AGENT_MAX_ITERATIONS = 10
 
 # --- Auth (Supabase access tokens) --------------------------------------------------------------------

@@ -166,6 +166,8 @@ def server_env(
             "INITIALIZER_MODEL": "offline",
             "AGENT_LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
+            # Simulated streams (offline, scripted models) send their pieces at once unless a test asks.
+            "OFFLINE_STREAM_DELAY_SECONDS": "0",
         }
     )
     if login == "application":

@@ -10,7 +10,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from trainer_agent.llm.types import LLMError, LLMRequest, LLMResponse, StructuredResult, ToolCall, Usage
+from trainer_agent.llm.simulated_stream import replay_as_stream
+from trainer_agent.llm.types import (
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    PartialCallback,
+    StructuredResult,
+    ToolCall,
+    Usage,
+)
 
 type Step = LLMResponse | Callable[[LLMRequest], LLMResponse] | BaseException
 type JSONStep = dict[str, Any] | Callable[[StructuredRequest], dict[str, Any]] | BaseException
@@ -35,7 +44,8 @@ class ScriptedProvider:
     A step is an ``LLMResponse``, a function of the request returning one, or an exception to raise (e.g. an
     ``LLMError`` to test failure handling). When the script runs out the provider raises
     ``LLMError("invalid_response")`` unless ``cycle=True``, which starts the script again (load benchmarks).
-    ``delay_s`` sleeps before answering, to imitate a slow model. Safe to share between threads.
+    ``delay_s`` sleeps before answering, to imitate a slow model. ``stream`` replays the answer's tool inputs
+    in pieces, ``stream_delay_s`` apart (None: ``OFFLINE_STREAM_DELAY_SECONDS``). Safe to share between threads.
     """
 
     def __init__(
@@ -45,11 +55,13 @@ class ScriptedProvider:
         delay_s: float = 0.0,
         cycle: bool = False,
         json_steps: Sequence[JSONStep] = (),
+        stream_delay_s: float | None = None,
     ) -> None:
         self._steps = list(steps)
         self._json_steps = list(json_steps)
         self._cycle = cycle
         self.delay_s = delay_s
+        self.stream_delay_s = stream_delay_s
         self.requests: list[LLMRequest] = []
         self.json_requests: list[StructuredRequest] = []
         self._counter = itertools.count()
@@ -82,6 +94,10 @@ class ScriptedProvider:
         if self.delay_s:
             changes["duration_ms"] = round((time.monotonic() - started) * 1000)
         return replace(response, **changes) if changes else response
+
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+        """``complete``, then its tool inputs replayed a word at a time (``simulated_stream``)."""
+        return replay_as_stream(self.complete(request), on_partial, delay_s=self.stream_delay_s)
 
     def complete_json(
         self,

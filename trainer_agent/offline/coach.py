@@ -29,6 +29,7 @@ from django.utils import timezone
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
 from tools_app.workout_tools import estimate_duration_min, workout_exercises
+from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
 from trainer_agent.offline.intents import (
     LEG_MUSCLES,
@@ -1308,7 +1309,7 @@ def _as_uuid(value: str | None) -> uuid.UUID | None:
 
 
 # --- The provider ---------------------------------------------------------------------------------------------------
-class OfflineCoach:
+class OfflineCoach(SimulatedStreaming):
     """A deterministic `Provider`: one tool call per request, chosen from the request and the user's data."""
 
     def complete(self, request: LLMRequest) -> LLMResponse:
