@@ -298,6 +298,9 @@ SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 # Without push (SQLite) followers re-read the store this often; with LISTEN/NOTIFY, at least this often.
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "0.2"))
 SSE_RECHECK_SECONDS = float(os.environ.get("SSE_RECHECK_SECONDS", "5"))
+# Preview frames (trainer_agent/previews.py): a worker publishes a streaming model call's previews at most this
+# often per session (the latest state; the rest when the call's input is complete).
+PREVIEW_INTERVAL_SECONDS = float(os.environ.get("PREVIEW_INTERVAL_SECONDS", "0.075"))
 # Threads (and so database connections) a web process uses for the turn endpoints and every stream it serves.
 WEB_DB_THREADS = int(os.environ.get("WEB_DB_THREADS", "8"))
 

@@ -64,6 +64,7 @@ from tools_app.workout_validation import (
     ExerciseCheck,
     TrainingContext,
     check_exercises,
+    effective_equipment,
     find_catalog_match,
     implements_for,
     load_training_context,
@@ -363,6 +364,29 @@ def canonical_exercise(
     if exercise.notes:
         out["notes"] = exercise.notes
     return out
+
+
+def preview_exercise(exercise: ExerciseFields, *, context: TrainingContext) -> dict[str, Any] | None:
+    """An exercise of a workout the model is still writing, shaped as the workout's artifact will store it
+    (docs/contracts.md §12.5) as far as it can be before the workout is checked: canonical spelling, only the
+    fields of its type, the user's units, the catalogue's slug and equipment, the dumbbell count. It has no `id`
+    yet (ids are given when the workout is stored). None for an exercise type the tools do not know."""
+    if exercise.exercise_type not in EXERCISE_TYPES:
+        return None
+    match = find_catalog_match(exercise.exercise_name) if exercise.exercise_name else None
+    order = getattr(exercise, "order", None)
+    shaped = canonical_exercise(
+        exercise,
+        exercise_id="",
+        order=order if isinstance(order, int) else 0,
+        match=match,
+        equipment=effective_equipment(exercise, match),
+        context=context,
+    )
+    del shaped["id"]
+    if not isinstance(order, int):
+        del shaped["order"]
+    return shaped
 
 
 def parse_stored_exercise(stored: dict[str, Any], **changes: Any) -> Exercise:

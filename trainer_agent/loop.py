@@ -29,6 +29,7 @@ from sessions_app.services import NewEvent, finish_turn
 from tools_app.formatting import wrap_in_xml
 from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
+from trainer_agent import previews as preview_frames
 from trainer_agent import tracing
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.checkpoint import maybe_checkpoint
@@ -37,7 +38,15 @@ from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, get_model
 from trainer_agent.llm.providers import get_provider
-from trainer_agent.llm.types import LLMError, LLMRequest, LLMResponse, Provider, ToolCall
+from trainer_agent.llm.types import (
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    PartialCallback,
+    Provider,
+    StreamingProvider,
+    ToolCall,
+)
 from trainer_agent.sink import EventSink, deferred_writes
 
 TERMINAL_TOOLS = frozenset({"idle", "message_ask_user"})
@@ -121,9 +130,13 @@ def read_position(events: list[AgentSessionEvent]) -> _Position:
     return position
 
 
-def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent]) -> None:
+def run_loop(
+    *, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent], previews: bool = False
+) -> None:
     """Run (or continue) the turn from where its `events` (the turn's events so far) say it stands, and
-    finish it. LLMError propagates (the caller ends the turn in `error`)."""
+    finish it. LLMError propagates (the caller ends the turn in `error`). With `previews` each trainer call
+    streams (when its provider can) and publishes preview frames while the model writes
+    (`trainer_agent.previews`); what is stored is the same either way."""
     session = turn.session
     user_id = session.user_id
     model_id = turn.model
@@ -147,13 +160,21 @@ def run_loop(*, turn: AgentTurn, sink: EventSink, events: list[AgentSessionEvent
         if not calls:
             if not position.pending_request:
                 iterations += 1
-                request = _record_request(sink, cache, turn=turn, model_id=model_id, iteration=iterations)
+                request, request_sequence = _record_request(
+                    sink, cache, turn=turn, model_id=model_id, iteration=iterations
+                )
             else:
                 request = build_context(session=session, user_id=user_id, cache=cache).to_request(
                     model=model_id
                 )
+                request_sequence = _last_request_sequence(events)
             position.pending_request = False
-            response = _complete(provider, request, model_config)
+            publisher = (
+                preview_frames.publisher_for(turn=turn, request_sequence=request_sequence)
+                if previews
+                else None
+            )
+            response = _complete(provider, request, model_config, on_partial=publisher)
             answer = NewEvent(
                 EventType.LLM_RESPONSE,
                 _response_data(response, model_config),
@@ -278,7 +299,7 @@ def _turn_error(
 
 def _record_request(
     sink: EventSink, cache: ContextCache, *, turn: AgentTurn, model_id: str, iteration: int
-) -> LLMRequest:
+) -> tuple[LLMRequest, int]:
     """Build the context from the events (new ones only, through the turn's cache) and store the request
     before the call.
 
@@ -289,8 +310,17 @@ def _record_request(
     with transaction.atomic():
         context = build_context(session=turn.session, user_id=turn.session.user_id, cache=cache)
         request = context.to_request(model=model_id)
-        sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
-    return request
+        stored = sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
+    return request, stored.sequence_number
+
+
+def _last_request_sequence(events: list[AgentSessionEvent]) -> int:
+    """The sequence number of the turn's latest trainer `llm_request` (the call a recovered turn makes again)."""
+    for event in reversed(events):
+        data = event.data if isinstance(event.data, dict) else {}
+        if event.event_type == EventType.LLM_REQUEST and data.get("purpose", "trainer") == "trainer":
+            return event.sequence_number
+    return events[-1].sequence_number if events else -1
 
 
 def _writes(tool_name: str) -> bool:
@@ -300,12 +330,22 @@ def _writes(tool_name: str) -> bool:
         return True
 
 
-def _complete(provider: Provider, request: LLMRequest, model_config: ModelConfig) -> LLMResponse:
+def _complete(
+    provider: Provider,
+    request: LLMRequest,
+    model_config: ModelConfig,
+    *,
+    on_partial: PartialCallback | None = None,
+) -> LLMResponse:
     """One model call (a `chat` span when tracing); a provider that fails with anything but LLMError is
-    reported as a server error."""
+    reported as a server error. With `on_partial` (the turn wants previews) a provider that can stream does,
+    reporting the tool input as it grows; the response is the same as `complete`'s."""
     with tracing.model_call_span(model_config, purpose="trainer", max_tokens=request.max_tokens) as span:
         try:
-            response = provider.complete(request)
+            if on_partial is not None and isinstance(provider, StreamingProvider):
+                response = provider.stream(request, on_partial=on_partial)
+            else:
+                response = provider.complete(request)
         except LLMError as exc:
             span.fail(exc.kind, exc.message)
             raise

@@ -24,7 +24,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -42,6 +42,7 @@ from sessions_app.selectors import (
     session_belongs_to,
 )
 from sessions_app.services import TurnInProgress
+from trainer_agent import previews as preview_frames
 from trainer_agent import wakeups
 from trainer_agent.api.errors import SESSION_NOT_FOUND, Conflict
 from trainer_agent.api.parsers import loads_strict
@@ -58,6 +59,7 @@ from trainer_agent.frames import (
     terminal_frame,
 )
 from trainer_agent.loop import APOLOGY
+from trainer_agent.previews import PreviewInbox
 from trainer_agent.tenancy import acting_for
 from trainer_agent.turns import (
     NO_WORKER_KIND,
@@ -156,15 +158,22 @@ class Refused(Exception):
         self.response = response
 
 
-def prepare_turn(request: HttpRequest) -> AgentTurn | JsonResponse:
+class Admitted(NamedTuple):
+    turn: AgentTurn
+    previews: bool  # its worker publishes preview frames (`trainer_agent.previews`)
+
+
+def prepare_turn(request: HttpRequest, *, previews: bool = False) -> Admitted | JsonResponse:
     """Authenticate, throttle, validate, then admit the turn (`turns.admit_turn`): the one path of
-    `/agent/chat` and `/agent/stream`. A refusal is the JSON response to send; nothing is written for it."""
+    `/agent/chat` and `/agent/stream`. A refusal is the JSON response to send; nothing is written for it.
+    `previews`: the endpoint sends preview frames (`/agent/stream`), unless the body says `"preview": false`."""
     try:
         user = authenticate(request)
         check_throttle(request, user)
         turn = read_turn_request(request)
+        wanted = previews and turn.preview
         with acting_for(user.user_id):
-            return admit_turn(user_id=user.user_id, turn=turn)
+            return Admitted(admit_turn(user_id=user.user_id, turn=turn, previews=wanted), wanted)
     except Refused as refused:
         return refused.response
     except SessionNotFound:
@@ -173,11 +182,11 @@ def prepare_turn(request: HttpRequest) -> AgentTurn | JsonResponse:
         return error_response(409, str(Conflict.default_detail))
 
 
-async def admit(request: HttpRequest) -> AgentTurn | JsonResponse:
+async def admit(request: HttpRequest, *, previews: bool = False) -> Admitted | JsonResponse:
     """`prepare_turn` on the database threads (once more on a new connection if the database dropped the
     thread's); 503 if the database does not answer: nothing was started, the client may simply retry."""
     try:
-        return await database(prepare_turn)(request)
+        return await database(prepare_turn)(request, previews=previews)
     except Error as exc:
         if not database_unavailable(exc):
             raise
@@ -247,9 +256,10 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
     """POST /agent/chat: one turn, answered with `{sessionId, response, iterations}` when it ends."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    admitted = await admit(request)
-    if isinstance(admitted, JsonResponse):
-        return admitted
+    admission = await admit(request)
+    if isinstance(admission, JsonResponse):
+        return admission
+    admitted = admission.turn
     try:
         turn = await wait_for_end(admitted)
         if turn is None:
@@ -291,17 +301,21 @@ async def agent_chat(request: HttpRequest) -> HttpResponseBase:
 
 @csrf_exempt
 async def agent_stream(request: HttpRequest) -> HttpResponseBase:
-    """POST /agent/stream: the turn's frames as they are stored, each event's with its sequence number as `id:`."""
+    """POST /agent/stream: the turn's frames as they are stored, each event's with its sequence number as `id:`,
+    and preview frames (no `id:`) while its model calls stream, unless the body says `"preview": false`."""
     if request.method != "POST":
         return method_not_allowed(request, "POST")
-    admitted = await admit(request)
-    if isinstance(admitted, JsonResponse):
-        return admitted
+    admission = await admit(request, previews=True)
+    if isinstance(admission, JsonResponse):
+        return admission
+    admitted = admission.turn
+    after = admitted.start_sequence - 1
     frames = follow(
         admitted.session_id,
         user_id=admitted.user_id,
-        after=admitted.start_sequence - 1,
+        after=after,
         until_turn=admitted.pk,
+        previews=preview_frames.inbox_for(turn_id=admitted.pk, after=after) if admission.previews else None,
     )
     response = StreamingHttpResponse(frames, content_type="text/event-stream", headers=SSE_HEADERS)
     response["X-Session-Id"] = str(admitted.session_id)
@@ -440,7 +454,12 @@ def _next_page(session_id: uuid.UUID, after: int) -> tuple[list[Any], dict[int, 
 
 
 async def follow(
-    session_id: uuid.UUID, *, user_id: uuid.UUID, after: int, until_turn: uuid.UUID | None = None
+    session_id: uuid.UUID,
+    *,
+    user_id: uuid.UUID,
+    after: int,
+    until_turn: uuid.UUID | None = None,
+    previews: PreviewInbox | None = None,
 ) -> AsyncGenerator[str]:
     """SSE text of the session's events after `after`, live: each event's frames, a turn's terminal frame with
     its last event, `: ping` while nothing happens, a `status` frame while a turn whose worker died waits for
@@ -448,12 +467,18 @@ async def follow(
     `error` frame when the session is deleted. A turn no worker takes is ended (`turns.watch_open_turn`).
     Cancelled when the client disconnects: the turn runs on in its worker.
 
+    With `previews` (`POST /agent/stream`) the preview frames of the model call in flight go out, without `id:`,
+    whenever every stored frame up to the call's `llm_request` has been sent; a preview of a call whose
+    `llm_response` the follower has read is dropped (its final frames are the truth).
+
     A database error does not end the stream silently: the follower pings and reads again from the last event
     it sent, for up to DATABASE_PATIENCE_SECONDS, then ends with an `error` frame (as does any other failure)."""
     outage = _Outage()
     while True:
         try:
-            async for text, sent in _follow(session_id, user_id=user_id, after=after, until_turn=until_turn):
+            async for text, sent in _follow(
+                session_id, user_id=user_id, after=after, until_turn=until_turn, previews=previews
+            ):
                 outage.over()
                 after = sent
                 yield text
@@ -474,11 +499,16 @@ async def follow(
 
 
 async def _follow(
-    session_id: uuid.UUID, *, user_id: uuid.UUID, after: int, until_turn: uuid.UUID | None
+    session_id: uuid.UUID,
+    *,
+    user_id: uuid.UUID,
+    after: int,
+    until_turn: uuid.UUID | None,
+    previews: PreviewInbox | None = None,
 ) -> AsyncGenerator[tuple[str, int]]:
     """`follow`'s frames, each with the sequence number it has sent up to."""
     heartbeat = settings.SSE_HEARTBEAT_SECONDS
-    with wakeups.subscribe(session_id) as changes:
+    with wakeups.subscribe(session_id, previews=previews) as changes:
         projector = await database(_prime, user_id=user_id)(session_id, after)
         if until_turn is not None:
             # Resuming after the turn's last event: the client already has its terminal frame.
@@ -488,10 +518,20 @@ async def _follow(
         idle = 0.0
         announced = None  # the lapsed lease whose recovery frame was sent
         next_watch, woken = -math.inf, False
+        read = True
         while True:
-            changes.clear()
-            events, ends = await database(_next_page, user_id=user_id)(session_id, after)
+            if read:
+                changes.clear()
+                events, ends = await database(_next_page, user_id=user_id)(session_id, after)
+            else:
+                events, ends = [], {}
             for event in events:
+                if previews is not None and preview_frames.answers_trainer_call(event):
+                    if previews.replay:  # ImmediateBackend: sent at their place, just before the answer
+                        replayed = previews.replay_before(event.sequence_number)
+                        if replayed:
+                            yield encode(replayed, None), after
+                    previews.answered(event.sequence_number)  # what is left of that call is stale
                 frames = projector.frames(event)
                 ended = ends.get(event.sequence_number)
                 if ended is not None:
@@ -504,6 +544,15 @@ async def _follow(
             if events:
                 idle = 0.0
                 continue
+            if previews is not None:  # caught up with the store: the previews of the call in flight
+                if read and preview_frames.polls_cache():
+                    cached = await database(preview_frames.cached_previews)(session_id)
+                    if cached is not None:
+                        previews.offer(*cached)
+                ready = previews.take(after=after)
+                if ready:
+                    idle = 0.0
+                    yield encode(ready, None), after
             clock = asyncio.get_running_loop().time
             if woken or clock() >= next_watch:
                 # The session's open turn (and whether the session is still there): on a notification, when the
@@ -518,7 +567,13 @@ async def _follow(
                 next_watch = clock() + min(state.recheck_in or math.inf, settings.SSE_RECHECK_SECONDS)
             started = clock()
             await changes.wait(timeout=max(0.0, min(heartbeat - idle, next_watch - started)))
-            woken = changes.changed.is_set()
+            woken = changes.store_changed
+            read = True
+            if previews is not None and changes.changed.is_set() and not woken:
+                # Only previews arrived: send them without reading the store (cleared with no await since the
+                # wait, so no notification is lost in between).
+                changes.clear()
+                read = False
             idle += clock() - started
             if idle >= heartbeat:
                 idle = 0.0

@@ -81,7 +81,7 @@ MAX_MESSAGE_CHARS = 8000
 # C0 control characters other than tab, newline and carriage return (and DEL) have no place in a message;
 # PostgreSQL's jsonb also refuses U+0000.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-ALLOWED_FIELDS = frozenset({"message", "sessionId", "currentWorkout", "model"})
+ALLOWED_FIELDS = frozenset({"message", "sessionId", "currentWorkout", "model", "preview"})
 
 
 class TurnRequestError(ValueError):
@@ -98,6 +98,8 @@ class TurnRequest:
     session_id: uuid.UUID | None
     current_workout: dict[str, Any] | None
     model: str | None
+    # Whether the client wants preview frames (docs/contracts.md §7.2): only `POST /agent/stream` sends them.
+    preview: bool = True
 
 
 def parse_turn_request(body: Any) -> TurnRequest:
@@ -136,6 +138,10 @@ def parse_turn_request(body: Any) -> TurnRequest:
     if model is not None and (not isinstance(model, str) or model not in model_ids()):
         problems.append(f"model: must be one of {', '.join(model_ids())}.")
 
+    preview = body.get("preview", True)
+    if not isinstance(preview, bool):
+        problems.append(f"preview: must be a boolean, got {_json_type(preview)}.")
+
     workout: dict[str, Any] | None = None
     raw_workout = body.get("currentWorkout")
     if raw_workout is not None:
@@ -154,7 +160,9 @@ def parse_turn_request(body: Any) -> TurnRequest:
     if problems:
         raise TurnRequestError(" ".join(problems))
     assert isinstance(message, str)
-    return TurnRequest(message=message, session_id=session_id, current_workout=workout, model=model)
+    return TurnRequest(
+        message=message, session_id=session_id, current_workout=workout, model=model, preview=preview is True
+    )
 
 
 def _json_type(value: Any) -> str:
@@ -175,12 +183,15 @@ def admit_turn(
     turn: TurnRequest,
     max_iterations: int | None = None,
     current_workout_text: str | None = None,
+    previews: bool = False,
 ) -> AgentTurn:
     """Store the turn's first events and its queued row (one transaction), then enqueue it.
 
     SessionNotFound for a session that is not the caller's; TurnInProgress while one of its turns is open (unless
     that turn waits for a worker that does not exist: it is ended first, `release_stranded_turn`).
-    Under the ImmediateBackend the turn has run when this returns.
+    Under the ImmediateBackend the turn has run when this returns. With `previews` the worker publishes preview
+    frames of the trainer's model calls while they stream (`trainer_agent.previews`); only `POST /agent/stream`
+    asks for them.
     """
     try:
         return _admit_turn(
@@ -188,12 +199,17 @@ def admit_turn(
             turn=turn,
             max_iterations=max_iterations,
             current_workout_text=current_workout_text,
+            previews=previews,
         )
     except TurnInProgress:
         if turn.session_id is None or not release_stranded_turn(session_id=turn.session_id):
             raise
     return _admit_turn(
-        user_id=user_id, turn=turn, max_iterations=max_iterations, current_workout_text=current_workout_text
+        user_id=user_id,
+        turn=turn,
+        max_iterations=max_iterations,
+        current_workout_text=current_workout_text,
+        previews=previews,
     )
 
 
@@ -203,6 +219,7 @@ def _admit_turn(
     turn: TurnRequest,
     max_iterations: int | None = None,
     current_workout_text: str | None = None,
+    previews: bool = False,
 ) -> AgentTurn:
     model_id = turn.model or get_agent("trainer").resolved_model()  # the definition names the trainer's model
     get_model(model_id)  # an unknown model id fails before anything is written
@@ -228,18 +245,23 @@ def _admit_turn(
             result={"max_iterations": max_iterations} if max_iterations is not None else None,
         )
     EventSink(session=session).observe(stored)
-    enqueue_turn(agent_turn)
+    enqueue_turn(agent_turn, previews=previews)
     return agent_turn
 
 
-def enqueue_turn(turn: AgentTurn) -> None:
+def enqueue_turn(turn: AgentTurn, *, previews: bool = False) -> None:
     """Hand the turn to the task framework (and, on PostgreSQL, wake idle workers at once).
 
     Called once the turn is stored. Should this fail, the turn is not lost: it stays queued and the workers'
     sweep enqueues it again within two leases (`sweep_lapsed_turns`), so the failure is logged, not raised.
+    `previews` travels as the task's argument, not in the store: a turn the sweep hands to another worker
+    continues without previews, its stored events exactly the same.
     """
     try:
-        run_turn_task.enqueue(str(turn.pk))
+        if previews:
+            run_turn_task.enqueue(str(turn.pk), previews=True)
+        else:
+            run_turn_task.enqueue(str(turn.pk))
         wake_workers(str(turn.pk))
     except DatabaseError:
         logger.exception("turn.enqueue_failed", extra={"turn_id": str(turn.pk)})
@@ -258,10 +280,10 @@ def wake_workers(payload: str) -> None:
 
 
 @task()
-def run_turn_task(turn_id: str) -> dict[str, object] | None:
+def run_turn_task(turn_id: str, previews: bool = False) -> dict[str, object] | None:
     """The task a worker runs for a turn: `execute_turn`. Returns the turn's outcome (None if another worker
     has it, or it has ended)."""
-    result = execute_turn(turn_id=uuid.UUID(turn_id))
+    result = execute_turn(turn_id=uuid.UUID(turn_id), previews=previews)
     if result is None:
         return None
     return {"status": result.status, "iterations": result.iterations, "stop_reason": result.stop_reason}
@@ -271,9 +293,10 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{uuid.uuid4().hex[:8]}"
 
 
-def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
+def execute_turn(*, turn_id: uuid.UUID, previews: bool = False) -> TurnResult | None:
     """Claim the turn (with a lease), run or continue it from the store, and end it. None when the turn is not
-    ours to run (finished, gone, or leased by a live worker).
+    ours to run (finished, gone, or leased by a live worker). With `previews` the trainer's model calls stream
+    and publish preview frames (`trainer_agent.previews`).
 
     A model failure ends the turn in `error` (`TurnResult.status`); so does a turn that cannot continue: after
     `TURN_MAX_ATTEMPTS` workers started it, or a bug. A worker that finds the turn taken over by another
@@ -300,7 +323,7 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
             tracing.turn_claimed(
                 span, session_id=str(turn.session_id), model=turn.model, attempt=turn.attempts
             )
-            result = _execute_claimed_turn(turn, lease)
+            result = _execute_claimed_turn(turn, lease, previews=previews)
         if result is None:
             tracing.end_turn_span(span, status="lease_lost")
         else:
@@ -315,7 +338,7 @@ def execute_turn(*, turn_id: uuid.UUID) -> TurnResult | None:
         return result
 
 
-def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | None:
+def _execute_claimed_turn(turn: AgentTurn, lease: timedelta, *, previews: bool) -> TurnResult | None:
     admitted_at = None
     if turn.attempts > settings.TURN_MAX_ATTEMPTS:
         fail_turn(
@@ -328,7 +351,7 @@ def _execute_claimed_turn(turn: AgentTurn, lease: timedelta) -> TurnResult | Non
         sink = EventSink(session=turn.session, turn=turn, lease=lease)
         with lease_keeper.held(turn, lease):
             try:
-                admitted_at = _run_or_fail(turn, sink)
+                admitted_at = _run_or_fail(turn, sink, previews=previews)
             except LeaseLost:
                 logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
                 return None
@@ -345,7 +368,7 @@ TURN_RECONNECTS = 5
 TURN_RECONNECT_DELAY_S = 0.2
 
 
-def _run_or_fail(turn: AgentTurn, sink: EventSink) -> datetime | None:
+def _run_or_fail(turn: AgentTurn, sink: EventSink, *, previews: bool) -> datetime | None:
     """The loop; a model failure or a bug ends the turn in `error` (LeaseLost if it is no longer ours).
     Returns when the turn's user message was stored.
 
@@ -363,7 +386,7 @@ def _run_or_fail(turn: AgentTurn, sink: EventSink) -> datetime | None:
             admitted_at = events[0].timestamp if events else None
             if turn.attempts <= 1:
                 sink.admitted_at = admitted_at
-            run_loop(turn=turn, sink=sink, events=events)
+            run_loop(turn=turn, sink=sink, events=events, previews=previews)
             return admitted_at
         except LeaseLost:
             raise

@@ -7,6 +7,10 @@ their transaction, delivered when it commits, to every process. A follower subsc
 arrives while it reads is not lost; it re-reads the store anyway at least every `SSE_RECHECK_SECONDS` (a
 notification missed while the listening connection reconnects). SQLite has no push: followers poll every
 `SSE_POLL_SECONDS`.
+
+The same connection listens on `agent_previews` (`trainer_agent.previews`): a worker's preview frames go to the
+followers of that session that asked for them (`subscribe(…, previews=inbox)`), waking them without marking
+the store changed (`Subscription.store_changed`), so a preview costs a follower no read of the store.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from django.conf import settings
 from django.db import connection
 
 from sessions_app.services import EVENTS_CHANNEL
+from trainer_agent import previews as preview_frames
+from trainer_agent.previews import PreviewInbox
 
 logger = logging.getLogger(__name__)
 
@@ -32,14 +38,22 @@ _listening = False
 
 
 class Subscription:
-    """One follower's flag: set when its session changes (as far as this process hears)."""
+    """One follower's flag: set when its session changes (as far as this process hears), or when previews
+    arrived for it (`previews`); `store_changed` tells the two apart."""
 
-    def __init__(self) -> None:
+    def __init__(self, previews: PreviewInbox | None = None) -> None:
         self.changed = asyncio.Event()
+        self.store_changed = False
+        self.previews = previews
 
     def clear(self) -> None:
         """Call before reading the store: a change after this wakes the next `wait`."""
         self.changed.clear()
+        self.store_changed = False
+
+    def store_change(self) -> None:
+        self.store_changed = True
+        self.changed.set()
 
     async def wait(self, *, timeout: float) -> None:
         """Return when the session changed since `clear`, or after `timeout` seconds at most."""
@@ -55,8 +69,8 @@ class Subscription:
 
 
 @contextlib.contextmanager
-def subscribe(session_id: uuid.UUID) -> Iterator[Subscription]:
-    subscription = Subscription()
+def subscribe(session_id: uuid.UUID, *, previews: PreviewInbox | None = None) -> Iterator[Subscription]:
+    subscription = Subscription(previews)
     key = str(session_id)
     if pushes():
         _ensure_listener()
@@ -92,11 +106,16 @@ async def _listen() -> None:
         try:
             async with await psycopg.AsyncConnection.connect(conninfo(), autocommit=True) as conn:
                 await conn.execute(f"LISTEN {EVENTS_CHANNEL}")
+                await conn.execute(f"LISTEN {preview_frames.PREVIEWS_CHANNEL}")
+                preview_frames.forget_incomplete_notifications()
                 _listening = True
                 _wake_all()  # anything committed while not listening
                 async for note in conn.notifies():
+                    if note.channel == preview_frames.PREVIEWS_CHANNEL:
+                        _deliver_previews(note.payload)
+                        continue
                     for subscription in _subscribers.get(note.payload, ()):
-                        subscription.changed.set()
+                        subscription.store_change()
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -109,4 +128,16 @@ async def _listen() -> None:
 def _wake_all() -> None:
     for subscriptions in _subscribers.values():
         for subscription in subscriptions:
+            subscription.store_change()
+
+
+def _deliver_previews(payload: str) -> None:
+    """Hand a worker's preview frames to the session's followers that want them (keeping the latest state)."""
+    received = preview_frames.receive_notification(payload)
+    if received is None:
+        return
+    session_id, request_sequence, frames = received
+    for subscription in _subscribers.get(session_id, ()):
+        if subscription.previews is not None:
+            subscription.previews.offer(request_sequence, frames)
             subscription.changed.set()

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import anthropic
 import httpx2
-from anthropic.types import Message
+from anthropic.types import Message, ToolUseBlock
 from anthropic.types import Usage as AnthropicUsage
 from django.conf import settings
 
+from trainer_agent.llm.partial import PartialToolCalls
 from trainer_agent.llm.types import (
     INVALID_ARGUMENTS_KEY,
     LLMError,
     LLMRequest,
     LLMResponse,
+    PartialCallback,
     StructuredResult,
     ToolCall,
     Usage,
@@ -35,6 +37,20 @@ from trainer_agent.llm.types import (
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 CACHE_BREAKPOINTS = 4
+# The HTTP status of each Anthropic error type (docs.anthropic.com "Errors"): an `error` event inside a 200
+# stream carries only the type, and is classified as the same error answered before the stream would be.
+ERROR_TYPE_STATUS: dict[str, int] = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 
 def build_anthropic_body(request: LLMRequest) -> dict[str, Any]:
@@ -130,24 +146,56 @@ class AnthropicProvider:
             raw_response = self.client.messages.with_raw_response.create(**body)
             raw = decode_json_body(raw_response.http_response)
             message = raw_response.parse()
-        duration_ms = round((time.monotonic() - started) * 1000)
-        if not isinstance(message, Message) or not isinstance(message.content, list):
-            raise LLMError(
-                "invalid_response", "The Messages API answered with something that is not a message"
-            )
-        return LLMResponse(
-            tool_calls=_tool_calls(message),
-            text="\n".join(
-                block.text
-                for block in message.content
-                if block.type == "text" and isinstance(block.text, str)
-            ),
-            usage=_usage(message.usage),
-            stop_reason=message.stop_reason,
-            model=message.model or request.model,
-            raw=raw,
-            duration_ms=duration_ms,
-        )
+        return _neutral_response(message, raw, started=started, request=request)
+
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+        """``complete`` through the streaming API, reporting each tool input as it grows (docs/architecture.md
+        "Streaming providers").
+
+        ``client.messages.stream`` accumulates the events into the same ``Message`` ``create`` returns; its
+        JSON (``to_dict``) is ``raw``. A server that answers ``application/json`` instead of an event stream
+        (a proxy that does not stream) is read whole, each tool call reported once, complete. Exceptions
+        from ``on_partial`` propagate unchanged; the connection is closed either way.
+        """
+        body = build_anthropic_body(request)
+        started = time.monotonic()
+        calls = PartialToolCalls(on_partial)
+        with ExitStack() as cleanup:
+            with _translated_errors():
+                stream = cleanup.enter_context(self.client.messages.stream(**body))
+            if _is_json(stream.response):
+                with _translated_errors():
+                    stream.response.read()
+                    raw = decode_json_body(stream.response)
+                message = Message.construct(**raw)
+                response = _neutral_response(message, raw, started=started, request=request)
+                for index, call in enumerate(response.tool_calls):
+                    calls.start(index, call_id=call.id, name=call.name)
+                    calls.finish(index, call.arguments)
+                return response
+            positions: dict[int, int] = {}  # content block index -> position among the tool calls
+            stopped = False
+            for event in _translated_stream(stream):
+                if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    positions[event.index] = len(positions)
+                    block = event.content_block
+                    calls.start(positions[event.index], call_id=block.id, name=block.name)
+                elif (
+                    event.type == "content_block_delta"
+                    and event.delta.type == "input_json_delta"
+                    and event.index in positions
+                ):
+                    calls.feed(positions[event.index], event.delta.partial_json)
+                elif event.type == "content_block_stop" and event.index in positions:
+                    finished = event.content_block
+                    if isinstance(finished, ToolUseBlock):
+                        calls.finish(positions[event.index], _arguments(finished))
+                elif event.type == "message_stop":
+                    stopped = True
+            if not stopped:
+                raise LLMError("server", "The Anthropic stream ended before message_stop")
+            message = stream.get_final_message()
+        return _neutral_response(message, message.to_dict(mode="json"), started=started, request=request)
 
     def complete_json(
         self,
@@ -187,14 +235,56 @@ class AnthropicProvider:
         return StructuredResult(calls[0].arguments, _usage(message.usage), raw, duration_ms)
 
 
+def _neutral_response(
+    message: Message, raw: dict[str, Any], *, started: float, request: LLMRequest
+) -> LLMResponse:
+    duration_ms = round((time.monotonic() - started) * 1000)
+    if not isinstance(message, Message) or not isinstance(message.content, list):
+        raise LLMError("invalid_response", "The Messages API answered with something that is not a message")
+    return LLMResponse(
+        tool_calls=_tool_calls(message),
+        text="\n".join(
+            block.text for block in message.content if block.type == "text" and isinstance(block.text, str)
+        ),
+        usage=_usage(message.usage),
+        stop_reason=message.stop_reason,
+        model=message.model or request.model,
+        raw=raw,
+        duration_ms=duration_ms,
+    )
+
+
 def _tool_calls(message: Message) -> list[ToolCall]:
-    calls = []
-    for block in message.content:
-        if block.type != "tool_use":
-            continue
-        arguments = block.input if isinstance(block.input, dict) else {INVALID_ARGUMENTS_KEY: block.input}
-        calls.append(ToolCall(id=block.id, name=block.name, arguments=dict(arguments)))
-    return calls
+    return [
+        ToolCall(id=block.id, name=block.name, arguments=_arguments(block))
+        for block in message.content
+        if block.type == "tool_use"
+    ]
+
+
+def _arguments(block: ToolUseBlock) -> dict[str, Any]:
+    return dict(block.input) if isinstance(block.input, dict) else {INVALID_ARGUMENTS_KEY: block.input}
+
+
+def _is_json(response: httpx2.Response) -> bool:
+    """A JSON body where an event stream was asked for (the SDK's own test for a JSON response)."""
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return content_type.endswith("json")
+
+
+def _translated_stream[T](events: Iterable[T]) -> Iterator[T]:
+    """``events`` with the SDK's failures while reading them translated; the consumer's own code runs outside."""
+    iterator = iter(events)
+    while True:
+        with _translated_errors():
+            try:
+                event = next(iterator)
+            except StopIteration:
+                return
+            except (ValueError, RuntimeError) as exc:
+                # The SDK's accumulator: tool input that is not JSON, events out of order.
+                raise LLMError("invalid_response", f"Anthropic stream: {exc}") from exc
+        yield event
 
 
 def _usage(usage: AnthropicUsage | None) -> Usage:
@@ -221,11 +311,14 @@ def _translated_errors() -> Iterator[None]:
         raise LLMError("server", f"Could not reach the Anthropic API: {exc.message}") from exc
     except anthropic.APIStatusError as exc:
         error_type = exc.type if isinstance(exc.type, str) else None
-        kind = error_kind_for_status(exc.status_code, error_type=error_type)
+        status_code = exc.status_code
+        if status_code < 400:  # an `error` event in the middle of a stream that began 200
+            status_code = ERROR_TYPE_STATUS.get(error_type or "", 500)
+        kind = error_kind_for_status(status_code, error_type=error_type)
         raise LLMError(
             kind,
-            f"Anthropic API error {exc.status_code}: {exc.api_message or exc.message}",
-            status_code=exc.status_code,
+            f"Anthropic API error {status_code}: {exc.api_message or exc.message}",
+            status_code=status_code,
             retry_after=retry_after_seconds(exc.response.headers),
         ) from exc
     except anthropic.APIResponseValidationError as exc:
@@ -234,3 +327,8 @@ def _translated_errors() -> Iterator[None]:
         raise LLMError("auth", str(exc)) from exc
     except anthropic.AnthropicError as exc:
         raise LLMError("server", f"Anthropic SDK error: {exc}") from exc
+    # The SDK wraps the network's failures while it sends a request, not while a stream is read.
+    except httpx2.TimeoutException as exc:
+        raise LLMError("timeout", f"Anthropic stream timed out: {exc}") from exc
+    except httpx2.TransportError as exc:
+        raise LLMError("server", f"Anthropic stream broke off: {exc}") from exc

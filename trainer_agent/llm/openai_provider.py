@@ -13,21 +13,23 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any, Literal
 
 import httpx2
 import openai
 from django.conf import settings
 from openai.types import CompletionUsage
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from trainer_agent.llm.partial import PartialToolCalls
 from trainer_agent.llm.types import (
     INVALID_ARGUMENTS_KEY,
     LLMError,
     LLMRequest,
     LLMResponse,
+    PartialCallback,
     StructuredResult,
     ToolCall,
     Usage,
@@ -188,23 +190,54 @@ class OpenAIProvider:
         """One forced-tool-use call; raises ``LLMError`` once the SDK has given up."""
         body = build_openai_body(request, max_tokens_field=self.max_tokens_field)
         completion, raw, duration_ms = self._create(body)
-        message = completion.choices[0].message
-        tool_calls = [
-            ToolCall(
-                id=call.id, name=call.function.name, arguments=parse_tool_arguments(call.function.arguments)
-            )
-            for call in message.tool_calls or []
-            if call.type == "function"
-        ]
-        return LLMResponse(
-            tool_calls=tool_calls,
-            text=message.content or message.refusal or "",
-            usage=_usage(completion.usage),
-            stop_reason=completion.choices[0].finish_reason,
-            model=completion.model or request.model,
-            raw=raw,
-            duration_ms=duration_ms,
-        )
+        return _neutral_response(completion, raw, duration_ms, request)
+
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+        """``complete`` with ``stream=True`` and usage included, reporting each tool input as it grows.
+
+        ``raw`` is the ``chat.completion`` the chunks add up to (``ChatCompletionAccumulator``), so stored,
+        costed and replayed events look as they do without streaming. A server that answers JSON instead of
+        an event stream is read whole, each call reported once, complete. Exceptions from ``on_partial``
+        propagate unchanged; the connection is closed either way.
+        """
+        body = build_openai_body(request, max_tokens_field=self.max_tokens_field)
+        body |= {"stream": True, "stream_options": {"include_usage": True}}
+        started = time.monotonic()
+        calls = PartialToolCalls(on_partial)
+        with ExitStack() as cleanup:
+            with _translated_errors():
+                chunks = cleanup.enter_context(self.client.chat.completions.create(**body))
+            if _is_json(chunks.response):
+                with _translated_errors():
+                    chunks.response.read()
+                    raw = decode_json_body(chunks.response)
+                response = _neutral_response(
+                    _completion(raw), raw, round((time.monotonic() - started) * 1000), request
+                )
+                for index, call in enumerate(response.tool_calls):
+                    calls.start(index, call_id=call.id, name=call.name)
+                    calls.finish(index, call.arguments)
+                return response
+            accumulator = ChatCompletionAccumulator()
+            for chunk in _translated_stream(chunks):
+                pieces = accumulator.add(chunk)
+                for index in accumulator.call_indexes():
+                    if index not in calls:
+                        # Calls arrive one after another: a new one means the ones before it are written.
+                        for earlier in calls.unfinished():
+                            calls.finish(earlier, parse_tool_arguments(calls.text(earlier)))
+                        call_id, name = accumulator.call_head(index)
+                        calls.start(index, call_id=call_id, name=name)
+                for index, piece in pieces:
+                    calls.feed(index, piece)
+                if accumulator.finished:
+                    for index in calls.unfinished():
+                        calls.finish(index, parse_tool_arguments(calls.text(index)))
+        if not accumulator.finished:
+            raise LLMError("server", "The chat-completions stream ended without a finish_reason")
+        raw = accumulator.completion()
+        duration_ms = round((time.monotonic() - started) * 1000)
+        return _neutral_response(_completion(raw), raw, duration_ms, request)
 
     def complete_json(
         self,
@@ -255,6 +288,141 @@ class OpenAIProvider:
         return completion, raw, duration_ms
 
 
+class ChatCompletionAccumulator:
+    """Adds up ``chat.completion.chunk`` events into the ``chat.completion`` the same answer has unstreamed.
+
+    The result: ``id``, ``created``, ``model`` (and ``system_fingerprint`` / ``service_tier`` when sent) of the
+    chunks, ``object: "chat.completion"``, one choice (index 0) whose ``message`` has the role, the
+    ``content`` and ``refusal`` joined from the deltas (None when there were none) and the ``tool_calls``
+    (id, type, name and the joined ``arguments``) in index order, its ``finish_reason`` and ``logprobs:
+    null``, and the ``usage`` of the last chunk (``stream_options.include_usage``). Choices other than 0
+    are ignored: the service asks for one.
+    """
+
+    def __init__(self) -> None:
+        self._head: dict[str, Any] = {}
+        self._role = "assistant"
+        self._content: list[str] = []
+        self._refusal: list[str] = []
+        self._calls: dict[int, dict[str, Any]] = {}
+        self._finish_reason: str | None = None
+        self._usage: dict[str, Any] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self._finish_reason is not None
+
+    def add(self, chunk: ChatCompletionChunk) -> list[tuple[int, str]]:
+        """Take one chunk; returns the (tool call index, arguments piece) pairs it carried."""
+        if not self._head:
+            self._head = {"id": chunk.id, "object": "chat.completion", "created": chunk.created}
+        self._head["model"] = chunk.model or self._head.get("model", "")
+        for optional in ("system_fingerprint", "service_tier"):
+            if getattr(chunk, optional, None) is not None:
+                self._head[optional] = getattr(chunk, optional)
+        if chunk.usage is not None:
+            self._usage = chunk.usage.to_dict(mode="json")
+        pieces: list[tuple[int, str]] = []
+        for choice in chunk.choices:
+            if choice.index != 0:
+                continue
+            delta = choice.delta
+            if delta.role:
+                self._role = delta.role
+            if delta.content:
+                self._content.append(delta.content)
+            if delta.refusal:
+                self._refusal.append(delta.refusal)
+            for tool_call in delta.tool_calls or []:
+                call = self._calls.setdefault(
+                    tool_call.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                if tool_call.id:
+                    call["id"] = tool_call.id
+                if tool_call.type:
+                    call["type"] = tool_call.type
+                function = tool_call.function
+                if function is not None and function.name:
+                    call["function"]["name"] += function.name
+                if function is not None and function.arguments:
+                    call["function"]["arguments"] += function.arguments
+                    pieces.append((tool_call.index, function.arguments))
+            if choice.finish_reason is not None:
+                self._finish_reason = choice.finish_reason
+        return pieces
+
+    def call_indexes(self) -> list[int]:
+        return sorted(self._calls)
+
+    def call_head(self, index: int) -> tuple[str, str]:
+        """The id and function name of tool call ``index`` (sent with its first piece)."""
+        call = self._calls[index]
+        return str(call["id"]), str(call["function"]["name"])
+
+    def completion(self) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": self._role,
+            "content": "".join(self._content) if self._content else None,
+            "refusal": "".join(self._refusal) if self._refusal else None,
+        }
+        if self._calls:
+            message["tool_calls"] = [self._calls[index] for index in sorted(self._calls)]
+        completion = {
+            **self._head,
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": self._finish_reason, "logprobs": None}
+            ],
+        }
+        if self._usage is not None:
+            completion["usage"] = self._usage
+        return completion
+
+
+def _completion(raw: dict[str, Any]) -> ChatCompletion:
+    """The SDK's model of a chat.completion dict, built leniently as the SDK builds a response."""
+    return ChatCompletion.construct(**raw)
+
+
+def _neutral_response(
+    completion: ChatCompletion, raw: dict[str, Any], duration_ms: int, request: LLMRequest
+) -> LLMResponse:
+    if not isinstance(completion, ChatCompletion) or not completion.choices:
+        raise LLMError("invalid_response", "The chat-completions API answered without a choice")
+    message = completion.choices[0].message
+    tool_calls = [
+        ToolCall(id=call.id, name=call.function.name, arguments=parse_tool_arguments(call.function.arguments))
+        for call in message.tool_calls or []
+        if call.type == "function"
+    ]
+    return LLMResponse(
+        tool_calls=tool_calls,
+        text=message.content or message.refusal or "",
+        usage=_usage(completion.usage),
+        stop_reason=completion.choices[0].finish_reason,
+        model=completion.model or request.model,
+        raw=raw,
+        duration_ms=duration_ms,
+    )
+
+
+def _is_json(response: httpx2.Response) -> bool:
+    """A JSON body where an event stream was asked for (a server that does not stream)."""
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return content_type.endswith("json")
+
+
+def _translated_stream[T](events: Iterable[T]) -> Iterator[T]:
+    """``events`` with the SDK's failures while reading them translated; the consumer's own code runs outside."""
+    iterator = iter(events)
+    while True:
+        with _translated_errors():
+            try:
+                event = next(iterator)
+            except StopIteration:
+                return
+        yield event
+
+
 def _usage(usage: CompletionUsage | None) -> Usage:
     """Disjoint buckets: OpenAI's ``cached_tokens`` are part of ``prompt_tokens`` and are taken out of it."""
     if usage is None:
@@ -290,5 +458,16 @@ def _translated_errors() -> Iterator[None]:
         ) from exc
     except openai.APIResponseValidationError as exc:
         raise LLMError("invalid_response", exc.message, status_code=exc.status_code) from exc
+    except openai.APIError as exc:
+        # An `error` object in the middle of a stream that began 200 (the SDK raises it without a status).
+        code = str(exc.code or "")
+        kind = (
+            error_kind_for_status(int(code))
+            if code.isdigit()
+            else "rate_limited"
+            if "rate_limit" in f"{code} {exc.type or ''}"
+            else "server"
+        )
+        raise LLMError(kind, f"OpenAI stream error: {exc.message}", status_code=None) from exc
     except openai.OpenAIError as exc:
         raise LLMError("server", f"OpenAI SDK error: {exc}") from exc
