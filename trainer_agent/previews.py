@@ -309,10 +309,10 @@ def notify_previews(batch: PreviewBatch) -> None:
 
 
 def notification_payloads(batch: PreviewBatch) -> list[str]:
-    text = json.dumps(
-        {"s": str(batch.session_id), "r": batch.request_sequence, "f": batch.frames},
-        ensure_ascii=False,
-        separators=(",", ":"),
+    """`<session id> <JSON>`: every web process hears every notification, and one that follows none of the
+    session's streams skips it without decoding the JSON."""
+    text = f"{batch.session_id} " + json.dumps(
+        {"r": batch.request_sequence, "f": batch.frames}, ensure_ascii=False, separators=(",", ":")
     )
     if len(text.encode()) <= NOTIFY_PAYLOAD_BYTES:
         return [text]
@@ -333,9 +333,11 @@ _incomplete: OrderedDict[str, _Parts] = OrderedDict()
 _MAX_INCOMPLETE = 64
 
 
-def receive_notification(payload: str) -> tuple[str, int, list[dict[str, Any]]] | None:
-    """A notification of `agent_previews` → (session id, request sequence, frames); None for a part of a
-    publication still incomplete, or a payload that is not ours."""
+def receive_notification(
+    payload: str, *, wanted: Callable[[str], bool] = lambda session_id: True
+) -> tuple[str, int, list[dict[str, Any]]] | None:
+    """A notification of `agent_previews` → (session id, request sequence, frames); None for a session not
+    `wanted` here, a part of a publication still incomplete, or a payload that is not ours."""
     if payload.startswith(_PART_MARK):
         try:
             key, number, total, part = payload[1:].split(":", 3)
@@ -349,9 +351,12 @@ def receive_notification(payload: str) -> tuple[str, int, list[dict[str, Any]]] 
             return None
         _incomplete.pop(key, None)
         payload = "".join(parts.received[index] for index in range(parts.total))
+    session_id, _, text = payload.partition(" ")
+    if not wanted(session_id):
+        return None
     try:
-        decoded = json.loads(payload)
-        return str(decoded["s"]), int(decoded["r"]), list(decoded["f"])
+        decoded = json.loads(text)
+        return session_id, int(decoded["r"]), list(decoded["f"])
     except (ValueError, KeyError, TypeError):
         logger.warning("previews.bad_notification", extra={"payload": payload[:200]})
         return None

@@ -131,9 +131,13 @@ def _wake_all() -> None:
             subscription.store_change()
 
 
+def _follows_previews(session_id: str) -> bool:
+    return any(subscription.previews is not None for subscription in _subscribers.get(session_id, ()))
+
+
 def _deliver_previews(payload: str) -> None:
     """Hand a worker's preview frames to the session's followers that want them (keeping the latest state)."""
-    received = preview_frames.receive_notification(payload)
+    received = preview_frames.receive_notification(payload, wanted=_follows_previews)
     if received is None:
         return
     session_id, request_sequence, frames = received

@@ -80,6 +80,7 @@ class Answer:
     tool_calls: tuple[ToolUse, ...] = ()
     text: str = ""
     usage: FakeUsage = field(default_factory=FakeUsage)
+    message_id: str = ""  # empty: one made from the request number
 
     @classmethod
     def tool(cls, name: str, arguments: dict[str, Any], **kwargs: Any) -> Answer:
@@ -106,6 +107,7 @@ class ModelCall:
     number: int  # 1-based, in arrival order
     api: Api
     body: dict[str, Any]
+    created: int = 0  # the server's start (OpenAI's `created`), the same for every answer
 
     @property
     def stream(self) -> bool:
@@ -561,7 +563,10 @@ def _with_ids(call: ModelCall, answer: Answer) -> Answer:
         tool if tool.id else ToolUse(tool.name, tool.input, f"{prefix}{call.number:05d}_{position}")
         for position, tool in enumerate(answer.tool_calls)
     )
-    return Answer(tool_calls=calls, text=answer.text, usage=answer.usage)
+    message_id = answer.message_id or (
+        f"msg_fake_{call.number:05d}" if call.api == "anthropic" else f"chatcmpl-fake-{call.number:05d}"
+    )
+    return Answer(tool_calls=calls, text=answer.text, usage=answer.usage, message_id=message_id)
 
 
 def anthropic_message(call: ModelCall, answer: Answer) -> dict[str, Any]:
@@ -570,7 +575,7 @@ def anthropic_message(call: ModelCall, answer: Answer) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": answer.text}] if answer.text else []
     content += [{"type": "tool_use", "id": t.id, "name": t.name, "input": t.input} for t in answer.tool_calls]
     return {
-        "id": f"msg_fake_{call.number:05d}",
+        "id": answer.message_id,
         "type": "message",
         "role": "assistant",
         "model": call.body.get("model", "claude-haiku-4-5"),
@@ -604,9 +609,9 @@ def openai_completion(call: ModelCall, answer: Answer) -> dict[str, Any]:
             for t in answer.tool_calls
         ]
     return {
-        "id": f"chatcmpl-fake-{call.number:05d}",
+        "id": answer.message_id,
         "object": "chat.completion",
-        "created": int(time.time()),
+        "created": call.created,
         "model": call.body.get("model", "gpt-4o-mini"),
         "choices": [
             {
@@ -751,6 +756,7 @@ class FakeModelServer:
         self.tps = tps
         self.chunk_chars = max(1, chunk_chars)
         self.calls: list[ModelCall] = []
+        self.created = int(time.time())
         self.marks: list[dict[str, Any]] = []
         self._marks_file = marks_file
         self._lock = threading.Lock()
@@ -773,7 +779,7 @@ class FakeModelServer:
         return f"{self.base_url}/v1"
 
     def start(self) -> FakeModelServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-model", daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, name="fake-model", daemon=True)
         self._thread.start()
         return self
 
@@ -784,7 +790,7 @@ class FakeModelServer:
             self._thread.join()
 
     def serve_forever(self) -> None:
-        self._server.serve_forever()
+        self._server.serve_forever(poll_interval=0.05)
 
     def __enter__(self) -> FakeModelServer:
         return self.start()
@@ -806,7 +812,7 @@ class FakeModelServer:
 
     def receive(self, api: Api, body: dict[str, Any]) -> ModelCall:
         with self._lock:
-            call = ModelCall(next(self._numbers), api, body)
+            call = ModelCall(next(self._numbers), api, body, self.created)
             self.calls.append(call)
         self.mark(call, "request", stream=call.stream, text=call.request_text()[:200])
         return call

@@ -6,7 +6,7 @@ jiter's partial mode keeping trailing strings: ``{"message": "Here's yo`` is ``{
 ``{"exercises": [{"name": "Squat"}, {"na`` is ``{"exercises": [{"name": "Squat"}, {}]}`` (the last item of
 a list may be incomplete). ``on_partial`` is called only when the parsed value changed, and once more with
 ``complete=True`` when the call's input is finished, holding exactly the arguments of the final ``ToolCall``.
-No hand-written parser: the text is re-parsed whole on each piece (jiter reads a 10 kB input in ~10 µs).
+No hand-written parser: the text is re-parsed whole on each piece (~50 µs for a 3 kB workout).
 """
 
 from __future__ import annotations
