@@ -37,7 +37,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from django.conf import settings
@@ -91,14 +90,18 @@ class ExerciseList:
     model: type[ExerciseFields]
 
 
-@cache
 def exercise_list_of(tool_name: str) -> ExerciseList | None:
     """The list of exercises in the tool's input model (`generate_workout`: `workout.exercises`), if any."""
     try:
         model = get_tool(tool_name).input_model
     except UnknownToolError:
         return None
-    return _exercise_list_in(model, (), depth=0)
+    if model not in _exercise_lists:  # by input model: a test may register another tool under the same name
+        _exercise_lists[model] = _exercise_list_in(model, (), depth=0)
+    return _exercise_lists[model]
+
+
+_exercise_lists: dict[type[BaseModel], ExerciseList | None] = {}
 
 
 def _exercise_list_in(model: type[BaseModel], path: tuple[str, ...], *, depth: int) -> ExerciseList | None:

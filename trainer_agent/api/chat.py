@@ -45,6 +45,12 @@ class ChatRequestSerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="Model override; default PRIMARY_MODEL.",
     )
+    preview = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="`POST /agent/stream` only: send preview frames (`message_preview`, `exercise_preview`) while "
+        "the model writes; `false` gives the stream without them. Ignored by `/agent/chat`. JSON true or false.",
+    )
 
     class Meta:
         ref_name = "ChatRequest"

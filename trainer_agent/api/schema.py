@@ -163,6 +163,52 @@ SSE_FRAMES: dict[str, dict[str, Any]] = {
         },
         "required": ["type", "message"],
     },
+    "MessagePreviewFrame": {
+        "type": "object",
+        "description": 'Only on `POST /agent/stream` (unless the body says `"preview": false`), without an '
+        "`id:`: the text of a `message_notify_user` or `message_ask_user` call while the model writes it. `text` "
+        "is the whole text so far, not a delta: replace the bubble's text with it. The call's own frames "
+        "(`tool_start`, `tool_result`) follow and are the truth. Clients that ignore unknown types lose nothing.",
+        "properties": {
+            "type": {"type": "string", "enum": ["message_preview"]},
+            "data": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string", "enum": ["message_notify_user", "message_ask_user"]},
+                    "call_id": {"type": "string", "description": "The tool call; its frames follow."},
+                    "text": {"type": "string", "example": "Here's your chest workout: six exer"},
+                },
+                "required": ["tool", "call_id", "text"],
+            },
+        },
+        "required": ["type", "data"],
+    },
+    "ExercisePreviewFrame": {
+        "type": "object",
+        "description": 'Only on `POST /agent/stream` (unless the body says `"preview": false`), without an '
+        "`id:`: one exercise of a workout while the model writes it, once the exercise is complete and valid on "
+        "its own, in the shape of the workout artifact's exercises (without `id`). `index` is its position in "
+        "the call's list. The call's `tool_result` (and the delivered artifact) replaces the cards; a failed "
+        "result means the workout was not created.",
+        "properties": {
+            "type": {"type": "string", "enum": ["exercise_preview"]},
+            "data": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string", "example": "generate_workout"},
+                    "call_id": {"type": "string", "description": "The tool call; its frames follow."},
+                    "index": {"type": "integer", "minimum": 0},
+                    "exercise": {
+                        "type": "object",
+                        "additionalProperties": True,
+                        "description": "An exercise as the artifact's `payload.exercises` hold them, without `id`.",
+                    },
+                },
+                "required": ["tool", "call_id", "index", "exercise"],
+            },
+        },
+        "required": ["type", "data"],
+    },
 }
 
 ARTIFACT_DATA: dict[str, Any] = {
@@ -187,7 +233,8 @@ ARTIFACT_DATA: dict[str, Any] = {
 SSE_DESCRIPTION = (
     "Server-Sent Events (`Content-Type: text/event-stream`, `Cache-Control: no-cache`, "
     "`X-Accel-Buffering: no`). Each event is an `id: <n>` line followed by `data: <json>` and a blank line; "
-    "the JSON is one of the frames below (docs/contracts.md §7.2 (SSE frames)). A `: ping` comment is sent every 15 s while "
+    "the JSON is one of the frames below (docs/contracts.md §7.2 (SSE frames)); preview frames (the turn's own "
+    "stream only) carry no `id:` line. A `: ping` comment is sent every 15 s while "
     "waiting. A stream ends after a `done` or `error` frame. If the client disconnects the turn still "
     "completes and every event is stored; reconnect to `GET /agent/sessions/{session_id}/events` with "
     "`Last-Event-ID` to receive what was missed."

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import anthropic
 import httpx2
-from anthropic.types import Message, ToolUseBlock
+import jiter
+from anthropic import Stream
+from anthropic.types import Message
 from anthropic.types import Usage as AnthropicUsage
 from django.conf import settings
 
@@ -152,50 +154,34 @@ class AnthropicProvider:
         """``complete`` through the streaming API, reporting each tool input as it grows (docs/architecture.md
         "Streaming providers").
 
-        ``client.messages.stream`` accumulates the events into the same ``Message`` ``create`` returns; its
-        JSON (``to_dict``) is ``raw``. A server that answers ``application/json`` instead of an event stream
-        (a proxy that does not stream) is read whole, each tool call reported once, complete. Exceptions
-        from ``on_partial`` propagate unchanged; the connection is closed either way.
+        The SDK sends the request (``create(stream=True)``: its retries, its errors before the stream); the
+        events are read as JSON with the SDK's SSE decoder (``Stream.raw_events``) and added up into the
+        message a non-streamed call returns (``MessageAccumulator``), which is ``raw``. Not the SDK's typed
+        ``messages.stream()``: building a model per event costs 3x the CPU (docs/benchmarks.md "Streaming
+        providers"). A server that answers ``application/json`` instead of an event stream (a proxy that
+        does not stream) is read whole, each tool call reported once, complete. Exceptions from
+        ``on_partial`` propagate unchanged; the connection is closed either way.
         """
         body = build_anthropic_body(request)
         started = time.monotonic()
         calls = PartialToolCalls(on_partial)
         with ExitStack() as cleanup:
             with _translated_errors():
-                stream = cleanup.enter_context(self.client.messages.stream(**body))
+                stream = cleanup.enter_context(self.client.messages.create(**body, stream=True))
             if _is_json(stream.response):
                 with _translated_errors():
                     stream.response.read()
                     raw = decode_json_body(stream.response)
-                message = Message.construct(**raw)
-                response = _neutral_response(message, raw, started=started, request=request)
+                response = _neutral_response(Message.construct(**raw), raw, started=started, request=request)
                 for index, call in enumerate(response.tool_calls):
                     calls.start(index, call_id=call.id, name=call.name)
                     calls.finish(index, call.arguments)
                 return response
-            positions: dict[int, int] = {}  # content block index -> position among the tool calls
-            stopped = False
-            for event in _translated_stream(stream):
-                if event.type == "content_block_start" and event.content_block.type == "tool_use":
-                    positions[event.index] = len(positions)
-                    block = event.content_block
-                    calls.start(positions[event.index], call_id=block.id, name=block.name)
-                elif (
-                    event.type == "content_block_delta"
-                    and event.delta.type == "input_json_delta"
-                    and event.index in positions
-                ):
-                    calls.feed(positions[event.index], event.delta.partial_json)
-                elif event.type == "content_block_stop" and event.index in positions:
-                    finished = event.content_block
-                    if isinstance(finished, ToolUseBlock):
-                        calls.finish(positions[event.index], _arguments(finished))
-                elif event.type == "message_stop":
-                    stopped = True
-            if not stopped:
-                raise LLMError("server", "The Anthropic stream ended before message_stop")
-            message = stream.get_final_message()
-        return _neutral_response(message, message.to_dict(mode="json"), started=started, request=request)
+            message = MessageAccumulator(calls)
+            for event in _stream_events(stream.response):
+                message.add(event)
+            raw = message.message()
+        return _neutral_response(Message.construct(**raw), raw, started=started, request=request)
 
     def complete_json(
         self,
@@ -256,14 +242,14 @@ def _neutral_response(
 
 def _tool_calls(message: Message) -> list[ToolCall]:
     return [
-        ToolCall(id=block.id, name=block.name, arguments=_arguments(block))
+        ToolCall(id=block.id, name=block.name, arguments=_arguments_of(block.input))
         for block in message.content
         if block.type == "tool_use"
     ]
 
 
-def _arguments(block: ToolUseBlock) -> dict[str, Any]:
-    return dict(block.input) if isinstance(block.input, dict) else {INVALID_ARGUMENTS_KEY: block.input}
+def _arguments_of(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: value}
 
 
 def _is_json(response: httpx2.Response) -> bool:
@@ -272,19 +258,132 @@ def _is_json(response: httpx2.Response) -> bool:
     return content_type.endswith("json")
 
 
-def _translated_stream[T](events: Iterable[T]) -> Iterator[T]:
-    """``events`` with the SDK's failures while reading them translated; the consumer's own code runs outside."""
-    iterator = iter(events)
+class MessageAccumulator:
+    """Adds up the Messages API's stream events (JSON) into the message a non-streamed call returns.
+
+    ``message_start`` gives the message; ``content_block_start`` appends a block, its deltas grow it (text,
+    tool input JSON, thinking, signature, citations), ``content_block_stop`` parses a tool block's input
+    (jiter, as the SDK does); ``message_delta`` sets the stop reason and overwrites the usage counts it
+    carries (they are totals); ``message_stop`` ends it. The SDK's own accumulator does the same to its
+    typed events (``anthropic.lib.streaming._messages.accumulate_event``). Tool calls are reported to
+    ``calls`` as they start, grow and end.
+    """
+
+    def __init__(self, calls: PartialToolCalls) -> None:
+        self._calls = calls
+        self._message: dict[str, Any] | None = None
+        self._inputs: dict[int, list[str]] = {}
+        self._positions: dict[int, int] = {}  # content block index -> position among the tool calls
+        self.stopped = False
+
+    def add(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "message_start":
+            self._message = dict(event.get("message") or {})
+            self._message["content"] = list(self._message.get("content") or [])
+            return
+        if self._message is None:
+            raise LLMError("invalid_response", f"Anthropic stream: {kind} before message_start")
+        if kind == "content_block_start":
+            block = dict(event["content_block"])
+            self._message["content"].append(block)
+            if block.get("type") == "tool_use":
+                self._positions[event["index"]] = position = len(self._positions)
+                self._calls.start(position, call_id=str(block.get("id", "")), name=str(block.get("name", "")))
+        elif kind == "content_block_delta":
+            index, delta = self._index(event), event.get("delta") or {}
+            block = self._message["content"][index]
+            match delta.get("type"):
+                case "input_json_delta":
+                    piece = str(delta.get("partial_json", ""))
+                    self._inputs.setdefault(index, []).append(piece)
+                    if index in self._positions:
+                        self._calls.feed(self._positions[index], piece)
+                case "text_delta":
+                    block["text"] = block.get("text", "") + str(delta.get("text", ""))
+                case "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
+                case "signature_delta":
+                    block["signature"] = delta.get("signature")
+                case "citations_delta":
+                    block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
+        elif kind == "content_block_stop":
+            index = self._index(event)
+            block = self._message["content"][index]
+            text = "".join(self._inputs.pop(index, []))
+            if text:
+                try:
+                    block["input"] = jiter.from_json(text.encode())
+                except ValueError as exc:
+                    raise LLMError("invalid_response", f"Tool input is not JSON: {text[:200]!r}") from exc
+            if index in self._positions:
+                self._calls.finish(self._positions[index], _arguments_of(block.get("input")))
+        elif kind == "message_delta":
+            for key, value in (event.get("delta") or {}).items():
+                if key != "container" or value is not None:
+                    self._message[key] = value
+            usage = self._message.setdefault("usage", {})
+            usage.update(
+                {key: value for key, value in (event.get("usage") or {}).items() if value is not None}
+            )
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def _index(self, event: dict[str, Any]) -> int:
+        """The event's content block index, one of a block already started."""
+        index = event.get("index")
+        assert self._message is not None
+        if not isinstance(index, int) or not 0 <= index < len(self._message["content"]):
+            raise LLMError("invalid_response", f"Anthropic stream: an event for content block {index!r}")
+        return index
+
+    def message(self) -> dict[str, Any]:
+        """The finished message; a stream that ended before ``message_stop`` is a server error."""
+        if self._message is None or not self.stopped:
+            raise LLMError("server", "The Anthropic stream ended before message_stop")
+        return self._message
+
+
+def _stream_events(response: httpx2.Response) -> Iterator[dict[str, Any]]:
+    """The stream's events as JSON; an ``error`` event raises the ``LLMError`` its type's HTTP status would."""
+    events = iter(Stream.raw_events(response))
     while True:
-        with _translated_errors():
-            try:
-                event = next(iterator)
-            except StopIteration:
+        with _translated_stream_errors():
+            sse = next(events, None)
+            if sse is None:
                 return
-            except (ValueError, RuntimeError) as exc:
-                # The SDK's accumulator: tool input that is not JSON, events out of order.
-                raise LLMError("invalid_response", f"Anthropic stream: {exc}") from exc
-        yield event
+            if sse.event == "ping" or not sse.data:
+                continue
+            data = sse.json()
+        if sse.event == "error" or data.get("type") == "error":
+            raise _stream_error(data)
+        yield data
+
+
+def _stream_error(data: Any) -> LLMError:
+    """An ``error`` event inside a stream that began 200: classified as the HTTP error of its type."""
+    error = data.get("error") if isinstance(data, dict) else None
+    error = error if isinstance(error, dict) else {}
+    error_type = str(error.get("type") or "api_error")
+    status_code = ERROR_TYPE_STATUS.get(error_type, 500)
+    return LLMError(
+        error_kind_for_status(status_code, error_type=error_type),
+        f"Anthropic API error {status_code}: {error.get('message') or error_type}",
+        status_code=status_code,
+    )
+
+
+@contextmanager
+def _translated_stream_errors() -> Iterator[None]:
+    """Failures while a stream is read: the SDK wraps the network's only while it sends a request."""
+    try:
+        yield
+    except httpx2.TimeoutException as exc:
+        raise LLMError("timeout", f"Anthropic stream timed out: {exc}") from exc
+    except httpx2.TransportError as exc:
+        raise LLMError("server", f"Anthropic stream broke off: {exc}") from exc
+    except ValueError as exc:  # an event whose data is not JSON
+        raise LLMError("invalid_response", f"Anthropic stream: {exc}") from exc
 
 
 def _usage(usage: AnthropicUsage | None) -> Usage:
@@ -311,14 +410,11 @@ def _translated_errors() -> Iterator[None]:
         raise LLMError("server", f"Could not reach the Anthropic API: {exc.message}") from exc
     except anthropic.APIStatusError as exc:
         error_type = exc.type if isinstance(exc.type, str) else None
-        status_code = exc.status_code
-        if status_code < 400:  # an `error` event in the middle of a stream that began 200
-            status_code = ERROR_TYPE_STATUS.get(error_type or "", 500)
-        kind = error_kind_for_status(status_code, error_type=error_type)
+        kind = error_kind_for_status(exc.status_code, error_type=error_type)
         raise LLMError(
             kind,
-            f"Anthropic API error {status_code}: {exc.api_message or exc.message}",
-            status_code=status_code,
+            f"Anthropic API error {exc.status_code}: {exc.api_message or exc.message}",
+            status_code=exc.status_code,
             retry_after=retry_after_seconds(exc.response.headers),
         ) from exc
     except anthropic.APIResponseValidationError as exc:
@@ -327,8 +423,3 @@ def _translated_errors() -> Iterator[None]:
         raise LLMError("auth", str(exc)) from exc
     except anthropic.AnthropicError as exc:
         raise LLMError("server", f"Anthropic SDK error: {exc}") from exc
-    # The SDK wraps the network's failures while it sends a request, not while a stream is read.
-    except httpx2.TimeoutException as exc:
-        raise LLMError("timeout", f"Anthropic stream timed out: {exc}") from exc
-    except httpx2.TransportError as exc:
-        raise LLMError("server", f"Anthropic stream broke off: {exc}") from exc

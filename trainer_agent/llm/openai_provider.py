@@ -13,19 +13,21 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Literal
 
 import httpx2
 import openai
 from django.conf import settings
+from openai._streaming import SSEDecoder  # the SDK's own decoder; its typed chunks cost 3x the CPU
 from openai.types import CompletionUsage
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat import ChatCompletion
 
 from trainer_agent.llm.partial import PartialToolCalls
 from trainer_agent.llm.types import (
     INVALID_ARGUMENTS_KEY,
+    ErrorKind,
     LLMError,
     LLMRequest,
     LLMResponse,
@@ -195,10 +197,12 @@ class OpenAIProvider:
     def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
         """``complete`` with ``stream=True`` and usage included, reporting each tool input as it grows.
 
-        ``raw`` is the ``chat.completion`` the chunks add up to (``ChatCompletionAccumulator``), so stored,
-        costed and replayed events look as they do without streaming. A server that answers JSON instead of
-        an event stream is read whole, each call reported once, complete. Exceptions from ``on_partial``
-        propagate unchanged; the connection is closed either way.
+        The SDK sends the request (its retries, its errors before the stream); the chunks are read as JSON
+        with the SDK's SSE decoder and added up into the ``chat.completion`` the same answer has unstreamed
+        (``ChatCompletionAccumulator``), which is ``raw``. Not the SDK's typed chunks: a model per chunk costs
+        3x the CPU (docs/benchmarks.md "Streaming providers"). A server that answers JSON instead of an event
+        stream is read whole, each call reported once, complete. Exceptions from ``on_partial`` propagate
+        unchanged; the connection is closed either way.
         """
         body = build_openai_body(request, max_tokens_field=self.max_tokens_field)
         body |= {"stream": True, "stream_options": {"include_usage": True}}
@@ -218,24 +222,10 @@ class OpenAIProvider:
                     calls.start(index, call_id=call.id, name=call.name)
                     calls.finish(index, call.arguments)
                 return response
-            accumulator = ChatCompletionAccumulator()
-            for chunk in _translated_stream(chunks):
-                pieces = accumulator.add(chunk)
-                for index in accumulator.call_indexes():
-                    if index not in calls:
-                        # Calls arrive one after another: a new one means the ones before it are written.
-                        for earlier in calls.unfinished():
-                            calls.finish(earlier, parse_tool_arguments(calls.text(earlier)))
-                        call_id, name = accumulator.call_head(index)
-                        calls.start(index, call_id=call_id, name=name)
-                for index, piece in pieces:
-                    calls.feed(index, piece)
-                if accumulator.finished:
-                    for index in calls.unfinished():
-                        calls.finish(index, parse_tool_arguments(calls.text(index)))
-        if not accumulator.finished:
-            raise LLMError("server", "The chat-completions stream ended without a finish_reason")
-        raw = accumulator.completion()
+            accumulator = ChatCompletionAccumulator(calls)
+            for chunk in _stream_chunks(chunks.response):
+                accumulator.add(chunk)
+            raw = accumulator.completion()
         duration_ms = round((time.monotonic() - started) * 1000)
         return _neutral_response(_completion(raw), raw, duration_ms, request)
 
@@ -289,90 +279,95 @@ class OpenAIProvider:
 
 
 class ChatCompletionAccumulator:
-    """Adds up ``chat.completion.chunk`` events into the ``chat.completion`` the same answer has unstreamed.
+    """Adds up ``chat.completion.chunk`` events (JSON) into the ``chat.completion`` of the same answer unstreamed.
 
-    The result: ``id``, ``created``, ``model`` (and ``system_fingerprint`` / ``service_tier`` when sent) of the
-    chunks, ``object: "chat.completion"``, one choice (index 0) whose ``message`` has the role, the
-    ``content`` and ``refusal`` joined from the deltas (None when there were none) and the ``tool_calls``
-    (id, type, name and the joined ``arguments``) in index order, its ``finish_reason`` and ``logprobs:
-    null``, and the ``usage`` of the last chunk (``stream_options.include_usage``). Choices other than 0
-    are ignored: the service asks for one.
+    The result: the chunks' ``id``, ``created``, ``model`` (and ``system_fingerprint`` / ``service_tier`` when
+    sent), ``object: "chat.completion"``, one choice (index 0) whose ``message`` has the role, the ``content``
+    and ``refusal`` joined from the deltas (None when there were none) and the ``tool_calls`` (id, type,
+    name, the joined ``arguments``) in index order, its ``finish_reason`` and ``logprobs: null``, and the
+    ``usage`` of the last chunk (``stream_options.include_usage``). Other choices are ignored: the service
+    asks for one. Tool calls are reported to ``calls``: a call starts with its first delta and is complete
+    when the next one starts or the choice finishes (calls arrive one after another).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, calls: PartialToolCalls) -> None:
+        self._calls = calls
         self._head: dict[str, Any] = {}
         self._role = "assistant"
         self._content: list[str] = []
         self._refusal: list[str] = []
-        self._calls: dict[int, dict[str, Any]] = {}
+        self._tool_calls: dict[int, dict[str, Any]] = {}
         self._finish_reason: str | None = None
         self._usage: dict[str, Any] | None = None
 
-    @property
-    def finished(self) -> bool:
-        return self._finish_reason is not None
-
-    def add(self, chunk: ChatCompletionChunk) -> list[tuple[int, str]]:
-        """Take one chunk; returns the (tool call index, arguments piece) pairs it carried."""
+    def add(self, chunk: dict[str, Any]) -> None:
         if not self._head:
-            self._head = {"id": chunk.id, "object": "chat.completion", "created": chunk.created}
-        self._head["model"] = chunk.model or self._head.get("model", "")
+            self._head = {
+                "id": chunk.get("id", ""),
+                "object": "chat.completion",
+                "created": chunk.get("created", 0),
+            }
+        if chunk.get("model"):
+            self._head["model"] = chunk["model"]
         for optional in ("system_fingerprint", "service_tier"):
-            if getattr(chunk, optional, None) is not None:
-                self._head[optional] = getattr(chunk, optional)
-        if chunk.usage is not None:
-            self._usage = chunk.usage.to_dict(mode="json")
-        pieces: list[tuple[int, str]] = []
-        for choice in chunk.choices:
-            if choice.index != 0:
-                continue
-            delta = choice.delta
-            if delta.role:
-                self._role = delta.role
-            if delta.content:
-                self._content.append(delta.content)
-            if delta.refusal:
-                self._refusal.append(delta.refusal)
-            for tool_call in delta.tool_calls or []:
-                call = self._calls.setdefault(
-                    tool_call.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                if tool_call.id:
-                    call["id"] = tool_call.id
-                if tool_call.type:
-                    call["type"] = tool_call.type
-                function = tool_call.function
-                if function is not None and function.name:
-                    call["function"]["name"] += function.name
-                if function is not None and function.arguments:
-                    call["function"]["arguments"] += function.arguments
-                    pieces.append((tool_call.index, function.arguments))
-            if choice.finish_reason is not None:
-                self._finish_reason = choice.finish_reason
-        return pieces
+            if chunk.get(optional) is not None:
+                self._head[optional] = chunk[optional]
+        if chunk.get("usage") is not None:
+            self._usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) == 0:
+                self._add_choice(choice)
 
-    def call_indexes(self) -> list[int]:
-        return sorted(self._calls)
+    def _add_choice(self, choice: dict[str, Any]) -> None:
+        delta = choice.get("delta") or {}
+        if delta.get("role"):
+            self._role = delta["role"]
+        if delta.get("content"):
+            self._content.append(delta["content"])
+        if delta.get("refusal"):
+            self._refusal.append(delta["refusal"])
+        for piece in delta.get("tool_calls") or []:
+            index = int(piece.get("index", 0))
+            call = self._tool_calls.get(index)
+            if call is None:
+                for earlier in self._calls.unfinished():
+                    self._finish(earlier)
+                call = self._tool_calls[index] = {
+                    "id": "",
+                    "type": "function",
+                    "function": {"name": "", "arguments": ""},
+                }
+            function = piece.get("function") or {}
+            call["id"] = piece.get("id") or call["id"]
+            call["type"] = piece.get("type") or call["type"]
+            call["function"]["name"] += function.get("name") or ""
+            if index not in self._calls and call["id"] and call["function"]["name"]:
+                self._calls.start(index, call_id=call["id"], name=call["function"]["name"])
+            if function.get("arguments"):
+                call["function"]["arguments"] += function["arguments"]
+                if index in self._calls:
+                    self._calls.feed(index, function["arguments"])
+        if choice.get("finish_reason") is not None:
+            self._finish_reason = choice["finish_reason"]
+            for index in self._calls.unfinished():
+                self._finish(index)
 
-    def call_head(self, index: int) -> tuple[str, str]:
-        """The id and function name of tool call ``index`` (sent with its first piece)."""
-        call = self._calls[index]
-        return str(call["id"]), str(call["function"]["name"])
+    def _finish(self, index: int) -> None:
+        self._calls.finish(index, parse_tool_arguments(self._tool_calls[index]["function"]["arguments"]))
 
     def completion(self) -> dict[str, Any]:
+        """The finished completion; a stream that ended without a ``finish_reason`` is a server error."""
+        if self._finish_reason is None:
+            raise LLMError("server", "The chat-completions stream ended without a finish_reason")
         message: dict[str, Any] = {
             "role": self._role,
             "content": "".join(self._content) if self._content else None,
             "refusal": "".join(self._refusal) if self._refusal else None,
         }
-        if self._calls:
-            message["tool_calls"] = [self._calls[index] for index in sorted(self._calls)]
-        completion = {
-            **self._head,
-            "choices": [
-                {"index": 0, "message": message, "finish_reason": self._finish_reason, "logprobs": None}
-            ],
-        }
+        if self._tool_calls:
+            message["tool_calls"] = [self._tool_calls[index] for index in sorted(self._tool_calls)]
+        choice = {"index": 0, "message": message, "finish_reason": self._finish_reason, "logprobs": None}
+        completion = {**self._head, "choices": [choice]}
         if self._usage is not None:
             completion["usage"] = self._usage
         return completion
@@ -411,16 +406,49 @@ def _is_json(response: httpx2.Response) -> bool:
     return content_type.endswith("json")
 
 
-def _translated_stream[T](events: Iterable[T]) -> Iterator[T]:
-    """``events`` with the SDK's failures while reading them translated; the consumer's own code runs outside."""
-    iterator = iter(events)
+def _stream_chunks(response: httpx2.Response) -> Iterator[dict[str, Any]]:
+    """The stream's chunks as JSON, up to ``data: [DONE]``; an ``error`` object among them raises."""
+    events = SSEDecoder().iter_bytes(response.iter_bytes())
     while True:
-        with _translated_errors():
-            try:
-                event = next(iterator)
-            except StopIteration:
+        with _translated_stream_errors():
+            sse = next(events, None)
+            if sse is None or sse.data.startswith("[DONE]"):
                 return
-        yield event
+            if not sse.data:
+                continue
+            data = sse.json()
+        if isinstance(data, dict) and data.get("error"):
+            raise _stream_error(data["error"])
+        if isinstance(data, dict):
+            yield data
+
+
+def _stream_error(error: Any) -> LLMError:
+    """An error object inside a stream that began 200: a server error, or what its numeric ``code`` says."""
+    error = error if isinstance(error, dict) else {"message": str(error)}
+    code = str(error.get("code") or "")
+    label = f"{code} {error.get('type') or ''}"
+    kind: ErrorKind = (
+        error_kind_for_status(int(code))
+        if code.isdigit()
+        else "rate_limited"
+        if "rate_limit" in label
+        else "server"
+    )
+    return LLMError(kind, f"OpenAI stream error: {error.get('message') or label.strip()}")
+
+
+@contextmanager
+def _translated_stream_errors() -> Iterator[None]:
+    """Failures while a stream is read: the SDK wraps the network's only while it sends a request."""
+    try:
+        yield
+    except httpx2.TimeoutException as exc:
+        raise LLMError("timeout", f"OpenAI stream timed out: {exc}") from exc
+    except httpx2.TransportError as exc:
+        raise LLMError("server", f"OpenAI stream broke off: {exc}") from exc
+    except ValueError as exc:  # a chunk that is not JSON
+        raise LLMError("invalid_response", f"OpenAI stream: {exc}") from exc
 
 
 def _usage(usage: CompletionUsage | None) -> Usage:
@@ -458,16 +486,5 @@ def _translated_errors() -> Iterator[None]:
         ) from exc
     except openai.APIResponseValidationError as exc:
         raise LLMError("invalid_response", exc.message, status_code=exc.status_code) from exc
-    except openai.APIError as exc:
-        # An `error` object in the middle of a stream that began 200 (the SDK raises it without a status).
-        code = str(exc.code or "")
-        kind = (
-            error_kind_for_status(int(code))
-            if code.isdigit()
-            else "rate_limited"
-            if "rate_limit" in f"{code} {exc.type or ''}"
-            else "server"
-        )
-        raise LLMError(kind, f"OpenAI stream error: {exc.message}", status_code=None) from exc
     except openai.OpenAIError as exc:
         raise LLMError("server", f"OpenAI SDK error: {exc}") from exc

@@ -26,7 +26,16 @@ OPERATIONS = {
     ("get", "/exercises/distribution"),
     ("get", "/exercises/distribution/{user_id}"),
 }
-SSE_FRAMES = ("StatusFrame", "ToolStartFrame", "ToolResultFrame", "KnowledgeFrame", "DoneFrame", "ErrorFrame")
+SSE_FRAMES = (
+    "StatusFrame",
+    "ToolStartFrame",
+    "ToolResultFrame",
+    "KnowledgeFrame",
+    "DoneFrame",
+    "ErrorFrame",
+    "MessagePreviewFrame",
+    "ExercisePreviewFrame",
+)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +84,8 @@ def test_chat_documents_every_error_status(schema: dict[str, Any]) -> None:
     assert responses["503"]["content"]["application/json"]["schema"]["$ref"].endswith("/ChatFailure")
     body = schema["components"]["schemas"]["ChatRequest"]
     assert body["required"] == ["message"]
-    assert set(body["properties"]) == {"message", "sessionId", "currentWorkout", "model"}
+    assert set(body["properties"]) == {"message", "sessionId", "currentWorkout", "model", "preview"}
+    assert body["properties"]["preview"]["type"] == "boolean"
 
 
 def test_body_endpoints_document_413_and_415(schema: dict[str, Any]) -> None:
@@ -87,7 +97,8 @@ def test_body_endpoints_document_413_and_415(schema: dict[str, Any]) -> None:
 
 
 def test_stream_documents_the_sse_frames(schema: dict[str, Any]) -> None:
-    """/agent/stream answers text/event-stream whose data lines are the six frames of docs/contracts.md §7.2 (SSE frames)."""
+    """/agent/stream answers text/event-stream whose data lines are the frames of docs/contracts.md §7.2 (SSE frames):
+    the six stored ones and the two previews."""
     for path, method in (("/agent/stream", "post"), ("/agent/sessions/{session_id}/events", "get")):
         content = schema["paths"][path][method]["responses"]["200"]["content"]
         refs = [item["$ref"].rsplit("/", 1)[1] for item in content["text/event-stream"]["schema"]["oneOf"]]
@@ -95,6 +106,13 @@ def test_stream_documents_the_sse_frames(schema: dict[str, Any]) -> None:
     components = schema["components"]["schemas"]
     assert components["DoneFrame"]["required"] == ["type", "sessionId"]
     assert components["ErrorFrame"]["properties"]["type"]["enum"] == ["error"]
+    assert components["MessagePreviewFrame"]["properties"]["data"]["required"] == ["tool", "call_id", "text"]
+    assert components["ExercisePreviewFrame"]["properties"]["data"]["required"] == [
+        "tool",
+        "call_id",
+        "index",
+        "exercise",
+    ]
     assert components["ToolStartFrame"]["properties"]["data"]["properties"]["status"]["enum"] == ["running"]
     assert components["ToolResultFrame"]["properties"]["status"]["enum"] == ["done", "failed"]
     assert components["StatusFrame"]["properties"]["data"]["properties"]["phase"]["enum"] == [

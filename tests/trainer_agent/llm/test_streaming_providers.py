@@ -356,3 +356,58 @@ def test_tool_input_that_is_not_json_is_an_invalid_response() -> None:
     with pytest.raises(LLMError) as raised:
         provider.stream(_request("anthropic"), on_partial=lambda partial: None)
     assert raised.value.kind == "invalid_response"
+
+
+def test_openai_calls_complete_one_after_another() -> None:
+    """Call 0 is complete once call 1 starts; both end complete with their final arguments."""
+    answer = _same_answer(("message_notify_user", MESSAGE), ("idle", {"reason": "done"}))
+    with FakeModelServer(Scripted(answer), chunk_chars=5) as fake:
+        provider = _provider("openai", fake)
+        seen: list[PartialToolCall] = []
+        streamed = provider.stream(_request("openai"), on_partial=seen.append)
+        completed = provider.complete(_request("openai"))
+
+    assert _without_duration(streamed) == _without_duration(completed)
+    assert [(p.index, p.arguments) for p in seen if p.complete] == [(0, MESSAGE), (1, {"reason": "done"})]
+    first_idle = next(i for i, p in enumerate(seen) if p.index == 1)
+    assert seen[first_idle - 1].complete and seen[first_idle - 1].index == 0
+
+
+class _StallingBody(httpx2.SyncByteStream):
+    """Some events, then the read times out (the model stopped sending)."""
+
+    def __init__(self, first: bytes) -> None:
+        self.first = first
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.first
+        raise httpx2.ReadTimeout("no event for LLM_TIMEOUT_SECONDS")
+
+
+@APIS
+def test_a_stream_that_stops_sending_is_a_timeout(api: Api) -> None:
+    """A read timeout in the middle of the stream is `timeout`, as one before the answer is."""
+    if api == "anthropic":
+        message = anthropic_message([], model="claude-haiku-4-5") | {"content": [], "stop_reason": None}
+        first = f"event: message_start\ndata: {json.dumps({'type': 'message_start', 'message': message})}\n\n"
+    else:
+        chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-mini"}
+        first = f"data: {json.dumps(chunk | {'choices': [{'index': 0, 'delta': {'role': 'assistant'}}]})}\n\n"
+    transport = ScriptedTransport(
+        lambda request: httpx2.Response(
+            200, stream=_StallingBody(first.encode()), headers={"content-type": "text/event-stream"}
+        )
+    )
+    provider: AnthropicProvider | OpenAIProvider = (
+        AnthropicProvider(
+            api_key="test",
+            http_client=transport.client(),
+            base_url="https://api.anthropic.com",
+            max_retries=0,
+        )
+        if api == "anthropic"
+        else OpenAIProvider(api_key="test", http_client=transport.client(), max_retries=0)
+    )
+    with pytest.raises(LLMError) as raised:
+        provider.stream(_request(api), on_partial=lambda partial: None)
+    assert raised.value.kind == "timeout"
