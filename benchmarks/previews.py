@@ -303,10 +303,22 @@ def of(turns: Sequence[Turn], attribute: str) -> list[float]:
 
 
 def previewed(turns: Sequence[Turn]) -> str:
+    """How many turns showed each number of exercise previews, and which exercises were not previewed."""
     counts: dict[int, int] = defaultdict(int)
+    missing: dict[int, int] = defaultdict(int)
     for turn in turns:
         counts[len(turn.cards)] += 1
-    return ", ".join(f"{cards} cards: {n}" for cards, n in sorted(counts.items(), reverse=True))
+        for index in range(EXERCISES):
+            if index not in turn.cards:
+                missing[index] += 1
+    text = ", ".join(f"{cards} cards: {n} turns" for cards, n in sorted(counts.items(), reverse=True))
+    if missing:
+        text += (
+            " (not previewed: "
+            + ", ".join(f"exercise {i + 1} in {n}" for i, n in sorted(missing.items()))
+            + ")"
+        )
+    return text
 
 
 def print_turn_table(title: str, with_previews: Sequence[Turn], without: Sequence[Turn]) -> None:
@@ -355,6 +367,8 @@ def print_turn_table(title: str, with_previews: Sequence[Turn], without: Sequenc
 
 
 def print_bursts(bursts: Sequence[Burst]) -> None:
+    if not bursts:
+        return
     print("\n### Bursts\n")
     print(
         "| burst | previews | ok | errors | wall (s) | first word p95 (ms) | card p95 (ms) | first card p95 (s) "
@@ -444,7 +458,7 @@ def main() -> None:
         "--turns", type=int, default=20, help="turns one at a time, with and without previews each"
     )
     parser.add_argument("--burst", type=int, default=50, help="concurrent turns per burst")
-    parser.add_argument("--rounds", type=int, default=2, help="pairs of bursts (previews, no previews)")
+    parser.add_argument("--rounds", type=int, default=2, help="pairs of bursts (previews, no previews); 0: none")
     parser.add_argument("--ttft", type=float, default=0.6, help="fake model: seconds to the first token")
     parser.add_argument("--tps", type=float, default=150.0, help="fake model: output tokens per second")
     parser.add_argument("--threads", type=int, default=64, help="worker threads (concurrent turns)")

@@ -15,7 +15,7 @@
   var sessionId = sessionStorage.getItem(SESSION_KEY) || null;
   var busy = false;
   var statusLines = {}; // tool name -> the status line of its running call
-  // Previews of the call the model is writing (docs/contracts.md §7.2): they are drafts until the call's
+  // Previews of the call the model is writing (docs/contracts.md §7.5): they are drafts until the call's
   // tool_result (a message) or the delivering message_notify_user (a workout) replaces them, and go with the turn.
   var previewBubbles = []; // {tool, callId, box, bubble} of messages still being written, oldest first
   var drafts = []; // {callId, card, exercises: {index: exercise}} of workouts still being written
@@ -220,7 +220,7 @@
     return card;
   }
 
-  // ---- previews (docs/contracts.md §7.2): drafts of what the model is writing ---------------------------
+  // ---- previews (docs/contracts.md §7.5): drafts of what the model is writing ---------------------------
 
   // Whether the reader is at the end of the page (within a line): then growing text keeps it there.
   function atEnd() {

@@ -1,4 +1,4 @@
-"""The demo page renders preview frames (docs/contracts.md §7.2) in a real headless Chromium.
+"""The demo page renders preview frames (docs/contracts.md §7.5) in a real headless Chromium.
 
 The page is served by the live daphne process; its `/agent/stream` answer is a stream the test writes frame by
 frame (the page's `fetch` is handed a `ReadableStream` the test feeds), so each step of a turn can be looked at:
