@@ -260,6 +260,10 @@
     }
     draft.exercises[data.index] = data.exercise;
     var card = draftCard(draft);
+    // Only the new exercise comes in with a short fade; the ones already shown stay still.
+    var position = Object.keys(draft.exercises).map(Number).sort(function (a, b) { return a - b; }).indexOf(data.index);
+    var row = card.querySelectorAll(".exercise")[position];
+    if (row) row.classList.add("fresh");
     if (draft.card) draft.card.replaceWith(card);
     else append(card);
     draft.card = card;

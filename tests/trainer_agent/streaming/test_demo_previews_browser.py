@@ -245,6 +245,9 @@ def test_words_grow_in_one_bubble_and_cards_appear_as_drafts_then_the_delivered_
 
     push(browser, exercise_preview(1))
     wait(browser, lambda d: len(draft_rows(d)) == 2, "the second draft row")
+    assert ["fresh" in str(r.get_attribute("class")) for r in draft_rows(browser)] == [False, True], (
+        "only the new exercise fades in; the one already shown stays still"
+    )
     push(browser, exercise_preview(2), *generate_workout_frames())
     wait(browser, lambda d: len(draft_rows(d)) == 3, "the third draft row")
     shots.take("three-draft-exercises")
