@@ -458,7 +458,9 @@ def main() -> None:
         "--turns", type=int, default=20, help="turns one at a time, with and without previews each"
     )
     parser.add_argument("--burst", type=int, default=50, help="concurrent turns per burst")
-    parser.add_argument("--rounds", type=int, default=2, help="pairs of bursts (previews, no previews); 0: none")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="pairs of bursts (previews, no previews); 0: none"
+    )
     parser.add_argument("--ttft", type=float, default=0.6, help="fake model: seconds to the first token")
     parser.add_argument("--tps", type=float, default=150.0, help="fake model: output tokens per second")
     parser.add_argument("--threads", type=int, default=64, help="worker threads (concurrent turns)")

@@ -366,14 +366,23 @@ def canonical_exercise(
     return out
 
 
-def preview_exercise(exercise: ExerciseFields, *, context: TrainingContext) -> dict[str, Any] | None:
+def preview_exercise(
+    exercise: ExerciseFields, *, match: CatalogMatch | None, weight_unit: str, distance_unit: str
+) -> dict[str, Any] | None:
     """An exercise of a workout the model is still writing, shaped as the workout's artifact will store it
     (docs/contracts.md §12.5) as far as it can be before the workout is checked: canonical spelling, only the
-    fields of its type, the user's units, the catalogue's slug and equipment, the dumbbell count. It has no `id`
-    yet (ids are given when the workout is stored). None for an exercise type the tools do not know."""
+    fields of its type, the user's units, the catalogue's slug (`match`, the catalogue's entry for its name) and
+    equipment, the dumbbell count. It has no `id` yet (ids are given when the workout is stored). None for an
+    exercise type the tools do not know."""
     if exercise.exercise_type not in EXERCISE_TYPES:
         return None
-    match = find_catalog_match(exercise.exercise_name) if exercise.exercise_name else None
+    # canonical_exercise reads only the units of the context; the user's other facts are for the checks.
+    units = TrainingContext(
+        weight_unit=weight_unit,
+        distance_unit=distance_unit,
+        location_name=None,
+        available_equipment=frozenset(),
+    )
     order = getattr(exercise, "order", None)
     shaped = canonical_exercise(
         exercise,
@@ -381,7 +390,7 @@ def preview_exercise(exercise: ExerciseFields, *, context: TrainingContext) -> d
         order=order if isinstance(order, int) else 0,
         match=match,
         equipment=effective_equipment(exercise, match),
-        context=context,
+        context=units,
     )
     del shaped["id"]
     if not isinstance(order, int):

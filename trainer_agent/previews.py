@@ -37,6 +37,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from django.conf import settings
@@ -44,11 +45,12 @@ from django.core.cache import cache as django_cache
 from django.db import connection
 from pydantic import BaseModel, ValidationError
 
+from datasources_app.selectors import get_settings
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType
 from tools_app.registry import UnknownToolError, get_tool, normalise_arguments
 from tools_app.workout_schema import ExerciseFields
 from tools_app.workout_tools import preview_exercise
-from tools_app.workout_validation import TrainingContext, load_training_context
+from tools_app.workout_validation import CatalogMatch, find_catalog_match
 from trainer_agent.llm.types import PartialToolCall
 
 logger = logging.getLogger(__name__)
@@ -187,7 +189,7 @@ class PreviewPublisher:
         self._cards_published = 0
         self._examined = 0  # exercises looked at (previewed, or not valid on their own)
         self._last_publication = -math.inf
-        self._context: TrainingContext | None = None
+        self._units: tuple[str, str] | None = None  # the user's (weight, distance) units, read once per call
 
     def __call__(self, partial: PartialToolCall) -> None:
         try:
@@ -240,9 +242,16 @@ class PreviewPublisher:
             model = where.model.model_validate(item, extra="forbid")
         except ValidationError:
             return None
-        if self._context is None:
-            self._context = load_training_context(user_id=self.user_id)
-        return preview_exercise(model, context=self._context)
+        if self._units is None:
+            user_settings = get_settings(user_id=self.user_id)
+            self._units = (user_settings.weight_unit, user_settings.distance_unit)
+        weight_unit, distance_unit = self._units
+        return preview_exercise(
+            model,
+            match=catalog_match(model.exercise_name),
+            weight_unit=weight_unit,
+            distance_unit=distance_unit,
+        )
 
     def _pending(self) -> bool:
         return self._text != self._text_published or len(self._cards) > self._cards_published
@@ -267,6 +276,13 @@ class PreviewPublisher:
                 state=state,
             )
         )
+
+
+@lru_cache(maxsize=2048)
+def catalog_match(name: str) -> CatalogMatch | None:
+    """The catalogue's entry for an exercise name, remembered by the process: a preview costs the worker no
+    catalogue query for a name it has seen (the catalogue changes only with a deployment's data migration)."""
+    return find_catalog_match(name) if name else None
 
 
 def publisher_for(*, turn: AgentTurn, request_sequence: int) -> PreviewPublisher:

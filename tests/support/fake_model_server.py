@@ -253,6 +253,7 @@ def _exercise(
     load: float | None,
     rest: int,
     reasoning: str,
+    notes: str,
 ) -> dict[str, Any]:
     exercise: dict[str, Any] = {
         "exercise_name": name,
@@ -264,6 +265,7 @@ def _exercise(
         "sets": sets,
         "reps": [reps] * sets,
         "rest_sec": rest,
+        "notes": notes,
     }
     if load is not None:
         exercise |= {"load_each": [load] * sets, "load_unit": "kg"}
@@ -283,6 +285,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=20,
         rest=90,
         reasoning="Main press first while you are fresh: chest is one of your priority muscles this week.",
+        notes="Feet flat, shoulder blades pinched together; lower for two seconds and press up and slightly in.",
     ),
     _exercise(
         "Bent-Over Dumbbell Row",
@@ -294,6 +297,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=20,
         rest=90,
         reasoning="Balances the pressing with a heavy pull; back has the largest share of your muscle goals.",
+        notes="Hinge until your torso is almost parallel to the floor, brace, and pull the elbows towards your hips.",
     ),
     _exercise(
         "Dumbbell Romanian Deadlift",
@@ -305,6 +309,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=22.5,
         rest=90,
         reasoning="A hip hinge trains hamstrings and glutes hard without deep knee bending, so it suits your knee.",
+        notes="Soft knees, push the hips back and keep the dumbbells close to your legs; stop when the back wants to round.",
     ),
     _exercise(
         "Dumbbell Shoulder Press",
@@ -316,6 +321,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=12.5,
         rest=75,
         reasoning="Overhead work for the shoulders, seated on the bench to keep the lower back out of it.",
+        notes="Ribs down and glutes tight; press straight up without arching and lower to ear height under control.",
     ),
     _exercise(
         "Glute Bridge",
@@ -327,6 +333,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=None,
         rest=45,
         reasoning="Knee-friendly glute work with a long squeeze at the top of every rep to finish the legs.",
+        notes="Heels close to the hips, push through the heels and hold the top for two seconds without arching the back.",
     ),
     _exercise(
         "Hammer Curl",
@@ -338,6 +345,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=12.5,
         rest=60,
         reasoning="Arm work to finish the pulling; the neutral grip is easy on the elbows and wrists.",
+        notes="Elbows pinned to your sides, palms facing each other; no swinging, lower slowly for three seconds.",
     ),
     _exercise(
         "Dumbbell Lateral Raise",
@@ -349,6 +357,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=7.5,
         rest=60,
         reasoning="Light raises for the side of the shoulders; stop each set two reps short of failure.",
+        notes="Lead with the elbows, raise to shoulder height with a slight bend in the arms, and pause at the top.",
     ),
     _exercise(
         "Dumbbell Triceps Kickback",
@@ -360,6 +369,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=7.5,
         rest=60,
         reasoning="Isolation for the triceps after the presses, with a pause at full extension.",
+        notes="Hinge forward with the upper arm parallel to the floor; only the forearm moves, squeeze at lockout.",
     ),
     _exercise(
         "Dead Bug",
@@ -371,6 +381,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=None,
         rest=45,
         reasoning="Core stability with the lower back pressed into the floor; slow and controlled.",
+        notes="Press the lower back into the floor and breathe out as the opposite arm and leg reach away from each other.",
     ),
     _exercise(
         "Dumbbell Calf Raise",
@@ -382,6 +393,7 @@ HOME_EXERCISES: tuple[dict[str, Any], ...] = (
         load=20,
         rest=45,
         reasoning="Calves finish the session; a full stretch at the bottom of every rep.",
+        notes="Stand on a step if you have one; rise onto the balls of the feet, pause, then lower into a full stretch.",
     ),
 )
 # Sources a workout needs (the initializer's rules in trainer_agent/initializer.py), with their days_back.

@@ -285,10 +285,11 @@ class MessageAccumulator:
         if self._message is None:
             raise LLMError("invalid_response", f"Anthropic stream: {kind} before message_start")
         if kind == "content_block_start":
-            block = dict(event["content_block"])
+            block = dict(event.get("content_block") or {})
             self._message["content"].append(block)
             if block.get("type") == "tool_use":
-                self._positions[event["index"]] = position = len(self._positions)
+                index = len(self._message["content"]) - 1
+                self._positions[index] = position = len(self._positions)
                 self._calls.start(position, call_id=str(block.get("id", "")), name=str(block.get("name", "")))
         elif kind == "content_block_delta":
             index, delta = self._index(event), event.get("delta") or {}
@@ -355,6 +356,10 @@ def _stream_events(response: httpx2.Response) -> Iterator[dict[str, Any]]:
             if sse.event == "ping" or not sse.data:
                 continue
             data = sse.json()
+        if not isinstance(data, dict):
+            raise LLMError(
+                "invalid_response", f"Anthropic stream: an event that is not an object: {sse.data[:200]!r}"
+            )
         if sse.event == "error" or data.get("type") == "error":
             raise _stream_error(data)
         yield data

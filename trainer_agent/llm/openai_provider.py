@@ -306,6 +306,7 @@ class ChatCompletionAccumulator:
                 "id": chunk.get("id", ""),
                 "object": "chat.completion",
                 "created": chunk.get("created", 0),
+                "model": "",
             }
         if chunk.get("model"):
             self._head["model"] = chunk["model"]
@@ -341,7 +342,7 @@ class ChatCompletionAccumulator:
             call["id"] = piece.get("id") or call["id"]
             call["type"] = piece.get("type") or call["type"]
             call["function"]["name"] += function.get("name") or ""
-            if index not in self._calls and call["id"] and call["function"]["name"]:
+            if index not in self._calls and call["function"]["name"]:
                 self._calls.start(index, call_id=call["id"], name=call["function"]["name"])
             if function.get("arguments"):
                 call["function"]["arguments"] += function["arguments"]
