@@ -15,6 +15,11 @@
   var sessionId = sessionStorage.getItem(SESSION_KEY) || null;
   var busy = false;
   var statusLines = {}; // tool name -> the status line of its running call
+  // Previews of the call the model is writing (docs/contracts.md §7.5): they are drafts until the call's
+  // tool_result (a message) or the delivering message_notify_user (a workout) replaces them, and go with the turn.
+  var previewBubbles = []; // {tool, callId, box, bubble} of messages still being written, oldest first
+  var drafts = []; // {callId, card, exercises: {index: exercise}} of workouts still being written
+  var settled = {}; // call ids whose final frames have been shown: a late preview of them is ignored
 
   // ---- small DOM helpers -------------------------------------------------------------------------
 
@@ -152,16 +157,39 @@
 
   function workoutCard(artifact) {
     var payload = artifact.payload || {};
-    var exercises = (payload.exercises || []).slice().sort(function (a, b) { return (a.order || 0) - (b.order || 0); });
-    var summary = artifact.summary || payload.summary || {};
-    var card = el("section", "card workout-card");
+    var card = buildCard(
+      artifact.title || payload.title || "Your workout",
+      (payload.exercises || []).slice().sort(function (a, b) { return (a.order || 0) - (b.order || 0); }),
+      artifact.summary || payload.summary || {}
+    );
     card.dataset.artifactId = artifact.artifact_id || "";
+    return card;
+  }
 
+  // The card of a workout the model is still writing: the exercises finished so far (by their index in the
+  // tool input), in the final card's layout, marked as a draft.
+  function draftCard(draft) {
+    var exercises = Object.keys(draft.exercises)
+      .map(Number)
+      .sort(function (a, b) { return a - b; })
+      .map(function (index) {
+        var ex = draft.exercises[index];
+        return ex.order ? ex : Object.assign({}, ex, { order: index + 1 });
+      });
+    var card = buildCard("Your workout", exercises, {}, true);
+    card.dataset.callId = draft.callId;
+    return card;
+  }
+
+  function buildCard(titleText, exercises, summary, draft) {
+    var card = el("section", "card workout-card" + (draft ? " draft" : ""));
     var head = card.appendChild(el("div", "card-head"));
-    head.appendChild(el("h3", null, artifact.title || payload.title || "Your workout"));
+    var title = head.appendChild(el("h3", null, titleText));
+    if (draft) title.appendChild(el("span", "draft-tag", "Draft"));
     var meta = [];
     if (summary.estimated_duration_min) meta.push("~" + summary.estimated_duration_min + " min");
-    meta.push(exercises.length + (exercises.length === 1 ? " exercise" : " exercises"));
+    var count = exercises.length + (exercises.length === 1 ? " exercise" : " exercises");
+    meta.push(draft ? "writing… " + count + " so far" : count);
     head.appendChild(el("span", "card-meta", meta.join(" · ")));
 
     var tags = el("div", "card-tags");
@@ -189,7 +217,95 @@
       if (m) item.appendChild(el("div", "ex-muscles", m));
       if (ex.notes) item.appendChild(el("div", "ex-notes", ex.notes));
     });
-    return append(card);
+    return card;
+  }
+
+  // ---- previews (docs/contracts.md §7.5): drafts of what the model is writing ---------------------------
+
+  // Whether the reader is at the end of the page (within a line): then growing text keeps it there.
+  function atEnd() {
+    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+  }
+
+  function messagePreview(data) {
+    if (!data.call_id || settled[data.call_id]) return;
+    var follow = atEnd();
+    var preview = previewBubbles.find(function (p) { return p.callId === data.call_id; });
+    if (!preview) {
+      var bubble = el("div", "bubble coach streaming");
+      var box = bubble;
+      if (data.tool === "message_ask_user") {  // the question's box, so its options join it at the end
+        box = el("div", "question");
+        box.appendChild(bubble);
+      }
+      preview = { tool: data.tool, callId: data.call_id, box: append(box), bubble: bubble };
+      previewBubbles.push(preview);
+    }
+    // The whole text so far, shown as the final bubble will show it; a "**" not yet closed waits for its end.
+    var text = String(data.text || "");
+    var parts = text.split("**");
+    if (parts.length % 2 === 0) text = parts.slice(0, -1).join("**") + parts[parts.length - 1];
+    preview.bubble.replaceChildren();
+    richText(preview.bubble, text);
+    if (follow) scrollToEnd();
+  }
+
+  function exercisePreview(data) {
+    if (!data.call_id || settled[data.call_id] || !data.exercise || typeof data.index !== "number") return;
+    var follow = atEnd();
+    var draft = drafts.find(function (d) { return d.callId === data.call_id; });
+    if (!draft) {
+      draft = { callId: data.call_id, card: null, exercises: {} };
+      drafts.push(draft);
+    }
+    draft.exercises[data.index] = data.exercise;
+    var card = draftCard(draft);
+    // Only the new exercise comes in with a short fade; the ones already shown stay still.
+    var position = Object.keys(draft.exercises).map(Number).sort(function (a, b) { return a - b; }).indexOf(data.index);
+    var row = card.querySelectorAll(".exercise")[position];
+    if (row) row.classList.add("fresh");
+    if (draft.card) draft.card.replaceWith(card);
+    else append(card);
+    draft.card = card;
+    if (follow) scrollToEnd();
+  }
+
+  // The preview bubble of this tool's call, once its tool_result arrives (one call runs at a time: the oldest).
+  function takePreviewBubble(tool) {
+    var index = previewBubbles.findIndex(function (p) { return p.tool === tool; });
+    if (index < 0) return null;
+    var preview = previewBubbles.splice(index, 1)[0];
+    settled[preview.callId] = true;
+    return preview;
+  }
+
+  // The final card takes the place of the newest draft; older drafts (calls the model corrected) go.
+  function placeWorkout(artifact) {
+    var card = workoutCard(artifact);
+    var newest = drafts.pop();
+    if (newest && newest.card) newest.card.replaceWith(card);
+    else append(card);
+    if (newest) settled[newest.callId] = true;
+    dropDrafts();
+    return card;
+  }
+
+  function dropDrafts() {
+    drafts.forEach(function (d) {
+      settled[d.callId] = true;
+      if (d.card) d.card.remove();
+    });
+    drafts = [];
+  }
+
+  // A turn's end: whatever is still a draft was never delivered.
+  function dropPreviews() {
+    previewBubbles.forEach(function (p) {
+      settled[p.callId] = true;
+      p.box.remove();
+    });
+    previewBubbles = [];
+    dropDrafts();
   }
 
   // ---- frames (docs/contracts.md §7.2 (SSE frames)) --------------------------------------------------------------------
@@ -214,7 +330,12 @@
           line(kind, data.message);
         }
       }
+    } else if (type === "message_preview") {
+      messagePreview(frame.data || {});
+    } else if (type === "exercise_preview") {
+      exercisePreview(frame.data || {});
     } else if (type === "done") {
+      dropPreviews();
       // Lines still running (the turn's own "Message received") end with the turn.
       Object.keys(statusLines).forEach(function (tool) {
         statusLines[tool].className = "line done";
@@ -222,6 +343,7 @@
       });
       setSession(frame.sessionId);
     } else if (type === "error") {
+      dropPreviews();
       line("error", frame.message || "Something went wrong.");
     } else if (Object.prototype.hasOwnProperty.call(frame, "formatted")) {
       toolResult(frame);
@@ -231,14 +353,30 @@
 
   function toolResult(frame) {
     var data = frame.data || {};
+    var preview = frame.type === "message_notify_user" || frame.type === "message_ask_user"
+      ? takePreviewBubble(frame.type) : null;
     // A failed call is the coach's to correct (its status line says "Adjusting..."); its error is for the admin.
-    if (frame.status === "failed") return;
+    // What the model wrote for it was never delivered: its drafts go.
+    if (frame.status === "failed") {
+      if (preview) preview.box.remove();
+      if (frame.type === "generate_workout") dropDrafts();
+      return;
+    }
     if (frame.type === "message_notify_user") {
-      if (data.message) append(richText(el("div", "bubble coach"), data.message));
-      if (frame.artifact && frame.artifact.payload) workoutCard(frame.artifact);
+      // The bubble the words were written in becomes the message (no second bubble).
+      if (preview && !data.message) preview.box.remove();
+      else if (preview) finishBubble(preview.bubble, data.message);
+      else if (data.message) append(richText(el("div", "bubble coach"), data.message));
+      if (frame.artifact && frame.artifact.payload) placeWorkout(frame.artifact);
     } else if (frame.type === "message_ask_user") {
-      var box = append(el("div", "question"));
-      box.appendChild(richText(el("div", "bubble coach"), data.question));
+      var box;
+      if (preview) {
+        box = preview.box;
+        finishBubble(preview.bubble, data.question);
+      } else {
+        box = append(el("div", "question"));
+        box.appendChild(richText(el("div", "bubble coach"), data.question));
+      }
       var options = box.appendChild(el("div", "options"));
       (data.options || []).forEach(function (option) {
         var button = options.appendChild(el("button", "chip option", option));
@@ -248,6 +386,12 @@
       });
       scrollToEnd();
     }
+  }
+
+  function finishBubble(bubble, text) {
+    bubble.classList.remove("streaming");
+    bubble.replaceChildren();
+    richText(bubble, text);
   }
 
   // A chip answers the question as if its text had been typed and sent; the question is then closed.
@@ -331,6 +475,9 @@
     append(el("div", "bubble user", text));
     thinking = line("thinking", "Thinking…");
     statusLines = {};
+    previewBubbles = [];
+    drafts = [];
+    settled = {};
     var body = { message: text, model: modelSelect.value };
     if (sessionId) body.sessionId = sessionId;
     try {
@@ -338,6 +485,7 @@
     } catch (error) {
       line("error", error.message || String(error));
     } finally {
+      dropPreviews(); // a stream that ended without its terminal frame delivered none of them
       clearThinking();
       setBusy(false);
       input.focus({ preventScroll: true });
