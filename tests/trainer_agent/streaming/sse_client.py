@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 READ_TIMEOUT_S = 30.0
+# Frames of a model call while it streams (docs/contracts.md §7.5): never stored, so never replayed.
+PREVIEW_TYPES = frozenset({"message_preview", "exercise_preview"})
 
 
 @dataclass
@@ -136,3 +138,8 @@ def post_turn(base_url: str, token: str | None, body: Any, **kwargs: Any) -> SSE
 def follow_session(base_url: str, token: str, session_id: str, last_event_id: str | None = None) -> SSEStream:
     headers = {"Last-Event-ID": last_event_id} if last_event_id is not None else {}
     return open_stream(base_url, f"/agent/sessions/{session_id}/events", token=token, headers=headers)
+
+
+def stored_frames(events: list[SSEEvent]) -> list[SSEEvent]:
+    """The frames of stored events: what a client that ignores previews sees, and what a replay sends."""
+    return [event for event in events if event.json().get("type") not in PREVIEW_TYPES]

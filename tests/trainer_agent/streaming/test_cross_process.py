@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from tests.support.live_server import DaphneServer, LiveScripts, mint_test_token
-from tests.trainer_agent.streaming.sse_client import follow_session, post_turn
+from tests.trainer_agent.streaming.sse_client import follow_session, post_turn, stored_frames
 
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
 
@@ -34,7 +34,8 @@ def test_a_follower_on_another_process_receives_the_turn_live(
 
     for step in (1, 2, 3):
         live_scripts.open_gate(user_id, step)
-    on_a = [(e.id, e.json()) for e in [first, *turn.read_frames_until_done()]]
+    # Previews go to the admitting stream only; the follower on B reads the stored frames (§7.5).
+    on_a = [(e.id, e.json()) for e in stored_frames([first, *turn.read_frames_until_done()])]
     turn.close()
     on_b = [(first.id, first.json())]
     for event in on_b_frames:

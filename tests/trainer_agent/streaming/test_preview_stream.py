@@ -22,6 +22,7 @@ from pytest_django import Settings
 from datasources_app.demo import DEMO_USER_ID
 from datasources_app.services import seed_demo_user
 from tests.trainer_agent.api.support import JWT_SECRET, ApiUser, make_user
+from tests.trainer_agent.streaming.sse_client import PREVIEW_TYPES
 from trainer_agent.auth import mint_token
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
@@ -30,7 +31,6 @@ from trainer_agent.llm.types import LLMRequest, LLMResponse, PartialCallback
 pytestmark = pytest.mark.django_db
 
 STREAM = "/agent/stream"
-PREVIEW_TYPES = {"message_preview", "exercise_preview"}
 # Bodyweight exercises: valid for a user with no location, so a scripted workout is stored for anyone.
 BODYWEIGHT = [
     {

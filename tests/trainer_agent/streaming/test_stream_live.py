@@ -18,6 +18,7 @@ from tests.trainer_agent.streaming.sse_client import (
     follow_session,
     open_stream,
     post_turn,
+    stored_frames,
 )
 
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
@@ -133,7 +134,7 @@ def test_frames_arrive_in_order_with_the_seed_shapes(live_server_process: Daphne
     assert stream.headers["x-accel-buffering"] == "no"
     assert "content-encoding" not in stream.headers
     session_id = stream.headers["x-session-id"]
-    events = drain(stream)
+    events = stored_frames(drain(stream))  # a client that ignores previews (§7.5) sees today's frames
     frames = [event.json() for event in events]
 
     assert events[0].id == "0", "the first frame is the projection of the session's first event"
@@ -330,7 +331,7 @@ def test_events_endpoint_replays_everything_from_zero(
         live_server_process.base_url, token, {"message": "Quick chest workout", "model": "scripted-workout"}
     )
     session_id = stream.headers["x-session-id"]
-    original = drain(stream)
+    original = stored_frames(drain(stream))  # previews are not stored, so a replay has none
 
     replayed = replay(live_server_process.base_url, token, session_id)
     assert [(e.id, e.json()) for e in replayed] == [(e.id, e.json()) for e in original]
