@@ -33,7 +33,7 @@ from tools_app.formatting import confirmation
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import conversion_note, distance_in, loads_in
-from tools_app.workout_schema import GoalShare, MuscleShare
+from datasources_app.workouts import GoalShare, MuscleShare
 from tools_app.workout_tools import find_exercise, load_current_workout, workout_exercises
 
 # Older exercise-type names, mapped onto the four types of docs/contracts.md §12.2 (exercise types).

@@ -29,7 +29,7 @@ from datasources_app.sources import units_for
 from tools_app.formatting import confirmation, shorten
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_schema import canonical_equipment
+from datasources_app.workouts import canonical_equipment
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 

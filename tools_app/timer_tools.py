@@ -29,7 +29,7 @@ from datasources_app.formatters import number
 from tools_app.logging_tools import exercise_type_from_any, per_set_values
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_schema import Exercise, ExerciseGroup
+from datasources_app.workouts import Exercise, ExerciseGroup
 from tools_app.workout_tools import find_exercise, load_current_workout, new_artifact_id, workout_exercises
 
 TIMER_ARTIFACT_TYPE = "timer"

@@ -44,7 +44,7 @@ from tools_app.workout_coaching import (
     prescribe,
     recent_training_warnings,
 )
-from tools_app.workout_schema import (
+from datasources_app.workouts import (
     ARTIFACT_SCHEMA_VERSION,
     ARTIFACT_TYPE,
     CompletedExercise,

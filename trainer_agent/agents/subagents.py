@@ -32,7 +32,7 @@ from tools_app.plan_builder import (
     default_deload_weeks,
     week_dates,
 )
-from tools_app.workout_schema import Workout
+from datasources_app.workouts import Workout
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent import tracing
 from trainer_agent.agents import offline_subagents

@@ -20,7 +20,7 @@ from tests.coaching.week.conftest import Coached, prepared, request_input, slugs
 from tests.coaching.week.test_week_guardrails import PLAN, barbell_squat, good
 from tools_app.registry import execute_tool
 from tools_app.types import ToolContext
-from tools_app.workout_schema import Workout
+from datasources_app.workouts import Workout
 from tools_app.workout_validation import validate_workout
 from trainer_agent.agents.offline_subagents import microcycle
 from trainer_agent.frames import frame_kind, turn_frames
