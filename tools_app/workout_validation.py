@@ -64,7 +64,6 @@ from datasources_app.workouts import (
 )
 
 
-
 @dataclass(frozen=True)
 class CatalogMatch:
     """What the exercise catalogue knows about an exercise named in a workout."""

@@ -140,10 +140,10 @@ def test_formatted_result_lists_exercises_and_demands_delivery(trainee: Trainee)
     artifact_id = result.data["artifact_id"]
     exercise_id = result.artifact["payload"]["exercises"][0]["id"]  # type: ignore[index]
     assert (
-        f"{exercise_id}: Dumbbell Bench Press (reps) [order: 1] - 3x[10,10,8] @ 20/20/22.5kg each hand"
+        f"{exercise_id}: Dumbbell Bench Press (reps) [order: 1] - 3×10/10/8 @ 20/20/22.5kg each hand"
         in result.raw_formatted
     )
-    assert "Plank (hold) [order: 3] - 3x[30,45,60] sec holds" in result.raw_formatted
+    assert "Plank (hold) [order: 3] - 3×30/45/60s" in result.raw_formatted
     assert result.raw_formatted.endswith(
         f"IMPORTANT: You MUST now call message_notify_user with artifact_id={artifact_id} to deliver this workout."
     )
