@@ -568,6 +568,22 @@ def exercise_rest(exercise: StoredExercise | Mapping[str, Any]) -> str:
     return f"{typed.rest_sec}s" if typed.exercise_type in ("reps", "hold") else ""
 
 
+def exercise_card_text(exercise: StoredExercise | Mapping[str, Any]) -> str:
+    """The whole prescription on one line: "3×10 @ 20kg each hand · rest 90s", "3×10 · bodyweight · rest 60s",
+    "12 @ 25kg" (a circuit member): the workout tools' exercise lines and the demo page's cards (`chat.js`
+    mirrors this rule; a test runs both on the same exercises)."""
+    typed = workout_exercise(exercise)
+    if typed is None:
+        return ""
+    parts = [exercise_prescription(typed)]
+    if typed.exercise_type == "reps" and not any(typed.load_each or ()):
+        parts.append("bodyweight")
+    rest = exercise_rest(typed)
+    if rest:
+        parts.append(f"rest {rest}")
+    return " · ".join(part for part in parts if part)
+
+
 def group_header(group: Mapping[str, Any]) -> str:
     """ "circuit c1, 3 rounds, rest 60s between rounds": a group as its first exercise introduces it."""
     text = f"{group.get('type')} {group.get('id')}"

@@ -514,11 +514,9 @@ def _numbers(values: Iterable[Any]) -> str:
 
 
 def describe_exercise(exercise: StoredExercise) -> str:
-    """One line, e.g. 'ex_7f8a9b: Barbell Bench Press (reps) [order: 1] - 4×10/10/8/6 @ 60kg' (the
-    prescription as every surface reads it, `formatters.exercise_prescription`)."""
-    detail = formatters.exercise_prescription(exercise)
-    if exercise.exercise_type == "reps" and not exercise.load_each:
-        detail += " bodyweight"
+    """One line, e.g. 'ex_7f8a9b: Barbell Bench Press (reps) [order: 1] - 4×10/10/8/6 @ 60kg · rest 120s'
+    (the prescription as every surface reads it, `formatters.exercise_card_text`)."""
+    detail = formatters.exercise_card_text(exercise)
     line = (
         f"{exercise.id}: {exercise.exercise_name} ({exercise.exercise_type}) "
         f"[order: {exercise.order}] - {detail}"
