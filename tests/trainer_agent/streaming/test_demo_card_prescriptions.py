@@ -87,8 +87,20 @@ CASES: list[dict[str, Any]] = [
         "target_pace": "9:30/mi",
     },
     {"exercise_type": "intervals", "rounds": 8, "work_sec": 20, "rest_sec": 10},
-    {"exercise_type": "intervals", "rounds": 1, "work_sec": 40, "rest_sec": 20, "group": {"id": "c1", "type": "circuit", "position": 1, "rounds": 3}},
-    {"exercise_type": "hold", "sets": 1, "hold_sec": [30], "rest_sec": 15, "group": {"id": "s1", "type": "superset", "position": 2}},
+    {
+        "exercise_type": "intervals",
+        "rounds": 1,
+        "work_sec": 40,
+        "rest_sec": 20,
+        "group": {"id": "c1", "type": "circuit", "position": 1, "rounds": 3},
+    },
+    {
+        "exercise_type": "hold",
+        "sets": 1,
+        "hold_sec": [30],
+        "rest_sec": 15,
+        "group": {"id": "s1", "type": "superset", "position": 2},
+    },
     thrust(sets=2, reps=[10, 10], load_each=[25, 25], group={"type": "warmup", "id": "w1", "position": 1}),
 ]
 
