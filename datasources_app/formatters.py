@@ -524,7 +524,7 @@ def exercise_prescription(exercise: StoredExercise | Mapping[str, Any], units: U
     "3×45s", "30min 5km @ 5:30/km", "8×20s/10s"; a circuit/superset member, done once per round, without its
     "1×" ("10 @ 20kg") and, for intervals, its rest.
 
-    The one rendering of a prescription (docs/contracts.md §12.1 "How an exercise reads"): the model's context
+    The one rendering of a prescription (docs/architecture.md "One rendering"): the model's context
     and tool results, the session admin and, mirrored rule for rule, the demo page's `chat.js`. Without `units`
     the exercise's own units."""
     typed = workout_exercise(exercise)

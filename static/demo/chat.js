@@ -92,7 +92,7 @@
   // ---- workout cards -----------------------------------------------------------------------------
 
   // How an exercise reads: the rule of datasources_app.formatters (exercise_prescription, exercise_rest and
-  // exercise_card_text, docs/contracts.md §12.1 "How an exercise reads"), mirrored step for step;
+  // exercise_card_text, docs/architecture.md "One rendering"), mirrored step for step;
   // tests/trainer_agent/streaming/test_demo_card_prescriptions.py runs both on the same exercises.
 
   // At most one decimal, no trailing ".0" (formatters.number).

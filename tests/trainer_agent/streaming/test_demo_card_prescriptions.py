@@ -1,5 +1,5 @@
 """The demo page's workout card (static/demo/chat.js) says a prescription as the server does, by the one rule of
-`datasources_app.formatters.exercise_card_text` (docs/contracts.md §12.1 "How an exercise reads"): "each hand"
+`datasources_app.formatters.exercise_card_text` (docs/architecture.md "One rendering"): "each hand"
 only for a pair (`implements: 2`), a circuit member without its sets or rest. chat.js's own functions run in
 Node (no browser needed); skipped where Node is not installed."""
 
