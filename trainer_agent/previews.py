@@ -46,9 +46,9 @@ from django.db import connection
 from pydantic import BaseModel, ValidationError
 
 from datasources_app.selectors import get_settings
+from datasources_app.workouts import ExerciseFields
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType
 from tools_app.registry import UnknownToolError, get_tool, normalise_arguments
-from tools_app.workout_schema import ExerciseFields
 from tools_app.workout_tools import preview_exercise
 from tools_app.workout_validation import CatalogMatch, find_catalog_match
 from trainer_agent.llm.types import PartialToolCall

@@ -23,6 +23,7 @@ from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from datasources_app import selectors
+from datasources_app.workouts import Workout
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from tools_app.plan_builder import (
     MAX_WEEKS,
@@ -32,7 +33,6 @@ from tools_app.plan_builder import (
     default_deload_weeks,
     week_dates,
 )
-from tools_app.workout_schema import Workout
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent import tracing
 from trainer_agent.agents import offline_subagents
