@@ -4,6 +4,7 @@ store exactly the JSON the dict writers stored; the trainer purpose defaults in 
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from sessions_app.events import (
     ErrorData,
     KnowledgeData,
     SubagentRequest,
+    Tokens,
     ToolCallData,
     TrainerRequest,
     TrainerResponse,
@@ -24,8 +26,7 @@ from sessions_app.events import (
     trainer_purpose_q,
 )
 from sessions_app.models import AgentSessionEvent, EventType
-from sessions_app.services import NewEvent, append_event
-from tests.sessions_app.factories import AgentSessionFactory
+from sessions_app.services import NewEvent, append_event, create_session
 
 # A copy of events stored before the models existed: every trainer, initializer and sub-agent request and
 # response shape, tool calls and results (with and without status, artifact and artifact_id), knowledge,
@@ -54,13 +55,14 @@ def test_the_stored_copy_covers_every_event_type() -> None:
 @pytest.mark.django_db
 def test_a_model_is_stored_as_the_json_its_writer_stored_as_a_dict() -> None:
     """The writer takes the model and stores its fields in the order they were given, nothing added."""
-    session = AgentSessionFactory()
+    session = create_session(user_id=uuid.uuid4())
     written = {
         "message": "Max iterations (10) reached",
         "context": "agent_loop",
         "stack": None,
     }
-    stored = append_event(session=session, event_type=EventType.ERROR, data=ErrorData(**written))
+    data = ErrorData(message="Max iterations (10) reached", context="agent_loop", stack=None)
+    stored = append_event(session=session, event_type=EventType.ERROR, data=data)
     stored.refresh_from_db()
     assert json.dumps(stored.data) == json.dumps(written)
     knowledge = KnowledgeData(source="current_workout_session", params={}, data="text")
@@ -98,10 +100,10 @@ def test_data_outside_the_contract_is_refused(event_type: str, data: dict[str, A
 
 def test_values_are_never_converted() -> None:
     """Strict models: an int cost stays an int, and a string count is refused rather than converted."""
-    tokens = {"prompt": 1, "completion": 1, "cached": 0, "cache_write": 0, "total": 2}
+    tokens = Tokens(prompt=1, completion=1, cached=0, cache_write=0, total=2)
     response = TrainerResponse(
         model="m", raw_response={}, text="", stop_reason=None, tokens=tokens, cost_cents=0
-    )  # type: ignore[arg-type]
+    )
     assert response.to_data()["cost_cents"] == 0 and isinstance(response.to_data()["cost_cents"], int)
     with pytest.raises(ValidationError):
         ToolCallData.model_validate({"tool_name": "idle", "arguments": {}, "call_id": 7})
@@ -129,7 +131,7 @@ def test_the_trainer_purpose_is_the_default() -> None:
 @pytest.mark.django_db
 def test_the_trainer_filter_matches_the_default() -> None:
     """`trainer_purpose_q` selects the events `is_trainer` accepts, those naming no purpose included."""
-    session = AgentSessionFactory()
+    session = create_session(user_id=uuid.uuid4())
     datas = [
         {"model": "a"},
         {"model": "b", "purpose": "trainer"},

@@ -126,7 +126,8 @@ def test_rows_without_the_contract_shape_read_as_empty_values() -> None:
         ]
     )
     assert transcript.calls[0].arguments == {} and transcript.calls[0].tool_name == ""
-    assert transcript.actions()[0].result is not None and transcript.actions()[0].result.result == {}
+    ran = transcript.actions()[0].result
+    assert ran is not None and ran.result == {}
 
 
 def test_without_history_only_the_latest_answer_is_kept() -> None:
