@@ -66,25 +66,20 @@ class EventData(BaseModel):
         return instance
 
     def to_data(self) -> dict[str, Any]:
+        values = self.__dict__  # the fields (pydantic keeps them here)
         extra = self.__pydantic_extra__ or {}
         out: dict[str, Any] = {}
-        order = self._order or tuple(self.model_fields_set)
-        for key in order:
-            if key in type(self).model_fields:
-                out[key] = _plain(getattr(self, key))
+        for key in self._order or tuple(self.model_fields_set):
+            if key in values:
+                out[key] = _plain(values[key])
             elif key in extra:
                 out[key] = _plain(extra[key])
         return out
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, EventData):
-        return value.to_data()
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    return value
+    # Nested models are fields of their own (Tokens, ToolOutput, ToolStatus), never inside a dict or list field.
+    return value.to_data() if isinstance(value, EventData) else value
 
 
 class UserMessage(EventData):
