@@ -47,6 +47,7 @@ from sessions_app.dashboards import (
     tool_usage,
     user_days,
 )
+from sessions_app.events import is_trainer, purpose_of
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, AgentTurn, EventType
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ def _describe(event_type: str, data: dict[str, Any], duration_ms: int | None) ->
     """The console's one-line description; LLM responses leave tokens and cost to their own columns."""
     if event_type != EventType.LLM_RESPONSE:
         return admin_registry.describe_event(event_type, data, duration_ms)
-    purpose = f" ({data['purpose']})" if data.get("purpose") not in (None, "trainer") else ""
+    purpose = "" if is_trainer(data) else f" ({purpose_of(data)})"
     text = " ".join(str(data.get("text") or "").split())
     detail = (
         f"“{text[:80]}…”"

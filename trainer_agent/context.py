@@ -25,6 +25,7 @@ from datasources_app.selectors import UserDataSources, user_data_sources
 from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.selectors import context_events_after
+from sessions_app.transcript import ASK_USER_TOOL, call_of
 from tools_app.registry import tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
@@ -36,7 +37,6 @@ EMPTY_CONTEXT_ERROR = "Cannot build context: no events in session"
 # imports) falls back to compact JSON capped at this many characters.
 MAX_RAW_RESULT_CHARS = 4000
 INTERRUPTED_CALL_TEXT = "The call was interrupted."
-ASK_USER_TOOL = "message_ask_user"
 
 
 class ContextBuildError(RuntimeError):
@@ -258,12 +258,13 @@ class _MessageBuilder:
             self._append_user_blocks([block])
 
     def tool_call(self, data: dict[str, Any], *, after_call: bool = False) -> None:
+        call = call_of(data)  # the transcript's reading of a tool_call
         block = self._made(
             {
                 "type": "tool_use",
-                "id": str(data.get("call_id", "")),
-                "name": str(data.get("tool_name", "")),
-                "input": canonical_json(data["arguments"]) if isinstance(data.get("arguments"), dict) else {},
+                "id": call.call_id,
+                "name": call.tool_name,
+                "input": canonical_json(call.arguments),
             }
         )
         self.question = None
