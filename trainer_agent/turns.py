@@ -68,6 +68,7 @@ from trainer_agent import metrics, tracing
 from trainer_agent.agents.callbacks import callback_registry
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.connection_loss import connection_lost, reconnect
+from trainer_agent.connection_pool import give_back_connection
 from trainer_agent.frames import turn_frames
 from trainer_agent.llm.models import get_model, model_ids
 from trainer_agent.llm.types import LLMError
@@ -439,7 +440,8 @@ def _fail_with_bug(turn: AgentTurn, exc: Exception) -> None:
 
 class LeaseKeeper:
     """Renews the leases of the turns this process is running, every third of a lease, from one thread and one
-    database connection per process (through model calls and tools; the loop's own writes renew them too)."""
+    database connection per process, borrowed for each round when pooled (through model calls and tools; the
+    loop's own writes renew them too)."""
 
     def __init__(self) -> None:
         self.running: dict[uuid.UUID, tuple[AgentTurn, timedelta]] = {}
@@ -472,6 +474,7 @@ class LeaseKeeper:
                         "turn.lease_renewal_failed", extra={"turn_id": str(turn.pk)}, exc_info=True
                     )
                     connection.close()  # a connection the database dropped is replaced on the next renewal
+            give_back_connection()  # pooled: held only for the round's renewals
 
 
 lease_keeper = LeaseKeeper()
