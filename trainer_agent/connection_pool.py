@@ -15,7 +15,6 @@ goes back to the pool with no tenant, and the pool rolls back one returned in a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
@@ -43,10 +42,3 @@ def giving_back_after[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
             give_back_connection()
 
     return call
-
-
-def pool_stats(*, using: str = DEFAULT_DB_ALIAS) -> dict[str, Any]:
-    """The pool's counters (psycopg_pool `get_stats`: pool_size, pool_available, requests_waiting, …); empty
-    without a pool."""
-    pool = getattr(connections[using], "pool", None)
-    return dict(pool.get_stats()) if pool is not None else {}

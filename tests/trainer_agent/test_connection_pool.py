@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.db import connection, connections, transaction
+from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
 from pytest_django import Settings
 
 from sessions_app.models import AgentSession
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 def pool_of_one(settings: Settings) -> Iterator[str]:
     """The process's pool replaced by one of a single connection; units of work act as trainer_app."""
     settings.DATABASE_ASSUME_ROLE = APP_ROLE
-    wrapper = connections["default"]
+    wrapper = cast(PostgresWrapper, connections["default"])
     options = wrapper.settings_dict.setdefault("OPTIONS", {})
     saved = options.get("pool")
     wrapper.close()
@@ -125,7 +126,7 @@ def test_a_unit_of_work_that_fails_in_its_transaction_leaves_no_tenant_behind(po
 def test_the_pool_rolls_back_a_connection_returned_inside_a_transaction(pool_of_one: str) -> None:
     """Defence in depth: a connection handed to the pool while a transaction with Alice's setting is open (no
     code path does it) is rolled back before it is lent again."""
-    pool = connections[pool_of_one].pool
+    pool = cast(PostgresWrapper, connections[pool_of_one]).pool
     pool.open()
     raw = pool.getconn()
     raw.execute("BEGIN")
