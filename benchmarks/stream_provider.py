@@ -2,6 +2,7 @@
 what a streamed call costs in CPU against a non-streamed one.
 
     .venv/bin/python benchmarks/stream_provider.py [--calls 20] [--concurrency 10] [--ttft 0.6] [--tps 150]
+        [--read-interval 0.1]
 
 The streaming fake model (tests/support/fake_model_server.py) runs as its own process and writes a 6-exercise
 generate_workout input at `--ttft` / `--tps`, marking (wall clock) when it sent the first token and when it had
@@ -60,12 +61,21 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def run(api: str, mode: str, *, port: int, calls: int, concurrency: int, marks: Path) -> dict[str, Any]:
+def run(
+    api: str, mode: str, *, port: int, calls: int, concurrency: int, marks: Path, read_interval: float
+) -> dict[str, Any]:
     if api == "anthropic":
-        provider: Any = AnthropicProvider(api_key="bench", base_url=f"http://127.0.0.1:{port}", max_retries=0)
+        provider: Any = AnthropicProvider(
+            api_key="bench", base_url=f"http://127.0.0.1:{port}", max_retries=0, read_interval=read_interval
+        )
         model = "claude-haiku-4-5"
     else:
-        provider = OpenAIProvider(api_key="bench", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+        provider = OpenAIProvider(
+            api_key="bench",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            max_retries=0,
+            read_interval=read_interval,
+        )
         model = "gpt-4o-mini"
     seen: dict[int, dict[str, float]] = {}
     lock = threading.Lock()
@@ -83,6 +93,8 @@ def run(api: str, mode: str, *, port: int, calls: int, concurrency: int, marks: 
 
         if mode == "stream":
             provider.stream(request(model, tag), on_partial=on_partial)
+        elif mode == "unwatched":
+            provider.stream(request(model, tag), on_partial=None)
         else:
             provider.complete(request(model, tag))
         times["done"] = time.time()
@@ -131,6 +143,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--ttft", type=float, default=0.6)
     parser.add_argument("--tps", type=float, default=150)
+    parser.add_argument(
+        "--read-interval", type=float, default=0.1, help="the paced reader's interval (0: a read per event)"
+    )
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -151,7 +166,8 @@ def main() -> None:
             ).stdout.strip()
             print(
                 f"commit {commit}, {args.calls} calls, {args.concurrency} at a time, ttft {args.ttft} s, "
-                f"{args.tps} tok/s, load average {os.getloadavg()[0]:.2f}\n"
+                f"{args.tps} tok/s, read interval {args.read_interval} s, "
+                f"load average {os.getloadavg()[0]:.2f}\n"
             )
             print(
                 "| provider | call | done p95 | first report − first token p95 | exercise shown − written "
@@ -159,8 +175,16 @@ def main() -> None:
             )
             print("|---|---|---:|---:|---:|---:|---:|")
             for api in ("anthropic", "openai"):
-                for mode in ("complete", "stream"):
-                    r = run(api, mode, port=port, calls=args.calls, concurrency=args.concurrency, marks=marks)
+                for mode in ("complete", "unwatched", "stream"):
+                    r = run(
+                        api,
+                        mode,
+                        port=port,
+                        calls=args.calls,
+                        concurrency=args.concurrency,
+                        marks=marks,
+                        read_interval=args.read_interval,
+                    )
                     streamed = mode == "stream"
                     print(
                         f"| {api} | {mode} | {r['done_p95']:.2f} s | "

@@ -216,6 +216,12 @@ LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
 OFFLINE_STREAM_DELAY_SECONDS = float(
     os.environ.get("OFFLINE_STREAM_DELAY_SECONDS") or ("0" if UNDER_TOOLING else "0.02")
 )
+# A streamed model call's reader, once caught up with the model, wakes at most this often: the events written
+# meanwhile arrive in one read (trainer_agent/llm/partial.py `paced_chunks`; docs/benchmarks.md "Streaming
+# providers"). It delays what previews show, and the end of a call, by at most this much; 0 under pytest.
+LLM_STREAM_READ_INTERVAL_SECONDS = float(
+    os.environ.get("LLM_STREAM_READ_INTERVAL_SECONDS") or ("0" if UNDER_TOOLING else "0.1")
+)
 AGENT_MAX_ITERATIONS = 10
 
 # --- Auth (Supabase access tokens) --------------------------------------------------------------------

@@ -136,8 +136,8 @@ def run_loop(
 ) -> None:
     """Run (or continue) the turn from where its `events` (the turn's events so far) say it stands, and
     finish it. LLMError propagates (the caller ends the turn in `error`). With `previews` each trainer call
-    streams (when its provider can) and publishes preview frames while the model writes
-    (`trainer_agent.previews`); what is stored is the same either way."""
+    publishes preview frames while the model writes (`trainer_agent.previews`); what is stored is the same
+    either way."""
     session = turn.session
     user_id = session.user_id
     model_id = turn.model
@@ -339,13 +339,15 @@ def _complete(
     on_partial: PartialCallback | None = None,
 ) -> LLMResponse:
     """One model call (a `chat` span when tracing); a provider that fails with anything but LLMError is
-    reported as a server error. With `on_partial` (the turn wants previews) a provider that can stream does,
-    reporting the tool input as it grows; the response is the same as `complete`'s."""
+    reported as a server error. A provider that can stream does (docs/architecture.md "Streaming providers":
+    the timeout bounds the model's silence, not its whole answer), reporting the tool input as it grows to
+    `on_partial` when the turn wants previews; the response is the same as `complete`'s."""
     with tracing.model_call_span(model_config, purpose="trainer", max_tokens=request.max_tokens) as span:
         try:
-            if on_partial is not None and isinstance(provider, StreamingProvider):
+            if isinstance(provider, StreamingProvider):
                 # A preview publication borrows a pooled connection (NOTIFY) and gives it straight back.
-                response = provider.stream(request, on_partial=giving_back_after(on_partial))
+                publish = giving_back_after(on_partial) if on_partial is not None else None
+                response = provider.stream(request, on_partial=publish)
             else:
                 response = provider.complete(request)
         except LLMError as exc:

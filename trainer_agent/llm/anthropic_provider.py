@@ -17,12 +17,12 @@ from typing import Any
 import anthropic
 import httpx2
 import jiter
-from anthropic import Stream
+from anthropic._streaming import SSEDecoder  # private module: the SDK's own decoder
 from anthropic.types import Message
 from anthropic.types import Usage as AnthropicUsage
 from django.conf import settings
 
-from trainer_agent.llm.partial import PartialToolCalls
+from trainer_agent.llm.partial import PartialToolCalls, paced_chunks
 from trainer_agent.llm.types import (
     INVALID_ARGUMENTS_KEY,
     LLMError,
@@ -131,7 +131,12 @@ class AnthropicProvider:
         base_url: str | None = None,
         max_retries: int | None = None,
         timeout: float | None = None,
+        read_interval: float | None = None,
     ) -> None:
+        # How often a streamed call's reader wakes once caught up with the model (``paced_chunks``).
+        self.read_interval = (
+            settings.LLM_STREAM_READ_INTERVAL_SECONDS if read_interval is None else read_interval
+        )
         self.client = anthropic.Anthropic(
             api_key=api_key,
             base_url=base_url or None,
@@ -150,13 +155,14 @@ class AnthropicProvider:
             message = raw_response.parse()
         return _neutral_response(message, raw, started=started, request=request)
 
-    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse:
         """``complete`` through the streaming API, reporting each tool input as it grows (docs/architecture.md
         "Streaming providers").
 
         The SDK sends the request (``create(stream=True)``: its retries, its errors before the stream); the
-        events are read as JSON with the SDK's SSE decoder (``Stream.raw_events``) and added up into the
-        message a non-streamed call returns (``MessageAccumulator``), which is ``raw``. Not the SDK's typed
+        events are read as JSON with the SDK's SSE decoder, paced (``paced_chunks``: the tool input is parsed
+        and reported once per read), and added up into the message a non-streamed call returns
+        (``MessageAccumulator``), which is ``raw``. Not the SDK's typed
         ``messages.stream()``: building a model per event costs 3x the CPU (docs/benchmarks.md "Streaming
         providers"). A server that answers ``application/json`` instead of an event stream (a proxy that
         does not stream) is read whole, each tool call reported once, complete. Exceptions from
@@ -164,7 +170,7 @@ class AnthropicProvider:
         """
         body = build_anthropic_body(request)
         started = time.monotonic()
-        calls = PartialToolCalls(on_partial)
+        calls = PartialToolCalls(on_partial, deferred=True)
         with ExitStack() as cleanup:
             with _translated_errors():
                 stream = cleanup.enter_context(self.client.messages.create(**body, stream=True))
@@ -178,7 +184,10 @@ class AnthropicProvider:
                     calls.finish(index, call.arguments)
                 return response
             message = MessageAccumulator(calls)
-            for event in _stream_events(stream.response):
+            chunks = paced_chunks(
+                stream.response.iter_bytes(), interval=self.read_interval, before_wait=calls.flush
+            )
+            for event in _stream_events(chunks):
                 message.add(event)
             raw = message.message()
         return _neutral_response(Message.construct(**raw), raw, started=started, request=request)
@@ -345,9 +354,9 @@ class MessageAccumulator:
         return self._message
 
 
-def _stream_events(response: httpx2.Response) -> Iterator[dict[str, Any]]:
+def _stream_events(chunks: Iterator[bytes]) -> Iterator[dict[str, Any]]:
     """The stream's events as JSON; an ``error`` event raises the ``LLMError`` its type's HTTP status would."""
-    events = iter(Stream.raw_events(response))
+    events = SSEDecoder().iter_bytes(chunks)
     while True:
         with _translated_stream_errors():
             sse = next(events, None)

@@ -24,7 +24,7 @@ from openai._streaming import SSEDecoder  # the SDK's own decoder; its typed chu
 from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion
 
-from trainer_agent.llm.partial import PartialToolCalls
+from trainer_agent.llm.partial import PartialToolCalls, paced_chunks
 from trainer_agent.llm.types import (
     INVALID_ARGUMENTS_KEY,
     ErrorKind,
@@ -175,7 +175,12 @@ class OpenAIProvider:
         max_retries: int | None = None,
         timeout: float | None = None,
         max_tokens_field: MaxTokensField | None = None,
+        read_interval: float | None = None,
     ) -> None:
+        # How often a streamed call's reader wakes once caught up with the model (``paced_chunks``).
+        self.read_interval = (
+            settings.LLM_STREAM_READ_INTERVAL_SECONDS if read_interval is None else read_interval
+        )
         resolved_base_url = base_url or settings.OPENAI_BASE_URL or OPENAI_DEFAULT_BASE_URL
         self.max_tokens_field: MaxTokensField = max_tokens_field or (
             "max_completion_tokens" if resolved_base_url == OPENAI_DEFAULT_BASE_URL else "max_tokens"
@@ -194,11 +199,12 @@ class OpenAIProvider:
         completion, raw, duration_ms = self._create(body)
         return _neutral_response(completion, raw, duration_ms, request)
 
-    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse:
         """``complete`` with ``stream=True`` and usage included, reporting each tool input as it grows.
 
         The SDK sends the request (its retries, its errors before the stream); the chunks are read as JSON
-        with the SDK's SSE decoder and added up into the ``chat.completion`` the same answer has unstreamed
+        with the SDK's SSE decoder, paced (``paced_chunks``: the tool input is parsed and reported once per
+        read), and added up into the ``chat.completion`` the same answer has unstreamed
         (``ChatCompletionAccumulator``), which is ``raw``. Not the SDK's typed chunks: a model per chunk costs
         3x the CPU (docs/benchmarks.md "Streaming providers"). A server that answers JSON instead of an event
         stream is read whole, each call reported once, complete. Exceptions from ``on_partial`` propagate
@@ -207,7 +213,7 @@ class OpenAIProvider:
         body = build_openai_body(request, max_tokens_field=self.max_tokens_field)
         body |= {"stream": True, "stream_options": {"include_usage": True}}
         started = time.monotonic()
-        calls = PartialToolCalls(on_partial)
+        calls = PartialToolCalls(on_partial, deferred=True)
         with ExitStack() as cleanup:
             with _translated_errors():
                 chunks = cleanup.enter_context(self.client.chat.completions.create(**body))
@@ -223,7 +229,10 @@ class OpenAIProvider:
                     calls.finish(index, call.arguments)
                 return response
             accumulator = ChatCompletionAccumulator(calls)
-            for chunk in _stream_chunks(chunks.response):
+            paced = paced_chunks(
+                chunks.response.iter_bytes(), interval=self.read_interval, before_wait=calls.flush
+            )
+            for chunk in _stream_chunks(paced):
                 accumulator.add(chunk)
             raw = accumulator.completion()
         duration_ms = round((time.monotonic() - started) * 1000)
@@ -407,9 +416,9 @@ def _is_json(response: httpx2.Response) -> bool:
     return content_type.endswith("json")
 
 
-def _stream_chunks(response: httpx2.Response) -> Iterator[dict[str, Any]]:
+def _stream_chunks(chunks: Iterator[bytes]) -> Iterator[dict[str, Any]]:
     """The stream's chunks as JSON, up to ``data: [DONE]``; an ``error`` object among them raises."""
-    events = SSEDecoder().iter_bytes(response.iter_bytes())
+    events = SSEDecoder().iter_bytes(chunks)
     while True:
         with _translated_stream_errors():
             sse = next(events, None)

@@ -6,11 +6,20 @@ jiter's partial mode keeping trailing strings: ``{"message": "Here's yo`` is ``{
 ``{"exercises": [{"name": "Squat"}, {"na`` is ``{"exercises": [{"name": "Squat"}, {}]}`` (the last item of
 a list may be incomplete). ``on_partial`` is called only when the parsed value changed, and once more with
 ``complete=True`` when the call's input is finished, holding exactly the arguments of the final ``ToolCall``.
-No hand-written parser: the text is re-parsed whole on each piece (~50 µs for a 3 kB workout).
+No hand-written parser: the text is re-parsed whole (~50 µs for a 3 kB workout), on each piece, or with
+``deferred`` once per ``flush`` (the providers flush once per network read, ``paced_chunks``).
+
+``paced_chunks`` reads a streamed response no faster than the previews need: once the reader has caught up with
+the model it pauses, so the model's next events gather in the socket and arrive in one read. A model writes an
+event every ~20 ms; waking for each costs the process ~150 µs on this VM (the HTTP client's layers and a
+wake-up per event), pausing 100 ms cuts a workout call's reading from ~50 to ~20 ms of CPU
+(docs/benchmarks.md "Streaming providers").
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,16 +76,20 @@ class _Call:
     name: str
     input: PartialInput = field(default_factory=PartialInput)
     complete: bool = False
+    unparsed: list[str] = field(default_factory=list)  # pieces fed since the last parse (``deferred``)
 
 
 class PartialToolCalls:
     """The tool calls of one streamed response, by position (``PartialToolCall.index``), reporting growth.
 
-    ``on_partial`` runs on the calling thread; whatever it raises propagates to the provider's caller.
+    ``on_partial`` runs on the calling thread; whatever it raises propagates to the provider's caller. Without
+    it (nobody watches the call) nothing is parsed. With ``deferred`` the pieces are parsed and reported at the
+    next ``flush`` (or when the call finishes), not one by one.
     """
 
-    def __init__(self, on_partial: PartialCallback) -> None:
+    def __init__(self, on_partial: PartialCallback | None, *, deferred: bool = False) -> None:
         self._on_partial = on_partial
+        self._deferred = deferred
         self._calls: dict[int, _Call] = {}
 
     def __contains__(self, index: int) -> bool:
@@ -87,9 +100,24 @@ class PartialToolCalls:
         self._calls.setdefault(index, _Call(call_id=call_id, name=name))
 
     def feed(self, index: int, piece: str) -> None:
-        """More of call ``index``'s input text; reports the call when its parsed input changed."""
+        """More of call ``index``'s input text; reports the call when its parsed input changed (deferred: at the
+        next ``flush``)."""
         call = self._calls[index]
-        if call.complete or not call.input.feed(piece):
+        if call.complete or self._on_partial is None or not piece:
+            return
+        call.unparsed.append(piece)
+        if not self._deferred:
+            self._report(index, call)
+
+    def flush(self) -> None:
+        """Parse what was fed since the last flush; report each call whose parsed input changed."""
+        for index, call in list(self._calls.items()):
+            if call.unparsed and not call.complete:
+                self._report(index, call)
+
+    def _report(self, index: int, call: _Call) -> None:
+        pieces, call.unparsed = "".join(call.unparsed), []
+        if not call.input.feed(pieces) or self._on_partial is None:
             return
         value = call.input.value
         assert value is not None
@@ -99,16 +127,15 @@ class PartialToolCalls:
             )
         )
 
-    def text(self, index: int) -> str:
-        """Call ``index``'s input text received so far."""
-        return self._calls[index].input.text
-
     def finish(self, index: int, arguments: dict[str, Any]) -> None:
         """Call ``index`` is written: report it once with ``complete=True`` and its final ``arguments``."""
         call = self._calls[index]
         if call.complete:
             return
         call.complete = True
+        call.unparsed = []
+        if self._on_partial is None:
+            return
         self._on_partial(
             PartialToolCall(
                 index=index, call_id=call.call_id, name=call.name, arguments=dict(arguments), complete=True
@@ -118,3 +145,39 @@ class PartialToolCalls:
     def unfinished(self) -> list[int]:
         """Positions of calls started but not yet finished, in order."""
         return sorted(index for index, call in self._calls.items() if not call.complete)
+
+
+# A read of the response that took this long waited for the model (one served from the HTTP client's buffer or
+# the socket's takes well under a millisecond).
+_WAITED_SECONDS = 0.002
+
+
+def paced_chunks(
+    chunks: Iterable[bytes], *, interval: float, before_wait: Callable[[], None]
+) -> Iterator[bytes]:
+    """``chunks`` (a streamed response's bytes), read at most about once per ``interval`` once caught up.
+
+    After a read that waited for the model, ``before_wait`` runs (the providers report the tool input that grew)
+    and the reader pauses until ``interval`` has passed since it last woke, so the events the model writes
+    meanwhile are read together. A reader that is behind (events waiting) never pauses, and ``before_wait``
+    also runs whenever ``interval`` passed without it. ``interval`` 0: no pause, ``before_wait`` after each
+    chunk. The pause delays what the reader sees by at most ``interval``; the end of the stream too.
+    """
+    iterator = iter(chunks)
+    woke = last_report = -float("inf")
+    while True:
+        asked = time.monotonic()
+        chunk = next(iterator, None)
+        if chunk is None:
+            return
+        waited = time.monotonic() - asked >= _WAITED_SECONDS
+        yield chunk
+        now = time.monotonic()
+        if interval <= 0 or waited or now - last_report >= interval:
+            before_wait()
+            last_report = now
+        if interval > 0 and waited:
+            pause = woke + interval - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            woke = time.monotonic()

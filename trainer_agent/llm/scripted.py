@@ -95,8 +95,11 @@ class ScriptedProvider:
             changes["duration_ms"] = round((time.monotonic() - started) * 1000)
         return replace(response, **changes) if changes else response
 
-    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
-        """``complete``, then its tool inputs replayed a word at a time (``simulated_stream``)."""
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse:
+        """``complete``, then its tool inputs replayed a word at a time (``simulated_stream``; at once when
+        nobody watches)."""
+        if on_partial is None:
+            return self.complete(request)
         return replay_as_stream(self.complete(request), on_partial, delay_s=self.stream_delay_s)
 
     def complete_json(

@@ -27,7 +27,7 @@ _AFTER_SPACES = re.compile(r"(?<= )(?=[^ ])")
 
 
 def replay_as_stream(
-    response: LLMResponse, on_partial: PartialCallback, *, delay_s: float | None = None
+    response: LLMResponse, on_partial: PartialCallback | None, *, delay_s: float | None = None
 ) -> LLMResponse:
     """Report ``response``'s tool inputs to ``on_partial`` as if the model were writing them; return it."""
     delay = settings.OFFLINE_STREAM_DELAY_SECONDS if delay_s is None else delay_s
@@ -50,8 +50,10 @@ class SimulatedStreaming:
     def complete(self, request: LLMRequest) -> LLMResponse:
         raise NotImplementedError
 
-    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
-        """``complete``, then its tool inputs replayed a word at a time."""
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse:
+        """``complete``, then its tool inputs replayed a word at a time (at once when nobody watches)."""
+        if on_partial is None:
+            return self.complete(request)
         return replay_as_stream(self.complete(request), on_partial)
 
 

@@ -292,7 +292,7 @@ class StreamingProvider(Protocol):
     raised by ``on_partial`` is not the model's failure: providers let it propagate unchanged.
     """
 
-    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse: ...
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse: ...
 
 
 @runtime_checkable

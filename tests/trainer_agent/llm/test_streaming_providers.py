@@ -109,6 +109,36 @@ def test_a_workout_streams_exercise_by_exercise_and_ends_complete(api: Api, fake
 
 
 @APIS
+def test_a_paced_reader_reports_a_model_writing_steadily_in_batches(api: Api) -> None:
+    """With a read interval (production's default), a reader caught up with a model that writes an event every
+    few milliseconds reads what gathered meanwhile in one go: the workout is reported in far fewer steps than
+    the pieces it was written in, still growing exercise by exercise, and ends exactly as written."""
+    with FakeModelServer(Scripted(Answer.tool("generate_workout", WORKOUT)), tps=800, chunk_chars=12) as fake:
+        provider = _provider(api, fake)
+        provider.read_interval = 0.05
+        seen: list[PartialToolCall] = []
+
+        response = provider.stream(_request(api), on_partial=seen.append)
+
+    assert response.tool_calls[0].arguments == WORKOUT
+    pieces = len(json.dumps(WORKOUT)) // 12
+    assert len(seen) < pieces / 3, (len(seen), pieces)
+    shown = [len((p.arguments.get("workout") or {}).get("exercises") or []) for p in seen]
+    assert shown == sorted(shown) and len(set(shown)) >= 4  # it grew in steps, not all at the end
+    assert seen[-1].complete and seen[-1].arguments == WORKOUT
+
+
+@APIS
+def test_nobody_watching_a_stream_gets_the_same_response(api: Api, fake: FakeModelServer) -> None:
+    """`on_partial=None` (a turn without previews): the call streams and returns what a watched one does."""
+    fake.script = Scripted(_same_answer(("generate_workout", WORKOUT)))
+    provider = _provider(api, fake)
+    watched = provider.stream(_request(api), on_partial=lambda partial: None)
+    unwatched = provider.stream(_request(api), on_partial=None)
+    assert _without_duration(unwatched) == _without_duration(watched)
+
+
+@APIS
 def test_a_message_grows_word_by_word(api: Api, fake: FakeModelServer) -> None:
     """The text of message_notify_user is visible as it is written, each report extending the last."""
     fake.script = Scripted(Answer.tool("message_notify_user", MESSAGE))

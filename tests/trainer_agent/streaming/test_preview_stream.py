@@ -181,12 +181,14 @@ class ArtifactFiller(ScriptedProvider):
 
 
 class CountingStreams(ScriptedProvider):
-    """A scripted model that counts how many of its calls streamed."""
+    """A scripted model that counts its streamed calls, and those somebody watched (an `on_partial`)."""
 
     streamed = 0
+    watched = 0
 
-    def stream(self, request: LLMRequest, *, on_partial: PartialCallback) -> LLMResponse:
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse:
         type(self).streamed += 1
+        type(self).watched += on_partial is not None
         return super().stream(request, on_partial=on_partial)
 
 
@@ -269,24 +271,26 @@ def test_a_failed_workout_still_previews_its_cards_and_its_result_tells_the_clie
 # --- who gets none ------------------------------------------------------------------------------------
 
 
-def test_a_request_that_opts_out_gets_no_previews_and_its_model_does_not_stream() -> None:
-    """`"preview": false`: today's stream exactly, and the model is called without streaming."""
-    CountingStreams.streamed = 0
+def test_a_request_that_opts_out_gets_no_previews_and_nobody_watches_its_model() -> None:
+    """`"preview": false`: today's stream exactly; the model's calls stream (as every trainer call does) but
+    nothing reads their input while it is written."""
+    CountingStreams.streamed = CountingStreams.watched = 0
     with override_provider("offline", CountingStreams(scripted_workout_turn())):
         frames = stream(make_user(), {"message": "A workout", "preview": False})
     assert frames[-1].type == "done"
     assert not [frame for frame in frames if frame.type in PREVIEW_TYPES]
-    assert CountingStreams.streamed == 0
+    assert CountingStreams.streamed > 0
+    assert CountingStreams.watched == 0
 
 
 def test_chat_never_previews(demo: ApiUser) -> None:
-    """/agent/chat is unchanged: it accepts the field (one body for both endpoints) and never streams a call."""
-    CountingStreams.streamed = 0
+    """/agent/chat is unchanged: it accepts the field (one body for both endpoints) and never watches a call."""
+    CountingStreams.streamed = CountingStreams.watched = 0
     with override_provider("offline", CountingStreams(scripted_workout_turn()[1:])):
         response = demo.post_json("/agent/chat", {"message": "Hello", "preview": True})
     assert response.status_code == 200, response.content
     assert response.json()["response"]["messages"]
-    assert CountingStreams.streamed == 0
+    assert CountingStreams.watched == 0
 
 
 def test_a_resumed_stream_shows_stored_frames_only(demo: ApiUser) -> None:
