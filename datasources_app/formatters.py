@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from datasources_app.catalog import ROUND_GROUP_TYPES
 from datasources_app.distribution import Distribution, ShareRow
-from datasources_app.loads import hands_loaded, implements_of, per_hand, round_load
+from datasources_app.loads import hands_loaded, per_hand, round_load
 from datasources_app.models import (
     CategoryGoal,
     CurrentWorkout,
@@ -32,6 +34,7 @@ from datasources_app.models import (
     WorkoutPlan,
 )
 from datasources_app.stats import convert_distance, convert_weight
+from datasources_app.workouts import StoredExercise
 
 
 @dataclass(frozen=True)
@@ -486,45 +489,99 @@ def format_active_preferences(preferences: Sequence[Preference], units: Units) -
 
 
 # --- Current workout --------------------------------------------------------------------------------------
+# The fields a prescription reads, and the spellings a stored or planned workout dict may carry them in.
+_PRESCRIPTION_KEYS = frozenset(
+    {"exercise_name", "name", "exercise_type", "type", "sets", "reps", "load", "load_each", "load_unit"}
+    | {"implements", "load_per_hand", "hold_sec", "duration_min", "distance", "distance_unit", "target_pace"}
+    | {"rounds", "work_sec", "rest_sec", "group", "completed", "order", "id"}
+)
+
+
+def workout_exercise(exercise: StoredExercise | Mapping[str, Any]) -> StoredExercise | None:
+    """The typed exercise of a workout dict (seed 000 or 001 spellings: `name`, `type`, a scalar `load` or
+    `load_kg`, `lbs`), as far as a prescription reads it; None when it is no exercise."""
+    if isinstance(exercise, StoredExercise):
+        return exercise
+    data = {key: value for key, value in exercise.items() if key in _PRESCRIPTION_KEYS}
+    if "load_kg" in exercise and data.get("load") is None and data.get("load_each") is None:
+        data["load"] = exercise["load_kg"]
+    data["exercise_name"] = str(data.pop("exercise_name", None) or data.pop("name", None) or "?")
+    data["exercise_type"] = str(data.pop("exercise_type", None) or data.pop("type", None) or "reps")
+    try:
+        return StoredExercise.model_validate(data)
+    except ValidationError:
+        return None
+
+
 def in_round_group(exercise: Mapping[str, Any]) -> bool:
     """Whether the exercise is a member of a circuit, superset or giant set (done once per group round)."""
     group = exercise.get("group")
     return isinstance(group, Mapping) and group.get("type") in ROUND_GROUP_TYPES
 
 
-def exercise_prescription(exercise: Mapping[str, Any], units: Units | None = None) -> str:
-    """What a workout dict's exercise asks for: "3×10 @ 20kg each hand" (a pair), "3×10 @ 25kg" (one),
-    "3×45s", "8×20s/10s"; a circuit/superset member, done once per round, without its "1×" ("10 @ 20kg").
+def exercise_prescription(exercise: StoredExercise | Mapping[str, Any], units: Units | None = None) -> str:
+    """What one exercise of a workout asks for: "3×10 @ 20kg each hand" (a pair), "3×10 @ 25kg" (one),
+    "3×45s", "30min 5km @ 5:30/km", "8×20s/10s"; a circuit/superset member, done once per round, without its
+    "1×" ("10 @ 20kg") and, for intervals, its rest.
 
-    Seed 000 or 001 spellings; without `units` the exercise's own units. Every surface that shows a workout
-    (the model's context and tool results, the session admin) renders its exercises here."""
-    kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
-    load_each = exercise.get("load_each", exercise.get("load", exercise.get("load_kg")))
-    load_unit = str(exercise.get("load_unit") or (units.weight if units else "kg")).rstrip("s")  # "lbs"
-    distance_unit = str(exercise.get("distance_unit") or (units.distance if units else "km"))
+    The one rendering of a prescription (docs/architecture.md "One rendering"): the model's context
+    and tool results, the session admin and, mirrored rule for rule, the demo page's `chat.js`. Without `units`
+    the exercise's own units."""
+    typed = workout_exercise(exercise)
+    if typed is None:
+        return ""
+    load_unit = typed.load_unit if typed.load_unit in ("kg", "lb") else None
+    distance_unit = typed.distance_unit if typed.distance_unit in ("km", "mi") else None
     if units is None:
-        units = Units(weight=load_unit if load_unit in ("kg", "lb") else "kg", distance=distance_unit)
-    once_per_round = in_round_group(exercise)
-    sets, rounds = exercise.get("sets"), exercise.get("rounds")
+        units = Units(weight=load_unit or "kg", distance=distance_unit or "km")
+    kind = typed.exercise_type
+    once = typed.once_per_round
     details = prescription(
         exercise_type=kind,
         units=units,
-        sets=sets,
-        reps=exercise.get("reps"),
-        load_each=load_each,
-        load_unit=load_unit if load_unit in ("kg", "lb") else units.weight,
-        hold_sec=exercise.get("hold_sec"),
-        duration_min=exercise.get("duration_min"),
-        distance=exercise.get("distance"),
-        distance_unit=distance_unit,
-        rounds=rounds,
-        work_sec=exercise.get("work_sec"),
-        rest_sec=exercise.get("rest_sec") if kind == "intervals" and not once_per_round else None,
-        implements=implements_of(exercise),
+        sets=typed.sets,
+        reps=typed.reps,
+        load_each=typed.load_each,
+        load_unit=load_unit or units.weight,
+        hold_sec=typed.hold_sec,
+        duration_min=typed.duration_min,
+        distance=typed.distance,
+        distance_unit=distance_unit or units.distance,
+        rounds=typed.rounds,
+        work_sec=typed.work_sec,
+        rest_sec=typed.rest_sec if kind == "intervals" and not once else None,
+        implements=typed.load_implements,
     )
-    if once_per_round and (sets == 1 if kind in ("reps", "hold") else rounds == 1):
+    if kind == "duration" and typed.target_pace:
+        details = f"{details} @ {typed.target_pace}".strip()
+    if once and (typed.sets == 1 if kind in ("reps", "hold") else typed.rounds == 1):
         details = details.removeprefix("1×")
     return details
+
+
+def exercise_rest(exercise: StoredExercise | Mapping[str, Any]) -> str:
+    """ "90s": the rest after each set of a reps or hold exercise; "" for other types and for a circuit or
+    superset member, whose rest is the pause before the next member (intervals say theirs in the prescription)."""
+    typed = workout_exercise(exercise)
+    if typed is None or typed.rest_sec is None or typed.once_per_round:
+        return ""
+    return f"{typed.rest_sec}s" if typed.exercise_type in ("reps", "hold") else ""
+
+
+def exercise_card_text(exercise: StoredExercise | Mapping[str, Any]) -> str:
+    """The whole prescription on one line: "3×10 @ 20kg each hand · rest 90s", "3×10 · bodyweight · rest 60s",
+    "12 @ 25kg" (a circuit member): the workout tools' exercise lines and the demo page's cards (`chat.js`
+    mirrors this rule; a test runs both on the same exercises)."""
+    typed = workout_exercise(exercise)
+    if typed is None:
+        return ""
+    parts = [exercise_prescription(typed)]
+    if typed.exercise_type == "reps" and not any(typed.load_each or ()):
+        parts.append("bodyweight")
+    rest = exercise_rest(typed)
+    if rest:
+        parts.append(f"rest {rest}")
+    return " · ".join(part for part in parts if part)
 
 
 def group_header(group: Mapping[str, Any]) -> str:
@@ -535,6 +592,44 @@ def group_header(group: Mapping[str, Any]) -> str:
     if group.get("rest_between_rounds_sec"):
         text += f", rest {group['rest_between_rounds_sec']}s between rounds"
     return text
+
+
+def _shares(items: Any, key: str) -> str:
+    listed = items if isinstance(items, list) else []
+    return ", ".join(
+        f"{item.get(key, '?')} {item['share'] * 100:.0f}%"
+        for item in listed
+        if isinstance(item, Mapping) and isinstance(item.get("share"), int | float)
+    )
+
+
+def _admin_group(group: Any) -> str:
+    if not isinstance(group, Mapping):
+        return ""
+    text = (
+        f"{group.get('type', '')} · {group.get('name') or group.get('id', '')} #{group.get('position', '?')}"
+    )
+    if group.get("rounds"):
+        text += f", {group['rounds']} rounds"
+    if group.get("rest_between_rounds_sec"):
+        text += f", rest {group['rest_between_rounds_sec']}s between rounds"
+    return text
+
+
+def exercise_cells(exercise: Mapping[str, Any], position: int) -> dict[str, str]:
+    """One exercise of a workout artifact as the session admin's table shows it (`sessions_app.admin_registry`
+    asks through `register_exercise_format`): order, name, kind, prescription, rest, muscles, group, equipment."""
+    rest = exercise_rest(exercise)
+    return {
+        "order": str(exercise.get("order", position)),
+        "name": str(exercise.get("exercise_name", "?")),
+        "kind": str(exercise.get("exercise_type", "")),
+        "prescription": exercise_prescription(exercise) or "—",
+        "rest": rest,
+        "muscles": _shares(exercise.get("muscles_utilized"), "muscle"),
+        "group": _admin_group(exercise.get("group")),
+        "equipment": ", ".join(str(item) for item in exercise.get("equipment") or [] if item),
+    }
 
 
 def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Units) -> str:

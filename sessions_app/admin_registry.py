@@ -6,8 +6,9 @@ trainer_agent registers, from its AppConfig.ready():
 - the console describer: the icons and one-line descriptions of docs/contracts.md §15.1 (console log), used by the timeline;
 - the user labeller: names staff recognise (the profile's display name) for user ids, which sessions_app
   stores alone;
-- the prescription format: how a workout artifact's exercise reads ("3×10 @ 20kg each hand"), the same
-  function every other surface uses (datasources_app.formatters.exercise_prescription).
+- the exercise format: the cells of a workout artifact's exercise in the timeline's table (its prescription
+  "3×10 @ 20kg each hand", rest, muscles, group, equipment), read by the same typed model and rendering every
+  other surface uses (datasources_app.formatters.exercise_cells).
 
 Without registrations the admin still works: events show their type and no action links, users their id.
 """
@@ -33,8 +34,10 @@ type EventPredicate = Callable[[str, dict[str, Any]], bool]
 type EventDescriber = Callable[[str, dict[str, Any], int | None], str]
 # Labels for as many of the given user ids as it knows, in one read (the list asks once per page).
 type UserLabeller = Callable[[Collection[UUID]], Mapping[UUID, str]]
-# What one exercise of a workout artifact asks for, e.g. "3×10 @ 20kg each hand".
-type PrescriptionFormat = Callable[[Mapping[str, Any]], str]
+# One exercise of a workout artifact (and its 1-based position) as the timeline's table cells: order, name,
+# kind, prescription ("3×10 @ 20kg each hand"), rest, muscles, group, equipment.
+type ExerciseFormat = Callable[[Mapping[str, Any], int], Mapping[str, str]]
+EXERCISE_CELLS = ("order", "name", "kind", "prescription", "rest", "muscles", "group", "equipment")
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ _lock = threading.Lock()
 _actions: dict[str, EventAction] = {}
 _console: list[ConsoleFormat] = []
 _user_labellers: list[UserLabeller] = []
-_prescription_formats: list[PrescriptionFormat] = []
+_exercise_formats: list[ExerciseFormat] = []
 
 
 def register_event_action(
@@ -121,19 +124,22 @@ def user_labels(user_ids: Collection[UUID]) -> dict[UUID, str]:
     return {user_id: label for user_id, label in labeller(user_ids).items() if label}
 
 
-def register_prescription_format(describe: PrescriptionFormat) -> None:
+def register_exercise_format(describe: ExerciseFormat) -> None:
     """Show a workout artifact's exercises by `describe`; replaces any earlier one."""
     with _lock:
-        _prescription_formats[:] = [describe]
+        _exercise_formats[:] = [describe]
 
 
-def describe_prescription(exercise: Mapping[str, Any]) -> str:
-    """The registered reading of one exercise, or "—" without a registration (or when it fails on odd data)."""
+def describe_exercise(exercise: Mapping[str, Any], position: int) -> dict[str, str]:
+    """The registered cells of one exercise (each of EXERCISE_CELLS); without a registration, or when it fails
+    on odd data, its position and "—" for the rest."""
     with _lock:
-        describe = _prescription_formats[0] if _prescription_formats else None
+        describe = _exercise_formats[0] if _exercise_formats else None
+    cells = dict.fromkeys(EXERCISE_CELLS, "")
+    cells.update(order=str(position), name="—", prescription="—")
     if describe is None:
-        return "—"
+        return cells
     try:
-        return describe(exercise) or "—"
+        return {**cells, **{key: str(value) for key, value in describe(exercise, position).items()}}
     except Exception:  # one odd exercise must not break the whole timeline
-        return "—"
+        return cells

@@ -47,6 +47,7 @@ from sessions_app.dashboards import (
     tool_usage,
     user_days,
 )
+from sessions_app.events import is_trainer, purpose_of
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentSessionSummary, AgentTurn, EventType
 
 if TYPE_CHECKING:
@@ -164,68 +165,16 @@ class TimelineRow:
         )
 
 
-def _join_numbers(values: Any, unit: str = "") -> str:
-    if not isinstance(values, list) or not values:
-        return ""
-    texts = [format_count(v) if isinstance(v, int | float) else str(v) for v in values]
-    joined = texts[0] if len(set(texts)) == 1 else "/".join(texts)
-    return f"{joined}{unit}"
-
-
-def _shares(items: Any, key: str) -> str:
-    if not isinstance(items, list):
-        return ""
-    parts = []
-    for item in items:
-        if isinstance(item, dict) and isinstance(item.get("share"), int | float):
-            parts.append(f"{item.get(key, '?')} {item['share'] * 100:.0f}%")
-    return ", ".join(parts)
-
-
-def _group(exercise: dict[str, Any]) -> str:
-    group = exercise.get("group")
-    if not isinstance(group, dict):
-        return ""
-    text = (
-        f"{group.get('type', '')} · {group.get('name') or group.get('id', '')} #{group.get('position', '?')}"
-    )
-    if group.get("rounds"):
-        text += f", {group['rounds']} rounds"
-    if group.get("rest_between_rounds_sec"):
-        text += f", rest {group['rest_between_rounds_sec']}s between rounds"
-    return text
-
-
-def _once_per_round(exercise: dict[str, Any]) -> bool:
-    """A circuit/superset/giant-set member: the group's rounds repeat it; rest between members is not shown."""
-    group = exercise.get("group")
-    return isinstance(group, dict) and group.get("type") in ("circuit", "superset", "giant_set")
-
-
 def artifact_view(data: dict[str, Any]) -> ArtifactView:
-    """An artifact event as a table of its exercises (seed 000 field names) plus its summary."""
+    """An artifact event as a table of its exercises plus its summary; the exercises' cells come from the
+    registered exercise format (the one workout model and prescription rendering, admin_registry)."""
     payload: dict[str, Any] = data["payload"] if isinstance(data.get("payload"), dict) else {}
     exercises = payload.get("exercises")
-    rows = []
-    for index, exercise in enumerate(exercises if isinstance(exercises, list) else [], start=1):
-        if not isinstance(exercise, dict):
-            continue
-        kind = str(exercise.get("exercise_type", ""))
-        rest = exercise.get("rest_sec")
-        rows.append(
-            ExerciseRow(
-                order=str(exercise.get("order", index)),
-                name=str(exercise.get("exercise_name", "?")),
-                kind=kind,
-                prescription=admin_registry.describe_prescription(exercise),
-                rest=f"{rest}s"
-                if rest is not None and kind in ("reps", "hold") and not _once_per_round(exercise)
-                else "",
-                muscles=_shares(exercise.get("muscles_utilized"), "muscle"),
-                group=_group(exercise),
-                equipment=", ".join(str(item) for item in exercise.get("equipment") or [] if item),
-            )
-        )
+    rows = [
+        ExerciseRow(**admin_registry.describe_exercise(exercise, index))
+        for index, exercise in enumerate(exercises if isinstance(exercises, list) else [], start=1)
+        if isinstance(exercise, dict)
+    ]
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
     summary_items = [
         (str(key).replace("_", " "), ", ".join(map(str, value)) if isinstance(value, list) else str(value))
@@ -281,7 +230,7 @@ def _describe(event_type: str, data: dict[str, Any], duration_ms: int | None) ->
     """The console's one-line description; LLM responses leave tokens and cost to their own columns."""
     if event_type != EventType.LLM_RESPONSE:
         return admin_registry.describe_event(event_type, data, duration_ms)
-    purpose = f" ({data['purpose']})" if data.get("purpose") not in (None, "trainer") else ""
+    purpose = "" if is_trainer(data) else f" ({purpose_of(data)})"
     text = " ".join(str(data.get("text") or "").split())
     detail = (
         f"“{text[:80]}…”"

@@ -9,6 +9,7 @@ from django.db import connections, router
 from django.db.models import Count, F, Min, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
+from sessions_app.events import trainer_purpose_q
 from sessions_app.models import (
     CONTEXT_EVENT_TYPES,
     AgentSession,
@@ -175,7 +176,7 @@ def latest_response_before(*, session_id: UUID, sequence: int) -> int | None:
     being prepared meanwhile) are not where a projection starts."""
     return (
         AgentSessionEvent.objects.filter(
-            Q(data__purpose="trainer") | ~Q(data__has_key="purpose"),
+            trainer_purpose_q(),
             session_id=session_id,
             event_type=EventType.LLM_RESPONSE,
             sequence_number__lte=sequence,

@@ -19,6 +19,7 @@ from django.db import connection, connections, router, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from sessions_app.events import EventData
 from sessions_app.models import (
     AgentSession,
     AgentSessionEvent,
@@ -72,20 +73,34 @@ def get_or_create_session(*, user_id: UUID, session_id: UUID | None = None) -> A
     return latest_active or create_session(user_id=user_id)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class NewEvent:
-    """An event for `append_events`, stamped with the moment it is stored."""
+    """An event for `append_events`, stamped with the moment it is stored. `data` is the type's model
+    (`sessions_app.events`), stored as its `to_data()`; a plain mapping is stored as given."""
 
     event_type: str
     data: Mapping[str, Any]
     duration_ms: int | None = None
+
+    def __init__(
+        self, event_type: str, data: Mapping[str, Any] | EventData, duration_ms: int | None = None
+    ) -> None:
+        if isinstance(data, EventData):
+            if data.event_type != event_type:
+                raise ValueError(
+                    f"{type(data).__name__} is the data of {data.event_type}, not of {event_type}"
+                )
+            data = data.to_data()
+        object.__setattr__(self, "event_type", event_type)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "duration_ms", duration_ms)
 
 
 def append_event(
     *,
     session: AgentSession,
     event_type: str,
-    data: Mapping[str, Any],
+    data: Mapping[str, Any] | EventData,
     duration_ms: int | None = None,
 ) -> AgentSessionEvent:
     """Append one event at the next sequence number (0, 1, 2, … per session); see `append_events`."""

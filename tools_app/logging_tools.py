@@ -29,12 +29,17 @@ from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
 from datasources_app.models import WorkoutLogEntry
 from datasources_app.sources import units_for
+from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout
 from tools_app.formatting import confirmation
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import conversion_note, distance_in, loads_in
-from tools_app.workout_schema import GoalShare, MuscleShare
-from tools_app.workout_tools import find_exercise, load_current_workout, workout_exercises
+from tools_app.workout_tools import (
+    exercise_listing,
+    find_exercise,
+    load_current_workout,
+    save_workout_in_place,
+)
 
 # Older exercise-type names, mapped onto the four types of docs/contracts.md §12.2 (exercise types).
 SEED_001_EXERCISE_TYPES: dict[str, str] = {
@@ -186,30 +191,14 @@ def _failure(message: str, **data: Any) -> ToolOutcome:
 
 
 # --- The current workout's completion flags -------------------------------------------------------------------
-def save_workout_exercises(
-    ctx: ToolContext, workout: dict[str, Any], exercises: list[dict[str, Any]]
-) -> None:
-    """Write `exercises` back into the current workout in place (same artifact id)."""
-    updated = dict(workout)
-    if isinstance(workout.get("payload"), dict):
-        updated["payload"] = {**workout["payload"], "exercises": exercises}
-    else:
-        updated["exercises"] = exercises
-    if ctx.current_workout_override is not None:
-        ctx.current_workout_override = updated
-    else:
-        services.update_current_workout(user_id=ctx.user_id, workout=updated)
+def _mark(exercise: StoredExercise, entry: WorkoutLogEntry) -> None:
+    exercise.completed = True
+    exercise.completed_at = entry.completed_at.isoformat()
+    exercise.log_entry_id = str(entry.id)
 
 
-def _mark(exercise: dict[str, Any], entry: WorkoutLogEntry) -> None:
-    exercise["completed"] = True
-    exercise["completed_at"] = entry.completed_at.isoformat()
-    exercise["log_entry_id"] = str(entry.id)
-
-
-def _unmark(exercise: dict[str, Any]) -> None:
-    for key in ("completed", "completed_at", "log_entry_id"):
-        exercise.pop(key, None)
+def _unmark(exercise: StoredExercise) -> None:
+    exercise.completed = exercise.completed_at = exercise.log_entry_id = None
 
 
 # --- Building one log entry -----------------------------------------------------------------------------------
@@ -332,7 +321,7 @@ def build_log_entry(
 
 
 def _log(
-    ctx: ToolContext, entry: dict[str, Any], *, workout: dict[str, Any] | None
+    ctx: ToolContext, entry: dict[str, Any], *, workout: StoredWorkout | None
 ) -> WorkoutLogEntry | ToolOutcome:
     """Log `entry`; during a workout into that workout's log (one history entry per workout, titled)."""
     try:
@@ -342,9 +331,9 @@ def _log(
             user_id=ctx.user_id,
             entry=entry,
             session_id=ctx.session.pk,
-            workout_title=str(workout.get("title") or "Workout"),
-            workout_log=selectors.workout_log_of(user_id=ctx.user_id, workout=workout),
-            artifact_id=str(workout.get("artifact_id") or ""),
+            workout_title=workout.title or "Workout",
+            workout_log=selectors.workout_log_of(user_id=ctx.user_id, workout=workout.to_record()),
+            artifact_id=workout.artifact_id or "",
         )
     except services.InvalidLogEntryError as exc:
         return _failure(f"Nothing was logged: {exc}")
@@ -403,26 +392,21 @@ def _logged_outcome(
     return ToolOutcome(success=True, data=data, text=f"logged: {line}{done}; entry id={logged.id}")
 
 
-def _current_workout_exercise(
-    ctx: ToolContext, reference: str
-) -> tuple[dict[str, Any], list[dict[str, Any]], int] | ToolOutcome:
+def _current_workout_exercise(ctx: ToolContext, reference: str) -> tuple[StoredWorkout, int] | ToolOutcome:
     workout = load_current_workout(ctx)
     if workout is None:
         return _failure(f"No active workout, so there is no exercise '{reference}' to use.")
-    exercises = workout_exercises(workout)
-    index = find_exercise(exercises, reference)
+    index = find_exercise(workout.exercises, reference)
     if index is None:
-        listing = ", ".join(
-            f"{ex.get('id')} ({ex.get('order')}. {ex.get('exercise_name')})" for ex in exercises
-        )
+        listing = exercise_listing(workout.exercises)
         return _failure(f"Exercise '{reference}' is not in the current workout. Exercises: {listing}.")
-    return workout, exercises, index
+    return workout, index
 
 
-def _already_done(exercise: dict[str, Any]) -> ToolOutcome:
+def _already_done(exercise: StoredExercise) -> ToolOutcome:
     return _failure(
-        f"{exercise.get('id')} ({exercise.get('exercise_name')}) is already logged as entry "
-        f"{exercise.get('log_entry_id')}. To log it again, undo that entry with undo_logged_exercise first."
+        f"{exercise.id} ({exercise.exercise_name}) is already logged as entry "
+        f"{exercise.log_entry_id}. To log it again, undo that entry with undo_logged_exercise first."
     )
 
 
@@ -430,19 +414,20 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
     found = _current_workout_exercise(ctx, reference)
     if isinstance(found, ToolOutcome):
         return found
-    workout, exercises, index = found
-    planned = exercises[index]
-    if planned.get("completed"):
+    workout, index = found
+    planned = workout.exercises[index]
+    if planned.completed:
         return _already_done(planned)
-    entry = build_log_entry(ctx, planned=planned, performance=performance)
+    entry = build_log_entry(ctx, planned=planned.to_json(), performance=performance)
     if isinstance(entry, str):
         return _failure(entry)
     logged = _log(ctx, entry, workout=workout)
     if isinstance(logged, ToolOutcome):
         return logged
-    _mark(exercises[index], logged)
-    save_workout_exercises(ctx, {**workout, "log_id": str(logged.log_id)}, exercises)
-    return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.get("id")), performance=performance)
+    _mark(planned, logged)
+    workout.log_id = str(logged.log_id)
+    save_workout_in_place(ctx, workout)
+    return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.id), performance=performance)
 
 
 # --- Handlers ------------------------------------------------------------------------------------------------------
@@ -455,10 +440,9 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
         return _failure("Give exercise_id (an exercise of the current workout) or exercise_name.")
     workout = load_current_workout(ctx)
     if workout is not None:
-        exercises = workout_exercises(workout)
-        index = find_exercise(exercises, name)
-        if index is not None and not exercises[index].get("completed"):
-            return _log_workout_exercise(ctx, str(exercises[index].get("id")), args)
+        index = find_exercise(workout.exercises, name)
+        if index is not None and not workout.exercises[index].completed:
+            return _log_workout_exercise(ctx, str(workout.exercises[index].id), args)
     entry = build_log_entry(
         ctx,
         planned=None,
@@ -480,7 +464,8 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     if isinstance(logged, ToolOutcome):
         return logged
     if workout is not None:  # done during the workout though not planned: it still belongs to its log
-        save_workout_exercises(ctx, {**workout, "log_id": str(logged.log_id)}, workout_exercises(workout))
+        workout.log_id = str(logged.log_id)
+        save_workout_in_place(ctx, workout)
     return _logged_outcome(ctx, logged, workout_exercise_id=None, performance=args)
 
 
@@ -493,14 +478,14 @@ def undo_logged_exercise(args: UndoLoggedExerciseInput, ctx: ToolContext) -> Too
     """Delete one logged exercise; an exercise of the current workout it ticked off is open again."""
     reference = args.exercise_id.strip()
     workout = load_current_workout(ctx)
-    exercises = workout_exercises(workout) if workout is not None else []
+    exercises = workout.exercises if workout is not None else []
     entry_id: uuid.UUID | None = None
     try:
         entry_id = uuid.UUID(reference)
     except ValueError:
         index = find_exercise(exercises, reference) if exercises else None
-        if index is not None and exercises[index].get("log_entry_id"):
-            entry_id = uuid.UUID(str(exercises[index]["log_entry_id"]))
+        if index is not None and exercises[index].log_entry_id:
+            entry_id = uuid.UUID(str(exercises[index].log_entry_id))
     entry = (
         WorkoutLogEntry.objects.filter(id=entry_id, log__user_id=ctx.user_id).first() if entry_id else None
     )
@@ -513,11 +498,11 @@ def undo_logged_exercise(args: UndoLoggedExerciseInput, ctx: ToolContext) -> Too
     services.undo_log_entry(user_id=ctx.user_id, entry_id=entry_id)
     reopened = None
     for exercise in exercises:
-        if str(exercise.get("log_entry_id")) == str(entry_id):
+        if str(exercise.log_entry_id) == str(entry_id):
             _unmark(exercise)
-            reopened = exercise.get("id")
+            reopened = exercise.id
     if reopened is not None and workout is not None:
-        save_workout_exercises(ctx, workout, exercises)
+        save_workout_in_place(ctx, workout)
     data = {"removed": True, "log_entry_id": str(entry_id), "exercise_name": entry.exercise_name}
     if reopened is not None:
         data["workout_exercise_id"] = reopened

@@ -26,10 +26,10 @@ from datasources_app.catalog import EQUIPMENT_SLUGS
 from datasources_app.formatters import day
 from datasources_app.models import Preference, PreferenceType
 from datasources_app.sources import units_for
+from datasources_app.workouts import canonical_equipment
 from tools_app.formatting import confirmation, shorten
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_schema import canonical_equipment
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 

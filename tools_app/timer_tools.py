@@ -26,11 +26,11 @@ from pydantic import AliasChoices, BaseModel, BeforeValidator, Field, model_vali
 from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app.formatters import number
+from datasources_app.workouts import Exercise, ExerciseGroup
 from tools_app.logging_tools import exercise_type_from_any, per_set_values
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_schema import Exercise, ExerciseGroup
-from tools_app.workout_tools import find_exercise, load_current_workout, new_artifact_id, workout_exercises
+from tools_app.workout_tools import exercise_listing, find_exercise, load_current_workout, new_artifact_id
 
 TIMER_ARTIFACT_TYPE = "timer"
 TIMER_SCHEMA_VERSION = "1.0"
@@ -488,16 +488,13 @@ def generate_exercise_timer(args: ExerciseTimerInput, ctx: ToolContext) -> ToolO
                 f"No active workout, so there is no exercise '{args.exercise_id}'. Describe the timer with "
                 "exercise_name and exercise_type instead."
             )
-        exercises = workout_exercises(workout)
-        index = find_exercise(exercises, args.exercise_id)
+        index = find_exercise(workout.exercises, args.exercise_id)
         if index is None:
-            listing = ", ".join(
-                f"{ex.get('id')} ({ex.get('order')}. {ex.get('exercise_name')})" for ex in exercises
-            )
+            listing = exercise_listing(workout.exercises)
             return _failure(
                 f"Exercise '{args.exercise_id}' is not in the current workout. Exercises: {listing}."
             )
-        exercise = {**_timed_exercise(exercises[index]), **given}
+        exercise = {**_timed_exercise(workout.exercises[index].to_json()), **given}
     elif args.exercise_name and args.exercise_type:
         exercise = given
     else:
@@ -541,8 +538,8 @@ def generate_workout_timers(args: WorkoutTimersInput, ctx: ToolContext) -> ToolO
             return _failure(
                 "No active workout: give `exercises`, or create a workout with generate_workout first."
             )
-        exercises = [_timed_exercise(exercise) for exercise in workout_exercises(workout)]
-        title = f"{workout.get('title') or 'Workout'} timers"
+        exercises = [_timed_exercise(exercise.to_json()) for exercise in workout.exercises]
+        title = f"{workout.title or 'Workout'} timers"
     problems = [
         f"exercise {number_} '{exercise.get('exercise_name')}': {problem}"
         for number_, exercise in enumerate(exercises, start=1)

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from datasources_app import selectors
 from datasources_app.loads import LOAD_STEP, round_load
 from datasources_app.stats import convert_distance, convert_weight
-from tools_app.workout_schema import Workout
+from datasources_app.workouts import Workout
 
 DISTANCE_DECIMALS = 2
 

@@ -20,10 +20,11 @@ Exercises are referred to by id (`ex_…`, or any id an earlier workout carried,
 
 from __future__ import annotations
 
+import logging
 import math
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
@@ -31,9 +32,25 @@ from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, services
 from datasources_app.catalog import EXERCISE_TYPES, exercise_name_key
-from datasources_app.loads import implements_of
 from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
+from datasources_app.workouts import (
+    ARTIFACT_SCHEMA_VERSION,
+    ARTIFACT_TYPE,
+    GROUP_MIN_SIZE,
+    OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
+    CompletedExercise,
+    Exercise,
+    ExerciseFields,
+    ReplacementExercise,
+    StoredExercise,
+    StoredWorkout,
+    Workout,
+    WorkoutSummary,
+    expand_per_set_scalars,
+    new_exercise_id,
+)
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
@@ -44,22 +61,7 @@ from tools_app.workout_coaching import (
     prescribe,
     recent_training_warnings,
 )
-from tools_app.workout_schema import (
-    ARTIFACT_SCHEMA_VERSION,
-    ARTIFACT_TYPE,
-    CompletedExercise,
-    Exercise,
-    ExerciseFields,
-    ReplacementExercise,
-    Workout,
-    WorkoutSummary,
-    expand_per_set_scalars,
-    new_exercise_id,
-)
 from tools_app.workout_validation import (
-    GROUP_MIN_SIZE,
-    OPTIONAL_FIELDS,
-    REQUIRED_FIELDS,
     CatalogMatch,
     ExerciseCheck,
     TrainingContext,
@@ -69,6 +71,8 @@ from tools_app.workout_validation import (
     implements_for,
     load_training_context,
 )
+
+logger = logging.getLogger(__name__)
 
 # Seconds per rep and per change of exercise, for the duration estimate.
 _SECONDS_PER_REP = 3
@@ -206,9 +210,9 @@ class LogWorkoutInput(BaseModel):
 
 
 # --- The current workout ----------------------------------------------------------------------------------------------
-def load_current_workout(ctx: ToolContext) -> dict[str, Any] | None:
-    """The workout the tools act on (the context's override, else the user's stored one) as a current-
-    workout record `{artifact_id, title, summary, auto_start, exercises}`, or None when there is none."""
+def load_current_workout(ctx: ToolContext) -> StoredWorkout | None:
+    """The workout the tools act on (the context's override, else the user's stored one), its exercises in
+    order, or None when there is none (or what is stored is no workout)."""
     workout: Any = ctx.current_workout_override
     artifact_id = ""
     if workout is None:
@@ -217,27 +221,24 @@ def load_current_workout(ctx: ToolContext) -> dict[str, Any] | None:
             workout, artifact_id = current.workout, current.artifact_id
     if not isinstance(workout, dict):
         return None
-    exercises = workout_exercises(workout)
-    if not exercises:
+    try:
+        stored = StoredWorkout.model_validate(workout)
+    except ValidationError:
+        logger.warning("workout.unreadable", extra={"user_id": str(ctx.user_id)}, exc_info=True)
         return None
-    record = {key: value for key, value in workout.items() if key != "payload"}
-    record["exercises"] = exercises
-    record["artifact_id"] = artifact_id or str(workout.get("artifact_id") or "")
-    return record
+    stored.exercises = stored.in_order()
+    stored.artifact_id = artifact_id or stored.artifact_id or ""
+    return stored
 
 
 def workout_exercises(workout: dict[str, Any]) -> list[dict[str, Any]]:
-    """The exercise dicts of a current-workout record or of an artifact (`payload.exercises`), in order."""
-    payload = workout["payload"] if isinstance(workout.get("payload"), dict) else workout
-    exercises = [dict(item) for item in payload.get("exercises") or () if isinstance(item, dict)]
-    return sorted(exercises, key=lambda item: _as_int(item.get("order"), default=10**6))
-
-
-def _as_int(value: Any, *, default: int) -> int:
+    """The exercises of a stored current-workout record or of an artifact (`payload.exercises`) as stored,
+    in order; [] when it holds none."""
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
+        stored = StoredWorkout.model_validate(workout)
+    except ValidationError:
+        return []
+    return [exercise.to_json() for exercise in stored.in_order()]
 
 
 def current_workout_record(artifact: dict[str, Any]) -> dict[str, Any]:
@@ -262,8 +263,8 @@ def store_current_workout(ctx: ToolContext, artifact: dict[str, Any], *, replace
     overridden = ctx.current_workout_override is not None
     if not replace_stored:
         previous = load_current_workout(ctx)
-        if previous is not None and previous.get("log_id"):
-            record["log_id"] = previous["log_id"]
+        if previous is not None and previous.log_id:
+            record["log_id"] = previous.log_id
     if overridden:
         ctx.current_workout_override = record
     if replace_stored or not overridden:
@@ -275,32 +276,42 @@ def store_current_workout(ctx: ToolContext, artifact: dict[str, Any], *, replace
         )
 
 
-def find_exercise(exercises: list[dict[str, Any]], reference: str) -> int | None:
+def save_workout_in_place(ctx: ToolContext, workout: StoredWorkout) -> None:
+    """Store a change to the current workout that keeps its artifact (a completion flag, its log): the
+    override when there is one, else the user's stored workout."""
+    if ctx.current_workout_override is not None:
+        ctx.current_workout_override = workout.to_record()
+    else:
+        services.update_current_workout(user_id=ctx.user_id, workout=workout.to_record())
+
+
+def find_exercise(exercises: Sequence[StoredExercise], reference: str) -> int | None:
     """Index of the exercise `reference` names: an id, a 1-based order number, or a unique name."""
     wanted = reference.strip()
     lowered = wanted.lower()
     for index, exercise in enumerate(exercises):
-        if str(exercise.get("id", "")).lower() == lowered:
+        if str(exercise.id or "").lower() == lowered:
             return index
     number = wanted.lstrip("#")
     if number.isascii() and number.isdigit():
         for index, exercise in enumerate(exercises):
-            if _as_int(exercise.get("order"), default=-1) == int(number):
+            if exercise.order == int(number):
                 return index
         return None
     key = exercise_name_key(wanted)
-    named = [
-        i
-        for i, exercise in enumerate(exercises)
-        if exercise_name_key(str(exercise.get("exercise_name", ""))) == key
-    ]
+    named = [i for i, exercise in enumerate(exercises) if exercise_name_key(exercise.exercise_name) == key]
     return named[0] if key and len(named) == 1 else None
 
 
-def _not_found(reference: str, exercises: list[dict[str, Any]]) -> ToolOutcome:
-    listing = ", ".join(f"{ex.get('id')} ({ex.get('order')}. {ex.get('exercise_name')})" for ex in exercises)
+def exercise_listing(exercises: Sequence[StoredExercise]) -> str:
+    """ "ex_1a2b3c (1. Goblet Squat), …": the references a tool that was given a wrong one can offer."""
+    return ", ".join(f"{ex.id} ({ex.order}. {ex.exercise_name})" for ex in exercises)
+
+
+def _not_found(reference: str, exercises: Sequence[StoredExercise]) -> ToolOutcome:
     return _failure(
-        f"Exercise '{reference}' not found in the current workout. Use an id or order number from: {listing}"
+        f"Exercise '{reference}' not found in the current workout. Use an id or order number from: "
+        f"{exercise_listing(exercises)}"
     )
 
 
@@ -326,8 +337,24 @@ def canonical_exercise(
     match: CatalogMatch | None,
     equipment: list[str],
     context: TrainingContext,
-) -> dict[str, Any]:
+) -> StoredExercise:
     """The exercise as stored in the artifact: seed 000 field names, only the fields of its type."""
+    fields = canonical_fields(
+        exercise, exercise_id=exercise_id, order=order, match=match, equipment=equipment, context=context
+    )
+    return StoredExercise.model_validate(fields)
+
+
+def canonical_fields(
+    exercise: ExerciseFields,
+    *,
+    exercise_id: str,
+    order: int,
+    match: CatalogMatch | None,
+    equipment: list[str],
+    context: TrainingContext,
+) -> dict[str, Any]:
+    """`canonical_exercise`'s fields, before they are checked as a stored exercise (a preview has no id)."""
     exercise, _ = exercise_in_user_units(
         exercise, weight_unit=context.weight_unit, distance_unit=context.distance_unit
     )
@@ -384,7 +411,7 @@ def preview_exercise(
         available_equipment=frozenset(),
     )
     order = getattr(exercise, "order", None)
-    shaped = canonical_exercise(
+    shaped = canonical_fields(
         exercise,
         exercise_id="",
         order=order if isinstance(order, int) else 0,
@@ -405,16 +432,20 @@ def parse_stored_exercise(stored: dict[str, Any], **changes: Any) -> Exercise:
     return Exercise.model_validate(merged)
 
 
-def ranked_shares(exercises: list[dict[str, Any]], field: str, key: str) -> list[str]:
-    """Names from every exercise's share list, the largest total share first."""
+def ranked_shares(exercises: Sequence[StoredExercise], field: Literal["muscles", "goals"]) -> list[str]:
+    """Muscle (or goal) names from every exercise's shares, the largest total share first."""
     totals: dict[str, float] = defaultdict(float)
     for exercise in exercises:
-        for item in exercise.get(field) or ():
-            totals[str(item.get(key))] += float(item.get("share") or 0)
+        if field == "muscles":
+            for muscle in exercise.muscles_utilized or ():
+                totals[muscle.muscle] += muscle.share
+        else:
+            for goal in exercise.goals_addressed or ():
+                totals[goal.goal] += goal.share
     return [name for name, _ in sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))]
 
 
-def estimate_duration_min(exercises: list[dict[str, Any]]) -> int:
+def estimate_duration_min(exercises: Sequence[Mapping[str, Any]]) -> int:
     """A rough length: reps at 3 s each, holds, durations and intervals as given, rests, 1 min per change."""
     rounds_by_group: dict[str, int] = {}
     for exercise in exercises:
@@ -441,18 +472,19 @@ def estimate_duration_min(exercises: list[dict[str, Any]]) -> int:
 
 def build_artifact(
     *,
-    exercises: list[dict[str, Any]],
+    exercises: Sequence[StoredExercise],
     title: str | None,
     auto_start: bool,
     given: WorkoutSummary | None = None,
 ) -> dict[str, Any]:
     """A workout artifact (docs/contracts.md §6.4 (event data) `artifact` event data) with a new id."""
-    muscles = ranked_shares(exercises, "muscles_utilized", "muscle")
-    goals = ranked_shares(exercises, "goals_addressed", "goal")
+    stored = [exercise.to_json() for exercise in exercises]
+    muscles = ranked_shares(exercises, "muscles")
+    goals = ranked_shares(exercises, "goals")
     summary = {
         "exercise_count": len(exercises),
         "estimated_duration_min": (given.estimated_duration_min if given else None)
-        or estimate_duration_min(exercises),
+        or estimate_duration_min(stored),
         "muscles_targeted": (given.muscles_targeted if given else None) or muscles,
         "primary_goals": (given.primary_goals if given else None) or goals[:3],
     }
@@ -464,14 +496,13 @@ def build_artifact(
         "title": title,
         "summary": summary,
         "auto_start": auto_start,
-        "payload": {"exercises": exercises, "title": title},
+        "payload": {"exercises": stored, "title": title},
     }
 
 
-def next_version(previous: dict[str, Any], exercises: list[dict[str, Any]]) -> dict[str, Any]:
+def next_version(previous: StoredWorkout, exercises: Sequence[StoredExercise]) -> dict[str, Any]:
     """The artifact for a changed workout: new id, same title and auto_start, summary recomputed."""
-    title = previous.get("title")
-    return build_artifact(exercises=exercises, title=title, auto_start=bool(previous.get("auto_start")))
+    return build_artifact(exercises=exercises, title=previous.title, auto_start=previous.auto_start)
 
 
 def _number(value: Any) -> str:
@@ -482,40 +513,18 @@ def _numbers(values: Iterable[Any]) -> str:
     return "[" + ",".join(_number(value) for value in values) + "]"
 
 
-def describe_exercise(exercise: dict[str, Any]) -> str:
-    """One line, e.g. 'ex_7f8a9b: Barbell Bench Press (reps) [order: 1] - 4x[10,10,8,6] @ 60 kg'."""
-    kind = exercise.get("exercise_type")
-    if kind == "reps":
-        detail = f"{exercise.get('sets')}x{_numbers(exercise.get('reps') or ())}"
-        unit = str(exercise.get("load_unit") or "kg")
-        load = formatters.loads(
-            exercise.get("load_each") or [],
-            from_unit=unit,
-            units=formatters.Units(weight=unit),
-            implements=implements_of(exercise),
-        )
-        detail += load or " bodyweight"
-    elif kind == "hold":
-        detail = f"{exercise.get('sets')}x{_numbers(exercise.get('hold_sec') or ())} sec holds"
-    elif kind == "duration":
-        detail = f"{_number(exercise.get('duration_min'))} min"
-        if exercise.get("distance") is not None:
-            detail += f", {_number(exercise['distance'])} {exercise.get('distance_unit', '')}"
-        if exercise.get("target_pace"):
-            detail += f" @ {exercise['target_pace']}"
-    else:
-        detail = (
-            f"{exercise.get('rounds')} rounds x {exercise.get('work_sec')}s work / "
-            f"{exercise.get('rest_sec')}s rest"
-        )
+def describe_exercise(exercise: StoredExercise) -> str:
+    """One line, e.g. 'ex_7f8a9b: Barbell Bench Press (reps) [order: 1] - 4×10/10/8/6 @ 60kg · rest 120s'
+    (the prescription as every surface reads it, `formatters.exercise_card_text`)."""
+    detail = formatters.exercise_card_text(exercise)
     line = (
-        f"{exercise.get('id')}: {exercise.get('exercise_name')} ({kind}) "
-        f"[order: {exercise.get('order')}] - {detail}"
+        f"{exercise.id}: {exercise.exercise_name} ({exercise.exercise_type}) "
+        f"[order: {exercise.order}] - {detail}"
     )
-    group = exercise.get("group")
-    if group:
-        rounds = f", {group['rounds']} rounds" if group.get("rounds") else ""
-        line += f" {{{group.get('type')} {group.get('id')} #{group.get('position')}{rounds}}}"
+    group = exercise.group
+    if group is not None:
+        rounds = f", {group.rounds} rounds" if group.rounds else ""
+        line += f" {{{group.type} {group.id} #{group.position}{rounds}}}"
     return line
 
 
@@ -562,7 +571,9 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
 
     artifact_id = artifact["artifact_id"]
     summary = artifact["summary"]
-    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=exercises)
+    warnings = recent_training_warnings(
+        user_id=ctx.user_id, exercises=[exercise.to_json() for exercise in exercises]
+    )
     lines = [
         f"Created workout {artifact_id} '{artifact['title']}': {len(exercises)} exercises, "
         f"~{_number(summary['estimated_duration_min'])} min.",
@@ -588,15 +599,19 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
 
 
 # --- swap_exercise -----------------------------------------------------------------------------------------------------
-def _move(exercises: list[dict[str, Any]], index: int, order: int) -> tuple[list[dict[str, Any]], int]:
+def _move(exercises: list[StoredExercise], index: int, order: int) -> tuple[list[StoredExercise], int]:
     """Put exercise `index` at 1-based position `order` and renumber all orders 1..N."""
     moved = list(exercises)
     item = moved.pop(index)
     position = min(max(order, 1), len(exercises)) - 1
     moved.insert(position, item)
-    for number, exercise in enumerate(moved, start=1):
-        exercise["order"] = number
+    _renumber(moved)
     return moved, position
+
+
+def _renumber(exercises: list[StoredExercise]) -> None:
+    for number, exercise in enumerate(exercises, start=1):
+        exercise.order = number
 
 
 # An exercise the user added in the app (ClientExercise) may lack what the model must give; the exercises a
@@ -604,13 +619,27 @@ def _move(exercises: list[dict[str, Any]], index: int, order: int) -> tuple[list
 _UNCHECKED_DEFAULTS: dict[str, Any] = {"reasoning": "", "muscles_utilized": [], "goals_addressed": []}
 
 
+def _as_int(value: Any, *, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
 def _revalidate(
-    ctx: ToolContext, exercises: list[dict[str, Any]], changed: int, header: str
+    ctx: ToolContext,
+    exercises: list[StoredExercise],
+    changed: int,
+    header: str,
+    fields: dict[str, Any] | None = None,
 ) -> tuple[list[Exercise], ExerciseCheck, TrainingContext] | ToolOutcome:
-    """Re-check the changed exercise and the workout's structure; a failed outcome lists the problems."""
+    """Re-check the changed exercise (`fields`, when its new fields are not yet a stored exercise) and the
+    workout's structure; a failed outcome lists the problems."""
     try:
         models = [
-            parse_stored_exercise(exercise if index == changed else {**_UNCHECKED_DEFAULTS, **exercise})
+            parse_stored_exercise(exercise.to_json() if fields is None else fields)
+            if index == changed
+            else parse_stored_exercise({**_UNCHECKED_DEFAULTS, **exercise.to_json()})
             for index, exercise in enumerate(exercises)
         ]
     except ValidationError as exc:
@@ -631,7 +660,7 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
-    exercises = workout_exercises(workout)
+    exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
     if index is None:
         return _not_found(args.exercise_id, exercises)
@@ -644,11 +673,11 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         if isinstance(fields, ToolOutcome):
             return fields
         new = ReplacementExercise.model_validate(fields)
-    replacement = new.model_dump(exclude={"order"})
-    if "group" not in new.model_fields_set:
-        replacement["group"] = old.get("group")
-    exercises[index] = {**replacement, "order": old.get("order")}
-    if new.order is not None and new.order != old.get("order"):
+    replacement = new.model_dump(exclude={"order"}, exclude_none=True)
+    if "group" not in new.model_fields_set and old.group is not None:
+        replacement["group"] = old.group.model_dump(exclude_none=True)
+    exercises[index] = StoredExercise.model_validate({**replacement, "order": old.order})
+    if new.order is not None and new.order != old.order:
         exercises, index = _move(exercises, index, new.order)
 
     header = "The exercise was not swapped. Fix every problem below and call swap_exercise again:"
@@ -660,19 +689,20 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     if args.new_exercise is not None and match is not None and _copied_prescription(models[index], old):
         # A valid swap that carried the old exercise's sets, reps, rest and load over: prescribe it for itself.
         fields = prescribe(
-            match, user_id=ctx.user_id, context=context, old=old, reasoning=models[index].reasoning
+            match, user_id=ctx.user_id, context=context, old=old.to_json(), reasoning=models[index].reasoning
         )
-        rederived = {key: value for key, value in exercises[index].items() if key not in _PRESCRIPTION}
-        exercises[index] = {
-            **rederived,
-            **{key: value for key, value in fields.items() if key in _PRESCRIPTION},
+        rederived = {
+            key: value for key, value in exercises[index].to_json().items() if key not in _PRESCRIPTION
         }
+        exercises[index] = StoredExercise.model_validate(
+            {**rederived, **{key: value for key, value in fields.items() if key in _PRESCRIPTION}}
+        )
         outcome = _revalidate(ctx, exercises, index, header)
         if isinstance(outcome, ToolOutcome):
             return outcome
         models, check, context = outcome
         notes.append(f"prescription re-derived for {match.name} (the replaced exercise's was copied)")
-    new_id = new_exercise_id(str(exercise.get("id")) for exercise in exercises)
+    new_id = new_exercise_id(str(exercise.id) for exercise in exercises)
     exercises[index] = canonical_exercise(
         models[index],
         exercise_id=new_id,
@@ -684,25 +714,25 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     artifact = next_version(workout, exercises)
     store_current_workout(ctx, artifact, replace_stored=False)
     artifact_id = artifact["artifact_id"]
-    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=[exercises[index]])
+    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=[exercises[index].to_json()])
     text = (
-        f"Replaced {old.get('id')} ({old.get('exercise_name')}) → {describe_exercise(exercises[index])}. "
+        f"Replaced {old.id} ({old.exercise_name}) → {describe_exercise(exercises[index])}. "
         + "".join(f"Note: {note}. " for note in notes)
         + "".join(f"Warning: {warning}. " for warning in warnings)
-        + f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        + f"Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
         + _deliver_instruction(artifact_id)
     )
     return ToolOutcome(
         success=True,
         data={
-            "old_exercise": {key: old.get(key) for key in ("id", "exercise_name", "order")},
-            "new_exercise": exercises[index],
+            "old_exercise": {"id": old.id, "exercise_name": old.exercise_name, "order": old.order},
+            "new_exercise": exercises[index].to_json(),
             "new_id": new_id,
             "notes": notes,
             "warnings": warnings,
             "reason": args.reason,
             "artifact_id": artifact_id,
-            "previous_artifact_id": workout.get("artifact_id"),
+            "previous_artifact_id": workout.artifact_id,
         },
         text=text,
         artifact=artifact,
@@ -711,8 +741,8 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
 
 def _replacement_fields(
     args: SwapExerciseInput,
-    old: dict[str, Any],
-    exercises: list[dict[str, Any]],
+    old: StoredExercise,
+    exercises: list[StoredExercise],
     *,
     ctx: ToolContext,
     context: TrainingContext,
@@ -721,7 +751,8 @@ def _replacement_fields(
     """The replacement as exercise fields: a catalogue exercise prescribed afresh (the named one, or the one
     the tool picks), or a named non-catalogue exercise built from the given type and prescription; then the
     prescription fields given override the tool's."""
-    reasoning = args.reason or f"In place of {old.get('exercise_name')}."
+    reasoning = args.reason or f"In place of {old.exercise_name}."
+    stored = old.to_json()
     if args.replacement_name:
         match = find_catalog_match(args.replacement_name)
         if match is None:
@@ -737,16 +768,17 @@ def _replacement_fields(
                 f"{args.exercise_type}: leave out exercise_type or name another exercise."
             )
         else:
-            fields = prescribe(match, user_id=ctx.user_id, context=context, old=old, reasoning=reasoning)
+            fields = prescribe(match, user_id=ctx.user_id, context=context, old=stored, reasoning=reasoning)
     else:
-        match = pick_replacement(old, workout=exercises, context=context)
+        workout = [exercise.to_json() for exercise in exercises]
+        match = pick_replacement(stored, workout=workout, context=context)
         if match is None:
             return _failure(
-                f"No catalogue exercise fits in place of {old.get('exercise_name')} with the user's "
+                f"No catalogue exercise fits in place of {old.exercise_name} with the user's "
                 "equipment, preferences and injuries; name a replacement or remove the exercise."
             )
         notes.append(f"picked {match.name} (same movement and muscles, fits the user)")
-        fields = prescribe(match, user_id=ctx.user_id, context=context, old=old, reasoning=reasoning)
+        fields = prescribe(match, user_id=ctx.user_id, context=context, old=stored, reasoning=reasoning)
     overrides = args.overrides()
     if overrides:
         _resize_uniform_lists_to(fields, overrides)
@@ -754,7 +786,7 @@ def _replacement_fields(
     return fields
 
 
-def _uncatalogued_exercise(args: SwapExerciseInput, old: dict[str, Any], reasoning: str) -> dict[str, Any]:
+def _uncatalogued_exercise(args: SwapExerciseInput, old: StoredExercise, reasoning: str) -> dict[str, Any]:
     """Fields for a named exercise the catalogue does not know: the given type, muscles (equal shares; the
     replaced exercise's when none are given) and the replaced exercise's goals and, for the same type, rest."""
     kind = str(args.exercise_type)
@@ -762,17 +794,18 @@ def _uncatalogued_exercise(args: SwapExerciseInput, old: dict[str, Any], reasoni
         share = round(1 / len(args.muscles), 4)
         muscles: list[dict[str, Any]] = [{"muscle": name, "share": share} for name in args.muscles]
     else:
-        muscles = list(old.get("muscles_utilized") or ())
+        muscles = [item.model_dump() for item in old.muscles_utilized or ()]
     fields: dict[str, Any] = {
         "exercise_name": args.replacement_name,
         "exercise_type": kind,
         "muscles_utilized": muscles,
-        "goals_addressed": list(old.get("goals_addressed") or ()) or [{"goal": "strength", "share": 1.0}],
+        "goals_addressed": [item.model_dump() for item in old.goals_addressed or ()]
+        or [{"goal": "strength", "share": 1.0}],
         "reasoning": reasoning,
     }
     if kind != "duration":
-        same = old.get("exercise_type") == kind and old.get("rest_sec") is not None
-        fields["rest_sec"] = old["rest_sec"] if same else 60
+        same = old.exercise_type == kind and old.rest_sec is not None
+        fields["rest_sec"] = old.rest_sec if same else 60
     return fields
 
 
@@ -805,13 +838,13 @@ _PRESCRIPTION = (
 )
 
 
-def _copied_prescription(new: ExerciseFields, old: dict[str, Any]) -> bool:
+def _copied_prescription(new: ExerciseFields, old: StoredExercise) -> bool:
     """Whether a replacement (another reps exercise) carries the replaced one's sets, reps, rest and load."""
-    if exercise_name_key(new.exercise_name) == exercise_name_key(str(old.get("exercise_name") or "")):
+    if exercise_name_key(new.exercise_name) == exercise_name_key(old.exercise_name):
         return False
-    if new.exercise_type != "reps" or old.get("exercise_type") != "reps":
+    if new.exercise_type != "reps" or old.exercise_type != "reps":
         return False
-    return all(getattr(new, key) == old.get(key) for key in ("sets", "reps", "rest_sec", "load_each"))
+    return all(getattr(new, key) == getattr(old, key) for key in ("sets", "reps", "rest_sec", "load_each"))
 
 
 # --- adjust_exercise ---------------------------------------------------------------------------------------------------
@@ -826,25 +859,25 @@ _PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
 _EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exercise_slug"}
 
 
-def _canonical_changes(adjustments: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+def _canonical_changes(adjustments: dict[str, Any], old: StoredExercise) -> dict[str, Any]:
     """Adjustments under their canonical names, single numbers for per-set fields spread over the sets
     (seed 001's scalar `load` included; `load: null` means bodyweight)."""
     changes = {_ADJUSTMENT_ALIASES.get(key, key): value for key, value in adjustments.items()}
     if changes.get("load", 0) is None and "load_each" not in changes:
         changes["load_each"] = None
-    expanded = expand_per_set_scalars({**changes, "sets": changes.get("sets", old.get("sets"))})
+    expanded = expand_per_set_scalars({**changes, "sets": changes.get("sets", old.sets)})
     if "sets" not in changes:
         expanded.pop("sets")
     return dict(expanded)
 
 
-def _resize_uniform_lists(adjusted: dict[str, Any], old: dict[str, Any], changed: set[str]) -> None:
+def _resize_uniform_lists(adjusted: dict[str, Any], old: StoredExercise, changed: set[str]) -> None:
     """When only `sets` changed, stretch per-set lists that hold one repeated value to the new count."""
     sets = adjusted.get("sets")
     if "sets" not in changed or not isinstance(sets, int) or sets < 1:
         return
     for name in _PER_SET_FIELDS:
-        values = old.get(name)
+        values = getattr(old, name)
         if name in changed or not values or len(values) == sets:
             continue
         if len(set(values)) == 1:
@@ -856,19 +889,17 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
-    exercises = workout_exercises(workout)
+    exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
     if index is None:
         return _not_found(args.exercise_id, exercises)
     adjustments = dict(args.adjustments)
     if not adjustments and args.change is not None:
-        unit = str(
-            exercises[index].get("load_unit") or load_training_context(user_id=ctx.user_id).weight_unit
-        )
-        adjustments = harder_or_easier(exercises[index], harder=args.change == "harder", unit=unit)
+        unit = exercises[index].load_unit or load_training_context(user_id=ctx.user_id).weight_unit
+        adjustments = harder_or_easier(exercises[index].to_json(), harder=args.change == "harder", unit=unit)
         if not adjustments:
             return _failure(
-                f"{exercises[index].get('exercise_name')} cannot sensibly be made {args.change} by itself "
+                f"{exercises[index].exercise_name} cannot sensibly be made {args.change} by itself "
                 "(already at the limit); choose another exercise or give adjustments."
             )
     if not adjustments:
@@ -887,52 +918,56 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
             f"Unknown field(s) {', '.join(unknown)}. Adjustable fields: {', '.join(sorted(ADJUSTABLE_FIELDS))}."
         )
 
-    adjusted = {**old, **changes}
+    # The changed fields stay plain values until they are checked: a wrong one is a problem to report.
+    before = old.to_json()
+    adjusted = {**before, **changes}
     _resize_uniform_lists(adjusted, old, set(changes))
-    exercises[index] = adjusted
+    exercises[index] = old.model_copy()  # holds the place (and takes the new order) while it is checked
     if "order" in changes:
         exercises, index = _move(exercises, index, _as_int(changes["order"], default=index + 1))
+        adjusted["order"] = exercises[index].order
 
     header = "The exercise was not adjusted. Fix every problem below and call adjust_exercise again:"
-    outcome = _revalidate(ctx, exercises, index, header)
+    outcome = _revalidate(ctx, exercises, index, header, adjusted)
     if isinstance(outcome, ToolOutcome):
         return outcome
     models, check, context = outcome
     rebuilt = canonical_exercise(
         models[index],
-        exercise_id=str(old.get("id")),
+        exercise_id=str(old.id),
         order=models[index].order,
         match=check.catalog[index],
         equipment=check.equipment[index],
         context=context,
     )
-    # Keys other tools keep on an exercise (e.g. completion) survive an adjustment.
-    extras = {key: value for key, value in old.items() if key not in _EXERCISE_KEYS}
-    new = exercises[index] = {**rebuilt, **extras}
-    shown = [key for key in changes if old.get(key) != new.get(key)] or list(changes)
-    old_values = {key: old.get(key) for key in shown}
-    applied = {key: new.get(key) for key in shown}
+    # What other tools keep on an exercise (e.g. completion) survives an adjustment.
+    kept = {key: value for key, value in before.items() if key not in _EXERCISE_KEYS}
+    new = exercises[index] = StoredExercise.model_validate({**rebuilt.to_json(), **kept})
+    after = new.to_json()
+    shown = [key for key in changes if before.get(key) != after.get(key)] or list(changes)
+    old_values = {key: before.get(key) for key in shown}
+    applied = {key: after.get(key) for key in shown}
     artifact = next_version(workout, exercises)
     store_current_workout(ctx, artifact, replace_stored=False)
     artifact_id = artifact["artifact_id"]
     changes_summary = ", ".join(f"{key} {_short(old_values[key])}→{_short(applied[key])}" for key in shown)
-    change_summary = describe_change(str(new["exercise_name"]), old, new, shown)
+    change_summary = describe_change(new.exercise_name, before, after, shown)
     text = (
-        f"Updated {new['id']}: {new['exercise_name']} - {changes_summary}. Now: {describe_exercise(new)}. "
+        f"Updated {new.id}: {new.exercise_name} - {changes_summary}. Now: {describe_exercise(new)}. "
         f"Tell the user what changed: {change_summary}. "
-        f"Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        f"Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
         + _deliver_instruction(artifact_id)
     )
     return ToolOutcome(
         success=True,
         data={
-            "exercise_id": new["id"],
-            "exercise_name": new["exercise_name"],
+            "exercise_id": new.id,
+            "exercise_name": new.exercise_name,
             "adjustments": applied,
             "old_values": old_values,
             "change_summary": change_summary,
             "artifact_id": artifact_id,
-            "previous_artifact_id": workout.get("artifact_id"),
+            "previous_artifact_id": workout.artifact_id,
         },
         text=text,
         artifact=artifact,
@@ -952,25 +987,26 @@ def _short(value: Any) -> str:
 
 
 # --- remove_exercise ---------------------------------------------------------------------------------------------------
-def _close_group_gap(exercises: list[dict[str, Any]], removed: dict[str, Any]) -> str | None:
+def _close_group_gap(exercises: list[StoredExercise], removed: StoredExercise) -> str | None:
     """Renumber the removed exercise's group; dissolve it when too few remain. Returns a note or None."""
-    group = removed.get("group") or {}
-    group_id = group.get("id")
-    if not group_id:
+    group = removed.group
+    if group is None or not group.id:
         return None
-    members = [exercise for exercise in exercises if (exercise.get("group") or {}).get("id") == group_id]
+    members = [
+        exercise for exercise in exercises if exercise.group is not None and exercise.group.id == group.id
+    ]
     if not members:
         return None
-    group_type = str(group.get("type"))
-    if len(members) < GROUP_MIN_SIZE.get(group_type, 1):
+    if len(members) < GROUP_MIN_SIZE.get(group.type, 1):
         for member in members:
-            member.pop("group", None)
-        return f"group {group_id} ({group_type}) dissolved: too few exercises left"
-    header = {key: group[key] for key in ("name", "rounds", "rest_between_rounds_sec") if key in group}
+            member.group = None
+        return f"group {group.id} ({group.type}) dissolved: too few exercises left"
+    # The group's first exercise carries its name and rounds: when it goes, the next one takes them.
+    header = group.model_dump(include={"name", "rounds", "rest_between_rounds_sec"}, exclude_none=True)
     for position, member in enumerate(members, start=1):
-        member["group"] = {**member["group"], "position": position}
-        if position == 1 and group.get("position") == 1:
-            member["group"] = {**member["group"], **header}
+        assert member.group is not None
+        update = {"position": position, **(header if position == 1 and group.position == 1 else {})}
+        member.group = member.group.model_copy(update=update)
     return None
 
 
@@ -979,7 +1015,7 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
-    exercises = workout_exercises(workout)
+    exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
     if index is None:
         return _not_found(args.exercise_id, exercises)
@@ -989,27 +1025,30 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
             "or create a new workout with generate_workout."
         )
     removed = exercises.pop(index)
-    for number, exercise in enumerate(exercises, start=1):
-        exercise["order"] = number
+    _renumber(exercises)
     note = _close_group_gap(exercises, removed)
 
     artifact = next_version(workout, exercises)
     store_current_workout(ctx, artifact, replace_stored=False)
     artifact_id = artifact["artifact_id"]
     text = (
-        f"Removed {removed.get('id')} ({removed.get('exercise_name')}); {len(exercises)} exercises remain"
+        f"Removed {removed.id} ({removed.exercise_name}); {len(exercises)} exercises remain"
         + (f"; {note}" if note else "")
-        + f". Updated workout saved as {artifact_id} (replaces {workout.get('artifact_id')}). "
+        + f". Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
         + _deliver_instruction(artifact_id)
     )
     return ToolOutcome(
         success=True,
         data={
-            "removed_exercise": {key: removed.get(key) for key in ("id", "exercise_name", "order")},
+            "removed_exercise": {
+                "id": removed.id,
+                "exercise_name": removed.exercise_name,
+                "order": removed.order,
+            },
             "remaining_count": len(exercises),
             "reason": args.reason,
             "artifact_id": artifact_id,
-            "previous_artifact_id": workout.get("artifact_id"),
+            "previous_artifact_id": workout.artifact_id,
         },
         text=text,
         artifact=artifact,
@@ -1033,13 +1072,13 @@ def _inferred_type(done: CompletedExercise) -> str:
 
 def log_entry(
     done: CompletedExercise,
-    target: dict[str, Any] | None,
+    target: StoredExercise | None,
     *,
     order: int,
     context: TrainingContext,
 ) -> dict[str, Any]:
     """A record_workout_log entry: the planned (target) values beside what was done (actual)."""
-    planned = target or {}
+    planned = target.to_json() if target is not None else {}
     name = planned.get("exercise_name") or done.exercise_name or ""
     slug = planned.get("exercise_slug")
     if slug is None and target is None:
@@ -1076,7 +1115,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
-    exercises = workout_exercises(workout)
+    exercises = workout.exercises
     context = load_training_context(user_id=ctx.user_id)
     problems: list[str] = []
     entries: list[dict[str, Any]] = []
@@ -1085,7 +1124,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     conversions: list[str] = []
     extra_order = len(exercises)
     for number, done in enumerate(args.completed_exercises, start=1):
-        target: dict[str, Any] | None = None
+        target: StoredExercise | None = None
         if done.exercise_id is not None:
             index = find_exercise(exercises, done.exercise_id)
             if index is None:
@@ -1101,25 +1140,25 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         if index is not None:
             if index in seen:
                 problems.append(
-                    f"completed exercise {number}: {exercises[index].get('id')} was already given as "
+                    f"completed exercise {number}: {exercises[index].id} was already given as "
                     f"completed exercise {seen[index]}"
                 )
                 continue
             seen[index] = number
             target = exercises[index]
-            if target.get("log_entry_id"):
+            if target.log_entry_id:
                 # Already logged during the workout (log_completed_exercise / mark_exercise_complete).
-                already_logged.append(str(target.get("exercise_name") or target.get("id")))
+                already_logged.append(target.exercise_name or str(target.id))
                 continue
-            order = _as_int(target.get("order"), default=index + 1)
+            order = target.order or index + 1
         else:
             extra_order += 1
             order = extra_order
         done, notes = exercise_in_user_units(
             done,
-            weight_unit=str((target or {}).get("load_unit") or context.weight_unit),
-            distance_unit=str((target or {}).get("distance_unit") or context.distance_unit),
-            name=(target or {}).get("exercise_name"),
+            weight_unit=(target.load_unit if target else None) or context.weight_unit,
+            distance_unit=(target.distance_unit if target else None) or context.distance_unit,
+            name=target.exercise_name if target else None,
         )
         conversions.extend(notes)
         entries.append(log_entry(done, target, order=order, context=context))
@@ -1129,16 +1168,16 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
     log = None
     # Sets logged during the workout went to its log: complete that one rather than start another.
-    during = get_workout_log_of(user_id=ctx.user_id, workout=workout)
+    during = get_workout_log_of(user_id=ctx.user_id, workout=workout.to_record())
     if entries or during is not None:
         try:
             log = services.record_workout_log(
                 user_id=ctx.user_id,
                 entries=entries,
-                title=str(workout.get("title") or ""),
+                title=workout.title or "",
                 notes=args.workout_notes or "",
                 session_id=ctx.session.pk,
-                artifact_id=str(workout.get("artifact_id") or ""),
+                artifact_id=workout.artifact_id or "",
                 into_log=during,
             )
         except ValueError as exc:

@@ -51,30 +51,17 @@ from datasources_app.catalog import (
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise as CatalogExercise
 from datasources_app.models import Preference
-from tools_app.workout_schema import (
+from datasources_app.workouts import (
+    GROUP_MIN_SIZE,
     NUMBER_LIMITS,
+    OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
     Exercise,
     ExerciseFields,
     ExerciseGroup,
     Workout,
     out_of_limits,
 )
-
-# Per exercise type: the fields it needs (docs/contracts.md §12.2 (exercise types)) and the ones that also apply to it.
-REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "reps": ("sets", "reps", "rest_sec"),
-    "hold": ("sets", "hold_sec", "rest_sec"),
-    "duration": ("duration_min",),
-    "intervals": ("rounds", "work_sec", "rest_sec"),
-}
-OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "reps": ("load_each", "load_unit", "implements"),
-    "hold": (),
-    "duration": ("distance", "distance_unit", "target_pace"),
-    "intervals": (),
-}
-# Fewest exercises a group of each type can hold; the others may hold one.
-GROUP_MIN_SIZE: dict[str, int] = {"superset": 2, "circuit": 2, "giant_set": 3}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from django.conf import settings
@@ -25,7 +25,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from sessions_app.admin_registry import register_console_format, register_event_action
+from sessions_app.events import is_trainer
 from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
+from sessions_app.transcript import Transcript
 from trainer_agent.console import ICONS, describe
 from trainer_agent.context import ContextBuildError, build_context
 from trainer_agent.llm.anthropic_provider import build_anthropic_body
@@ -48,7 +50,7 @@ def register() -> None:
 
 def is_trainer_request(event_type: str, data: dict[str, Any]) -> bool:
     """An llm_request of the trainer loop (the initializer's requests have another context)."""
-    return event_type == EventType.LLM_REQUEST and data.get("purpose", "trainer") == "trainer"
+    return event_type == EventType.LLM_REQUEST and is_trainer(data)
 
 
 def context_sequence_of(event: AgentSessionEvent) -> int:
@@ -308,11 +310,6 @@ def step_replay_view(
     request_event = earlier_requests[0]
     if not is_trainer_request(request_event.event_type, request_event.data):
         raise Http404(f"Event #{sequence} is not a request of the trainer loop")
-    previous_event = next(
-        (e for e in earlier_requests[1:] if is_trainer_request(e.event_type, e.data)),
-        None,
-    )
-    # This request's response is the next LLM event when that is a response (a failed call has none).
     later = list(
         AgentSessionEvent.objects.filter(
             session=session,
@@ -320,12 +317,13 @@ def step_replay_view(
             sequence_number__gt=sequence,
         ).order_by("sequence_number")[:REQUEST_LOOKAROUND]
     )
-    # Sub-agent calls (purpose subagent:…, e.g. a week being prepared meanwhile) may come in between.
-    trainer_later = [e for e in later if e.data.get("purpose", "trainer") == "trainer"]
-    response_event = (
-        trainer_later[0] if trainer_later and trainer_later[0].event_type == EventType.LLM_RESPONSE else None
-    )
-    next_event = next((e for e in later if is_trainer_request(e.event_type, e.data)), None)
+    # The transcript pairs each trainer request with its answer (none when the call failed), past the sub-agent
+    # calls (purpose subagent:…, e.g. a week being prepared meanwhile) that may come in between.
+    exchanges = Transcript.read([*reversed(earlier_requests), *later]).exchanges
+    index = next(i for i, x in enumerate(exchanges) if x.request is request_event)
+    previous_event = cast(AgentSessionEvent, exchanges[index - 1].request) if index > 0 else None
+    response_event = cast(AgentSessionEvent | None, exchanges[index].response)
+    next_event = cast(AgentSessionEvent, exchanges[index + 1].request) if index + 1 < len(exchanges) else None
 
     events = list(
         AgentSessionEvent.objects.filter(

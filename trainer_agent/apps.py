@@ -31,10 +31,10 @@ class TrainerAgentConfig(AppConfig):
 
         register_user_labeller(lambda user_ids: display_names(user_ids=user_ids))
         # ... and reads a workout's exercises as every other surface does ("3×10 @ 20kg each hand").
-        from datasources_app.formatters import exercise_prescription
-        from sessions_app.admin_registry import register_prescription_format
+        from datasources_app.formatters import exercise_cells
+        from sessions_app.admin_registry import register_exercise_format
 
-        register_prescription_format(exercise_prescription)
+        register_exercise_format(exercise_cells)
         # fetch_many's threads read the user's data in the user's row-level security context (PostgreSQL).
         from datasources_app.sources import register_thread_context
         from trainer_agent.tenancy import acting_for

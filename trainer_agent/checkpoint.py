@@ -35,9 +35,11 @@ from django.db import transaction
 
 from datasources_app import selectors as data_selectors
 from datasources_app.sources import FormattedSource, SourceError, fetch_many
+from sessions_app.events import CheckpointData, ErrorData, trainer_purpose_q
 from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
 from sessions_app.selectors import context_events
 from sessions_app.services import update_context_start
+from sessions_app.transcript import NOTIFY_USER_TOOL, Transcript
 from trainer_agent.context import ContextBuildError, build_context
 from trainer_agent.llm.models import get_model
 from trainer_agent.sink import EventSink
@@ -161,33 +163,35 @@ def digest_events(events: Sequence[AgentSessionEvent]) -> EventDigest:
     )
     touched = {tool: rule.source for rule in RETENTION_RULES for tool in rule.touched_by}
     last_use_turn: dict[str, int] = {}
+    # The transcript reads each event; the digest adds, in event order, what a checkpoint carries on.
+    transcript = Transcript()
     for event in events:
-        data = event.data if isinstance(event.data, dict) else {}
+        transcript.add(event)
         kind = event.event_type
         if kind == EventType.CHECKPOINT:
+            data = transcript.checkpoints[-1]
             digest.turns_before += int(data.get("turns", 0)) + int(data.get("turns_before", 0))
             digest.checkpoints_before = max(digest.checkpoints_before, int(data.get("checkpoint_number", 0)))
             digest.workouts_generated.extend(str(w) for w in data.get("workouts_generated") or [])
             digest.workouts_delivered.extend(str(w) for w in data.get("workouts_delivered") or [])
         elif kind == EventType.USER_MESSAGE:
-            digest.turns += 1
-            digest.requests.append(_preview(str(data.get("message", ""))))
-            digest.open_question = None  # answered by this message
+            digest.requests.append(_preview(transcript.user_messages[-1]))
         elif kind == EventType.TOOL_CALL:
-            name = str(data.get("tool_name", ""))
-            digest.tools_used[name] += 1
-            raw_arguments = data.get("arguments")
-            arguments: dict[str, Any] = raw_arguments if isinstance(raw_arguments, dict) else {}
-            if name in touched:
-                last_use_turn[touched[name]] = digest.turns
-            if name == "message_ask_user":
-                digest.open_question = str(arguments.get("question", "")) or None
-            if name == "message_notify_user" and arguments.get("artifact_id"):
-                digest.workouts_delivered.append(str(arguments["artifact_id"]))
+            call = transcript.calls[-1]
+            digest.tools_used[call.tool_name] += 1
+            if call.tool_name in touched:
+                last_use_turn[touched[call.tool_name]] = call.turn
+            if call.tool_name == NOTIFY_USER_TOOL and call.arguments.get("artifact_id"):
+                digest.workouts_delivered.append(str(call.arguments["artifact_id"]))
         elif kind == EventType.KNOWLEDGE:
-            last_use_turn[str(data.get("source", ""))] = digest.turns
+            last_use_turn[transcript.knowledge[-1].source] = transcript.knowledge[-1].turn
         elif kind == EventType.ARTIFACT:
-            digest.workouts_generated.append(f"{data.get('artifact_id', '')} {data.get('title', '')}".strip())
+            artifact = transcript.artifacts[-1]
+            digest.workouts_generated.append(
+                f"{artifact.get('artifact_id', '')} {artifact.get('title', '')}".strip()
+            )
+    digest.turns = transcript.turns
+    digest.open_question = transcript.open_question
     digest.turns_since_use = {source: digest.turns - turn for source, turn in last_use_turn.items()}
     return digest
 
@@ -221,7 +225,7 @@ def _latest_request_estimate(session: AgentSession) -> tuple[int, int] | None:
     )
     data = (
         AgentSessionEvent.objects.filter(
-            session=session, event_type=EventType.LLM_REQUEST, data__purpose="trainer"
+            trainer_purpose_q(), session=session, event_type=EventType.LLM_REQUEST
         )
         .order_by("-sequence_number")
         .values_list("data", flat=True)
@@ -286,11 +290,11 @@ def maybe_checkpoint(
         logger.exception("checkpoint.failed", extra={"session_id": str(session.pk)})
         sink.record(
             EventType.ERROR,
-            {
-                "message": f"checkpoint failed: {type(exc).__name__}: {exc}",
-                "context": "checkpoint",
-                "stack": traceback.format_exc(),
-            },
+            ErrorData(
+                message=f"checkpoint failed: {type(exc).__name__}: {exc}",
+                context="checkpoint",
+                stack=traceback.format_exc(),
+            ),
         )
         return None
 
@@ -336,7 +340,7 @@ def write_checkpoint(
     }
     data["summary"] = format_summary(data, state)
     with transaction.atomic():
-        event = sink.record(EventType.CHECKPOINT, data)
+        event = sink.record(EventType.CHECKPOINT, CheckpointData.model_validate(data))
         update_context_start(
             session=session, sequence=event.sequence_number if keep_from is None else keep_from
         )

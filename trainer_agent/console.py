@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from sessions_app.dashboards import format_cache_hit_rate
+from sessions_app.events import is_trainer, purpose_of
 
 ICONS = {
     "user_message": "👤",
@@ -82,7 +83,7 @@ def describe(event_type: str, data: dict[str, Any], duration_ms: int | None = No
     if event_type == "user_message":
         return f'User: "{_preview(data.get("message", ""))}"'
     if event_type == "llm_request":
-        purpose = f" ({data['purpose']})" if data.get("purpose") not in (None, "trainer") else ""
+        purpose = "" if is_trainer(data) else f" ({purpose_of(data)})"
         return f"LLM Request → {data.get('model', '?')}{purpose}  est. {k_tokens(data.get('estimated_tokens', 0))} tokens"
     if event_type == "llm_response":
         tokens = data.get("tokens") or {}

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from datasources_app import formatters
-from datasources_app.loads import implements_of
 from datasources_app.selectors import UserDataSources, user_data_sources
 from datasources_app.sources import user_data_xml_of
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.selectors import context_events_after
+from sessions_app.transcript import ASK_USER_TOOL, call_of
 from tools_app.registry import tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
@@ -37,7 +37,6 @@ EMPTY_CONTEXT_ERROR = "Cannot build context: no events in session"
 # imports) falls back to compact JSON capped at this many characters.
 MAX_RAW_RESULT_CHARS = 4000
 INTERRUPTED_CALL_TEXT = "The call was interrupted."
-ASK_USER_TOOL = "message_ask_user"
 
 
 class ContextBuildError(RuntimeError):
@@ -259,12 +258,13 @@ class _MessageBuilder:
             self._append_user_blocks([block])
 
     def tool_call(self, data: dict[str, Any], *, after_call: bool = False) -> None:
+        call = call_of(data)  # the transcript's reading of a tool_call
         block = self._made(
             {
                 "type": "tool_use",
-                "id": str(data.get("call_id", "")),
-                "name": str(data.get("tool_name", "")),
-                "input": canonical_json(data["arguments"]) if isinstance(data.get("arguments"), dict) else {},
+                "id": call.call_id,
+                "name": call.tool_name,
+                "input": canonical_json(call.arguments),
             }
         )
         self.question = None
@@ -402,35 +402,17 @@ def artifact_text(data: dict[str, Any]) -> str:
 
 
 def describe_exercise(exercise: dict[str, Any]) -> str:
-    """One line such as "Goblet Squat — 3×10 @ 16kg, rest 90s"."""
+    """One line such as "Goblet Squat — 3×10 @ 16kg, rest 90s": the prescription as every surface reads it
+    (`formatters.exercise_prescription`), the rest after each set, a round group's header."""
     name = exercise.get("exercise_name", "?")
-    kind = exercise.get("exercise_type", "")
-    if kind == "reps":
-        reps = exercise.get("reps") or []
-        loads = exercise.get("load_each") or []
-        reps_text = (
-            "/".join(_number(r) for r in reps) if len(set(reps)) > 1 else _number(reps[0] if reps else "?")
-        )
-        unit = str(exercise.get("load_unit") or "kg")
-        load = formatters.loads(
-            loads[:1], from_unit=unit, units=formatters.Units(weight=unit), implements=implements_of(exercise)
-        )
-        sets = exercise.get("sets", len(reps))
-        if formatters.in_round_group(exercise):  # done once per round of its group: no sets, no rest between
-            header = f" [{formatters.group_header(exercise['group'])}]"
-            return f"{name} — {'' if sets == 1 else f'{sets}×'}{reps_text}{load}{header}"
-        return f"{name} — {sets}×{reps_text}{load}, rest {_number(exercise.get('rest_sec', '?'))}s"
-    if kind == "hold":
-        holds = exercise.get("hold_sec") or []
-        return f"{name} — {exercise.get('sets', len(holds))}×{_number(holds[0]) if holds else '?'}s hold"
-    if kind == "duration":
-        return f"{name} — {_number(exercise.get('duration_min', '?'))} min"
-    if kind == "intervals":
-        return (
-            f"{name} — {_number(exercise.get('rounds', '?'))} rounds of {_number(exercise.get('work_sec', '?'))}s on / "
-            f"{_number(exercise.get('rest_sec', '?'))}s off"
-        )
-    return str(name)
+    details = formatters.exercise_prescription(exercise)
+    rest = formatters.exercise_rest(exercise)
+    line = f"{name} — {details}" if details else str(name)
+    if rest:
+        line += f", rest {rest}"
+    if formatters.in_round_group(exercise):  # done once per round of its group
+        line += f" [{formatters.group_header(exercise['group'])}]"
+    return line
 
 
 def canonical_json(value: Any) -> Any:
@@ -441,13 +423,6 @@ def canonical_json(value: Any) -> Any:
     if isinstance(value, list):
         return [canonical_json(item) for item in value]
     return value
-
-
-def _number(value: Any) -> str:
-    """25.0 → "25", 22.5 → "22.5"; anything else as text."""
-    if isinstance(value, float) and not isinstance(value, bool):
-        return f"{value:g}"
-    return str(value)
 
 
 def _result_text(data: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from datasources_app.sources import UnknownSourceError, get_source
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnStatus
 from sessions_app.selectors import events_after
+from sessions_app.transcript import Step, Transcript
 from tools_app.registry import RESERVED_TOOL_NAMES, UnknownToolError, get_tool
 from trainer_agent.llm.models import get_model
 
@@ -44,13 +45,12 @@ FAILED_CALL_STATUS = "Adjusting..."
 
 
 class Projector:
-    """Events → frames. Remembers which tool call of the latest model answer ran (the first): the others are
-    answered "not executed" and have no frames. Feed it every event from the last `llm_response` before the
-    point a stream resumes from, discarding those frames (`prime`)."""
+    """Events → frames. Which tool call of the latest model answer ran (the first) is the transcript's
+    (`sessions_app.transcript`): the others are answered "not executed" and have no frames. Feed it every event
+    from the last `llm_response` before the point a stream resumes from, discarding those frames (`prime`)."""
 
     def __init__(self) -> None:
-        self.awaiting_first_call = False
-        self.executed_call: str | None = None
+        self.transcript = Transcript(history=False)
 
     def prime(self, events: list[AgentSessionEvent]) -> None:
         for event in events:
@@ -59,6 +59,7 @@ class Projector:
     def frames(self, event: AgentSessionEvent) -> list[dict[str, Any]]:
         data: dict[str, Any] = event.data if isinstance(event.data, dict) else {}
         kind = event.event_type
+        step = self.transcript.add(event)
         if kind == EventType.USER_MESSAGE:
             return [RECEIVED_FRAME]
         if kind == EventType.KNOWLEDGE and data.get("reason"):
@@ -71,14 +72,8 @@ class Projector:
             ]
         if kind == EventType.CHECKPOINT:
             return [CHECKPOINT_FRAME]
-        if kind == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer":
-            self.awaiting_first_call = True
-            self.executed_call = None
-            return []
-        if kind == EventType.TOOL_CALL and self.awaiting_first_call:
-            self.awaiting_first_call = False
-            self.executed_call = str(data.get("call_id"))
-            name = str(data.get("tool_name", ""))
+        if step == Step.CALL_RAN and self.transcript.running is not None:
+            name = self.transcript.running.call.tool_name
             start = _status_start(name)
             frames: list[dict[str, Any]] = []
             if start:
@@ -87,8 +82,7 @@ class Projector:
                 _typed({"data": {"status": "running", "args": data.get("arguments") or {}}}, tool_name=name)
             )
             return frames
-        if kind == EventType.TOOL_RESULT and str(data.get("call_id")) == self.executed_call:
-            self.executed_call = None
+        if step == Step.RESULT_OF_RAN:
             return _result_frames(data)
         return []
 

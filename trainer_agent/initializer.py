@@ -25,6 +25,14 @@ from datasources_app.sources import (
     all_sources,
     fetch_many,
 )
+from sessions_app.events import (
+    INITIALIZER,
+    ErrorData,
+    InitializerRequest,
+    InitializerResponse,
+    KnowledgeData,
+    Tokens,
+)
 from sessions_app.models import AgentSession, EventType
 from sessions_app.selectors import existing_knowledge_sources
 from sessions_app.services import NewEvent
@@ -189,12 +197,12 @@ def select_with_model(
     )
     sink.record(
         EventType.LLM_REQUEST,
-        {
-            "model": model_id,
-            "purpose": "initializer",
-            "prompt": user[:2000],
-            "estimated_tokens": (len(system) + len(user)) // 4,
-        },
+        InitializerRequest(
+            model=model_id,
+            purpose=INITIALIZER,
+            prompt=user[:2000],
+            estimated_tokens=(len(system) + len(user)) // 4,
+        ),
     )
     result = tracing.complete_json(
         provider,
@@ -210,13 +218,13 @@ def select_with_model(
     tokens = result.usage.as_event_tokens()
     sink.record(
         EventType.LLM_RESPONSE,
-        {
-            "model": model_id,
-            "purpose": "initializer",
-            "raw_response": result.raw,
-            "tokens": tokens,
-            "cost_cents": cost_cents(model, result.usage),
-        },
+        InitializerResponse(
+            model=model_id,
+            purpose=INITIALIZER,
+            raw_response=result.raw,
+            tokens=Tokens.model_validate(tokens),
+            cost_cents=cost_cents(model, result.usage),
+        ),
         duration_ms=result.duration_ms,
     )
     return parse_selection(result.data, existing)
@@ -272,11 +280,11 @@ def _initialize_context(
         except Exception as exc:
             sink.record(
                 EventType.ERROR,
-                {
-                    "message": f"initializer failed: {type(exc).__name__}: {exc}",
-                    "context": "context_init",
-                    "stack": None,
-                },
+                ErrorData(
+                    message=f"initializer failed: {type(exc).__name__}: {exc}",
+                    context="context_init",
+                    stack=None,
+                ),
             )
     if selection is None:
         selection = offline_selection(message, existing, today=today)
@@ -299,18 +307,18 @@ def append_knowledge(*, selection: Selection, user_id: uuid.UUID, sink: EventSin
             events.append(
                 NewEvent(
                     EventType.ERROR,
-                    {
-                        "message": f"fetching {item.source} failed: {result.error}",
-                        "context": "context_init",
-                        "stack": None,
-                    },
+                    ErrorData(
+                        message=f"fetching {item.source} failed: {result.error}",
+                        context="context_init",
+                        stack=None,
+                    ),
                 )
             )
             continue
         events.append(
             NewEvent(
                 EventType.KNOWLEDGE,
-                {"source": item.source, "params": item.params(), "reason": item.reason, "data": result.text},
+                KnowledgeData(source=item.source, params=item.params(), reason=item.reason, data=result.text),
                 duration_ms=elapsed_ms,
             )
         )

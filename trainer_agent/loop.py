@@ -23,9 +23,22 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from sessions_app.events import (
+    TRAINER,
+    ArtifactData,
+    ErrorData,
+    Tokens,
+    ToolCallData,
+    ToolOutput,
+    ToolResultData,
+    ToolStatus,
+    TrainerRequest,
+    TrainerResponse,
+)
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnStatus
 from sessions_app.selectors import events_after
 from sessions_app.services import NewEvent, finish_turn
+from sessions_app.transcript import Transcript
 from tools_app.formatting import wrap_in_xml
 from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
 from tools_app.types import ToolContext, ToolResult
@@ -97,38 +110,32 @@ class TurnResult:
 
 @dataclass
 class _Position:
-    """Where a turn stands, read from its events: what the next step of the loop is."""
+    """Where a turn stands, read from its events (`sessions_app.transcript`): what the next step of the loop is."""
 
     iterations: int = 0  # trainer llm_requests so far
     initialized: bool = False  # the loop has started (the initializer ran)
     pending_request: bool = False  # an llm_request with no answer: call the model again
     pending_calls: list[ToolCall] = field(default_factory=list)  # an answer whose first call has no result
+    request_sequence: int = -1  # the latest trainer llm_request (the call a recovered turn makes again)
 
 
 def read_position(events: list[AgentSessionEvent]) -> _Position:
-    position = _Position()
-    for event in events:
-        data = event.data if isinstance(event.data, dict) else {}
-        kind = event.event_type
-        if kind == EventType.LLM_REQUEST and data.get("purpose", "trainer") == "trainer":
-            position.iterations += 1
-            position.initialized = True
-            position.pending_request = True
-            position.pending_calls = []
-        elif kind == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer":
-            position.pending_request = False
-        elif kind == EventType.TOOL_CALL and not position.pending_request:
-            arguments = data.get("arguments")
-            position.pending_calls.append(
-                ToolCall(
-                    id=str(data.get("call_id", "")),
-                    name=str(data.get("tool_name", "")),
-                    arguments=arguments if isinstance(arguments, dict) else {},
-                )
-            )
-        elif kind == EventType.TOOL_RESULT:
-            position.pending_calls = []
-    return position
+    transcript = Transcript.read(events)
+    last = transcript.last_request
+    return _Position(
+        iterations=transcript.iterations,
+        initialized=transcript.initialized,
+        pending_request=transcript.pending_request,
+        pending_calls=[
+            ToolCall(id=call.call_id, name=call.tool_name, arguments=call.arguments)
+            for call in transcript.pending_calls
+        ],
+        request_sequence=(
+            getattr(last, "sequence_number", -1)
+            if last is not None
+            else (events[-1].sequence_number if events else -1)
+        ),
+    )
 
 
 def run_loop(
@@ -168,7 +175,7 @@ def run_loop(
                 request = build_context(session=session, user_id=user_id, cache=cache).to_request(
                     model=model_id
                 )
-                request_sequence = _last_request_sequence(events)
+                request_sequence = position.request_sequence
             position.pending_request = False
             publisher = (
                 preview_frames.publisher_for(turn=turn, request_sequence=request_sequence)
@@ -199,7 +206,7 @@ def run_loop(
                     *(
                         NewEvent(
                             EventType.TOOL_CALL,
-                            {"tool_name": each.name, "arguments": each.arguments, "call_id": each.id},
+                            ToolCallData(tool_name=each.name, arguments=each.arguments, call_id=each.id),
                         )
                         for each in calls
                     ),
@@ -261,12 +268,7 @@ def _finish(
 
 def _delivered_anything(turn: AgentTurn, pending: list[NewEvent]) -> bool:
     stored = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
-    results = [e.data for e in stored if e.event_type == EventType.TOOL_RESULT]
-    results += [dict(e.data) for e in pending if e.event_type == EventType.TOOL_RESULT]
-    return any(
-        data.get("success") and data.get("tool_name") in {"message_notify_user", "message_ask_user"}
-        for data in results
-    )
+    return Transcript.read([*stored, *pending]).delivered
 
 
 def fail_turn(
@@ -280,9 +282,7 @@ def fail_turn(
 ) -> None:
     """End the turn in `error`: the `error` event (which followers show as the terminal `error` frame), the
     session's status and usage so far, in one transaction. Every event already written stays."""
-    data = _turn_error(kind, message, context=context, stack=stack)
-    if retry_after is not None:
-        data["retry_after"] = retry_after
+    data = _turn_error(kind, message, context=context, stack=stack, retry_after=retry_after)
     stored = finish_turn(
         turn=turn,
         status=TurnStatus.ERROR,
@@ -293,9 +293,18 @@ def fail_turn(
 
 
 def _turn_error(
-    kind: str, message: str, *, context: str = "agent_loop", stack: str | None = None
-) -> dict[str, Any]:
-    return {"message": message, "kind": kind, "context": context, "stack": stack, "fatal": True}
+    kind: str,
+    message: str,
+    *,
+    context: str = "agent_loop",
+    stack: str | None = None,
+    retry_after: float | None = None,
+) -> ErrorData:
+    if retry_after is None:
+        return ErrorData(message=message, kind=kind, context=context, stack=stack, fatal=True)
+    return ErrorData(
+        message=message, kind=kind, context=context, stack=stack, fatal=True, retry_after=retry_after
+    )
 
 
 def _record_request(
@@ -313,15 +322,6 @@ def _record_request(
         request = context.to_request(model=model_id)
         stored = sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
     return request, stored.sequence_number
-
-
-def _last_request_sequence(events: list[AgentSessionEvent]) -> int:
-    """The sequence number of the turn's latest trainer `llm_request` (the call a recovered turn makes again)."""
-    for event in reversed(events):
-        data = event.data if isinstance(event.data, dict) else {}
-        if event.event_type == EventType.LLM_REQUEST and data.get("purpose", "trainer") == "trainer":
-            return event.sequence_number
-    return events[-1].sequence_number if events else -1
 
 
 def _writes(tool_name: str) -> bool:
@@ -386,24 +386,27 @@ def _execute_untraced(call: ToolCall, sink: EventSink, ctx: ToolContext) -> Tool
         names = ", ".join(t.name for t in all_tools() if offered is None or t.name in offered)
         sink.record(
             EventType.ERROR,
-            {"message": f"Unknown tool: {call.name}", "context": "tool_execution", "stack": None},
+            ErrorData(message=f"Unknown tool: {call.name}", context="tool_execution", stack=None),
         )
         return _failed_result(call.name, f"Unknown tool: {call.name}. Available tools: {names}")
 
 
 def _result_events(call: ToolCall, executed: ToolResult) -> list[NewEvent]:
     """The tool's result (with the status line the stream shows), and the artifact it created (if any)."""
-    data: dict[str, Any] = {
-        "tool_name": call.name,
-        "result": executed.to_dict(),
-        "success": executed.success,
-        "call_id": call.id,
-    }
+    output = ToolOutput.model_validate(executed.to_dict())
     if executed.status_message:
-        data["status"] = {"message": executed.status_message, "phase": executed.status_phase}
+        data = ToolResultData(
+            tool_name=call.name,
+            result=output,
+            success=executed.success,
+            call_id=call.id,
+            status=ToolStatus(message=executed.status_message, phase=executed.status_phase),
+        )
+    else:
+        data = ToolResultData(tool_name=call.name, result=output, success=executed.success, call_id=call.id)
     events = [NewEvent(EventType.TOOL_RESULT, data, duration_ms=executed.duration_ms)]
     if executed.artifact is not None:
-        events.append(NewEvent(EventType.ARTIFACT, executed.artifact))
+        events.append(NewEvent(EventType.ARTIFACT, ArtifactData.model_validate(executed.artifact)))
     return events
 
 
@@ -419,7 +422,12 @@ def _extra_call_answers(calls: list[ToolCall]) -> list[NewEvent]:
         answers.append(
             NewEvent(
                 EventType.TOOL_RESULT,
-                {"tool_name": extra.name, "result": refused.to_dict(), "success": False, "call_id": extra.id},
+                ToolResultData(
+                    tool_name=extra.name,
+                    result=ToolOutput.model_validate(refused.to_dict()),
+                    success=False,
+                    call_id=extra.id,
+                ),
             )
         )
     return answers
@@ -435,35 +443,35 @@ def _failed_result(tool_name: str, message: str) -> ToolResult:
     )
 
 
-def _loop_error(message: str) -> dict[str, Any]:
-    return {"message": message, "context": "agent_loop", "stack": None}
+def _loop_error(message: str) -> ErrorData:
+    return ErrorData(message=message, context="agent_loop", stack=None)
 
 
-def _request_data(request: LLMRequest, context: AgentContext, iteration: int) -> dict[str, Any]:
+def _request_data(request: LLMRequest, context: AgentContext, iteration: int) -> TrainerRequest:
     newest = request.messages[-1] if request.messages else {}
-    return {
-        "model": request.model,
-        "prompt": json.dumps(newest, ensure_ascii=False, default=str)[-PROMPT_PREVIEW_CHARS:],
-        "estimated_tokens": context.estimated_tokens,
-        "message_count": len(request.messages),
-        "context_sequence": context.last_sequence,
-        "iteration": iteration,
-        "purpose": "trainer",
-    }
+    return TrainerRequest(
+        model=request.model,
+        prompt=json.dumps(newest, ensure_ascii=False, default=str)[-PROMPT_PREVIEW_CHARS:],
+        estimated_tokens=context.estimated_tokens,
+        message_count=len(request.messages),
+        context_sequence=context.last_sequence,
+        iteration=iteration,
+        purpose=TRAINER,
+    )
 
 
-def _response_data(response: LLMResponse, model_config: ModelConfig) -> dict[str, Any]:
+def _response_data(response: LLMResponse, model_config: ModelConfig) -> TrainerResponse:
     raw = response.raw
     if len(json.dumps(raw, default=str)) > RAW_RESPONSE_MAX_CHARS:
         raw = {"truncated": True, "stop_reason": response.stop_reason, "model": response.model}
-    return {
-        "model": model_config.id,
-        "raw_response": raw,
-        "text": response.text,
-        "stop_reason": response.stop_reason,
-        "tokens": response.usage.as_event_tokens(),
-        "cost_cents": cost_cents(model_config, response.usage),
-    }
+    return TrainerResponse(
+        model=model_config.id,
+        raw_response=raw,
+        text=response.text,
+        stop_reason=response.stop_reason,
+        tokens=Tokens.model_validate(response.usage.as_event_tokens()),
+        cost_cents=cost_cents(model_config, response.usage),
+    )
 
 
 def client_response(actions: list[Action]) -> dict[str, Any]:

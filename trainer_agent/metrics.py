@@ -30,6 +30,8 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
+from sessions_app.events import purpose_of
+
 TURNS_STARTED = Counter("trainer_turns_started", "Turns a worker started (first attempt)", ["model"])
 TURNS_FINISHED = Counter(
     "trainer_turns_finished", "Turns that ended, by status (completed, error)", ["model", "status"]
@@ -82,9 +84,7 @@ def observe_event(event_type: str, data: dict[str, Any], duration_ms: int | None
     if event_type == "llm_response":
         model = str(data.get("model") or "unknown")
         if duration_ms is not None:
-            MODEL_CALL_SECONDS.labels(model, str(data.get("purpose") or "trainer")).observe(
-                duration_ms / 1000
-            )
+            MODEL_CALL_SECONDS.labels(model, purpose_of(data)).observe(duration_ms / 1000)
         tokens = data.get("tokens")
         if isinstance(tokens, dict):
             for bucket in TOKEN_BUCKETS:

@@ -46,9 +46,10 @@ from django.db import connection
 from pydantic import BaseModel, ValidationError
 
 from datasources_app.selectors import get_settings
+from datasources_app.workouts import ExerciseFields
+from sessions_app.events import is_trainer
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType
 from tools_app.registry import UnknownToolError, get_tool, normalise_arguments
-from tools_app.workout_schema import ExerciseFields
 from tools_app.workout_tools import preview_exercise
 from tools_app.workout_validation import CatalogMatch, find_catalog_match
 from trainer_agent.llm.types import PartialToolCall
@@ -517,8 +518,7 @@ class PreviewInbox:
 
 def answers_trainer_call(event: AgentSessionEvent) -> bool:
     """A trainer `llm_response`: the call it answers has its final frames now; its previews are over."""
-    data = event.data if isinstance(event.data, dict) else {}
-    return event.event_type == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer"
+    return event.event_type == EventType.LLM_RESPONSE and is_trainer(event.data)
 
 
 def inbox_for(*, turn_id: uuid.UUID, after: int) -> PreviewInbox:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
 
+from sessions_app.events import EventData
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
 from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
 from trainer_agent import metrics
@@ -60,7 +61,7 @@ class EventSink:
         self.admitted_at: datetime | None = None
 
     def record(
-        self, event_type: str, data: dict[str, Any], *, duration_ms: int | None = None
+        self, event_type: str, data: Mapping[str, Any] | EventData, *, duration_ms: int | None = None
     ) -> AgentSessionEvent:
         """Store the event (next sequence number) and log it in the console format."""
         return self.record_all([NewEvent(event_type, data, duration_ms)])[-1]

@@ -62,6 +62,7 @@ from sessions_app.services import (
     open_turn,
     renew_lease,
 )
+from sessions_app.transcript import Transcript
 from tools_app.registry import json_type_name
 from tools_app.workout_schema import ClientWorkout
 from trainer_agent import metrics, tracing
@@ -484,43 +485,19 @@ def turn_result(turn: AgentTurn) -> TurnResult:
     """What the turn did, read from its events: the actions, the client response, how it ended."""
     turn.refresh_from_db()
     events = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
-    calls: dict[str, dict[str, Any]] = {}
-    executed: set[str] = set()
-    awaiting_first_call = False
-    actions: list[Action] = []
-    for event in events:
-        if turn.end_sequence is not None and event.sequence_number > turn.end_sequence:
-            break
-        data = event.data
-        if event.event_type == EventType.LLM_RESPONSE and data.get("purpose", "trainer") == "trainer":
-            awaiting_first_call = True
-        elif event.event_type == EventType.TOOL_CALL:
-            arguments = data.get("arguments")
-            calls[str(data.get("call_id"))] = arguments if isinstance(arguments, dict) else {}
-            if awaiting_first_call:  # the one that ran; the others were answered "not executed"
-                executed.add(str(data.get("call_id")))
-                awaiting_first_call = False
-        elif event.event_type == EventType.TOOL_RESULT and str(data.get("call_id")) in executed:
-            result = data.get("result")
-            actions.append(
-                Action(
-                    tool=str(data.get("tool_name")),
-                    args=dict(calls.get(str(data.get("call_id")), {})),
-                    result=result if isinstance(result, dict) else {},
-                )
-            )
+    transcript = Transcript.read(
+        e for e in events if turn.end_sequence is None or e.sequence_number <= turn.end_sequence
+    )
+    actions = [
+        Action(tool=ran.result.tool_name, args=dict(ran.call.arguments), result=ran.result.result)
+        for ran in transcript.actions()
+        if ran.result is not None
+    ]
     outcome = turn.result or {}
     result = TurnResult(
         session_id=turn.session_id,
         actions=actions,
-        iterations=int(
-            outcome.get("iterations")
-            or sum(
-                1
-                for e in events
-                if e.event_type == EventType.LLM_REQUEST and e.data.get("purpose", "trainer") == "trainer"
-            )
-        ),
+        iterations=int(outcome.get("iterations") or transcript.iterations),
         stop_reason=str(outcome.get("stop_reason", "")),
         status=turn.status,
         error_kind=str(outcome.get("error_kind", "")),

@@ -91,18 +91,41 @@
 
   // ---- workout cards -----------------------------------------------------------------------------
 
-  function sameValues(values) {
-    return values.every(function (v) { return v === values[0]; });
+  // How an exercise reads: the rule of datasources_app.formatters (exercise_prescription, exercise_rest and
+  // exercise_card_text, docs/architecture.md "One rendering"), mirrored step for step;
+  // tests/trainer_agent/streaming/test_demo_card_prescriptions.py runs both on the same exercises.
+
+  // At most one decimal, no trailing ".0" (formatters.number).
+  function num(value) {
+    var rounded = Math.round(Number(value) * 10) / 10;
+    return String(rounded);
   }
 
-  function joinValues(values) {
-    return sameValues(values) ? String(values[0]) : values.join("/");
+  // "20" when every value is the same, else "20/20/22.5" (formatters._same_or_slashes).
+  function sameOrSlashes(values) {
+    return values.every(function (v) { return v === values[0]; }) ? values[0] : values.join("/");
   }
 
-  // How many dumbbells/kettlebells load_each is for (datasources_app.loads.implements_of): 2 is a pair.
+  // "3×8", "3×8/8/6", "3×45s"; "3 sets" without reps (formatters.sets_reps).
+  function setsReps(sets, values, suffix) {
+    var shown = (values || []).filter(function (v) { return v !== null && v !== undefined; }).map(num);
+    var count = sets || shown.length;
+    if (!shown.length) return count ? count + " sets" : "";
+    return count + "×" + sameOrSlashes(shown) + (suffix || "");
+  }
+
+  // How many dumbbells/kettlebells load_each is for (StoredExercise.load_implements): 2 is a pair.
   function implementsOf(ex) {
     if (ex.implements === 1 || ex.implements === 2) return ex.implements;
     return ex.load_per_hand === true ? 2 : 1;  // a workout stored before `implements`
+  }
+
+  // " @ 20kg", " @ 20/20/22.5kg", " @ 20kg each hand" for a pair; "" when unloaded (formatters.loads).
+  function loadText(ex) {
+    var shown = (ex.load_each || []).filter(function (v) { return v; }).map(num);
+    if (!shown.length) return "";
+    var unit = ex.load_unit === "lb" ? "lb" : "kg";
+    return " @ " + sameOrSlashes(shown) + unit + (implementsOf(ex) === 2 ? " each hand" : "");
   }
 
   // A circuit/superset/giant-set member is done once per round of its group (the group header says how many).
@@ -110,41 +133,46 @@
     return !!(ex.group && ["circuit", "superset", "giant_set"].indexOf(ex.group.type) >= 0);
   }
 
-  function prescription(ex) {
-    var parts = [];
-    var type = ex.exercise_type;
+  // "3×10 @ 20kg each hand", "3×45s", "30min 5km @ 5:30/km", "8×20s/10s" (formatters.exercise_prescription).
+  function exercisePrescription(ex) {
+    var type = ex.exercise_type || "reps";
     var once = oncePerRound(ex);
-    if (type === "reps") {
-      var reps = ex.reps || [];
-      var sets = ex.sets || reps.length;
-      var text = (once && sets === 1 ? "" : sets + " × ") + (reps.length ? joinValues(reps) : "?");
-      if (once && sets === 1) text += " reps";
-      var loads = ex.load_each || [];
-      if (loads.length) {
-        text += " @ " + joinValues(loads) + " " + (ex.load_unit || "");
-        if (implementsOf(ex) === 2) text = text.trim() + " each hand";  // each one of a pair
-      }
-      else text += " · bodyweight";
-      parts.push(text.trim());
-    } else if (type === "hold") {
-      var holds = ex.hold_sec || [];
-      var holdSets = ex.sets || holds.length;
-      parts.push((once && holdSets === 1 ? "" : holdSets + " × ") + (holds.length ? joinValues(holds) : "?") + " s hold");
-    } else if (type === "duration") {
-      var d = [];
-      if (ex.duration_min) d.push(ex.duration_min + " min");
-      if (ex.distance) d.push(ex.distance + " " + (ex.distance_unit || ""));
-      if (ex.target_pace) d.push("pace " + ex.target_pace);
-      parts.push(d.join(" · ") || "continuous");
+    var text;
+    if (type === "hold") text = setsReps(ex.sets, ex.hold_sec, "s");
+    else if (type === "duration") {
+      var parts = [];
+      if (ex.duration_min) parts.push(num(ex.duration_min) + "min");
+      if (ex.distance) parts.push(num(ex.distance) + (ex.distance_unit === "mi" ? "mi" : "km"));
+      text = parts.join(" ");
+      if (ex.target_pace) text = (text + " @ " + ex.target_pace).trim();
     } else if (type === "intervals") {
-      var iv = (once && ex.rounds === 1 ? "" : (ex.rounds || "?") + " rounds × ") + (ex.work_sec || "?") + " s on";
-      if (ex.rest_sec !== undefined && ex.rest_sec !== null) iv += " / " + ex.rest_sec + " s off";
-      parts.push(iv);
-    }
-    if ((type === "reps" || type === "hold") && ex.rest_sec && !once) {
-      parts.push("rest " + ex.rest_sec + " s");
-    }
-    return parts.join(" · ");
+      if (!ex.rounds) text = "";
+      else {
+        var work = ex.work_sec ? ex.work_sec + "s" : "?";
+        var rest = once ? null : ex.rest_sec;
+        text = ex.rounds + "×" + work + (rest !== null && rest !== undefined ? "/" + rest + "s" : "");
+      }
+    } else text = setsReps(ex.sets, ex.reps) + loadText(ex);
+    var single = type === "reps" || type === "hold" ? ex.sets === 1 : ex.rounds === 1;
+    if (once && single && text.indexOf("1×") === 0) text = text.slice(2);
+    return text;
+  }
+
+  // "90s" after each set of a reps or hold exercise, not for a round member (formatters.exercise_rest).
+  function exerciseRest(ex) {
+    if (ex.rest_sec === null || ex.rest_sec === undefined || oncePerRound(ex)) return "";
+    return ex.exercise_type === "reps" || ex.exercise_type === "hold" ? ex.rest_sec + "s" : "";
+  }
+
+  // The card's line: "3×10 @ 20kg each hand · rest 90s", "3×10 · bodyweight · rest 60s"
+  // (formatters.exercise_card_text).
+  function prescription(ex) {
+    var parts = [exercisePrescription(ex)];
+    var loaded = (ex.load_each || []).some(function (v) { return v; });
+    if ((ex.exercise_type || "reps") === "reps" && !loaded) parts.push("bodyweight");
+    var rest = exerciseRest(ex);
+    if (rest) parts.push("rest " + rest);
+    return parts.filter(function (p) { return p; }).join(" · ");
   }
 
   function muscles(ex) {

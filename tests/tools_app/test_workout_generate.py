@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from typing import Any
@@ -14,6 +15,7 @@ from datasources_app.models import Location, Preference
 from datasources_app.selectors import get_current_workout
 from datasources_app.services import set_current_location
 from datasources_app.sources import fetch_and_format
+from datasources_app.workouts import StoredWorkout
 from tests.datasources_app.factories import PreferenceFactory
 from tests.tools_app.workout_support import (
     Trainee,
@@ -140,10 +142,10 @@ def test_formatted_result_lists_exercises_and_demands_delivery(trainee: Trainee)
     artifact_id = result.data["artifact_id"]
     exercise_id = result.artifact["payload"]["exercises"][0]["id"]  # type: ignore[index]
     assert (
-        f"{exercise_id}: Dumbbell Bench Press (reps) [order: 1] - 3x[10,10,8] @ 20/20/22.5kg each hand"
+        f"{exercise_id}: Dumbbell Bench Press (reps) [order: 1] - 3×10/10/8 @ 20/20/22.5kg each hand"
         in result.raw_formatted
     )
-    assert "Plank (hold) [order: 3] - 3x[30,45,60] sec holds" in result.raw_formatted
+    assert "Plank (hold) [order: 3] - 3×30/45/60s" in result.raw_formatted
     assert result.raw_formatted.endswith(
         f"IMPORTANT: You MUST now call message_notify_user with artifact_id={artifact_id} to deliver this workout."
     )
@@ -587,3 +589,39 @@ def test_structurally_invalid_arguments_name_the_field(trainee: Trainee) -> None
     result = trainee.run("generate_workout", {"workout": {"exercises": [reps_exercise(1, sets="three")]}})
     assert "workout.exercises.0.sets" in result.data["error"]
     assert_nothing_stored(trainee)
+
+
+def test_the_typed_workout_reads_and_writes_the_stored_json_unchanged(trainee: Trainee) -> None:
+    """What the tools store reads into StoredWorkout and writes back key for key, in the same order (the tools
+    edit the typed model, the stored JSON stays what it was)."""
+    result = generate(
+        trainee,
+        {
+            "exercises": [
+                {
+                    **reps_exercise(1),
+                    "sets": 1,
+                    "reps": [10],
+                    "load_each": [20],
+                    "group": {"id": "s1", "type": "superset", "position": 1, "rounds": 3},
+                },
+                {
+                    **bodyweight_exercise(2),
+                    "sets": 1,
+                    "reps": [15],
+                    "group": {"id": "s1", "type": "superset", "position": 2},
+                },
+                hold_exercise(3),
+                duration_exercise(4),
+                intervals_exercise(5),
+            ]
+        },
+    )
+    assert result.success, result.formatted
+    assert result.artifact is not None
+    record = current_workout_record(result.artifact)
+    stored = StoredWorkout.model_validate(record)
+    assert stored.to_record() == record
+    assert json.dumps(stored.to_record()) == json.dumps(record), "same keys in the same order"
+    from_artifact = StoredWorkout.model_validate(result.artifact)
+    assert [exercise.to_json() for exercise in from_artifact.exercises] == record["exercises"]

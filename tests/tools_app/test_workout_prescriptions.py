@@ -72,7 +72,7 @@ def test_a_one_dumbbell_hip_thrust_never_says_each_hand_and_a_pair_does(trainee:
     assert [exercise.get("implements") for exercise in stored] == [1, 2, None]
 
     observation = result.raw_formatted
-    assert line_of(observation, "Hip Thrust").endswith("3x[10,10,10] @ 25kg")
+    assert line_of(observation, "Hip Thrust").endswith("3×10 @ 25kg · rest 90s")
     assert "@ 20/20/22.5kg each hand" in line_of(observation, "Bench Press")
 
     current = get_current_workout(user_id=trainee.user_id)

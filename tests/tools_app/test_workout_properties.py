@@ -20,9 +20,9 @@ from datasources_app.catalog import (
     exercise_name_key,
 )
 from datasources_app.selectors import available_equipment_slugs, find_exercise_by_name
+from datasources_app.workouts import REQUIRED_FIELDS
 from tests.datasources_app.factories import PreferenceFactory
 from tests.tools_app.workout_support import Trainee, make_trainee
-from tools_app.workout_validation import REQUIRED_FIELDS
 
 pytestmark = pytest.mark.django_db
 

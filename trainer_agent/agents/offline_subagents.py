@@ -15,8 +15,8 @@ from typing import Any
 from datasources_app import formatters, selectors
 from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import implements_of
+from datasources_app.workouts import canonical_muscle
 from tools_app.plan_builder import WEEKDAYS, build_plan, canonical_weekday, classify_goal
-from tools_app.workout_schema import canonical_muscle
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 from trainer_agent.offline.intents import Style, WorkoutAsk
 from trainer_agent.offline.workouts import (

@@ -23,6 +23,8 @@ from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from datasources_app import selectors
+from datasources_app.workouts import Workout
+from sessions_app.events import SUBAGENT_PREFIX, SubagentRequest, SubagentResponse, Tokens
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from tools_app.plan_builder import (
     MAX_WEEKS,
@@ -32,7 +34,6 @@ from tools_app.plan_builder import (
     default_deload_weeks,
     week_dates,
 )
-from tools_app.workout_schema import Workout
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent import tracing
 from trainer_agent.agents import offline_subagents
@@ -545,7 +546,7 @@ def run_subagent(
 
 
 def _purpose(definition: AgentDefinition) -> str:
-    return f"subagent:{definition.agent_id}"
+    return f"{SUBAGENT_PREFIX}{definition.agent_id}"
 
 
 def _run_offline(
@@ -647,13 +648,13 @@ def _record_request(
 ) -> AgentSessionEvent:
     return sink.record(
         EventType.LLM_REQUEST,
-        {
-            "model": model_id,
-            "purpose": _purpose(definition),
-            "attempt": attempt,
-            "prompt": prompt[-PROMPT_PREVIEW_CHARS:],
-            "estimated_tokens": (len(definition.prompt) + len(prompt)) // 4,
-        },
+        SubagentRequest(
+            model=model_id,
+            purpose=_purpose(definition),
+            attempt=attempt,
+            prompt=prompt[-PROMPT_PREVIEW_CHARS:],
+            estimated_tokens=(len(definition.prompt) + len(prompt)) // 4,
+        ),
     )
 
 
@@ -671,16 +672,16 @@ def _record_response(
 ) -> AgentSessionEvent:
     return sink.record(
         EventType.LLM_RESPONSE,
-        {
-            "model": model_id,
-            "purpose": _purpose(definition),
-            "attempt": attempt,
-            "valid": not problems,
-            "problems": problems,
-            "raw_response": json.loads(json.dumps(raw, default=str)),
-            "tokens": usage.as_event_tokens(),
-            "cost_cents": cost,
-        },
+        SubagentResponse(
+            model=model_id,
+            purpose=_purpose(definition),
+            attempt=attempt,
+            valid=not problems,
+            problems=problems,
+            raw_response=json.loads(json.dumps(raw, default=str)),
+            tokens=Tokens.model_validate(usage.as_event_tokens()),
+            cost_cents=cost,
+        ),
         duration_ms=duration_ms,
     )
 

@@ -24,6 +24,7 @@ from django_tasks_db.backend import DatabaseBackend
 
 from datasources_app import selectors, services
 from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
+from sessions_app.events import SUBAGENT_PREFIX, ErrorData
 from sessions_app.models import AgentSession, EventType
 from sessions_app.services import record_usage
 from tools_app.plan_builder import WEEKDAYS, week_dates
@@ -207,16 +208,16 @@ def _report(
     what = f"{day.title} on {day.scheduled_date.isoformat()}" if day is not None else f"week {outcome.week}"
     sink.record(
         EventType.ERROR,
-        {
-            "message": f"{agent_id} failed for {what}: {'; '.join(problems[:5]) or 'no usable answer'}",
-            "context": CHAIN_CONTEXT,
-            "purpose": f"subagent:{agent_id}",
-            "plan_id": str(outcome.plan_id),
-            "week": outcome.week,
-            "scheduled_workout_id": str(day.pk) if day is not None else None,
-            "fatal": False,
-            "stack": None,
-        },
+        ErrorData(
+            message=f"{agent_id} failed for {what}: {'; '.join(problems[:5]) or 'no usable answer'}",
+            context=CHAIN_CONTEXT,
+            purpose=f"{SUBAGENT_PREFIX}{agent_id}",
+            plan_id=str(outcome.plan_id),
+            week=outcome.week,
+            scheduled_workout_id=str(day.pk) if day is not None else None,
+            fatal=False,
+            stack=None,
+        ),
     )
 
 

@@ -36,7 +36,7 @@ from datasources_app.catalog import (
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise, Preference
 from datasources_app.stats import convert_weight
-from tools_app.workout_schema import Workout
+from datasources_app.workouts import Workout
 from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import injuries_from, validate_workout
 from trainer_agent.offline.intents import (

@@ -15,8 +15,8 @@ from datasources_app.demo import DEMO_USER_ID
 from datasources_app.models import Location, Preparation, ScheduledWorkout, WorkoutPlan
 from datasources_app.selectors import find_exercise_by_name
 from datasources_app.services import seed_demo_user, set_current_location, upsert_settings
+from datasources_app.workouts import Workout
 from sessions_app.models import AgentSession
-from tools_app.workout_schema import Workout
 from tools_app.workout_validation import validate_workout
 from trainer_agent.llm.scripted import StructuredRequest
 from trainer_agent.loop import TurnResult

@@ -14,13 +14,13 @@ import pytest
 from datasources_app.models import Location, Preparation, ScheduledWorkout
 from datasources_app.services import update_scheduled_workout
 from datasources_app.sources import fetch_and_format
+from datasources_app.workouts import Workout
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType
 from sessions_app.services import create_session
 from tests.coaching.week.conftest import Coached, prepared, request_input, slugs, tools_of
 from tests.coaching.week.test_week_guardrails import PLAN, barbell_squat, good
 from tools_app.registry import execute_tool
 from tools_app.types import ToolContext
-from tools_app.workout_schema import Workout
 from tools_app.workout_validation import validate_workout
 from trainer_agent.agents.offline_subagents import microcycle
 from trainer_agent.frames import frame_kind, turn_frames

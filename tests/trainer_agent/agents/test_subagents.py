@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from datasources_app.demo import DEMO_USER_ID
 from datasources_app.services import seed_demo_user, upsert_profile
+from datasources_app.workouts import Workout
 from sessions_app.models import AgentSessionEvent, EventType
 from sessions_app.services import create_session
-from tools_app.workout_schema import Workout
 from tools_app.workout_validation import validate_workout
 from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import agent_metrics

@@ -1,5 +1,5 @@
 """currentWorkout in POST /agent/chat: the server's own workout round-trips unchanged, an exercise added in the
-app is accepted, and a field the server does not know is refused by name (tools_app.workout_schema.ClientWorkout).
+app is accepted, and a field the server does not know is refused by name (datasources_app.workouts.ClientWorkout).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def test_a_field_the_server_does_not_know_is_refused_by_name_and_nothing_is_writ
 def test_a_number_out_of_a_workouts_limits_is_refused_by_name_and_nothing_is_written(
     demo: ApiUser, exercise: dict[str, Any], named: str, says: str
 ) -> None:
-    """The client's workout has the limits of a generated one (tools_app.workout_schema.NUMBER_LIMITS)."""
+    """The client's workout has the limits of a generated one (datasources_app.workouts.NUMBER_LIMITS)."""
     workout = {"title": "Mine", "exercises": [{**HAND_ADDED, **exercise}]}
     before = row_counts()
     response = demo.post_json(CHAT, {"message": "hi", "currentWorkout": workout})

@@ -20,7 +20,7 @@ from datasources_app.services import (
     set_current_location,
     upsert_profile,
 )
-from tools_app.workout_schema import Workout
+from datasources_app.workouts import Workout
 from tools_app.workout_validation import validate_workout
 from trainer_agent.loop import TurnResult
 from trainer_agent.turns import run_turn

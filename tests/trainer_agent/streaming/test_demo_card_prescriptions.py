@@ -1,6 +1,7 @@
-"""The demo page's workout card (static/demo/chat.js) says a prescription as the server does: "each hand" only
-for a pair (`implements: 2`), a circuit member without its sets or rest. chat.js's own functions run in Node
-(no browser needed); skipped where Node is not installed."""
+"""The demo page's workout card (static/demo/chat.js) says a prescription as the server does, by the one rule of
+`datasources_app.formatters.exercise_card_text` (docs/architecture.md "One rendering"): "each hand"
+only for a pair (`implements: 2`), a circuit member without its sets or rest. chat.js's own functions run in
+Node (no browser needed); skipped where Node is not installed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from datasources_app.formatters import exercise_card_text
 
 CHAT_JS = Path(__file__).resolve().parents[3] / "static" / "demo" / "chat.js"
 # Cut chat.js's card functions out of its closure (by balanced braces) and call `prescription` on each exercise.
@@ -24,7 +27,8 @@ function grab(name) {
     if (src[k] === "}" && --depth === 0) return src.slice(start, k + 1);
   }
 }
-eval(["sameValues", "joinValues", "implementsOf", "oncePerRound", "prescription"].map(grab).join("\\n"));
+const names = ["num", "sameOrSlashes", "setsReps", "implementsOf", "loadText", "oncePerRound"];
+eval([...names, "exercisePrescription", "exerciseRest", "prescription"].map(grab).join("\\n"));
 console.log(JSON.stringify(JSON.parse(process.argv[2]).map(prescription)));
 """
 
@@ -59,7 +63,49 @@ def test_each_hand_only_for_a_pair_and_a_circuit_member_without_sets_or_rest() -
             group={"type": "circuit", "rounds": 3},
         ),
     )
-    assert one == "3 × 10 @ 25 kg · rest 90 s"
-    assert pair == "3 × 10 @ 25 kg each hand · rest 90 s"
+    assert one == "3×10 @ 25kg · rest 90s"
+    assert pair == "3×10 @ 25kg each hand · rest 90s"
     assert legacy == pair, "a workout stored before implements said a pair by load_per_hand"
-    assert member == "12 reps @ 25 kg"
+    assert member == "12 @ 25kg"
+
+
+# Every shape of prescription a stored exercise has (docs/contracts.md §12.2, §12.3).
+CASES: list[dict[str, Any]] = [
+    thrust(),
+    thrust(implements=2, reps=[10, 10, 8], load_each=[20, 20, 22.5]),
+    thrust(load_unit="lb", load_each=[45, 45, 50]),
+    {"exercise_type": "reps", "sets": 3, "reps": [12, 12, 12], "rest_sec": 60},
+    {"exercise_type": "reps", "sets": 4, "reps": [8, 8, 8, 8], "load_each": [0, 0, 0, 0], "rest_sec": 0},
+    {"exercise_type": "hold", "sets": 3, "hold_sec": [30, 45, 60], "rest_sec": 45},
+    {"exercise_type": "duration", "duration_min": 30.0},
+    {"exercise_type": "duration", "duration_min": 25.5, "distance": 5.0, "distance_unit": "km"},
+    {
+        "exercise_type": "duration",
+        "duration_min": 40,
+        "distance": 4,
+        "distance_unit": "mi",
+        "target_pace": "9:30/mi",
+    },
+    {"exercise_type": "intervals", "rounds": 8, "work_sec": 20, "rest_sec": 10},
+    {
+        "exercise_type": "intervals",
+        "rounds": 1,
+        "work_sec": 40,
+        "rest_sec": 20,
+        "group": {"id": "c1", "type": "circuit", "position": 1, "rounds": 3},
+    },
+    {
+        "exercise_type": "hold",
+        "sets": 1,
+        "hold_sec": [30],
+        "rest_sec": 15,
+        "group": {"id": "s1", "type": "superset", "position": 2},
+    },
+    thrust(sets=2, reps=[10, 10], load_each=[25, 25], group={"type": "warmup", "id": "w1", "position": 1}),
+]
+
+
+def test_the_card_says_every_prescription_as_the_server_rule_does() -> None:
+    """chat.js and formatters.exercise_card_text give the same line for every kind of stored exercise."""
+    cases = [{"exercise_name": "Exercise", **case} for case in CASES]
+    assert card_lines(*cases) == [exercise_card_text(case) for case in cases]

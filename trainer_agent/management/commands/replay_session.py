@@ -24,6 +24,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from sessions_app.events import is_trainer
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
 from sessions_app.services import create_session
 from sessions_app.staff import staff_work
@@ -73,7 +74,7 @@ def read_turns(events: Iterable[AgentSessionEvent]) -> list[Turn]:
             turn.current_workout_text = str(data.get("data", ""))
         elif event.event_type == EventType.TOOL_CALL:
             turn.tools.append(str(data.get("tool_name", "?")))
-        elif event.event_type == EventType.LLM_REQUEST and data.get("purpose", "trainer") == "trainer":
+        elif event.event_type == EventType.LLM_REQUEST and is_trainer(data):
             turn.iterations += 1
             turn.model = str(data.get("model", turn.model))
         elif event.event_type == EventType.LLM_RESPONSE:
