@@ -106,6 +106,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_NAME") or None}
 
+# --- Connection pool (PostgreSQL; docs/architecture.md "Connections: one pool per process") -----------------
+# Each process borrows its connections from Django's psycopg pool: a worker thread holds one only while it uses
+# the database (never through a model call, nor while idle: `trainer_agent.connection_pool`), so one worker runs
+# many turns on a few connections. DATABASE_POOL=0 turns it off (a connection per thread, as before).
+# A borrower waits up to DATABASE_POOL_TIMEOUT s for a free connection, then fails as on a lost connection.
+DATABASE_POOL = env_bool("DATABASE_POOL", True)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DATABASE_POOL:
+    from psycopg_pool import ConnectionPool
+
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2")),
+        "max_size": int(os.environ.get("DATABASE_POOL_MAX_SIZE", "16")),
+        "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "30")),
+        # A connection the database dropped while it sat in the pool (a restart) is replaced before it is lent.
+        "check": ConnectionPool.check_connection,
+    }
+
 # --- Row-level security (PostgreSQL; docs/architecture.md "Tenant isolation in PostgreSQL") ---------------
 # A role that every unit of work (trainer_agent.tenancy.acting_for) switches to for its transaction. Empty in
 # deployments, whose application login is the application role itself; the test run's privileged login sets

@@ -46,6 +46,7 @@ from trainer_agent import previews as preview_frames
 from trainer_agent import tracing
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.checkpoint import maybe_checkpoint
+from trainer_agent.connection_pool import giving_back_after
 from trainer_agent.context import TRAINER_AGENT_ID, AgentContext, ContextCache, build_context
 from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
@@ -344,7 +345,9 @@ def _complete(
     with tracing.model_call_span(model_config, purpose="trainer", max_tokens=request.max_tokens) as span:
         try:
             if isinstance(provider, StreamingProvider):
-                response = provider.stream(request, on_partial=on_partial)
+                # A preview publication borrows a pooled connection (NOTIFY) and gives it straight back.
+                publish = giving_back_after(on_partial) if on_partial is not None else None
+                response = provider.stream(request, on_partial=publish)
             else:
                 response = provider.complete(request)
         except LLMError as exc:

@@ -50,6 +50,7 @@ from trainer_agent.api.parsers import loads_strict
 from trainer_agent.api.throttling import AgentTurnThrottle
 from trainer_agent.auth import AuthenticatedUser, AuthError, authenticate_bearer
 from trainer_agent.connection_loss import connection_lost, database_unavailable, reconnect
+from trainer_agent.connection_pool import give_back_connection
 from trainer_agent.frames import (
     PING,
     RECOVERY_FRAME,
@@ -94,16 +95,20 @@ def _acting_for[**P, R](user_id: uuid.UUID, fn: Callable[P, R]) -> Callable[P, R
 
 
 def _reconnecting[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
-    """A pool thread keeps its connection; if the database dropped it, the call is made once more on a new one."""
+    """A pool thread keeps its connection (with a connection pool, it borrows one per call: `connection_pool`);
+    if the database dropped it, the call is made once more on a new one."""
 
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            result = fn(*args, **kwargs)
-        except Error as exc:
-            if not connection_lost(exc):
-                raise
-            reconnect()
-            result = fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except Error as exc:
+                if not connection_lost(exc):
+                    raise
+                reconnect()
+                result = fn(*args, **kwargs)
+        finally:
+            give_back_connection()
         _answered.at = time.monotonic()
         return result
 

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from trainer_agent.connection_pool import give_back_connection
+
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span
@@ -203,7 +205,11 @@ class ModelCallSpan:
 def model_call_span(
     model: ModelConfig, *, purpose: str, max_tokens: int | None = None
 ) -> Iterator[ModelCallSpan]:
-    """A `chat {model}` client span around one model call (`purpose`: trainer, initializer, subagent:…)."""
+    """A `chat {model}` client span around one model call (`purpose`: trainer, initializer, subagent:…).
+
+    Every model call passes here, so here the thread gives its pooled connection back for the call's duration
+    (`connection_pool`; not inside a transaction): the turn's next statement borrows one again."""
+    give_back_connection()
     tracer = _tracer()
     if tracer is None:
         yield ModelCallSpan(None)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from sessions_app.models import AgentTurn
 from sessions_app.selectors import live_worker_count
 from sessions_app.services import renew_lease
+from trainer_agent.connection_pool import give_back_connection
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,8 @@ def live_workers() -> int:
 
 class LeaseKeeper:
     """Renews the leases of the turns this process is running, every third of a lease, from one thread and one
-    database connection per process (through model calls and tools; the loop's own writes renew them too)."""
+    database connection per process, borrowed for each round when pooled (through model calls and tools; the
+    loop's own writes renew them too)."""
 
     def __init__(self) -> None:
         self.running: dict[uuid.UUID, tuple[AgentTurn, timedelta]] = {}
@@ -82,6 +84,7 @@ class LeaseKeeper:
                         "turn.lease_renewal_failed", extra={"turn_id": str(turn.pk)}, exc_info=True
                     )
                     connection.close()  # a connection the database dropped is replaced on the next renewal
+            give_back_connection()  # pooled: held only for the round's renewals
 
 
 lease_keeper = LeaseKeeper()

@@ -1,8 +1,9 @@
 """`manage.py worker [--threads N]`: run agent turns (and any other task) from the database queue.
 
 One process runs N of django-tasks-db's own worker loops (`Worker.run_task` on the rows it claims with a row
-lock), each on its own thread and database connection: a turn waits on its model most of the time, so one
-process serves many turns at once. Idle threads sleep until a turn is enqueued (PostgreSQL `LISTEN
+lock), each on its own thread: a turn waits on its model most of the time, so one process serves many turns at
+once. On PostgreSQL the threads borrow connections from the process's pool only while they use the database
+(`trainer_agent.connection_pool`), so N may exceed the pool's size. Idle threads sleep until a turn is enqueued (PostgreSQL `LISTEN
 agent_turns`) or `--interval` passes. One thread sweeps for turns whose worker died (their lease lapsed) and
 re-enqueues them: they continue from the event store, and marks `FAILED` the task rows that killed workers
 left `RUNNING`. One thread beats: the process's row of `agent_workers` (every third of a lease), which tells
@@ -31,6 +32,7 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
 from sessions_app.services import forget_worker, record_worker_heartbeat
+from trainer_agent.connection_pool import give_back_connection
 from trainer_agent.turns import fail_orphaned_task_rows, sweep_lapsed_turns, worker_name
 from trainer_agent.wakeups import TURNS_CHANNEL
 
@@ -120,12 +122,17 @@ class WorkerPool:
         try:
             while self.running:
                 try:
-                    # The thread keeps its connection between tasks (reconnecting on every poll cost PostgreSQL
-                    # more CPU than the turns); one that failed is closed below and opened again.
+                    # Without a pool the thread keeps its connection between tasks (reconnecting on every poll
+                    # cost PostgreSQL more CPU than the turns); with one it gives it back after each claim and
+                    # task, so an idle loop holds none. One that failed is closed below and opened again.
                     task_result = self._claim(worker)
                     if task_result is not None:
-                        worker.run_task(task_result)
+                        try:
+                            worker.run_task(task_result)
+                        finally:
+                            give_back_connection()
                         continue
+                    give_back_connection()
                 except Exception:
                     # The database went away (a restart, a network cut): back off and try again with a new
                     # connection. A turn this loop had claimed is continued once its lease lapses.
@@ -160,6 +167,7 @@ class WorkerPool:
                 if enqueued:
                     self._notify(enqueued)
                 fail_orphaned_task_rows()
+                give_back_connection()
             except Exception:
                 logger.exception("worker: sweep failed")
                 connection.close()
@@ -175,6 +183,7 @@ class WorkerPool:
     def _beat(self) -> None:
         try:
             record_worker_heartbeat(name=self.name, threads=self.threads, started_at=self.started_at)
+            give_back_connection()
         except Exception:
             logger.warning("worker: heartbeat failed", exc_info=True)
             connection.close()  # a connection the database dropped is replaced on the next beat
