@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -309,6 +309,28 @@ def delete_session(*, session: AgentSession) -> int:
     with transaction.atomic(using=using):
         _, deleted = AgentSession.objects.filter(pk=session.pk).delete()
     return deleted.get(AgentSessionEvent._meta.label, 0)
+
+
+def delete_idle_session(
+    *, session: AgentSession, on_delete: Callable[[list[UUID]], None] | None = None
+) -> int:
+    """Delete the session (its events and turns, `delete_session`) unless one of its turns is open:
+    TurnInProgress then, checked under the session's lock, which admitting a turn also takes (`open_turn`).
+
+    In the same transaction, before the delete, `on_delete` gets the ids of the session's turns, for what an
+    app above keeps about them (the turns' task rows). The session's followers are woken at commit
+    (`notify_session_changed`): their stream ends saying the session was deleted. Returns the number of events
+    deleted.
+    """
+    with transaction.atomic():
+        AgentSession.objects.select_for_update().filter(pk=session.pk).exists()
+        if session.turns.filter(finished_at__isnull=True).exists():
+            raise TurnInProgress(f"a turn is running in session {session.pk}")
+        if on_delete is not None:
+            on_delete(list(session.turns.values_list("pk", flat=True)))
+        deleted = delete_session(session=session)
+        notify_session_changed(session_id=session.pk)
+        return deleted
 
 
 # --- Turns ---------------------------------------------------------------------------------------------------

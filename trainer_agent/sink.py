@@ -4,7 +4,7 @@ The loop calls `record()`/`record_all()` for durable events; it never knows who 
 projection of the stored events (`trainer_agent.frames`). A sink that runs a worker's turn (`turn` set) writes
 only while the session still names that worker as its `lease_holder`, checked by the statement that locks the
 session (`append_events(holder=…)`): a worker presumed dead whose turn another worker took over cannot write a
-second copy of anything. The lease itself is renewed by the worker's lease keeper (`trainer_agent.turns`), and by
+second copy of anything. The lease itself is renewed by the worker's lease keeper (`trainer_agent.turns.lease`), and by
 a write that finds less than half of it left (the keeper stalled: a busy SQLite, a starved process), so a
 turn that is still writing does not lose its lease to a stalled keeper.
 """

@@ -2,8 +2,8 @@
 
 Plain async Django views (an APIView cannot be async; under daphne a StreamingHttpResponse over a sync iterator
 is buffered whole), through Django's ordinary handler and middleware. Both turn endpoints share one path to
-admission (`prepare_turn`: the Bearer token, the per-user throttle, the one body schema, then
-`turns.admit_turn`), which stores the turn's first events and enqueues it on the task framework; a worker runs
+admission (`prepare_turn`: the Bearer token, the per-user throttle, the one body serializer
+`api.chat.TurnRequestSerializer`, then `turns.admit_turn`), which stores the turn's first events and enqueues it on the task framework; a worker runs
 it. Then `/agent/stream` follows the session's events from the turn's first one and `/agent/chat` waits for
 the turn's end, neither holding a thread while they wait: followers sleep on `wakeups` (PostgreSQL
 `LISTEN/NOTIFY`, polling on SQLite).
@@ -44,6 +44,7 @@ from sessions_app.selectors import (
 from sessions_app.services import TurnInProgress
 from trainer_agent import previews as preview_frames
 from trainer_agent import wakeups
+from trainer_agent.api.chat import TurnRequestInvalid, TurnRequestSerializer
 from trainer_agent.api.errors import SESSION_NOT_FOUND, Conflict
 from trainer_agent.api.parsers import loads_strict
 from trainer_agent.api.throttling import AgentTurnThrottle
@@ -61,15 +62,7 @@ from trainer_agent.frames import (
 from trainer_agent.loop import APOLOGY
 from trainer_agent.previews import PreviewInbox
 from trainer_agent.tenancy import acting_for
-from trainer_agent.turns import (
-    NO_WORKER_KIND,
-    TurnRequest,
-    TurnRequestError,
-    admit_turn,
-    parse_turn_request,
-    turn_result,
-    watch_open_turn,
-)
+from trainer_agent.turns import NO_WORKER_KIND, TurnRequest, admit_turn, turn_result, watch_open_turn
 
 logger = logging.getLogger(__name__)
 
@@ -225,7 +218,8 @@ def check_throttle(request: HttpRequest, user: AuthenticatedUser) -> None:
 
 
 def read_turn_request(request: HttpRequest) -> TurnRequest:
-    """The validated body (docs/contracts.md §4.1 (POST /agent/chat)): 415 for a non-JSON content type, 400 for anything invalid."""
+    """The validated body (docs/contracts.md §4.1 (POST /agent/chat)), for both turn endpoints: 415 for a
+    non-JSON content type, 400 for anything invalid (`TurnRequestSerializer`, which also documents it)."""
     body = request.body
     if not body:
         raise Refused(error_response(400, "The request body is empty: send a JSON object."))
@@ -243,8 +237,8 @@ def read_turn_request(request: HttpRequest) -> TurnRequest:
     except ValueError as exc:
         raise Refused(error_response(400, f"Malformed JSON: {exc}.")) from None
     try:
-        return parse_turn_request(data)
-    except TurnRequestError as exc:
+        return TurnRequestSerializer.read(data)
+    except TurnRequestInvalid as exc:
         raise Refused(error_response(400, exc.detail)) from None
 
 

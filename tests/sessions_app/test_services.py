@@ -13,11 +13,16 @@ from django.db import transaction
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType, SessionNotFound, SessionStatus
 from sessions_app.services import (
     InvalidEventData,
+    NewEvent,
+    TurnInProgress,
     append_event,
     create_session,
+    delete_idle_session,
     delete_session,
     end_session,
+    finish_turn,
     get_or_create_session,
+    open_turn,
     set_session_status,
     update_context_start,
 )
@@ -383,3 +388,24 @@ def test_end_session_adds_each_turn_once() -> None:
         metadata={"usage": {"llm_calls": 1, "total_tokens": 1}}, total_tokens=1
     )
     assert end_session(session=session).total_tokens == 960
+
+
+# --- delete_idle_session -------------------------------------------------------------------------------------
+
+
+def test_delete_idle_session_refuses_while_a_turn_is_open_and_deletes_once_it_ended() -> None:
+    """An open turn keeps the session (TurnInProgress, nothing deleted); once it ended the session, its events
+    and turns go, and `on_delete` is told the turns' ids first."""
+    session = create_session(user_id=uuid.uuid4())
+    turn, _ = open_turn(
+        session=session, model="offline", events=[NewEvent(EventType.USER_MESSAGE, {"message": "hi"})]
+    )
+    told: list[list[uuid.UUID]] = []
+    with pytest.raises(TurnInProgress):
+        delete_idle_session(session=session, on_delete=told.append)
+    assert told == [] and AgentSession.objects.filter(pk=session.pk).exists()
+    finish_turn(turn=turn, status="completed")
+    assert delete_idle_session(session=session, on_delete=told.append) == 1
+    assert told == [[turn.pk]]
+    assert not AgentSession.objects.filter(pk=session.pk).exists()
+    assert not AgentSessionEvent.objects.filter(session_id=session.pk).exists()

@@ -99,7 +99,8 @@ def valid_exercise(draw: st.DrawFn) -> dict[str, Any]:
                     st.lists(st.integers(0, 40).map(lambda n: n * 2.5), min_size=sets, max_size=sets)
                 )
                 exercise["load_unit"] = draw(st.sampled_from(["kg", None]))
-                if set(equipment or ()) & {"dumbbells", "kettlebell"}:  # one or a pair: said for a loaded one
+                # One or a pair, said for a loaded one (all-zero loads are unloaded: a pair needs a weight).
+                if set(equipment or ()) & {"dumbbells", "kettlebell"} and any(exercise["load_each"]):
                     exercise["implements"] = draw(st.sampled_from([1, 2]))
         else:
             exercise["hold_sec"] = draw(st.lists(st.integers(5, 120), min_size=sets, max_size=sets))

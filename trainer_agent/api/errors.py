@@ -14,7 +14,6 @@ from rest_framework.views import set_rollback
 from sessions_app.models import SessionNotFound
 from sessions_app.services import TurnInProgress
 from trainer_agent.auth import ACCESS_TOKEN_REQUIRED, INVALID_TOKEN, TokenInvalid, TokenMissing
-from trainer_agent.turns import TurnRequestError
 
 NON_FIELD_KEYS = frozenset({"non_field_errors", "detail"})
 SESSION_NOT_FOUND = "Session not found."
@@ -39,8 +38,6 @@ def translate_domain_error(exc: Exception) -> Exception:
         return NotFound(SESSION_NOT_FOUND)
     if isinstance(exc, TurnInProgress):
         return Conflict()
-    if isinstance(exc, TurnRequestError):
-        return BadRequest(exc.detail)
     return exc
 
 

@@ -1,0 +1,37 @@
+"""The read model of a turn: what it did, read from its events (`turn_result`)."""
+
+from __future__ import annotations
+
+from sessions_app.models import AgentTurn, TurnStatus
+from sessions_app.selectors import events_after
+from sessions_app.transcript import Transcript
+from trainer_agent.loop import APOLOGY, Action, TurnResult, client_response
+
+
+def turn_result(turn: AgentTurn) -> TurnResult:
+    """What the turn did, read from its events: the actions, the client response, how it ended."""
+    turn.refresh_from_db()
+    events = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
+    transcript = Transcript.read(
+        e for e in events if turn.end_sequence is None or e.sequence_number <= turn.end_sequence
+    )
+    actions = [
+        Action(tool=ran.result.tool_name, args=dict(ran.call.arguments), result=ran.result.result)
+        for ran in transcript.actions()
+        if ran.result is not None
+    ]
+    outcome = turn.result or {}
+    result = TurnResult(
+        session_id=turn.session_id,
+        actions=actions,
+        iterations=int(outcome.get("iterations") or transcript.iterations),
+        stop_reason=str(outcome.get("stop_reason", "")),
+        status=turn.status,
+        error_kind=str(outcome.get("error_kind", "")),
+        error_message=str(outcome.get("error", "")),
+        retry_after=outcome.get("retry_after"),
+    )
+    result.response = client_response(actions)
+    if result.status == TurnStatus.ERROR and not result.response["messages"]:
+        result.response["messages"] = [APOLOGY]
+    return result
