@@ -110,9 +110,14 @@ def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
     assert told == "Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg"
     assert "Now: " in harder.raw_formatted and "@ 27.5kg · rest" in harder.raw_formatted
 
-    heavier = trainee.run("adjust_exercise", {"exercise_id": ids[1], "adjustments": {"load_each": [25, 25, 25]}})
+    heavier = trainee.run(
+        "adjust_exercise", {"exercise_id": ids[1], "adjustments": {"load_each": [25, 25, 25]}}
+    )
     assert heavier.success, heavier.formatted
-    assert "Tell the user what changed: Dumbbell Bench Press: 20/20/22.5→25 kg each hand." in heavier.raw_formatted
+    assert (
+        "Tell the user what changed: Dumbbell Bench Press: 20/20/22.5→25 kg each hand."
+        in heavier.raw_formatted
+    )
 
 
 def test_how_many_dumbbells_must_be_said_and_a_pair_is_only_for_dumbbells_or_kettlebells(
