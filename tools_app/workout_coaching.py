@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from datasources_app import distribution, selectors
 from datasources_app.catalog import exercise_name_key
+from datasources_app.loads import default_implements, implements_of, per_hand
 from datasources_app.stats import convert_weight
 from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, context_catalog
 
@@ -43,7 +44,6 @@ _MACHINE_START_KG = 15.0
 # The smallest sensible jump per implement (kg); pounds use 5 lb (10 lb for barbells).
 _STEP_KG: dict[str, float] = {"barbell": 5.0, "smith_machine": 5.0, "trap_bar": 5.0, "kettlebell": 4.0}
 _STEP_LB: dict[str, float] = {"barbell": 10.0, "smith_machine": 10.0, "trap_bar": 10.0, "kettlebell": 9.0}
-_PAIRED = frozenset({"dumbbells"})  # one in each hand: loads are per hand
 
 
 def implement(equipment: Iterable[str]) -> str | None:
@@ -65,10 +65,14 @@ def step_load(value: float, *, unit: str, gear: str | None, steps: int) -> float
     return max(step, round(value / step) * step + steps * step)
 
 
-def load_phrase(value: float, unit: str, equipment: Iterable[str]) -> str:
-    """'22.5 kg each hand' for dumbbells, '60 kg' otherwise."""
-    text = f"{value:g} {unit}"
-    return text + " each hand" if _PAIRED & set(equipment) else text
+def load_phrase(value: float, unit: str, implements: int) -> str:
+    """'22.5 kg each hand' for a pair (`implements` 2), '25 kg' for one dumbbell or a bar: the words are
+    `per_hand`'s, as on every other line that shows a load."""
+    return f"{value:g} {unit}{per_hand(implements)}"
+
+
+def _catalogue_implements(match: CatalogMatch) -> int:
+    return default_implements(name=match.name, slug=match.slug, equipment=match.equipment)
 
 
 def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> tuple[float, int] | None:
@@ -152,7 +156,7 @@ def prescribe(
             if past is not None:
                 load = round_load(past[0], unit=unit, gear=gear)
                 notes.append(
-                    f"Load from your last {match.name} ({load_phrase(load, unit, match.equipment)})."
+                    f"Load from your last {match.name} ({load_phrase(load, unit, _catalogue_implements(match))})."
                 )
             else:
                 start = _START_KG.get(gear, _MACHINE_START_KG)
@@ -280,9 +284,7 @@ def _value(key: str, value: Any, exercise: Mapping[str, Any]) -> str:
         shown = f"{values[0]:g}" if len(values) == 1 else "/".join(f"{item:g}" for item in value)
         if key == "load_each":
             return (
-                load_phrase(
-                    float(values[0]), str(exercise.get("load_unit") or ""), exercise.get("equipment") or ()
-                )
+                load_phrase(float(values[0]), str(exercise.get("load_unit") or ""), implements_of(exercise))
                 if len(values) == 1
                 else shown
             )
@@ -311,9 +313,7 @@ def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], k
         ):
             continue  # the same values over a new number of sets: the sets say it
         if key == "load_each" and before and after and len(set(before)) == 1 and len(set(after)) == 1:
-            unit = load_phrase(0, str(new.get("load_unit") or ""), new.get("equipment") or ()).removeprefix(
-                "0 "
-            )
+            unit = load_phrase(0, str(new.get("load_unit") or ""), implements_of(new)).removeprefix("0 ")
             parts.append(f"{float(before[0]):g}→{float(after[0]):g} {unit}")
         elif key == "load_each":
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)}")

@@ -507,15 +507,24 @@ def exercise_problems(
     return problems
 
 
+_LOWER_BODY = frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"})
+
+
 def safe_alternatives(
     exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext
 ) -> list[CatalogMatch]:
-    """Catalogue exercises the user may do here whose main muscle the exercise works, the most-worked first."""
+    """Catalogue exercises the user may do here whose main muscle the exercise works, the most-worked first.
+
+    Only muscles of the exercise's own half of the body count: a refused squat's options are hinges and bridges
+    for its hamstrings and glutes, never a press for the few percent its shoulders hold the weight."""
     shares = (
         dict(match.muscle_shares)
         if match is not None and match.muscle_shares
         else {item.muscle: item.share for item in exercise.muscles_utilized}
     )
+    if shares:
+        lower = max(shares, key=lambda muscle: shares[muscle]) in _LOWER_BODY
+        shares = {muscle: share for muscle, share in shares.items() if (muscle in _LOWER_BODY) == lower}
     fitting = [
         candidate
         for candidate in context_catalog(context)

@@ -38,11 +38,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from datasources_app import selectors as data_selectors
 from datasources_app import services as data_services
 from datasources_app.models import Location, Preparation, ScheduledWorkout
+from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, EventType, TurnStatus
 from sessions_app.selectors import events_after, last_sequence
 from tools_app.workout_coaching import recent_training_warnings
 from tools_app.workout_tools import parse_stored_exercise
 from tools_app.workout_validation import check_exercises
+from trainer_agent.context import describe_exercise
 from trainer_agent.llm.models import ModelConfig, registered_model
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import scripted_response
@@ -84,6 +86,16 @@ class Checks(_Strict):
     tools_called: list[str] = Field(default_factory=list, description="each ran successfully in the turn")
     no_exercise_matching: list[str] = Field(default_factory=list, description="regexes, case-insensitive")
     exercise_matching: list[str] = Field(default_factory=list, description="regexes, case-insensitive")
+    workout_lines: list[str] = Field(
+        default_factory=list,
+        description="each a line of the delivered workout as the model's artifact block shows it, e.g. "
+        "'Incline Dumbbell Press — 3×10 @ 39lb each hand, rest 60s' (loads in the user's units)",
+    )
+    history_contains: list[str] = Field(
+        default_factory=list,
+        description="each in the user's workout history as the model reads it after the turn, e.g. "
+        "'Seated Dumbbell Shoulder Press 3×10/10/8 @ 15kg each hand'",
+    )
     max_tool_errors: int | None = None
     max_iterations: int | None = None
     max_violations: int | None = 0
@@ -325,6 +337,7 @@ class TurnReport:
     messages: list[str] = field(default_factory=list)
     delivered_workout: bool = False
     exercises: list[str] = field(default_factory=list)
+    workout_lines: list[str] = field(default_factory=list)
     question: str | None = None
     tools: list[str] = field(default_factory=list)
     tool_errors: int = 0
@@ -420,6 +433,9 @@ def _run_turn(
     exercises = response.get("exercises") or []
     report.delivered_workout = bool(exercises)
     report.exercises = [str(exercise.get("exercise_name", "")) for exercise in exercises]
+    report.workout_lines = [
+        describe_exercise(exercise) for exercise in exercises if isinstance(exercise, dict)
+    ]
     question = response.get("question")
     report.question = str(question.get("question", "")) if isinstance(question, dict) else None
     with acting_for(user_id):
@@ -523,6 +539,18 @@ def failed_checks(checks: Checks, turn: TurnReport, *, user_id: uuid.UUID) -> li
     for pattern in checks.exercise_matching:
         if not any(re.search(pattern, name, re.IGNORECASE) for name in turn.exercises):
             failed.append(f"exercise_matching {pattern!r}: none of {turn.exercises}")
+    failed += [
+        f"workout_lines: no line reads {wanted!r} (lines: {turn.workout_lines})"
+        for wanted in checks.workout_lines
+        if wanted not in turn.workout_lines
+    ]
+    if checks.history_contains:
+        history = fetch_and_format(user_id=user_id, source="workout_history").text
+        failed += [
+            f"history_contains: the workout history does not contain {wanted!r} (history: {history})"
+            for wanted in checks.history_contains
+            if wanted not in history
+        ]
     if checks.max_tool_errors is not None and turn.tool_errors > checks.max_tool_errors:
         failed.append(f"max_tool_errors: {turn.tool_errors} > {checks.max_tool_errors}")
     if checks.max_iterations is not None and turn.iterations > checks.max_iterations:

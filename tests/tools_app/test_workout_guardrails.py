@@ -87,6 +87,24 @@ def test_a_squat_is_refused_for_a_knee_injury_in_the_profile_with_safe_options()
 
 
 @pytest.mark.django_db
+def test_a_refused_goblet_squat_offers_lower_body_options_not_a_shoulder_press() -> None:
+    """The catalogue's Goblet Squat gives its shoulders 8% (they hold the weight): its options are for its legs
+    (the 2026-11-26 trial was offered Arnold Press and Band Lateral Raise "for these muscles")."""
+    trainee = make_trainee()
+    upsert_profile(user_id=trainee.user_id, injuries="Mild discomfort in the left knee", limitations=["knee"])
+    goblet = squat(exercise_name="Goblet Squat", implements=1, load_each=[20, 20, 20])
+    del goblet["equipment"]
+    text = generate(trainee, goblet).raw_formatted
+    options = text.split("safe options here for these muscles: ")[1].split("\n")[0].split(", ")
+    assert options
+    lower = {"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"}
+    for name in options:
+        exercise = Exercise.objects.get(name=name)
+        assert exercise.primary_muscles[0] in lower, (name, exercise.primary_muscles)
+        assert exercise.movement_pattern not in ("squat", "lunge", "jump")
+
+
+@pytest.mark.django_db
 def test_an_injury_said_in_chat_and_kept_as_a_preference_is_enforced() -> None:
     trainee = make_trainee()
     create_preference(

@@ -97,6 +97,29 @@ def test_a_catalogue_dumbbell_exercise_defaults_to_the_catalogues_count(trainee:
     assert "each hand" not in line_of(result.raw_formatted, "Pullover")
 
 
+def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
+    """adjust_exercise's "Tell the user what changed" follows `implements` as the line after "Now:" does: a
+    one-dumbbell hip thrust made harder is "25→27.5 kg", a pair's new load "each hand" (the 2026-11-26 trial)."""
+    result = generate(trainee, {"exercises": [hip_thrust(1), reps_exercise(2, implements=2)]})
+    assert result.success, result.formatted
+    ids = [exercise["id"] for exercise in result.artifact["payload"]["exercises"]]  # type: ignore[index]
+
+    harder = trainee.run("adjust_exercise", {"exercise_id": ids[0], "change": "harder"})
+    assert harder.success, harder.formatted
+    told = harder.raw_formatted.split("Tell the user what changed: ", 1)[1].split(". Updated workout", 1)[0]
+    assert told == "Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg"
+    assert "Now: " in harder.raw_formatted and "@ 27.5kg · rest" in harder.raw_formatted
+
+    heavier = trainee.run(
+        "adjust_exercise", {"exercise_id": ids[1], "adjustments": {"load_each": [25, 25, 25]}}
+    )
+    assert heavier.success, heavier.formatted
+    assert (
+        "Tell the user what changed: Dumbbell Bench Press: 20/20/22.5→25 kg each hand."
+        in heavier.raw_formatted
+    )
+
+
 def test_how_many_dumbbells_must_be_said_and_a_pair_is_only_for_dumbbells_or_kettlebells(
     trainee: Trainee,
 ) -> None:

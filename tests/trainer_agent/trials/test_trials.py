@@ -82,12 +82,20 @@ def test_answers_left_unasked_fail_the_replay() -> None:
 
 @pytest.mark.django_db
 def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
-    """Checks can fail: a workout that holds a bench press fails `no_exercise_matching: bench`."""
+    """Checks can fail: a workout that holds a bench press fails `no_exercise_matching: bench`; a line or a log
+    it does not show fails `workout_lines` / `history_contains` with what it shows."""
     trial = _single()
     trial.turns[0].checks.no_exercise_matching = ["bench"]
     trial.turns[0].checks.message_contains = ["kettlebell"]
+    trial.turns[0].checks.workout_lines = ["Dumbbell Bench Press — 3×10 @ 99kg each hand, rest 90s"]
+    trial.turns[0].checks.history_contains = ["Dumbbell Bench Press 3×10"]
     report = run_trial(trial, model=SCRIPTED_MODEL)
     assert not report.passed
     failed = report.turns[0].failed_checks
     assert any(f.startswith("no_exercise_matching 'bench'") and "Dumbbell Bench Press" in f for f in failed)
     assert any(f.startswith("message_contains: no message contains 'kettlebell'") for f in failed)
+    # The delivered lines as the model reads them, and the history (nothing logged), are in the failure.
+    assert any(
+        f.startswith("workout_lines: no line reads") and "Dumbbell Bench Press — 3×" in f for f in failed
+    )
+    assert any(f.startswith("history_contains:") and "No workouts logged" in f for f in failed)
