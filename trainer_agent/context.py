@@ -394,11 +394,24 @@ def artifact_text(data: dict[str, Any]) -> str:
     payload = data.get("payload") if isinstance(data.get("payload"), dict) else {}
     for exercise in payload.get("exercises", []) if payload else []:
         if isinstance(exercise, dict):
-            lines.append(
-                f"{exercise.get('order', '?')}. [{exercise.get('id', '')}] {describe_exercise(exercise)}"
-            )
+            line = f"{exercise.get('order', '?')}. [{exercise.get('id', '')}] {describe_exercise(exercise)}"
+            lines.append("; ".join([line, *artifact_tags(exercise)]))
     body = "\n".join(line for line in lines if line)
     return f'<artifact type="{data.get("type", "")}" id="{data.get("artifact_id", "")}">\n{body}\n</artifact>'
+
+
+_SECTION_TAGS = {"warmup": "warm-up", "cooldown": "cool-down"}
+
+
+def artifact_tags(exercise: dict[str, Any]) -> list[str]:
+    """What a model needs besides the prescription to act on one exercise: "warm-up" / "cool-down" (not what
+    sets and loads are reported for) and the equipment it uses ("no bench today" → which ones)."""
+    group = exercise.get("group") if isinstance(exercise.get("group"), dict) else {}
+    tags = [_SECTION_TAGS[group["type"]]] if group.get("type") in _SECTION_TAGS else []
+    equipment = [str(slug) for slug in exercise.get("equipment") or () if slug != "bodyweight"]
+    if equipment:
+        tags.append("equipment: " + ", ".join(slug.replace("_", " ") for slug in equipment))
+    return tags
 
 
 def describe_exercise(exercise: dict[str, Any]) -> str:

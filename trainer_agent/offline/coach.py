@@ -49,6 +49,7 @@ from trainer_agent.offline.intents import (
     parse_ref,
     plan_ask,
 )
+from trainer_agent.offline.reading import UserData, artifact_blocks
 from trainer_agent.offline.workouts import (
     ComposedWorkout,
     TrainingFacts,
@@ -110,6 +111,7 @@ class Transcript:
     steps: list[Step] = field(default_factory=list)
     earlier_steps: list[Step] = field(default_factory=list)
     artifact_ids: list[str] = field(default_factory=list)
+    logged_artifacts: set[str] = field(default_factory=set)  # workouts shown, then logged
 
     def calls(self, name: str) -> list[Step]:
         return [step for step in self.steps if step.name == name]
@@ -123,6 +125,10 @@ class Transcript:
     @property
     def last(self) -> Step | None:
         return self.steps[-1] if self.steps else None
+
+    def logged_after(self, artifact_id: str) -> bool:
+        """Whether the workout of `artifact_id` was logged (and so ended) after it was shown."""
+        return artifact_id in self.logged_artifacts
 
     def previous_question(self) -> Step | None:
         """The question the coach asked just before the latest user message, if that was its last act."""
@@ -169,10 +175,13 @@ def read_transcript(messages: Sequence[Mapping[str, Any]]) -> Transcript:
         default=-1,
     )
     transcript = Transcript()
+    shown = ""  # the latest workout artifact shown so far
     for index, (role, block) in enumerate(flat):
         kind = block.get("type")
         if role == "user" and kind == "text":
             text = str(block.get("text", ""))
+            if text.lstrip().startswith("<artifact"):
+                shown = next(iter(_ARTIFACT_ID.findall(text.split("\n", 1)[0])), shown)
             if index == latest:
                 transcript.user_text = text.strip()
             elif is_user_text(text) and index < latest:
@@ -184,6 +193,8 @@ def read_transcript(messages: Sequence[Mapping[str, Any]]) -> Transcript:
             ok, text = results.get(call_id, (None, ""))
             arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
             step = Step(call_id, str(block.get("name", "")), dict(arguments or {}), ok, text)
+            if step.name == "log_workout" and ok and shown:
+                transcript.logged_artifacts.add(shown)
             (transcript.steps if index > latest else transcript.earlier_steps).append(step)
     return transcript
 
@@ -231,11 +242,7 @@ class Turn:
         self.transcript = read_transcript(request.messages)
         self.specs = {tool.name: tool for tool in request.tools}
         self.user_id = _as_uuid(request.user_id)
-
-    # -- lazily read data ------------------------------------------------------------------------------------
-    @cached_property
-    def locations(self) -> list[Any]:
-        return selectors.list_locations(user_id=self.user_id) if self.user_id else []
+        self.user = UserData.parse(request.user_data_xml)
 
     @cached_property
     def intent(self) -> Intent:
@@ -244,8 +251,7 @@ class Turn:
         return self._as_answer(said) or said
 
     def _parse(self, text: str) -> Intent:
-        names = [location.name for location in self.locations] or ["Home", "Gym"]
-        return parse_message(text, known_locations=names)
+        return parse_message(text, known_locations=self.user.locations or ("Home", "Gym"))
 
     def _as_answer(self, said: Intent) -> Intent | None:
         """The request the coach's last question was about, completed by this answer (None if it is not one).
@@ -319,12 +325,11 @@ class Turn:
 
     @cached_property
     def current_exercises(self) -> list[dict[str, Any]] | None:
-        if self.user_id is None:
+        """The latest workout the conversation shows (its artifact block), unless it was logged since."""
+        artifacts = artifact_blocks(self.request.messages)
+        if not artifacts or self.transcript.logged_after(artifacts[-1].artifact_id):
             return None
-        current = selectors.get_current_workout(user_id=self.user_id)
-        if current is None or not isinstance(current.workout, dict):
-            return None
-        return workout_exercises(current.workout) or None
+        return artifacts[-1].exercises or None
 
     def has(self, tool: str) -> bool:
         return tool in self.specs
@@ -482,12 +487,9 @@ class Turn:
         return compose_workout(ask, facts, safe=safe)
 
     def _location_to_switch(self, name: str | None) -> str | None:
-        if not name:
-            return None
-        for location in self.locations:
-            if location.name.casefold() == name.casefold():
-                return None if location.is_current else location.name
-        return None
+        """The saved location the user says they are at, when it is not the current one."""
+        known = _known(name, self.user.other_locations)
+        return known if known and not _known(name, (self.user.location or "",)) else None
 
     def _deliver_workout(self, step: Step, ask: WorkoutAsk) -> Decision:
         artifact_id = _delivered_artifact(step) or self._latest_artifact_id()
@@ -1146,20 +1148,20 @@ class Turn:
         name = self.intent.location or ""
         transcript = self.transcript
         switched = transcript.succeeded("set_current_location")
-        target = next((loc for loc in self.locations if loc.name.casefold() == name.casefold()), None)
+        target = _known(name, self.user.locations)
         if target is None and not switched:
-            known = _join([loc.name for loc in self.locations]) or "none yet"
+            known = _join(self.user.locations) or "none yet"
             return self._notify(
                 f"I don't know a location called {name}. Your locations: {known}.", "Unknown location."
             )
-        if not switched and target is not None and not target.is_current and self.has("set_current_location"):
+        if not switched and target is not None and target != self.user.location and self.has("set_current_location"):
             return Decision(
                 "set_current_location",
-                {"location_name": target.name},
+                {"location_name": target},
                 "location",
-                f"Switching to {target.name}.",
+                f"Switching to {target}.",
             )
-        place = target.name if target is not None else name
+        place = target or name
         summary = ""
         if switched:
             found = re.search(r"\((\d+) equipment: (.+?)\)\s*$", switched[-1].body)
@@ -1297,6 +1299,11 @@ def _delivered_artifact(step: Step) -> str | None:
         r"(?:Created workout|saved as) (art_[0-9a-zA-Z]+)", step.body
     )
     return found.group(1) if found else None
+
+
+def _known(name: str | None, names: Sequence[str]) -> str | None:
+    """The saved name `name` means (case aside), or None."""
+    return next((known for known in names if name and known.casefold() == name.casefold()), None)
 
 
 def _as_uuid(value: str | None) -> uuid.UUID | None:
