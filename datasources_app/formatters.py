@@ -373,6 +373,8 @@ def user_data_xml(
     current = next((location for location in locations if location.is_current), None)
     others = [location for location in locations if not location.is_current]
     stats = body_stats_lines(profile, units, today=today) or ["Unknown: no profile saved yet."]
+    if profile is not None and profile.display_name:
+        stats.insert(0, f"Name: {profile.display_name}")  # what the coach calls them
     parts = [
         "<user_data>",
         today_block(today, zone_name(units.tz)),

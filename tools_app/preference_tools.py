@@ -140,6 +140,13 @@ def parse_expiry(value: str, *, user_id: uuid.UUID) -> datetime:
     return datetime.combine(only_date + timedelta(days=1), time.min, tzinfo=tz)
 
 
+def catalogue_name(name: str) -> str:
+    """The catalogue's name for an exercise the user named ("push-ups" → "Push-Up"), else the name as given:
+    a stored exclusion then reads like the workouts it is checked against."""
+    found = selectors.find_exercise_by_name(name=name)
+    return found.name if found is not None else name.strip()
+
+
 def _preference_data(preference: Preference) -> dict[str, Any]:
     return {
         "id": str(preference.id),
@@ -197,7 +204,7 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
         description=args.description,
         guidance=args.guidance,
         category=args.category or "general",
-        exclude_exercises=args.exclude_exercises or (),
+        exclude_exercises=[catalogue_name(name) for name in args.exclude_exercises or ()],
         exclude_equipment=equipment,
         expires_at=expires_at,
         delete_after_use=args.delete_after_use,

@@ -300,7 +300,7 @@ def test_user_data_xml_in_pounds_is_deterministic(monkeypatch: pytest.MonkeyPatc
     freeze_now(monkeypatch, dt.datetime(2025, 11, 14, 3, 30, tzinfo=dt.UTC))
     user_id = _lb_user()
     UserProfileFactory.create(
-        user_id=user_id, sex="female", birth_year=None, height_cm=170.0, weight_kg=65.0, body_fat_pct=None
+        user_id=user_id, display_name="Sam", sex="female", birth_year=None, height_cm=170.0, weight_kg=65.0, body_fat_pct=None
     )
     LocationFactory.create(
         user_id=user_id,
@@ -319,7 +319,7 @@ def test_user_data_xml_in_pounds_is_deterministic(monkeypatch: pytest.MonkeyPatc
         "\n"
         "<unit_preferences>\nWeight: lb\nDistance: mi\n</unit_preferences>\n"
         "\n"
-        "<body_stats>\nSex: female\nHeight: 5'7\"\nWeight: 143lb\nExperience: beginner\n</body_stats>\n"
+        "<body_stats>\nName: Sam\nSex: female\nHeight: 5'7\"\nWeight: 143lb\nExperience: beginner\n</body_stats>\n"
         "\n"
         "<current_location>\nLocation: Home\nEquipment:\n"
         "  - Pull-up Bar\n"

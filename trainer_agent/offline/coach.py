@@ -20,15 +20,12 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import date, timedelta
 from functools import cached_property
 from typing import Any
 
-from django.utils import timezone
-
-from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
-from tools_app.workout_tools import estimate_duration_min, workout_exercises
+from tools_app.workout_tools import estimate_duration_min
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
 from trainer_agent.offline.intents import (
@@ -72,6 +69,7 @@ MAX_CHANGES_PER_TURN = 5
 DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper body", "Legs and glutes"]
 _WEEKDAY_ABBREVIATIONS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
+_KNOWLEDGE = re.compile(r'\s*<knowledge source="([^"]+)">\n?(.*)</knowledge>\s*$', re.S)
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
 ASK_WHICH_LOGGED = "Which exercise was that?"
@@ -112,6 +110,7 @@ class Transcript:
     earlier_steps: list[Step] = field(default_factory=list)
     artifact_ids: list[str] = field(default_factory=list)
     logged_artifacts: set[str] = field(default_factory=set)  # workouts shown, then logged
+    fresh_knowledge: dict[str, str] = field(default_factory=dict)  # source → data loaded for this message
 
     def calls(self, name: str) -> list[Step]:
         return [step for step in self.steps if step.name == name]
@@ -186,6 +185,8 @@ def read_transcript(messages: Sequence[Mapping[str, Any]]) -> Transcript:
                 transcript.user_text = text.strip()
             elif is_user_text(text) and index < latest:
                 transcript.earlier_user_texts.append(text.strip())
+            elif index > latest and (loaded := _KNOWLEDGE.match(text)):
+                transcript.fresh_knowledge[loaded.group(1)] = loaded.group(2)
             elif index > latest and text.lstrip().startswith("<artifact"):
                 transcript.artifact_ids += _ARTIFACT_ID.findall(text.split("\n", 1)[0])
         elif role == "assistant" and kind == "tool_use":
@@ -270,10 +271,9 @@ class Turn:
         exercises = self.current_exercises or []
         if asked == ASK_WHICH_LOGGED and request.kind == "log" and request.logged:
             words = content_words(answer)
-            named = bool(words) and bool(
-                self._resolve(ExerciseRef(words=words), exercises) or catalog_match(answer, self.facts)
-            )
-            if not named:
+            # A name (of the workout's exercises, or any name: the log tool finds it), not a new request.
+            named = self._resolve(ExerciseRef(words=words), exercises) or said.kind == "ambiguous"
+            if not words or not named:
                 return None
             logged = tuple(
                 entry if self._logged_targets(entry, exercises) else replace(entry, words=words)
@@ -504,7 +504,7 @@ class Turn:
     def _delivery_message(self, title: str, exercises: list[dict[str, Any]], notes: Sequence[str]) -> str:
         main = [str(e.get("exercise_name")) for e in _main(exercises)]
         minutes = estimate_duration_min(exercises) if exercises else 0
-        where = f" at {self.facts.location_name}" if self.facts.location_name else ""
+        where = f" at {self.user.location}" if self.user.location else ""
         warm = any((e.get("group") or {}).get("type") == "warmup" for e in exercises)
         opening = (
             f"Here's your {title}: about {minutes} min{where}"
@@ -835,21 +835,20 @@ class Turn:
             if matches:
                 arguments["exercise_id"] = str(matches[0].get("id"))
             else:
-                match = catalog_match(" ".join(logged.words), self.facts) if logged.words else None
-                if match is None:
+                if not logged.words:
                     return self._ask(
                         ASK_WHICH_LOGGED,
                         [str(e.get("exercise_name")) for e in _main(exercises)][:4],
                         "Could not tell which exercise the numbers belong to.",
                     )
-                arguments["exercise_name"] = match.name
+                arguments["exercise_name"] = " ".join(logged.words)  # the tool finds it in the catalogue
             sets = logged.sets or 1
             arguments["sets"] = sets
             if logged.reps:
                 arguments["reps"] = [logged.reps] * sets
             if logged.load is not None:
                 arguments["load_each"] = [logged.load] * sets
-                arguments["load_unit"] = logged.unit or self.facts.weight_unit
+                arguments["load_unit"] = logged.unit or self.user.weight_unit
             if intent.rpe is not None:
                 arguments["rpe"] = intent.rpe
             return Decision("log_completed_exercise", arguments, "log", "Logging the sets the user reported.")
@@ -883,12 +882,8 @@ class Turn:
             if logged.reps:
                 changes["reps"] = [logged.reps] * sets
             if logged.load is not None:
-                load = logged.load
-                if logged.unit and logged.unit != self.facts.weight_unit:
-                    load = round(
-                        stats.convert_weight(load, from_unit=logged.unit, to_unit=self.facts.weight_unit), 1
-                    )
-                changes["load_each"] = [load] * sets
+                changes["load_each"] = [logged.load] * sets
+                changes["load_unit"] = logged.unit or self.user.weight_unit  # the tool converts
         return changes
 
     # -- intents: preferences, data, places ---------------------------------------------------------------------
@@ -964,10 +959,7 @@ class Turn:
     def _preference_arguments(self, preference: PreferenceAsk) -> dict[str, Any]:
         """set_preference arguments for whichever of the usual fields its schema has."""
         properties = _schema_properties(self.specs.get("set_preference"))
-        names = []
-        for phrase in preference.phrases:
-            match = catalog_match(phrase, self.facts)
-            names.append(match.name if match is not None else phrase)
+        names = list(preference.phrases)  # the tool matches them to the catalogue
         temporary = preference.today_only or preference.expires_in_days is not None
         things = _join([*preference.phrases, *(slug.replace("_", " ") for slug in preference.equipment)])
         values: dict[str, Any] = {
@@ -982,8 +974,8 @@ class Turn:
             "delete_after_use": preference.today_only,
         }
         if preference.expires_in_days:
-            end = timezone.now() + timedelta(days=preference.expires_in_days)
-            values["expires_at"] = end.replace(hour=23, minute=59, second=59, microsecond=0).isoformat()
+            end = (self.user.today or date.today()) + timedelta(days=preference.expires_in_days)
+            values["expires_at"] = f"{end.isoformat()}T23:59:59"
         if not properties:
             return {key: values[key] for key in ("preference_type", "description", "guidance")}
         return {
@@ -1032,7 +1024,11 @@ class Turn:
                 )
             return self._notify(self._schedule_reply(fetched[-1].body), "Showing the schedule.")
         done = self.transcript.calls("prepare_week")
-        if self.transcript.calls("create_workout_plan") or (not done and not self._has_active_plan()):
+        # prepare_week says when there is no plan (plans loaded in earlier turns may be out of date).
+        no_plan = bool(done) and "no active plan" in done[-1].body
+        plans = self.transcript.fresh_knowledge.get("workout_plans")
+        no_plan = no_plan or (not done and plans is not None and "[active]" not in plans)
+        if self.transcript.calls("create_workout_plan") or no_plan:
             return self._plan_for_week()
         if not done:
             arguments = {"week": self.intent.week} if self.intent.week else {}
@@ -1082,17 +1078,13 @@ class Turn:
             report += ' Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
         return self._notify(report, "Passing on the statistics tool's report.")
 
-    def _has_active_plan(self) -> bool:
-        return self.user_id is not None and bool(
-            selectors.list_workout_plans(user_id=self.user_id, status="active")
-        )
-
     def _plan_for_week(self) -> Decision:
         """A week asked for without a plan: the plan, made from the days and goal the message gives, prepares
         its first week; a message that gives neither gets a question."""
         text = normalise(self.transcript.user_text)
         ask = plan_ask(text)
-        if ask.days_per_week is None and ask.goal == text and not self.transcript.steps:
+        tried = [step for step in self.transcript.steps if step.name != "prepare_week"]
+        if ask.days_per_week is None and ask.goal == text and not tried:
             return self._ask(
                 "You don't have a training plan yet, so there's no week to prepare. How many days a week can you "
                 "train, and what's your goal?",
@@ -1109,14 +1101,14 @@ class Turn:
         """The schedule read, or only the day asked about ("what's on thursday")."""
         text = _for_the_user(body)
         day = self.intent.weekday
-        if not day or self.user_id is None:
+        if not day or self.user.today is None:
             return f"Here's your week:\n{text}"
         entries = re.split(r"\n(?=\S)", text) if text.startswith(_WEEKDAY_ABBREVIATIONS) else []
         if day == "next":
             return f"Your next workout: {entries[0]}" if entries else f"{text} Ask me for a workout now."
         if day in ("today", "tomorrow"):
-            date = selectors.local_today(user_id=self.user_id) + timedelta(days=int(day == "tomorrow"))
-            key, label = f"{date:%a} {date.day} {date:%b}", day
+            when = self.user.today + timedelta(days=int(day == "tomorrow"))
+            key, label = f"{when:%a} {when.day} {when:%b}", day
         else:
             key, label = day[:3].capitalize(), f"on {day.capitalize()}"
         found = [entry for entry in entries if entry.startswith(key)]
@@ -1154,7 +1146,12 @@ class Turn:
             return self._notify(
                 f"I don't know a location called {name}. Your locations: {known}.", "Unknown location."
             )
-        if not switched and target is not None and target != self.user.location and self.has("set_current_location"):
+        if (
+            not switched
+            and target is not None
+            and target != self.user.location
+            and self.has("set_current_location")
+        ):
             return Decision(
                 "set_current_location",
                 {"location_name": target},
@@ -1177,14 +1174,14 @@ class Turn:
 
     # -- intents: conversation ------------------------------------------------------------------------------------
     def _greeting_name(self) -> str:
-        name = self.facts.display_name if self.user_id else ""
+        name = self.user.name
         return f" {name}" if name else ""
 
     def _on_greeting(self) -> Decision:
-        where = self.facts.location_name if self.user_id else None
+        where = self.user.location
         kit = ""
         if where:
-            equipment = sorted(e.replace("_", " ") for e in self.facts.equipment if e != "bodyweight")
+            equipment = sorted(name.lower() for name in self.user.equipment)
             if len(equipment) > 5:
                 kit = f" at the {where} with its full kit"
             else:

@@ -38,13 +38,16 @@ class UserData:
     equipment: tuple[str, ...] = ()  # names as listed ("Dumbbells", "Pull-up Bar")
     other_locations: tuple[str, ...] = ()
     injuries: str = ""
+    name: str = ""
 
     @classmethod
     def parse(cls, xml: str) -> UserData:
         iso = re.search(r"\((\d{4}-\d{2}-\d{2})\)", _section(xml, "today"))
         current = _section(xml, "current_location")
         equipment = tuple(
-            re.sub(r"\s*\(.*$|:.*$", "", line.strip()[2:]) for line in current.splitlines() if line.strip().startswith("- ")
+            re.sub(r"\s*\(.*$|:.*$", "", line.strip()[2:])
+            for line in current.splitlines()
+            if line.strip().startswith("- ")
         )
         others = tuple(
             re.sub(r"\s*\(current\)$", "", line[2:].split(":", 1)[0]).strip()
@@ -58,6 +61,7 @@ class UserData:
             equipment=equipment,
             other_locations=others,
             injuries=_field(_section(xml, "body_stats"), "Injuries"),
+            name=_field(_section(xml, "body_stats"), "Name"),
         )
 
     @property
@@ -72,7 +76,11 @@ def _listed_exercise(line: str) -> dict[str, Any] | None:
         return None
     main, *tags = found.group("rest").split("; ")
     name, _, details = main.partition(" — ")
-    exercise: dict[str, Any] = {"id": found.group("id"), "order": int(found.group("order")), "exercise_name": name}
+    exercise: dict[str, Any] = {
+        "id": found.group("id"),
+        "order": int(found.group("order")),
+        "exercise_name": name,
+    }
     sets = _SETS.match(details)
     if "/" in details.split(",")[0] and sets:
         exercise["exercise_type"] = "intervals"
@@ -104,24 +112,12 @@ def artifact_blocks(messages: Sequence[Mapping[str, Any]]) -> list[Artifact]:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
         for block in blocks:
             text = str(block.get("text", "")) if isinstance(block, Mapping) else ""
-            head = re.match(r'\s*<artifact type="(exercise_list|workout)" id="([^"]*)">\n(.*?)</artifact>', text, re.S)
+            head = re.match(
+                r'\s*<artifact type="(exercise_list|workout)" id="([^"]*)">\n(.*?)</artifact>', text, re.S
+            )
             if head is None:
                 continue
             title, *lines = head.group(3).strip().splitlines() or [""]
             listed = [exercise for line in lines if (exercise := _listed_exercise(line)) is not None]
             found.append(Artifact(head.group(2), title, listed))
     return found
-
-
-def knowledge(messages: Sequence[Mapping[str, Any]], source: str) -> str | None:
-    """The latest `<knowledge source=...>` block of one source (append-only: the later one is current)."""
-    latest = None
-    for message in messages:
-        content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
-        for block in blocks:
-            text = str(block.get("text", "")) if isinstance(block, Mapping) else ""
-            found = re.match(rf'\s*<knowledge source="{re.escape(source)}">\n?(.*)</knowledge>\s*$', text, re.S)
-            if found:
-                latest = found.group(1).strip()
-    return latest
