@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from django.utils import timezone
 
@@ -273,6 +273,53 @@ def harder_or_easier(exercise: Mapping[str, Any], *, harder: bool, unit: str) ->
     elif kind == "duration":
         minutes = float(exercise.get("duration_min") or 10)
         changes["duration_min"] = max(1.0, round(minutes * (1.2 if harder else 0.8)))
+    return {key: value for key, value in changes.items() if exercise.get(key) != value}
+
+
+# What adjust_exercise's `change` can ask for: harder/easier (`harder_or_easier`) or one step of one field (`nudge`).
+Change = Literal[
+    "harder",
+    "easier",
+    "more_sets",
+    "fewer_sets",
+    "more_reps",
+    "fewer_reps",
+    "heavier",
+    "lighter",
+    "more_rest",
+    "less_rest",
+]
+
+
+def nudge(exercise: Mapping[str, Any], change: Change, *, unit: str) -> dict[str, Any]:
+    """The adjust_exercise fields for one step of one kind ({} when nothing sensible changes): a set (a round
+    of intervals) more or fewer, within 1-8; 2 reps (10 s of a hold or of interval work) more or fewer; the
+    load one implement step up or down (the reps, without a load); 30 s of rest more or less."""
+    kind = str(exercise.get("exercise_type") or "")
+    sets = int(exercise.get("sets") or 0)
+    reps = [int(value) for value in exercise.get("reps") or ()]
+    loads = [float(value) for value in exercise.get("load_each") or ()]
+    holds = [int(value) for value in exercise.get("hold_sec") or ()]
+    up = change in ("more_sets", "more_reps", "heavier", "more_rest")
+    step = 1 if up else -1
+    changes: dict[str, Any] = {}
+    if change in ("more_sets", "fewer_sets"):
+        if kind == "intervals":
+            changes["rounds"] = max(1, int(exercise.get("rounds") or 1) + step)
+        elif kind in ("reps", "hold") and sets:
+            changes["sets"] = min(8, max(1, sets + step))
+    elif change in ("more_reps", "fewer_reps") or (change in ("heavier", "lighter") and not loads):
+        if kind == "reps" and reps:
+            changes["reps"] = [max(1, reps[0] + 2 * step)] * sets
+        elif kind == "hold" and holds:
+            changes["hold_sec"] = [max(10, holds[0] + 10 * step)] * sets
+        elif kind == "intervals":
+            changes["work_sec"] = max(10, int(exercise.get("work_sec") or 30) + 10 * step)
+    elif change in ("heavier", "lighter") and kind == "reps":
+        gear = implement(exercise.get("equipment") or ())
+        changes["load_each"] = [step_load(loads[0], unit=unit, gear=gear, steps=step)] * sets
+    elif change in ("more_rest", "less_rest") and exercise.get("rest_sec") is not None:
+        changes["rest_sec"] = max(0, int(exercise.get("rest_sec") or 0) + 30 * step)
     return {key: value for key, value in changes.items() if exercise.get(key) != value}
 
 

@@ -25,6 +25,7 @@ import math
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
@@ -48,6 +49,7 @@ from datasources_app.workouts import (
     StoredWorkout,
     Workout,
     WorkoutSummary,
+    canonical_equipment,
     expand_per_set_scalars,
     new_exercise_id,
 )
@@ -55,8 +57,10 @@ from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
 from tools_app.workout_coaching import (
+    Change,
     describe_change,
     harder_or_easier,
+    nudge,
     pick_replacement,
     prescribe,
     recent_training_warnings,
@@ -130,6 +134,10 @@ class SwapExerciseInput(BaseModel):
         json_schema_extra={"enum": list(EXERCISE_TYPES)},
     )
     muscles: list[str] | None = Field(default=None, description="Only for a name not in the catalogue.")
+    avoid_equipment: list[str] | None = Field(
+        default=None,
+        description="When the tool picks: equipment the replacement must not use (e.g. bench taken).",
+    )
     # Checked with the rest of the replacement (tools_app.workout_validation), so no bounds advertised here.
     sets: int | None = None
     reps: list[int] | None = Field(default=None, description=_PER_SET)
@@ -180,9 +188,9 @@ class AdjustExerciseInput(BaseModel):
         default_factory=dict,
         description='e.g. {"sets": 4, "reps": [8, 8, 8, 8]} or {"order": 1}; not exercise_type.',
     )
-    change: Literal["harder", "easier"] | None = Field(
+    change: Change | None = Field(
         default=None,
-        description="Instead of adjustments: the tool picks the change.",
+        description="Instead of adjustments: one step the tool works out (harder/easier, or one field).",
     )
 
     @model_validator(mode="before")
@@ -771,7 +779,9 @@ def _replacement_fields(
             fields = prescribe(match, user_id=ctx.user_id, context=context, old=stored, reasoning=reasoning)
     else:
         workout = [exercise.to_json() for exercise in exercises]
-        match = pick_replacement(stored, workout=workout, context=context)
+        avoided = {canonical_equipment(item) for item in args.avoid_equipment or ()}
+        here = replace(context, available_equipment=context.available_equipment - avoided)
+        match = pick_replacement(stored, workout=workout, context=here)
         if match is None:
             return _failure(
                 f"No catalogue exercise fits in place of {old.exercise_name} with the user's "
@@ -896,7 +906,12 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     adjustments = dict(args.adjustments)
     if not adjustments and args.change is not None:
         unit = exercises[index].load_unit or load_training_context(user_id=ctx.user_id).weight_unit
-        adjustments = harder_or_easier(exercises[index].to_json(), harder=args.change == "harder", unit=unit)
+        current = exercises[index].to_json()
+        adjustments = (
+            harder_or_easier(current, harder=args.change == "harder", unit=unit)
+            if args.change in ("harder", "easier")
+            else nudge(current, args.change, unit=unit)
+        )
         if not adjustments:
             return _failure(
                 f"{exercises[index].exercise_name} cannot sensibly be made {args.change} by itself "

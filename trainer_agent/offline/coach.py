@@ -50,15 +50,11 @@ from trainer_agent.offline.reading import UserData, artifact_blocks
 from trainer_agent.offline.workouts import (
     ComposedWorkout,
     TrainingFacts,
-    adjustment_changes,
-    catalog_match,
     compose_workout,
     exclusions_from_phrases,
     load_catalog,
     load_facts,
-    replacement_for,
     stem,
-    why_not,
 )
 
 TOOL_ID_PREFIX = "toolu_offline_"
@@ -602,45 +598,31 @@ class Turn:
                     "No exercise of the current workout uses the equipment named.",
                 )
             return self._pick_exercise_question("swap", exercises)
+        refused = [step for step in swaps if step.ok is False and step.arguments.get("replacement_name")]
+        if refused and not done and len(swaps) < 2:
+            # The replacement the user named does not fit them: the tool picks one instead, and says why.
+            pending = [
+                e for e in targets if str(e.get("id")) == str(refused[-1].arguments.get("exercise_id"))
+            ]
         if pending and len(swaps) < MAX_CHANGES_PER_TURN:
             target = pending[0]
             arguments: dict[str, Any] = {
                 "exercise_id": str(target.get("id")),
                 "reason": f"User asked to replace {target.get('exercise_name')}.",
             }
-            new: dict[str, Any] | None = None
-            if (
-                intent.ref.equipment
-                and not self._named_in_message(exercises)
-                and not any(not step.ok for step in swaps)
-            ):
-                # Away from equipment named in this message (not stored anywhere the tool could read).
-                names = [str(e.get("exercise_name")) for e in exercises]
-                new = replacement_for(
-                    target, self.facts, avoid_names=names, avoid_equipment=intent.ref.equipment
-                )
-                if new is not None:
-                    arguments["replacement_name"] = new["exercise_name"]  # the tool prescribes it
+            if intent.ref.equipment and not self._named_in_message(exercises):
+                arguments["avoid_equipment"] = list(intent.ref.equipment)  # only this message says so
             elif intent.replacement and not swaps:
-                wanted = catalog_match(intent.replacement, self.facts)
-                if wanted is not None and why_not(intent.replacement, self.facts) is None:
-                    arguments["replacement_name"] = wanted.name
+                arguments["replacement_name"] = intent.replacement
             # Otherwise swap_exercise picks the replacement (same movement and muscles, fits the user) and
             # prescribes it: the coaching lives in the tool, for every model.
-            if new is not None or not intent.ref.equipment or self._named_in_message(exercises):
-                return Decision(
-                    "swap_exercise",
-                    arguments,
-                    "swap",
-                    f"Swapping {target.get('exercise_name')}"
-                    + (f" for {new['exercise_name']}." if new else "."),
-                )
-            if not done:
-                return self._notify(
-                    f"I couldn't find a good alternative to {target.get('exercise_name')} with the equipment "
-                    "you have here. Want me to rebuild the whole workout instead?",
-                    "No replacement candidate fits.",
-                )
+            return Decision("swap_exercise", arguments, "swap", f"Swapping {target.get('exercise_name')}.")
+        if swaps and not done and "No catalogue exercise fits" in swaps[-1].body:
+            return self._notify(
+                f"I couldn't find a good alternative to {_names_in(swaps[-1])} with the equipment you have "
+                "here. Want me to rebuild the whole workout instead?",
+                "No replacement fits.",
+            )
         if not done:
             return self._give_up(swaps[-1]) if swaps else self._pick_exercise_question("swap", exercises)
         pairs = []
@@ -652,10 +634,8 @@ class Turn:
             new_name = old.group("new") if old else "a new exercise"
             pairs.append(f"{old.group('old') if old else 'that exercise'} for {new_name}")
         message = f"Done: I swapped {_join(pairs)}."
-        if intent.replacement:
-            reason = why_not(intent.replacement, self.facts)
-            if reason:
-                message += f" I didn't use {intent.replacement} because {reason}."
+        if refused:
+            message += f" I didn't use {intent.replacement}: {_sentence(refused[-1].first_problem())}"
         message += " Everything else stays the same."
         return self._notify(message, "Delivering the updated workout.", _delivered_artifact(done[-1]))
 
@@ -673,22 +653,11 @@ class Turn:
             targets = list(_main(exercises))  # type: ignore[arg-type]
         attempted = {str(step.arguments.get("exercise_id")) for step in adjusts}
         for target in targets[:MAX_CHANGES_PER_TURN]:
-            if str(target.get("id")) in attempted:
-                continue
-            if adjustment.field == "overall" and adjustment.direction in ("up", "down"):
-                # The tool knows what "harder" and "easier" mean for each kind of exercise.
-                change = "harder" if adjustment.direction == "up" else "easier"
+            if str(target.get("id")) not in attempted:
+                # The tool knows what a step up or down means for each kind of exercise and implement.
                 return Decision(
                     "adjust_exercise",
-                    {"exercise_id": str(target.get("id")), "change": change},
-                    "adjust",
-                    f"Making {target.get('exercise_name')} {change}.",
-                )
-            changes = adjustment_changes(target, adjustment, self.facts)
-            if changes:
-                return Decision(
-                    "adjust_exercise",
-                    {"exercise_id": str(target.get("id")), "adjustments": changes},
+                    {"exercise_id": str(target.get("id")), **_adjust_arguments(adjustment, target)},
                     "adjust",
                     f"Applying {adjustment.field} {adjustment.direction or adjustment.value} to "
                     f"{target.get('exercise_name')}.",
@@ -899,38 +868,30 @@ class Turn:
                 f"Saving what to avoid: {_join([*preference.phrases, *preference.equipment])}.",
             )
         exercises = self.current_exercises
-        if exercises and self.has("swap_exercise"):
-            exclusions = exclusions_from_phrases(
-                preference.phrases, preference.equipment, catalog=self.catalog
-            )
-            swaps = transcript.calls("swap_exercise")
-            attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
-            for exercise in exercises:
-                match = catalog_match(str(exercise.get("exercise_name", "")), self.facts)
-                affected = match is not None and exclusions.reason(match) is not None
-                affected = affected or bool(set(preference.equipment) & set(exercise.get("equipment") or ()))
-                if (
-                    affected
-                    and str(exercise.get("id")) not in attempted
-                    and len(swaps) < MAX_CHANGES_PER_TURN
-                ):
-                    new = replacement_for(
-                        exercise,
-                        self.facts,
-                        avoid_names=[str(e.get("exercise_name")) for e in exercises],
-                        avoid_equipment=preference.equipment,
+        swaps = transcript.calls("swap_exercise")
+        attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
+        if exercises and self.has("swap_exercise") and len(swaps) < MAX_CHANGES_PER_TURN:
+            affected = [
+                exercise
+                for phrase in preference.phrases
+                for exercise in self._resolve(ExerciseRef(words=content_words(phrase)), exercises)
+            ]
+            affected += [e for e in exercises if set(preference.equipment) & set(e.get("equipment") or ())]
+            for exercise in _unique(affected):
+                if str(exercise.get("id")) not in attempted:
+                    # The saved preference rules the same exercises out for the tool's pick.
+                    arguments: dict[str, Any] = {
+                        "exercise_id": str(exercise.get("id")),
+                        "reason": "It goes against what the user just asked to avoid.",
+                    }
+                    if preference.equipment:
+                        arguments["avoid_equipment"] = list(preference.equipment)
+                    return Decision(
+                        "swap_exercise",
+                        arguments,
+                        "preference",
+                        f"Replacing {exercise.get('exercise_name')} in the current workout.",
                     )
-                    if new is not None:
-                        return Decision(
-                            "swap_exercise",
-                            {
-                                "exercise_id": str(exercise.get("id")),
-                                "replacement_name": new["exercise_name"],
-                                "reason": "It goes against what the user just asked to avoid.",
-                            },
-                            "preference",
-                            f"Replacing {exercise.get('exercise_name')} in the current workout.",
-                        )
         things = _join([*preference.phrases, *(slug.replace("_", " ") for slug in preference.equipment)])
         saved = bool(transcript.succeeded("set_preference"))
         if preference.today_only:
@@ -1296,6 +1257,34 @@ def _delivered_artifact(step: Step) -> str | None:
         r"(?:Created workout|saved as) (art_[0-9a-zA-Z]+)", step.body
     )
     return found.group(1) if found else None
+
+
+_STEPS = {
+    "overall": ("harder", "easier"),
+    "sets": ("more_sets", "fewer_sets"),
+    "reps": ("more_reps", "fewer_reps"),
+}
+_STEPS |= {"load": ("heavier", "lighter"), "rest": ("more_rest", "less_rest")}
+# The field a number is for, by the exercise's type: "4 sets" of intervals are rounds, "40 reps" of a hold seconds.
+_VALUE_FIELDS = {"sets": {"intervals": "rounds"}, "reps": {"hold": "hold_sec", "intervals": "work_sec"}}
+
+
+def _adjust_arguments(adjustment: Adjustment, exercise: Mapping[str, Any]) -> dict[str, Any]:
+    """adjust_exercise's arguments for what the user asked: a number for a field, else a step the tool takes."""
+    if adjustment.value is None or adjustment.field == "overall":
+        up, down = _STEPS[adjustment.field]
+        return {"change": up if adjustment.direction == "up" else down}
+    kind = str(exercise.get("exercise_type") or "reps")
+    name = _VALUE_FIELDS.get(adjustment.field, {}).get(kind)
+    name = name or {"load": "load_each", "rest": "rest_sec"}.get(adjustment.field, adjustment.field)
+    value = adjustment.value if name == "load_each" else int(adjustment.value)
+    return {"adjustments": {name: value}}
+
+
+def _names_in(step: Step) -> str:
+    """The exercise a failed call was about, as its message names it ("in place of Goblet Squat with …")."""
+    found = re.search(r"in place of (.+?) with", step.body)
+    return found.group(1) if found else "that exercise"
 
 
 def _known(name: str | None, names: Sequence[str]) -> str | None:
