@@ -307,7 +307,10 @@ def nudge(exercise: Mapping[str, Any], change: Change, *, unit: str) -> dict[str
         if kind == "intervals":
             changes["rounds"] = max(1, int(exercise.get("rounds") or 1) + step)
         elif kind in ("reps", "hold") and sets:
-            changes["sets"] = min(8, max(1, sets + step))
+            count = changes["sets"] = min(8, max(1, sets + step))
+            for key, values in (("reps", reps), ("load_each", loads), ("hold_sec", holds)):
+                if values:  # the last set's value for an added set; a dropped set takes its values along
+                    changes[key] = (values + [values[-1]] * count)[:count]
     elif change in ("more_reps", "fewer_reps") or (change in ("heavier", "lighter") and not loads):
         if kind == "reps" and reps:
             changes["reps"] = [max(1, reps[0] + 2 * step)] * sets

@@ -300,7 +300,13 @@ def test_user_data_xml_in_pounds_is_deterministic(monkeypatch: pytest.MonkeyPatc
     freeze_now(monkeypatch, dt.datetime(2025, 11, 14, 3, 30, tzinfo=dt.UTC))
     user_id = _lb_user()
     UserProfileFactory.create(
-        user_id=user_id, display_name="Sam", sex="female", birth_year=None, height_cm=170.0, weight_kg=65.0, body_fat_pct=None
+        user_id=user_id,
+        display_name="Sam",
+        sex="female",
+        birth_year=None,
+        height_cm=170.0,
+        weight_kg=65.0,
+        body_fat_pct=None,
     )
     LocationFactory.create(
         user_id=user_id,

@@ -501,3 +501,47 @@ def test_swap_by_name_failures_leave_the_workout(
     result = trainee.run("swap_exercise", {"exercise_id": "1", **args})
     assert not result.success and message in result.data["error"]
     assert stored(trainee) == current_workout_record(generated)
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "expected"),
+    [
+        ("more_sets", "sets", 4),
+        ("fewer_sets", "sets", 2),
+        ("more_reps", "reps", [12, 12, 12]),
+        ("fewer_reps", "reps", [8, 8, 8]),
+        ("heavier", "load_each", [22.5, 22.5, 22.5]),
+        ("lighter", "load_each", [17.5, 17.5, 17.5]),
+        ("more_rest", "rest_sec", 120),
+        ("less_rest", "rest_sec", 60),
+    ],
+)
+def test_adjust_takes_one_step_of_one_field_when_asked_for_a_change(
+    trainee: Trainee, generated: dict[str, Any], change: str, field: str, expected: Any
+) -> None:
+    """ "A bit heavier", "one more set", "shorter rest": the tool works out the step (the dumbbells' 2.5 kg, two
+    reps, 30 s), so a model names the change, not the numbers; per-set lists follow the new number of sets."""
+    old = exercises_of(generated)[0]  # Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5 kg, rest 90 s
+    result = trainee.run("adjust_exercise", {"exercise_id": old["id"], "change": change})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert new[field] == expected
+    assert len(new["reps"]) == len(new["load_each"]) == new["sets"]
+
+
+def test_a_step_that_changes_nothing_is_refused_with_the_reason(trainee: Trainee) -> None:
+    """Rest already at 0 cannot be shorter: a clear failure, the workout untouched."""
+    generate(trainee, {"title": "One", "exercises": [reps_exercise(rest_sec=0)]})
+    result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "less_rest"})
+    assert not result.success
+    assert "cannot sensibly be made less_rest" in result.formatted
+
+
+def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """ "No dumbbells today": the tool's pick for the dumbbell press uses none, and still works the chest."""
+    old = exercises_of(generated)[0]
+    result = trainee.run("swap_exercise", {"exercise_id": old["id"], "avoid_equipment": ["dumbbells"]})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert "dumbbells" not in (new.get("equipment") or [])
+    assert "Chest" in [item["muscle"] for item in new["muscles_utilized"]]
