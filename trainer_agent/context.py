@@ -406,8 +406,9 @@ _SECTION_TAGS = {"warmup": "warm-up", "cooldown": "cool-down"}
 def artifact_tags(exercise: dict[str, Any]) -> list[str]:
     """What a model needs besides the prescription to act on one exercise: "warm-up" / "cool-down" (not what
     sets and loads are reported for) and the equipment it uses ("no bench today" → which ones)."""
-    group = exercise.get("group") if isinstance(exercise.get("group"), dict) else {}
-    tags = [_SECTION_TAGS[group["type"]]] if group.get("type") in _SECTION_TAGS else []
+    group = exercise.get("group")
+    section = group.get("type") if isinstance(group, dict) else None
+    tags = [_SECTION_TAGS[section]] if section in _SECTION_TAGS else []
     equipment = [str(slug) for slug in exercise.get("equipment") or () if slug != "bodyweight"]
     if equipment:
         tags.append("equipment: " + ", ".join(slug.replace("_", " ") for slug in equipment))
