@@ -29,7 +29,6 @@ from tools_app.workout_tools import estimate_duration_min
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
 from trainer_agent.offline.intents import (
-    LEG_MUSCLES,
     Adjustment,
     ExerciseRef,
     Intent,
@@ -46,7 +45,7 @@ from trainer_agent.offline.intents import (
     parse_ref,
     plan_ask,
 )
-from trainer_agent.offline.reading import UserData, artifact_blocks
+from trainer_agent.offline.reading import UserData, artifact_blocks, knowledge
 from trainer_agent.offline.workouts import (
     ComposedWorkout,
     TrainingFacts,
@@ -65,6 +64,7 @@ MAX_CHANGES_PER_TURN = 5
 DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper body", "Legs and glutes"]
 _WEEKDAY_ABBREVIATIONS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
+_LEG_WORK = re.compile(r"squat|lunge|deadlift|leg|step-up|hip thrust|calf|split", re.I)
 _KNOWLEDGE = re.compile(r'\s*<knowledge source="([^"]+)">\n?(.*)</knowledge>\s*$', re.S)
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
@@ -420,9 +420,24 @@ class Turn:
 
     def _options(self) -> list[str]:
         options = list(DEFAULT_OPTIONS)
-        if self.user_id is not None and set(self.facts.recovering()) & set(LEG_MUSCLES):
+        if self._legs_recovering():
             options[3] = "Core and mobility"
         return options
+
+    def _history(self) -> str | None:
+        """The workout history this conversation shows: fetched in this turn, else loaded as knowledge."""
+        fetched = [
+            step.body for step in self.transcript.succeeded("fetch_data") if "workout_history" in step.body
+        ]
+        return fetched[-1] if fetched else knowledge(self.request.messages, "workout_history")
+
+    def _legs_recovering(self) -> bool:
+        """A leg session logged today or yesterday (the history lists days): legs want 48 h."""
+        history, today = self._history(), self.user.today
+        if not history or today is None:
+            return False
+        recent = tuple(f"{day:%a} {day.day} {day:%b}" for day in (today, today - timedelta(days=1)))
+        return any(line.startswith(recent) and _LEG_WORK.search(line) for line in history.splitlines())
 
     def _offer_workout(self, opening: str) -> Decision:
         return self._ask(
@@ -1180,6 +1195,13 @@ class Turn:
         return self._on_ambiguous()
 
     def _on_ambiguous(self) -> Decision:
+        if not self.current_exercises and self._history() is None and self.has("fetch_data"):
+            return Decision(  # what was trained lately decides which options to offer
+                "fetch_data",
+                {"sources": ["workout_history"], "params": {"workout_history": {"days_back": 3}}},
+                "ambiguous",
+                "Reading the last days' training before suggesting what to do.",
+            )
         if self.current_exercises:
             return self._ask(
                 "What would you like to do with your current workout?",

@@ -121,3 +121,19 @@ def artifact_blocks(messages: Sequence[Mapping[str, Any]]) -> list[Artifact]:
             listed = [exercise for line in lines if (exercise := _listed_exercise(line)) is not None]
             found.append(Artifact(head.group(2), title, listed))
     return found
+
+
+def knowledge(messages: Sequence[Mapping[str, Any]], source: str) -> str | None:
+    """The latest `<knowledge source=...>` block of one source (append-only: the later one is current)."""
+    latest = None
+    for message in messages:
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
+        for block in blocks:
+            text = str(block.get("text", "")) if isinstance(block, Mapping) else ""
+            found = re.match(
+                rf'\s*<knowledge source="{re.escape(source)}">\n?(.*)</knowledge>\s*$', text, re.S
+            )
+            if found:
+                latest = found.group(1).strip()
+    return latest

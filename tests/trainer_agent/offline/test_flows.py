@@ -61,10 +61,11 @@ def test_smoke_test_of_section_12_9_passes_offline(demo: DemoUser) -> None:
 
 @pytest.mark.django_db
 def test_an_unclear_request_asks_with_options_and_stops(demo: DemoUser) -> None:
-    """ "help" gets one question with 3-4 options; the turn ends after that single iteration."""
+    """ "help" gets one question with 3-4 options; the turn ends with it."""
     result = demo.run("help")
-    assert tools_of(result) == ["message_ask_user"]
-    assert result.iterations == 1
+    # It reads the last days' training first (it decides the options), then asks once and stops.
+    assert tools_of(result) == ["fetch_data", "message_ask_user"]
+    assert result.iterations == 2
     question = result.response["question"]
     assert question is not None and 3 <= len(question["options"]) <= 4
     assert "Upper body" in question["options"]
