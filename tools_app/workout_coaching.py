@@ -41,9 +41,10 @@ _START_KG: dict[str, float] = {
     "medicine_ball": 4.0,
 }
 _MACHINE_START_KG = 15.0
-# The smallest sensible jump per implement (kg); pounds use 5 lb (10 lb for barbells).
-_STEP_KG: dict[str, float] = {"barbell": 5.0, "smith_machine": 5.0, "trap_bar": 5.0, "kettlebell": 4.0}
-_STEP_LB: dict[str, float] = {"barbell": 10.0, "smith_machine": 10.0, "trap_bar": 10.0, "kettlebell": 9.0}
+# The smallest sensible jump per implement when the location lists no weights: 2.5 kg / 5 lb (the smallest
+# plates, a pair on a bar, and the usual dumbbell and machine step); kettlebells come in 4 kg / 9 lb steps.
+_STEP_KG: dict[str, float] = {"kettlebell": 4.0}
+_STEP_LB: dict[str, float] = {"kettlebell": 9.0}
 
 
 def implement(equipment: Iterable[str]) -> str | None:
@@ -55,13 +56,49 @@ def implement(equipment: Iterable[str]) -> str | None:
     return next((slug for slug in sorted(gear) if slug.endswith("_machine") or slug == "pec_deck"), None)
 
 
-def round_load(value: float, *, unit: str, gear: str | None) -> float:
-    step = (_STEP_LB if unit == "lb" else _STEP_KG).get(gear or "", 5.0 if unit == "lb" else 2.5)
-    return max(step, round(value / step) * step)
+# The empty bar: no barbell load goes below it.
+_BAR_KG: dict[str, float] = {"barbell": 20.0, "trap_bar": 20.0, "ez_bar": 10.0}
+_BAR_LB: dict[str, float] = {"barbell": 45.0, "trap_bar": 45.0, "ez_bar": 25.0}
+WeightsOnHand = Mapping[str, Sequence[float]]
 
 
-def step_load(value: float, *, unit: str, gear: str | None, steps: int) -> float:
-    step = (_STEP_LB if unit == "lb" else _STEP_KG).get(gear or "", 5.0 if unit == "lb" else 2.5)
+def loads_on_hand(gear: str | None, *, unit: str, weights_kg: WeightsOnHand | None) -> list[float]:
+    """The loads the location lists for an implement (its `available_weights_kg`), in the user's unit: kg to the
+    half kilo; kg plates and bells shown in lb are rounded to the whole pound, as gym labels do."""
+    kilos = (weights_kg or {}).get(gear or "", ())
+    if unit == "lb":
+        return sorted({float(round(convert_weight(kg, from_unit="kg", to_unit="lb"))) for kg in kilos})
+    return sorted({round(kg * 2) / 2 for kg in kilos})
+
+
+def _step(unit: str, gear: str | None) -> float:
+    return (_STEP_LB if unit == "lb" else _STEP_KG).get(gear or "", 5.0 if unit == "lb" else 2.5)
+
+
+def round_load(
+    value: float, *, unit: str, gear: str | None, weights_kg: WeightsOnHand | None = None
+) -> float:
+    """A load the user can set up, in their unit: the nearest weight on hand when the location lists its
+    weights, else the implement's step (never below the empty bar). The one rounding rule for every load a
+    tool prescribes (swap, adjust, draft)."""
+    options = loads_on_hand(gear, unit=unit, weights_kg=weights_kg)
+    if options:
+        return min(options, key=lambda option: (abs(option - value), option))
+    step = _step(unit, gear)
+    minimum = (_BAR_LB if unit == "lb" else _BAR_KG).get(gear or "", step)
+    return max(minimum, round(value / step) * step)
+
+
+def step_load(
+    value: float, *, unit: str, gear: str | None, steps: int, weights_kg: WeightsOnHand | None = None
+) -> float:
+    """`value` moved up (steps > 0) or down by that many increments: the next weights on hand when the
+    location lists them, else the implement's step."""
+    options = loads_on_hand(gear, unit=unit, weights_kg=weights_kg)
+    if options:
+        nearest = min(range(len(options)), key=lambda i: (abs(options[i] - value), options[i]))
+        return options[max(0, min(len(options) - 1, nearest + steps))]
+    step = _step(unit, gear)
     return max(step, round(value / step) * step + steps * step)
 
 
@@ -154,13 +191,18 @@ def prescribe(
             unit = context.weight_unit
             past = last_load(user_id=user_id, match=match, unit=unit)
             if past is not None:
-                load = round_load(past[0], unit=unit, gear=gear)
+                load = round_load(past[0], unit=unit, gear=gear, weights_kg=context.weights_kg)
                 notes.append(
                     f"Load from your last {match.name} ({load_phrase(load, unit, _catalogue_implements(match))})."
                 )
             else:
                 start = _START_KG.get(gear, _MACHINE_START_KG)
-                load = round_load(convert_weight(start, from_unit="kg", to_unit=unit), unit=unit, gear=gear)
+                load = round_load(
+                    convert_weight(start, from_unit="kg", to_unit=unit),
+                    unit=unit,
+                    gear=gear,
+                    weights_kg=context.weights_kg,
+                )
                 notes.append("A conservative start: add weight if the last reps feel easy.")
             exercise.update(load_each=[load] * sets, load_unit=unit)
     elif kind == "hold":
@@ -237,7 +279,9 @@ def pick_replacement(
 
 
 # --- Harder / easier ------------------------------------------------------------------------------------------------
-def harder_or_easier(exercise: Mapping[str, Any], *, harder: bool, unit: str) -> dict[str, Any]:
+def harder_or_easier(
+    exercise: Mapping[str, Any], *, harder: bool, unit: str, weights_kg: WeightsOnHand | None = None
+) -> dict[str, Any]:
     """The adjust_exercise fields that make `exercise` harder or easier ({} when nothing sensible changes).
 
     Reps work: a set more (up to 5) or fewer (down to 2), and the load one step up or down; bodyweight work
@@ -257,7 +301,9 @@ def harder_or_easier(exercise: Mapping[str, Any], *, harder: bool, unit: str) ->
             changes["reps"] = [reps[0] if reps else 10] * count
         if loads:
             gear = implement(exercise.get("equipment") or ())
-            new_load = step_load(loads[0], unit=unit, gear=gear, steps=1 if harder else -1)
+            new_load = step_load(
+                loads[0], unit=unit, gear=gear, steps=1 if harder else -1, weights_kg=weights_kg
+            )
             changes["load_each"] = [new_load if new_load != loads[0] else loads[0]] * count
             if count == sets and new_load == loads[0]:
                 changes.pop("load_each")

@@ -28,28 +28,9 @@ from django.utils import timezone
 
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
-from tools_app.workout_tools import estimate_duration_min, workout_exercises
-from trainer_agent.llm.simulated_stream import SimulatedStreaming
-from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
-from trainer_agent.offline.intents import (
+from tools_app.avoid_words import PreferenceAsk, parse_preference
+from tools_app.workout_drafting import (
     LEG_MUSCLES,
-    Adjustment,
-    ExerciseRef,
-    Intent,
-    LoggedSet,
-    PlanAsk,
-    PreferenceAsk,
-    StatsView,
-    WorkoutAsk,
-    content_words,
-    normalise,
-    parse_focus,
-    parse_message,
-    parse_preference,
-    parse_ref,
-    plan_ask,
-)
-from trainer_agent.offline.workouts import (
     ComposedWorkout,
     TrainingFacts,
     adjustment_changes,
@@ -61,6 +42,24 @@ from trainer_agent.offline.workouts import (
     replacement_for,
     stem,
     why_not,
+)
+from tools_app.workout_tools import estimate_duration_min, workout_exercises
+from trainer_agent.llm.simulated_stream import SimulatedStreaming
+from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
+from trainer_agent.offline.intents import (
+    Adjustment,
+    ExerciseRef,
+    Intent,
+    LoggedSet,
+    PlanAsk,
+    StatsView,
+    WorkoutAsk,
+    content_words,
+    normalise,
+    parse_focus,
+    parse_message,
+    parse_ref,
+    plan_ask,
 )
 
 TOOL_ID_PREFIX = "toolu_offline_"
@@ -479,7 +478,7 @@ class Turn:
             if said.phrases or said.equipment:
                 extra = exclusions_from_phrases(said.phrases, said.equipment, catalog=self.catalog)
                 facts = facts.with_exclusions(extra)
-        return compose_workout(ask, facts, safe=safe)
+        return compose_workout(ask.brief(), facts, safe=safe)
 
     def _location_to_switch(self, name: str | None) -> str | None:
         if not name:

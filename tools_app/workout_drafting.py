@@ -1,17 +1,22 @@
-"""The offline coach's workout composer: catalogue exercises → a workout that passes generate_workout.
+"""Drafting a workout from a short brief (focus, minutes, style, intensity, what to avoid): the coach's rules
+for choosing exercises under the user's constraints, behind the `draft_workout` tool and `draft_workout_for`.
 
-`load_facts` reads once what a coach must know about the user (units, the current location's equipment
-and weights, injuries, preferences, muscles still recovering, distribution debt, recent loads) plus the
-exercise catalogue. `compose_workout` turns a `WorkoutAsk` and those facts into a workout dict in the
-canonical schema, and writes down the adaptations it made so the coach can tell the user.
+`load_facts` reads once what a coach must know about the user (units, the location's equipment and weights,
+injuries, preferences, muscles still recovering, distribution debt, recent loads) plus the exercise
+catalogue. `compose_workout` turns a `WorkoutBrief` and those facts into a workout dict in the canonical
+schema, and writes down the adaptations it made so the model can tell the user.
 
 The rules follow the system prompt's priorities. Preferences (names, words, equipment) and injuries rule
-exercises out. The request picks the body areas; each area has a coach's template of slots ("a compound
+exercises out. The brief picks the body areas; each area has a coach's template of slots ("a compound
 quad lift", "a horizontal pull", "a core exercise"), filled in order. Muscles trained hard in the last
-48 h (large) or 24 h (small) are left out unless the user named them, in which case the volume is
-lighter; for an open request the slots of under-trained muscles come first. Within a slot, candidates are
+48 h (large) or 24 h (small) are left out unless the brief named them, in which case the volume is
+lighter; for an open brief the slots of under-trained muscles come first. Within a slot, candidates are
 scored (staple lifts, equipment that loads well, fit to the slot's muscles, level, familiarity) and ties
-go to the slug, so the same facts always give the same workout.
+go to the slug, so the same facts always give the same workout. Loads are rounded and stepped by
+`workout_coaching`'s one rule (the weights on hand at the location, else the implement's step).
+
+`draft_workout_for` drafts without saving (the week's sub-agents start from it); the `draft_workout` tool
+drafts and saves it exactly as `generate_workout` does, listing the adaptations in its result.
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
-from typing import Any
+from datetime import date, timedelta
+from typing import Any, Literal, Protocol
 
 from django.utils import timezone
+from pydantic import BaseModel, ConfigDict, Field
 
 from datasources_app import distribution, selectors
 from datasources_app.catalog import (
@@ -37,17 +43,140 @@ from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise, Preference
 from datasources_app.stats import convert_weight
 from datasources_app.workouts import Workout
-from tools_app.workout_tools import estimate_duration_min
-from tools_app.workout_validation import injuries_from, validate_workout
-from trainer_agent.offline.intents import (
-    LEG_MUSCLES,
-    Adjustment,
-    PreferenceAsk,
-    Style,
-    WorkoutAsk,
-    parse_preference,
-    singular,
-)
+from tools_app.avoid_words import PreferenceAsk, parse_preference, singular, split_avoid
+from tools_app.registry import register
+from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_coaching import implement as loaded_implement
+from tools_app.workout_coaching import round_load as round_to_step
+from tools_app.workout_coaching import step_load as step_by
+from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
+from tools_app.workout_validation import injuries_from, validate_workout, weights_on_hand
+
+# --- Body areas: the brief's vocabulary -------------------------------------------------------------------------
+Style = Literal["strength", "hiit", "cardio", "mobility"]
+Intensity = Literal["easy", "hard"]
+Area = Literal[
+    "full body",
+    "upper body",
+    "lower body",
+    "push",
+    "pull",
+    "legs",
+    "glutes",
+    "quads",
+    "hamstrings",
+    "calves",
+    "chest",
+    "back",
+    "shoulders",
+    "arms",
+    "biceps",
+    "triceps",
+    "forearms",
+    "core",
+    "lower back",
+    "traps",
+    "neck",
+    "adductors",
+    "abductors",
+]
+LEG_MUSCLES: tuple[str, ...] = ("Quadriceps", "Hamstrings", "Glutes", "Calves")
+# Area → the muscles it targets with their weight (1 = main target).
+FOCUS_MUSCLES: dict[str, dict[str, float]] = {
+    "full body": {
+        "Quadriceps": 1.0,
+        "Chest": 1.0,
+        "Back": 1.0,
+        "Hamstrings": 0.7,
+        "Glutes": 0.8,
+        "Shoulders": 0.7,
+        "Abs": 0.6,
+        "Biceps": 0.3,
+        "Triceps": 0.3,
+        "Calves": 0.2,
+    },
+    "upper body": {"Chest": 1.0, "Back": 1.0, "Shoulders": 0.8, "Biceps": 0.4, "Triceps": 0.4},
+    "lower body": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4, "Adductors": 0.2},
+    "push": {"Chest": 1.0, "Shoulders": 0.8, "Triceps": 0.6},
+    "pull": {"Back": 1.0, "Biceps": 0.6, "Trapezius": 0.3, "Forearms": 0.2},
+    "legs": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4},
+    "glutes": {"Glutes": 1.0, "Hamstrings": 0.4, "Abductors": 0.3},
+    "quads": {"Quadriceps": 1.0},
+    "hamstrings": {"Hamstrings": 1.0},
+    "calves": {"Calves": 1.0},
+    "chest": {"Chest": 1.0, "Triceps": 0.25, "Shoulders": 0.15},
+    "back": {"Back": 1.0, "Biceps": 0.25, "Trapezius": 0.2},
+    "shoulders": {"Shoulders": 1.0, "Trapezius": 0.25},
+    "arms": {"Biceps": 1.0, "Triceps": 1.0, "Forearms": 0.3},
+    "biceps": {"Biceps": 1.0},
+    "triceps": {"Triceps": 1.0},
+    "forearms": {"Forearms": 1.0},
+    "core": {"Abs": 1.0, "Lower Back": 0.4},
+    "lower back": {"Lower Back": 1.0, "Abs": 0.3},
+    "traps": {"Trapezius": 1.0},
+    "neck": {"Neck": 1.0},
+    "adductors": {"Adductors": 1.0},
+    "abductors": {"Abductors": 1.0},
+}
+# Areas that name the whole body rather than particular muscles: not an explicit ask for any one muscle.
+OPEN_FOCUS = frozenset({"full body"})
+MIN_MINUTES = 10
+MAX_MINUTES = 120
+
+
+# What to draft: the `draft_workout` tool's input, and what the week's sub-agents draft from. (A comment, not a
+# docstring: a docstring would be sent to the model as the schema's description.)
+class WorkoutBrief(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    focus: list[Area] = Field(
+        default_factory=list,
+        description="Areas to train, main first; empty = balanced full body.",
+    )
+    minutes: int | None = Field(
+        default=None,
+        ge=MIN_MINUTES,
+        le=MAX_MINUTES,
+        description="Default 45 strength, 30 cardio, 20 HIIT/mobility.",
+    )
+    style: Style | None = Field(default=None, description="Default strength.")
+    intensity: Intensity | None = Field(default=None, description="Omit for normal.")
+    bodyweight_only: bool = False
+    avoid_areas: list[Area] = Field(
+        default_factory=list, description="Areas to leave out ('full body, no legs')."
+    )
+    avoid: list[str] = Field(
+        default_factory=list,
+        description="Exercise names or equipment to leave out this time (stored preferences apply anyway).",
+    )
+    title: str | None = Field(default=None, description="Default: from the brief.")
+
+    @property
+    def is_open(self) -> bool:
+        """No particular muscles asked for (a plain "workout" or "full body")."""
+        return not self.focus or all(name in OPEN_FOCUS for name in self.focus)
+
+    def target_weights(self) -> dict[str, float]:
+        """Muscle → weight for the areas asked for (the larger weight when areas overlap)."""
+        weights: dict[str, float] = {}
+        for name in self.focus or ("full body",):
+            for muscle, weight in FOCUS_MUSCLES[name].items():
+                weights[muscle] = max(weights.get(muscle, 0.0), weight)
+        for name in self.avoid_areas:
+            for muscle, weight in FOCUS_MUSCLES[name].items():
+                if weight >= 0.5:
+                    weights.pop(muscle, None)
+        return weights
+
+    def explicit_muscles(self) -> frozenset[str]:
+        """Muscles named as a main target (weight ≥ 0.5 in a non-open area)."""
+        return frozenset(
+            muscle
+            for name in self.focus
+            if name not in OPEN_FOCUS
+            for muscle, weight in FOCUS_MUSCLES[name].items()
+            if weight >= 0.5
+        )
 
 
 def _split(text: str) -> list[str]:
@@ -74,15 +203,6 @@ MUSCLE_WORDS: dict[str, str] = {
     "Lower Back": "lower back",
 }
 
-# Equipment that carries a numeric load, in the order used to pick the one the load refers to.
-LOADED_EQUIPMENT: tuple[str, ...] = tuple(
-    _split(
-        "barbell trap_bar ez_bar smith_machine dumbbells kettlebell cable_machine leg_press_machine "
-        "hack_squat_machine leg_extension_machine leg_curl_machine calf_raise_machine chest_press_machine "
-        "pec_deck shoulder_press_machine seated_row_machine arm_curl_machine triceps_machine ab_crunch_machine "
-        "hip_abduction_machine hip_adduction_machine weight_plates medicine_ball"
-    )
-)
 HEAVY_BARS = frozenset({"barbell", "trap_bar", "smith_machine"})
 # Exercises done with body weight on a bar, bench or station: their equipment holds no load.
 _UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
@@ -330,7 +450,7 @@ class Candidate:
     def loaded_equipment(self) -> str | None:
         if _UNLOADED.search(self.slug) and not self.slug.startswith("weighted"):
             return None
-        return next((slug for slug in LOADED_EQUIPMENT if slug in self.equipment), None)
+        return loaded_implement(self.equipment)
 
     @property
     def implements(self) -> dict[str, int]:
@@ -502,6 +622,7 @@ class TrainingFacts:
     emphasis: str
     history: Mapping[str, PastLoad]
     catalog: tuple[Candidate, ...]
+    location_id: uuid.UUID | None = None  # None: the current location
 
     def recovering(self) -> dict[str, float]:
         """Muscles trained hard too recently to load again: 48 h for large muscles, 24 h for small ones."""
@@ -554,8 +675,10 @@ def load_facts(
     user_id: uuid.UUID | None,
     extra: PreferenceAsk | None = None,
     catalog: tuple[Candidate, ...] | None = None,
+    location_id: uuid.UUID | None = None,
 ) -> TrainingFacts:
-    """Everything the composer needs about the user, read once. `extra` adds exclusions said in this chat."""
+    """Everything the composer needs about the user, read once: at their current location, or at their
+    location `location_id` when given. `extra` adds exclusions said in this chat."""
     catalog = catalog if catalog is not None else load_catalog()
     said = exclusions_from_phrases(extra.phrases, extra.equipment, catalog=catalog) if extra else Exclusions()
     if user_id is None:
@@ -580,7 +703,9 @@ def load_facts(
         )
     profile = selectors.get_profile(user_id=user_id)
     user_settings = selectors.get_settings(user_id=user_id)
-    location = selectors.current_location(user_id=user_id)
+    location = (
+        selectors.get_location(user_id=user_id, location_id=location_id) if location_id is not None else None
+    ) or selectors.current_location(user_id=user_id)
     preferences = selectors.active_preferences(user_id=user_id)
     injured = {
         injury.part.key
@@ -591,11 +716,6 @@ def load_facts(
         )
     }
     muscles = distribution.muscle_distribution(user_id=user_id)
-    weights: dict[str, tuple[float, ...]] = {}
-    if location is not None:
-        for slug, values in (location.available_weights_kg or {}).items():
-            if isinstance(values, list):
-                weights[str(slug)] = tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
     stored = exclusions_from_preferences(preferences, catalog=catalog)
     return TrainingFacts(
         user_id=user_id,
@@ -603,8 +723,12 @@ def load_facts(
         weight_unit=user_settings.weight_unit,
         distance_unit=user_settings.distance_unit,
         location_name=location.name if location is not None else None,
-        equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id)),
-        weights_kg=weights,
+        equipment=frozenset(
+            selectors.available_equipment_slugs(
+                user_id=user_id, location_id=location.id if location is not None else None
+            )
+        ),
+        weights_kg=weights_on_hand(location),
         level=(profile.experience_level if profile is not None else "") or "beginner",
         body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
         sex=(profile.sex if profile is not None else "") or "unspecified",
@@ -616,6 +740,7 @@ def load_facts(
         emphasis=_emphasis(user_id),
         history=_history(user_id, user_settings.weight_unit),
         catalog=catalog,
+        location_id=location.id if location is not None and location_id is not None else None,
     )
 
 
@@ -837,35 +962,14 @@ def _in_unit(kg: float, unit: str) -> float:
     return convert_weight(kg, from_unit="kg", to_unit=unit)
 
 
-def _options(implement: str, facts: TrainingFacts) -> list[float]:
-    """The loads on hand for an implement at the current location, in the user's unit (kg to the half
-    kilo; kg plates and bells shown in lb are rounded to the whole pound, as gym labels do)."""
-    if facts.weight_unit == "lb":
-        return sorted({float(round(_in_unit(kg, "lb"))) for kg in facts.weights_kg.get(implement, ())})
-    return sorted({round(kg * 2) / 2 for kg in facts.weights_kg.get(implement, ())})
-
-
 def round_load(value: float, *, implement: str, facts: TrainingFacts) -> float:
-    """A load the user can actually set up, in their unit: the nearest weight on hand, else a plate step."""
-    options = _options(implement, facts)
-    if options:
-        return min(options, key=lambda option: (abs(option - value), option))
-    lb = facts.weight_unit == "lb"
-    step = 5.0 if lb else 2.5
-    minimum = {"barbell": 20.0, "trap_bar": 20.0, "ez_bar": 10.0}.get(implement, step)
-    if lb:
-        minimum = {"barbell": 45.0, "trap_bar": 45.0, "ez_bar": 25.0}.get(implement, step)
-    return max(minimum, round(value / step) * step)
+    """`workout_coaching.round_load` for this user: their unit, the weights on hand at the location."""
+    return round_to_step(value, unit=facts.weight_unit, gear=implement, weights_kg=facts.weights_kg)
 
 
 def step_load(load: float, *, implement: str, facts: TrainingFacts, steps: int) -> float:
-    """`load` moved up (steps > 0) or down by that many available increments."""
-    options = _options(implement, facts)
-    if options:
-        nearest = min(range(len(options)), key=lambda i: (abs(options[i] - load), options[i]))
-        return options[max(0, min(len(options) - 1, nearest + steps))]
-    step = 5.0 if facts.weight_unit == "lb" else 2.5
-    return max(step, round((load + steps * step) / step) * step)
+    """`workout_coaching.step_load` for this user: their unit, the weights on hand at the location."""
+    return step_by(load, unit=facts.weight_unit, gear=implement, steps=steps, weights_kg=facts.weights_kg)
 
 
 @dataclass(frozen=True)
@@ -1140,11 +1244,11 @@ def _why_main(candidate: Candidate, rank: int, facts: TrainingFacts, debt_muscle
     return text
 
 
-def _label(ask: WorkoutAsk, skipped: Iterable[str]) -> str:
-    names = [name for name in ask.focus if name != "full body"]
+def _label(brief: WorkoutBrief, skipped: Iterable[str]) -> str:
+    names = [name for name in brief.focus if name != "full body"]
     if names:
         return " & ".join(names)
-    if set(skipped) & set(LEG_MUSCLES) or set(ask.avoid) & {"legs", "lower body"}:
+    if set(skipped) & set(LEG_MUSCLES) or set(brief.avoid_areas) & {"legs", "lower body"}:
         return "upper body & core"
     return "full-body"
 
@@ -1184,15 +1288,15 @@ class ComposedWorkout:
 class Composer:
     """Builds one workout for one request; see the module docstring for the rules."""
 
-    def __init__(self, ask: WorkoutAsk, facts: TrainingFacts, *, safe: bool = False) -> None:
-        self.ask = ask
+    def __init__(self, brief: WorkoutBrief, facts: TrainingFacts, *, safe: bool = False) -> None:
+        self.brief = brief
         self.facts = facts
         self.safe = safe
-        self.style: Style = ask.style or "strength"
-        self.minutes = ask.duration_min or DEFAULT_MINUTES[self.style]
+        self.style: Style = brief.style or "strength"
+        self.minutes = brief.minutes or DEFAULT_MINUTES[self.style]
         recovering = facts.recovering()
-        explicit = ask.explicit_muscles()
-        self.targets = ask.target_weights()
+        explicit = brief.explicit_muscles()
+        self.targets = brief.target_weights()
         self.skipped = sorted(m for m in recovering if m not in explicit and m in self.targets)
         self.light = sorted(m for m in recovering if m in explicit)
         for muscle in self.skipped:
@@ -1201,11 +1305,11 @@ class Composer:
             self.targets = {"Abs": 1.0, "Lower Back": 0.5, "Shoulders": 0.3}
         self.debt: dict[str, float] = {}
         self.debt_muscles: list[str] = []
-        if ask.is_open and self.style == "strength":
+        if brief.is_open and self.style == "strength":
             self.debt = {m: d for m, d in facts.debt.items() if d > 0.03 and m in self.targets}
             ranked = sorted(self.debt, key=lambda m: (-self.debt[m], m))
             self.debt_muscles = ranked[:2]
-        equipment = frozenset({BODYWEIGHT}) if safe or ask.bodyweight_only else facts.equipment
+        equipment = frozenset({BODYWEIGHT}) if safe or brief.bodyweight_only else facts.equipment
         self.filters = Filters(
             equipment=equipment,
             exclusions=facts.exclusions,
@@ -1308,7 +1412,7 @@ class Composer:
         return exercises
 
     def _strength_slots(self) -> list[Slot]:
-        areas = [name for name in self.ask.focus if name not in self.ask.avoid] or ["full body"]
+        areas = [name for name in self.brief.focus if name not in self.brief.avoid_areas] or ["full body"]
         lists = [AREA_SLOTS[name] for name in areas]
         merged: list[Slot] = []
         for index in range(max(len(slots) for slots in lists)):
@@ -1316,7 +1420,7 @@ class Composer:
         usable = [
             slot for slot in merged if slot.conditioning or any(m in self.targets for m in slot.muscles)
         ]
-        if self.ask.is_open:
+        if self.brief.is_open:
             usable += [slot for slot in FILL_SLOTS if any(m in self.targets for m in slot.muscles)]
             usable = list(dict.fromkeys(usable))  # one of each kind before the debt reordering below
             if self.debt:
@@ -1355,7 +1459,7 @@ class Composer:
                 self.facts,
                 rank=i,
                 light=c.works_hard(hard),
-                intensity=self.ask.intensity,
+                intensity=self.brief.intensity,
                 why=_why_main(c, i, self.facts, self.debt_muscles),
             )
             for i, c in enumerate(chosen)
@@ -1409,11 +1513,11 @@ class Composer:
     def _hiit(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = 4 if self.minutes <= 20 else 5
         pool = self._style_pool("hiit")
-        slots = HIIT_SLOTS if self.ask.is_open else [*self._strength_slots(), *HIIT_SLOTS]
+        slots = HIIT_SLOTS if self.brief.is_open else [*self._strength_slots(), *HIIT_SLOTS]
         chosen = fill_slots(slots, pool, count=count, targets=self.targets, facts=self.facts, style="hiit")
-        if self.ask.intensity == "easy":
+        if self.brief.intensity == "easy":
             work, rest = 30, 30
-        elif self.ask.intensity == "hard":
+        elif self.brief.intensity == "hard":
             work, rest = 45, 15
         else:
             work, rest = 40, 20
@@ -1503,7 +1607,7 @@ class Composer:
     def _mobility(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = max(4, min(MAX_EXERCISES, self.minutes // 3))
         targets = dict(self.targets)
-        if self.ask.is_open:
+        if self.brief.is_open:
             targets = {m: 1.0 for m in targets} | {"Hamstrings": 1.5, "Lower Back": 1.2, "Glutes": 1.2}
         chosen = cover(
             self._style_pool("mobility"), count=count, targets=targets, facts=self.facts, style="mobility"
@@ -1541,8 +1645,8 @@ class Composer:
             return None
         for order, exercise in enumerate(exercises, start=1):
             exercise["order"] = order
-        label = _label(self.ask, self.skipped)
-        title = _title(self.style, label, self.minutes)
+        label = _label(self.brief, self.skipped)
+        title = self.brief.title or _title(self.style, label, self.minutes)
         workout = {"title": title, "exercises": exercises}
         exercises = _drop_invalid(workout, self.facts)
         main = [e for e in exercises if is_main(e)]
@@ -1568,7 +1672,9 @@ def _drop_invalid(workout: dict[str, Any], facts: TrainingFacts) -> list[dict[st
     """
     if facts.user_id is None:
         return list(workout["exercises"])
-    problems = validate_workout(Workout.model_validate(workout), user_id=facts.user_id)
+    problems = validate_workout(
+        Workout.model_validate(workout), user_id=facts.user_id, location_id=facts.location_id
+    )
     bad = {int(match.group(1)) for problem in problems if (match := re.match(r"exercise (\d+) ", problem))}
     if bad:
         kept = [e for i, e in enumerate(workout["exercises"], start=1) if i not in bad]
@@ -1600,17 +1706,152 @@ def _repair_groups(exercises: list[dict[str, Any]]) -> None:
             exercise["group"] = group
 
 
-def compose_workout(ask: WorkoutAsk, facts: TrainingFacts, *, safe: bool = False) -> ComposedWorkout | None:
-    """The workout for `ask`, or None when nothing in the catalogue fits (the coach then asks the user).
+def compose_workout(
+    brief: WorkoutBrief, facts: TrainingFacts, *, safe: bool = False
+) -> ComposedWorkout | None:
+    """The workout for `brief`, or None when nothing in the catalogue fits (the coach then asks the user).
 
     Falls back to a strength workout when the style finds nothing, then to bodyweight only.
     """
-    composed = Composer(ask, facts, safe=safe).compose()
-    if composed is None and ask.style not in (None, "strength"):
-        composed = Composer(replace(ask, style=None), facts, safe=safe).compose()
+    composed = Composer(brief, facts, safe=safe).compose()
+    if composed is None and brief.style not in (None, "strength"):
+        composed = Composer(brief.model_copy(update={"style": None}), facts, safe=safe).compose()
     if composed is None and not safe:
-        composed = Composer(ask, facts, safe=True).compose()
+        composed = Composer(brief, facts, safe=True).compose()
     return composed
+
+
+def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:
+    """The facts as they will stand on a session `days_ahead` days from now: muscles trained recently have had
+    that much longer to recover (a session next week is not cut short by yesterday's legs)."""
+    if days_ahead <= 0:
+        return facts
+    hours = 24.0 * days_ahead
+    return replace(facts, recent_hours={muscle: ago + hours for muscle, ago in facts.recent_hours.items()})
+
+
+# A plan session's name → what to draft for it (areas, style). First match wins.
+_SESSION_BRIEFS: tuple[tuple[str, tuple[Area, ...], Style], ...] = (
+    ("full body circuit", ("full body",), "hiit"),
+    ("conditioning", ("full body",), "hiit"),
+    ("active recovery", ("full body",), "mobility"),
+    ("recovery", ("full body",), "mobility"),
+    ("upper", ("upper body",), "strength"),
+    ("lower", ("lower body",), "strength"),
+    ("push", ("push",), "strength"),
+    ("pull", ("pull",), "strength"),
+    ("legs", ("legs",), "strength"),
+    ("easy", ("full body",), "cardio"),
+    ("long", ("full body",), "cardio"),
+    ("tempo", ("full body",), "cardio"),
+    ("intervals", ("full body",), "hiit"),
+)
+
+
+def brief_for_session(session: str, minutes: int | None, *, deload: bool) -> WorkoutBrief:
+    """What to draft for a plan session ("Upper A", "Full Body Circuit"): its areas and style, its minutes,
+    easy in a deload week."""
+    name = session.lower()
+    focus, style = next(
+        ((areas, kind) for key, areas, kind in _SESSION_BRIEFS if name.startswith(key)),
+        (("full body",), "strength"),
+    )
+    return WorkoutBrief(
+        focus=list(focus),
+        minutes=max(MIN_MINUTES, min(MAX_MINUTES, minutes)) if minutes else None,
+        style=style,
+        intensity="easy" if deload else None,
+    )
+
+
+@dataclass(frozen=True)
+class DraftedWorkout:
+    """A drafted workout in the canonical `Workout` schema (title, exercises), not saved, and the adaptations
+    made for the user (one short line each, to pass on)."""
+
+    workout: dict[str, Any]
+    notes: list[str]
+    estimated_min: int
+    location_name: str | None
+
+
+def brief_facts(facts: TrainingFacts, brief: WorkoutBrief) -> TrainingFacts:
+    """The facts with what the brief says to leave out this time (exercise names, equipment words)."""
+    if not brief.avoid:
+        return facts
+    said = split_avoid(brief.avoid)
+    return facts.with_exclusions(exclusions_from_phrases(said.phrases, said.equipment, catalog=facts.catalog))
+
+
+def draft_workout_for(
+    *,
+    user_id: uuid.UUID,
+    brief: WorkoutBrief,
+    location_id: uuid.UUID | None = None,
+    on: date | None = None,
+) -> DraftedWorkout | None:
+    """Draft a workout for the user from `brief`, saving nothing: at their current location (or their location
+    `location_id`), as things stand today (or on the day `on`, when recent training has had longer to
+    recover). None when nothing in the catalogue fits."""
+    facts = brief_facts(load_facts(user_id=user_id, location_id=location_id), brief)
+    if on is not None:
+        facts = as_of(facts, days_ahead=(on - selectors.local_today(user_id=user_id)).days)
+    composed = compose_workout(brief, facts)
+    if composed is None:
+        return None
+    return DraftedWorkout(
+        workout=composed.workout,
+        notes=list(composed.notes),
+        estimated_min=composed.estimated_min,
+        location_name=composed.location_name,
+    )
+
+
+# --- The draft_workout tool ------------------------------------------------------------------------------------------
+def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
+    """Draft from the brief with the user's facts, then save it exactly as generate_workout does."""
+    drafted = draft_workout_for(user_id=ctx.user_id, brief=args)
+    if drafted is None:
+        return ToolOutcome(
+            success=False,
+            data={},
+            text="No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
+            "equipment, injuries and preferences. Ask the user what to change, or write the workout yourself "
+            "with generate_workout.",
+        )
+    outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
+    if not outcome.success or not drafted.notes:
+        return outcome
+    lines = outcome.text.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("Use these exercise ids")), len(lines))
+    adaptations = ["Adaptations made (tell the user):", *(f"  - {note}" for note in drafted.notes)]
+    return replace(
+        outcome,
+        text="\n".join([*lines[:at], *adaptations, *lines[at:]]),
+        data={**outcome.data, "adaptations": drafted.notes},
+    )
+
+
+DRAFT_WORKOUT = register(
+    Tool(
+        name="draft_workout",
+        description=(
+            "Build and save a complete workout from a short brief in one call: exercises, sets, reps, rests and "
+            "loads fitted to the user's equipment here, injuries, preferences, recent training and units; far "
+            "fewer output tokens than writing every exercise with generate_workout. The result lists the "
+            "adaptations made: tell the user. Change it afterwards with swap/adjust/remove_exercise; use "
+            "generate_workout when the user dictates exact exercises. Deliver the artifact_id with "
+            "message_notify_user."
+        ),
+        input_model=WorkoutBrief,
+        handler=draft_workout,
+        category="workout",
+        priority=101,
+        observation="full",
+        status_start="Drafting your workout...",
+        status_done="Workout ready",
+    )
+)
 
 
 # --- Changing a workout ---------------------------------------------------------------------------------------------
@@ -1773,12 +2014,22 @@ def _shaped_like(
 
 
 def _implement(exercise: Mapping[str, Any]) -> str:
-    equipment = set(exercise.get("equipment") or ())
-    return next((slug for slug in LOADED_EQUIPMENT if slug in equipment), "dumbbells")
+    return loaded_implement(exercise.get("equipment") or ()) or "dumbbells"
+
+
+class FieldChange(Protocol):
+    """One named change asked for: the field (sets, reps, load, rest), up or down, or an exact value."""
+
+    @property
+    def field(self) -> str: ...
+    @property
+    def direction(self) -> str | None: ...
+    @property
+    def value(self) -> float | None: ...
 
 
 def adjustment_changes(
-    exercise: Mapping[str, Any], adjustment: Adjustment, facts: TrainingFacts
+    exercise: Mapping[str, Any], adjustment: FieldChange, facts: TrainingFacts
 ) -> dict[str, Any]:
     """The adjust_exercise `adjustments` that apply `adjustment` to `exercise` ({} when nothing changes).
     "Harder"/"easier" overall are the tool's own (`adjust_exercise change=…`); this is for a named field.
