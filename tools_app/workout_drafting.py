@@ -47,10 +47,19 @@ from tools_app.avoid_words import PreferenceAsk, parse_preference, singular, spl
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import implement as loaded_implement
+from tools_app.workout_coaching import pick_replacement, prescribe
 from tools_app.workout_coaching import round_load as round_to_step
 from tools_app.workout_coaching import step_load as step_by
 from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
-from tools_app.workout_validation import injuries_from, validate_workout, weights_on_hand
+from tools_app.workout_validation import (
+    CatalogMatch,
+    allowed,
+    find_catalog_match,
+    injuries_from,
+    load_training_context,
+    validate_workout,
+    weights_on_hand,
+)
 
 # --- Body areas: the brief's vocabulary -------------------------------------------------------------------------
 Style = Literal["strength", "hiit", "cardio", "mobility"]
@@ -1918,99 +1927,26 @@ def replacement_for(
     wanted: str | None = None,
     safe: bool = False,
 ) -> dict[str, Any] | None:
-    """A replacement for `old`: the exercise the user named when allowed, else the best match for the same
-    muscles and the same type of work. None when nothing fits."""
-    avoid_keys = {exercise_name_key(name) for name in avoid_names}
-    avoid_keys.add(exercise_name_key(str(old.get("exercise_name", ""))))
-    equipment = frozenset({BODYWEIGHT}) if safe else frozenset(facts.equipment - set(avoid_equipment))
-    filters = user_filters(facts, equipment=equipment)
-    targets: dict[str, float] = {}
-    for item in old.get("muscles_utilized") or ():
-        if isinstance(item, Mapping) and item.get("muscle"):
-            targets[str(item["muscle"])] = float(item.get("share") or 0)
-    if wanted:
-        match = catalog_match(wanted, facts)
-        if match is not None and filters.rejection(match) is None and not (match.keys & avoid_keys):
-            return _shaped_like(old, match, facts, why=f"Your pick, in place of {old.get('exercise_name')}.")
-    kind = str(old.get("exercise_type") or "reps")
-    group_type = (old.get("group") or {}).get("type")
-    style: Style
-    if group_type in ("warmup", "cooldown") or (
-        kind == "hold" and not targets.keys() & {"Abs", "Lower Back"}
-    ):
-        style = "mobility"
-    elif kind == "intervals":
-        style = "hiit"
-    elif kind == "duration":
-        style = "cardio"
-    else:
-        style = "strength"
-    old_match = catalog_match(str(old.get("exercise_name", "")), facts)
-    pool = [
-        c
-        for c in facts.catalog
-        if filters.rejection(c) is None
-        and not (c.keys & avoid_keys)
-        and fits_style(c, style, targets)
-        and (c.exercise_type == kind or style in ("hiit", "mobility"))
-        and not (old_match is not None and similar(c, old_match))
-    ]
-    primary = max(targets, key=lambda m: (targets[m], m)) if targets else "Abs"
-    mechanic = old_match.mechanic if old_match is not None else ""
-    pattern = old_match.pattern if old_match is not None else ""
-    same_primary = [c for c in pool if c.primary == primary]
-    same_kind = [c for c in same_primary if not mechanic or c.mechanic == mechanic]
-    same_pattern = [c for c in same_primary if pattern and c.pattern == pattern]
-    chosen = best(
-        same_pattern or same_kind or same_primary or pool,
-        muscles=(primary,),
-        targets=targets or {"Abs": 1.0},
-        facts=facts,
-        style=style,
-        chosen=(),
-    )
-    if chosen is None:
+    """A replacement for `old`, by swap_exercise's own rule (`workout_coaching.pick_replacement` and
+    `prescribe`): the exercise the user named when allowed, else the same movement and main muscle that fits
+    the user, here without `avoid_equipment` (or with bodyweight only when `safe`). None when nothing fits."""
+    if facts.user_id is None:
         return None
-    why = f"Works your {muscle_phrase([chosen.primary])} like {old.get('exercise_name')} did."
-    return _shaped_like(old, chosen, facts, why=why)
-
-
-def _shaped_like(
-    old: Mapping[str, Any], candidate: Candidate, facts: TrainingFacts, *, why: str
-) -> dict[str, Any]:
-    """`candidate` prescribed like `old` (same type, sets/reps/holds/rounds/minutes), load chosen afresh."""
-    kind = str(old.get("exercise_type") or "reps")
-    exercise = base_exercise(candidate, kind=kind, reasoning=why)
-    del exercise["order"]  # swap_exercise keeps the replaced exercise's place
-    if kind == "reps":
-        sets = int(old.get("sets") or 3)
-        reps_list = list(old.get("reps") or [10])
-        reps = int(reps_list[0])
-        exercise.update(sets=sets, reps=[reps] * sets, rest_sec=int(old.get("rest_sec") or 60))
-        load = choose_load(candidate, facts)
-        if load.load is not None:
-            exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit, **candidate.implements)
-            exercise["reasoning"] = _clip(f"{why} {load.note}")
-        exercise["goals_addressed"] = goals_for(candidate, "reps", reps=reps)
-        if candidate.unilateral:
-            exercise["notes"] = "Reps are per side."
-    elif kind == "hold":
-        sets = int(old.get("sets") or 2)
-        holds = list(old.get("hold_sec") or [30])
-        exercise.update(sets=sets, hold_sec=[int(holds[0])] * sets, rest_sec=int(old.get("rest_sec") or 0))
-        role = str((old.get("group") or {}).get("type") or "main")
-        exercise["goals_addressed"] = goals_for(candidate, "hold", role=role)
-    elif kind == "intervals":
-        exercise.update(
-            rounds=int(old.get("rounds") or 1),
-            work_sec=int(old.get("work_sec") or 40),
-            rest_sec=int(old.get("rest_sec") or 20),
-        )
-        exercise["goals_addressed"] = goals_for(candidate, "intervals")
-    else:
-        exercise = duration_exercise(candidate, facts, minutes=int(old.get("duration_min") or 10), why=why)
-        exercise.pop("order", None)
-    return exercise
+    context = load_training_context(user_id=facts.user_id, location_id=facts.location_id)
+    equipment = {BODYWEIGHT} if safe else set(context.available_equipment) - set(avoid_equipment)
+    context = replace(context, available_equipment=frozenset(equipment))
+    match: CatalogMatch | None = None
+    if wanted:
+        named = catalog_match(wanted, facts)
+        found = find_catalog_match(named.name) if named is not None else None
+        if found is not None and allowed(found, context) and found.name not in set(avoid_names):
+            match = found
+    if match is None:
+        workout = [{"exercise_name": name} for name in avoid_names]
+        match = pick_replacement(old, workout=workout, context=context)
+    if match is None:
+        return None
+    return prescribe(match, user_id=facts.user_id, context=context, old=old)
 
 
 def _implement(exercise: Mapping[str, Any]) -> str:
