@@ -133,20 +133,35 @@ def _role(old: Mapping[str, Any] | None) -> str:
     return group_type if group_type in ("warmup", "cooldown") else "main"
 
 
-def _goals(kind: str, match: CatalogMatch, role: str, reps: int = 10) -> list[dict[str, Any]]:
-    if role != "main" or match.movement_pattern == "mobility":
+def goals_for(
+    kind: str,
+    *,
+    category: str = "",
+    mechanic: str = "",
+    movement_pattern: str = "",
+    role: str = "main",
+    reps: int | None = None,
+) -> list[dict[str, Any]]:
+    """goals_addressed for one exercise as prescribed (shares sum to 1.0): the one rule for the swap tool's
+    prescriptions and the drafting's."""
+    if role != "main" or category in ("mobility", "stretching") or movement_pattern == "mobility":
         return [{"goal": "mobility", "share": 1.0}]
+    if kind == "hold":
+        return [{"goal": "stability", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
     if kind == "duration":
         return [{"goal": "cardio", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
     if kind == "intervals":
-        return [{"goal": "cardio", "share": 0.5}, {"goal": "endurance", "share": 0.5}]
-    if kind == "hold":
-        return [{"goal": "stability", "share": 0.6}, {"goal": "endurance", "share": 0.4}]
-    if reps <= 6:
+        second = "power" if category == "plyometrics" else "endurance"
+        return [{"goal": "cardio", "share": 0.6}, {"goal": second, "share": 0.4}]
+    if category == "plyometrics":
+        return [{"goal": "power", "share": 0.7}, {"goal": "cardio", "share": 0.3}]
+    if reps is not None and reps <= 6:
         return [{"goal": "strength", "share": 0.7}, {"goal": "hypertrophy", "share": 0.3}]
-    if reps >= 15:
+    if reps is not None and reps >= 15:
         return [{"goal": "endurance", "share": 0.5}, {"goal": "hypertrophy", "share": 0.5}]
-    return [{"goal": "hypertrophy", "share": 0.7}, {"goal": "strength", "share": 0.3}]
+    if mechanic == "compound":
+        return [{"goal": "hypertrophy", "share": 0.6}, {"goal": "strength", "share": 0.4}]
+    return [{"goal": "hypertrophy", "share": 0.8}, {"goal": "strength", "share": 0.2}]
 
 
 def prescribe(
@@ -224,7 +239,14 @@ def prescribe(
             work_sec=int((old or {}).get("work_sec") or 30) if same else 30,
             rest_sec=int((old or {}).get("rest_sec") or 30) if same else 30,
         )
-    exercise["goals_addressed"] = _goals(kind, match, role, reps)
+    exercise["goals_addressed"] = goals_for(
+        kind,
+        category=match.category,
+        mechanic=match.mechanic,
+        movement_pattern=match.movement_pattern,
+        role=role,
+        reps=reps,
+    )
     if notes:
         exercise["reasoning"] = f"{exercise['reasoning']} {' '.join(notes)}"
     return exercise

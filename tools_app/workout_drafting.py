@@ -46,6 +46,7 @@ from datasources_app.workouts import Workout
 from tools_app.avoid_words import PreferenceAsk, parse_preference, singular, split_avoid
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_coaching import goals_for as coaching_goals_for
 from tools_app.workout_coaching import implement as loaded_implement
 from tools_app.workout_coaching import pick_replacement, prescribe
 from tools_app.workout_coaching import round_load as round_to_step
@@ -1037,25 +1038,15 @@ def shares_list(candidate: Candidate) -> list[dict[str, Any]]:
 def goals_for(
     candidate: Candidate, kind: str, *, reps: int | None = None, role: str = "main"
 ) -> list[dict[str, Any]]:
-    """goals_addressed for one exercise as prescribed (shares sum to 1.0)."""
-    if role in ("warmup", "cooldown") or candidate.category in _MOBILITY_CATEGORIES:
-        return [{"goal": "mobility", "share": 1.0}]
-    if kind == "hold":
-        return [{"goal": "stability", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
-    if kind == "duration":
-        return [{"goal": "cardio", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
-    if kind == "intervals":
-        second = "power" if candidate.category == "plyometrics" else "endurance"
-        return [{"goal": "cardio", "share": 0.6}, {"goal": second, "share": 0.4}]
-    if candidate.category == "plyometrics":
-        return [{"goal": "power", "share": 0.7}, {"goal": "cardio", "share": 0.3}]
-    if reps is not None and reps <= 6:
-        return [{"goal": "strength", "share": 0.7}, {"goal": "hypertrophy", "share": 0.3}]
-    if reps is not None and reps >= 15:
-        return [{"goal": "endurance", "share": 0.5}, {"goal": "hypertrophy", "share": 0.5}]
-    if candidate.mechanic == "compound":
-        return [{"goal": "hypertrophy", "share": 0.6}, {"goal": "strength", "share": 0.4}]
-    return [{"goal": "hypertrophy", "share": 0.8}, {"goal": "strength", "share": 0.2}]
+    """goals_addressed for one exercise as prescribed: `workout_coaching.goals_for` for a candidate."""
+    return coaching_goals_for(
+        kind,
+        category=candidate.category,
+        mechanic=candidate.mechanic,
+        movement_pattern=candidate.movement_pattern,
+        role="main" if role == "main" else "warmup",
+        reps=reps,
+    )
 
 
 def _clip(text: str) -> str:

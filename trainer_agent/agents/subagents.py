@@ -116,15 +116,17 @@ class WorkoutMessageInput(BaseModel):
 
 
 class WorkoutStructureInput(BaseModel):
-    markdown: str = Field(min_length=1)
-    title: str | None = None
-    location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
+    # The draft comes first: the recorded prompt keeps only its tail, which should still show the markdown and
+    # the location (`PROMPT_PREVIEW_CHARS`).
     draft: dict[str, Any] | None = Field(
         default=None,
         description="A workout drafted for this day's session, minutes and location by the coach's drafting rules "
         "(`tools_app.workout_drafting`), in the output's schema: it already respects the equipment, injuries, "
         "preferences, recovery and units. Start from it.",
     )
+    markdown: str = Field(min_length=1)
+    title: str | None = None
+    location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
 
 def workout_structure_input(
@@ -146,10 +148,10 @@ def workout_structure_input(
         on=on,
     )
     return {
+        "draft": drafted.workout if drafted is not None else None,
         "markdown": markdown,
         "title": title,
         "location_id": location_id,
-        "draft": drafted.workout if drafted is not None else None,
     }
 
 
