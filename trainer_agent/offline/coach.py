@@ -29,20 +29,17 @@ from django.utils import timezone
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
 from tools_app.avoid_words import PreferenceAsk, parse_preference
-from tools_app.workout_drafting import (
+from tools_app.training_facts import (
     LEG_MUSCLES,
-    ComposedWorkout,
     TrainingFacts,
-    adjustment_changes,
     catalog_match,
-    compose_workout,
     exclusions_from_phrases,
     load_catalog,
     load_facts,
-    replacement_for,
     stem,
     why_not,
 )
+from tools_app.workout_drafting import ComposedWorkout, adjustment_changes, compose_workout, replacement_for
 from tools_app.workout_tools import estimate_duration_min, workout_exercises
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
