@@ -14,9 +14,6 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
-
-from django.utils import timezone
 
 from datasources_app import distribution, selectors
 from datasources_app.catalog import (
@@ -30,6 +27,7 @@ from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise, Preference
 from datasources_app.stats import convert_weight
 from tools_app.avoid_words import PreferenceAsk, parse_preference, singular
+from tools_app.workout_coaching import PastLoad, logged_loads
 from tools_app.workout_coaching import implement as loaded_implement
 from tools_app.workout_coaching import round_load as round_to_step
 from tools_app.workout_coaching import step_load as step_by
@@ -47,7 +45,6 @@ LARGE_MUSCLES = frozenset({"Chest", "Back", "Quadriceps", "Hamstrings", "Glutes"
 RECOVERY_HOURS_LARGE = 48
 RECOVERY_HOURS_SMALL = 24
 HARD_SHARE = distribution.HARD_SHARE
-HISTORY_DAYS = 120
 DEFAULT_BODY_WEIGHT_KG = 75.0
 # Exercises done with body weight on a bar, bench or station: their equipment holds no load.
 _UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
@@ -353,16 +350,6 @@ def exclusions_from_preferences(
 
 # --- Facts about the user ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class PastLoad:
-    """The user's last logged loaded sets of one exercise, in the user's weight unit."""
-
-    load: float
-    reps: int
-    completed: bool
-    rpe: float | None
-
-
-@dataclass(frozen=True)
 class TrainingFacts:
     user_id: uuid.UUID | None
     display_name: str
@@ -393,27 +380,6 @@ class TrainingFacts:
 
     def with_exclusions(self, extra: Exclusions) -> TrainingFacts:
         return replace(self, exclusions=self.exclusions.merged(extra))
-
-
-def _history(user_id: uuid.UUID, unit: str) -> dict[str, PastLoad]:
-    start = timezone.now() - timedelta(days=HISTORY_DAYS)
-    found: dict[str, PastLoad] = {}
-    for entry in selectors.log_entries_between(user_id=user_id, start=start):  # oldest first
-        loads = [float(value) for value in entry.actual_load_each or () if value]
-        if entry.exercise_type != "reps" or not loads:
-            continue
-        reps = [int(value) for value in entry.actual_reps or () if value]
-        targets = [int(value) for value in entry.target_reps or () if value]
-        past = PastLoad(
-            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
-            reps=min(reps) if reps else (min(targets) if targets else 8),
-            completed=bool(reps) and (not targets or min(reps) >= min(targets)),
-            rpe=entry.rpe,
-        )
-        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
-            if key:
-                found[key] = past
-    return found
 
 
 def _emphasis(user_id: uuid.UUID) -> str:
@@ -497,7 +463,7 @@ def load_facts(
         # With nothing logged every goal is "behind"; debt only means something once there is history.
         debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
         emphasis=_emphasis(user_id),
-        history=_history(user_id, user_settings.weight_unit),
+        history=logged_loads(user_id=user_id, unit=user_settings.weight_unit),
         catalog=catalog,
         location_id=location.id if location is not None and location_id is not None else None,
     )

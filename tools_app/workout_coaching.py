@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -112,20 +113,46 @@ def _catalogue_implements(match: CatalogMatch) -> int:
     return default_implements(name=match.name, slug=match.slug, equipment=match.equipment)
 
 
-def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> tuple[float, int] | None:
-    """The heaviest load and its reps from the user's latest logged session of this exercise, in `unit`."""
-    keys = match.name_keys | {exercise_name_key(match.name)}
-    since = timezone.now() - timedelta(days=HISTORY_DAYS)
-    for entry in reversed(selectors.log_entries_between(user_id=user_id, start=since)):
-        if entry.exercise_slug != match.slug and exercise_name_key(entry.exercise_name) not in keys:
-            continue
+@dataclass(frozen=True)
+class PastLoad:
+    """The user's latest logged loaded sets of one exercise, in the unit asked for."""
+
+    load: float  # the heaviest set
+    reps: int  # the fewest reps done (or planned)
+    completed: bool  # every set reached its target reps
+    rpe: float | None
+
+
+def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> dict[str, PastLoad]:
+    """The latest loaded session of each exercise in the last `days`, by catalogue slug and by name key: the one
+    history reader behind a swap's prescription and a draft's progression. A load logged only as planned
+    (no actual) counts as done at the planned load, not completed."""
+    since = timezone.now() - timedelta(days=days)
+    found: dict[str, PastLoad] = {}
+    for entry in selectors.log_entries_between(user_id=user_id, start=since):  # oldest first
         loads = [float(value) for value in entry.actual_load_each or entry.target_load_each or () if value]
         if not loads:
             continue
-        reps = [int(value) for value in entry.actual_reps or entry.target_reps or () if value]
-        heaviest = convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit)
-        return heaviest, (min(reps) if reps else 8)
-    return None
+        reps = [int(value) for value in entry.actual_reps or () if value]
+        targets = [int(value) for value in entry.target_reps or () if value]
+        past = PastLoad(
+            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
+            reps=min(reps) if reps else (min(targets) if targets else 8),
+            completed=bool(reps) and (not targets or min(reps) >= min(targets)),
+            rpe=entry.rpe,
+        )
+        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
+            if key:
+                found[key] = past
+    return found
+
+
+def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> tuple[float, int] | None:
+    """The heaviest load and its reps from the user's latest logged session of this exercise, in `unit`."""
+    history = logged_loads(user_id=user_id, unit=unit)
+    keys = (match.slug, exercise_name_key(match.name), *sorted(match.name_keys))
+    past = next((history[key] for key in keys if key in history), None)
+    return (past.load, past.reps) if past is not None else None
 
 
 def _role(old: Mapping[str, Any] | None) -> str:
