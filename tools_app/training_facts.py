@@ -22,6 +22,7 @@ from datasources_app.catalog import (
     BodyPart,
     contraindication,
     exercise_name_key,
+    name_covers,
 )
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise, Preference
@@ -185,6 +186,7 @@ class Candidate:
     slug: str
     name: str
     keys: frozenset[str]
+    names: tuple[str, ...]  # the name and the catalogue's aliases
     words: frozenset[str]  # stems of the name, slug and aliases (for preferences)
     name_words: frozenset[str]  # distinctive stems of the name (for similarity)
     exercise_type: str
@@ -255,6 +257,7 @@ def candidate_from(exercise: Exercise) -> Candidate:
         slug=exercise.slug,
         name=exercise.name,
         keys=frozenset(key for key in (exercise_name_key(name) for name in names) if key),
+        names=(exercise.name, *(exercise.aliases or ())),
         words=frozenset().union(*(name_stems(name) for name in names)),
         name_words=frozenset(name_stems(exercise.name) - _GENERIC_NAME_WORDS),
         exercise_type=exercise.exercise_type,
@@ -279,17 +282,23 @@ def load_catalog() -> tuple[Candidate, ...]:
 # --- Preferences ----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Exclusions:
-    """What the user does not want: catalogue name keys, single-word stems, equipment; each with a label."""
+    """What the user does not want, each with a label: excluded names (matched as generate_workout's check
+    matches a preference, `catalog.name_covers`: "Push-Ups" covers "Wide-Grip Push-Up"), catalogue name keys,
+    single-word stems ("running" rules out "Treadmill Run"), equipment."""
 
     keys: Mapping[str, str] = field(default_factory=dict)
     stems: Mapping[str, str] = field(default_factory=dict)
     equipment: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
 
     def reason(self, candidate: Candidate) -> str | None:
         """The label of the preference that rules `candidate` out, or None."""
         for key in sorted(candidate.keys):
             if key in self.keys:
                 return self.keys[key]
+        for name, label in self.names.items():
+            if any(name_covers(name, own) for own in candidate.names):
+                return label
         for word in sorted(candidate.words):
             if word in self.stems:
                 return self.stems[word]
@@ -303,6 +312,7 @@ class Exclusions:
             keys={**other.keys, **self.keys},
             stems={**other.stems, **self.stems},
             equipment={**other.equipment, **self.equipment},
+            names={**other.names, **self.names},
         )
 
 
@@ -317,6 +327,7 @@ def exclusions_from_phrases(
     """Exclusions for words the user said ("burpees", "running", "pull ups") and equipment slugs."""
     keys: dict[str, str] = {}
     stems: dict[str, str] = {}
+    names: dict[str, str] = {}
     by_key = {key: candidate for candidate in catalog for key in candidate.keys}
     for phrase in phrases:
         label = _plural_label(phrase)
@@ -324,13 +335,16 @@ def exclusions_from_phrases(
         if not key:
             continue
         keys[key] = label
+        names[phrase] = label
         if key in by_key:
             for other in by_key[key].keys:
                 keys.setdefault(other, label)
         words = [word for word in re.findall(r"[a-z0-9']+", phrase.lower()) if len(word) > 2]
         if len(words) == 1:
             stems[stem(words[0])] = label
-    return Exclusions(keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment})
+    return Exclusions(
+        keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment}, names=names
+    )
 
 
 def exclusions_from_preferences(
