@@ -905,12 +905,15 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _not_found(args.exercise_id, exercises)
     adjustments = dict(args.adjustments)
     if not adjustments and args.change is not None:
-        unit = exercises[index].load_unit or load_training_context(user_id=ctx.user_id).weight_unit
+        context = load_training_context(user_id=ctx.user_id)
+        unit = exercises[index].load_unit or context.weight_unit
         current = exercises[index].to_json()
         adjustments = (
-            harder_or_easier(current, harder=args.change == "harder", unit=unit)
+            harder_or_easier(
+                current, harder=args.change == "harder", unit=unit, weights_kg=context.weights_kg
+            )
             if args.change in ("harder", "easier")
-            else nudge(current, args.change, unit=unit)
+            else nudge(current, args.change, unit=unit, weights_kg=context.weights_kg)
         )
         if not adjustments:
             return _failure(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -17,16 +16,17 @@ from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import implements_of
 from datasources_app.workouts import canonical_muscle
 from tools_app.plan_builder import WEEKDAYS, build_plan, canonical_weekday, classify_goal
-from tools_app.workout_validation import unsafe_named_exercises, user_injuries
-from trainer_agent.offline.intents import Style, WorkoutAsk
-from trainer_agent.offline.workouts import (
+from tools_app.workout_drafting import (
     Exclusions,
     TrainingFacts,
+    as_of,
+    brief_for_session,
     compose_workout,
     is_main,
     load_facts,
     resize,
 )
+from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
 SMS_MAX_CHARS = 1600
 DEFAULT_WEEKS = 12
@@ -119,27 +119,6 @@ def _sessions_on_calendar(week: dict[str, Any], calendar: list[dict[str, Any]]) 
     return placed
 
 
-def facts_at(facts: TrainingFacts, *, user_id: uuid.UUID, location_id: uuid.UUID | None) -> TrainingFacts:
-    """The facts with the equipment of the user's location `location_id` (the plan's), when it is not the
-    current one."""
-    if location_id is None:
-        return facts
-    location = selectors.get_location(user_id=user_id, location_id=location_id)
-    if location is None:
-        return facts
-    weights = {
-        str(slug): tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
-        for slug, values in (location.available_weights_kg or {}).items()
-        if isinstance(values, list)
-    }
-    return replace(
-        facts,
-        location_name=location.name,
-        equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id, location_id=location.id)),
-        weights_kg=weights,
-    )
-
-
 def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
     """The 7 days of one plan week: the sessions on their days (the calendar's, when given), rest on the
     others."""
@@ -177,7 +156,7 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
             }
         )
     if input.get("workouts"):
-        facts = facts_at(load_facts(user_id=user_id), user_id=user_id, location_id=location_of(input))
+        facts = load_facts(user_id=user_id, location_id=location_of(input))
         today = selectors.local_today(user_id=user_id)
         # Main lifts of the week so far: the next session of the same kind varies them.
         used: dict[str, str] = {}
@@ -194,45 +173,8 @@ def microcycle(input: dict[str, Any], *, user_id: uuid.UUID) -> dict[str, Any]:
     }
 
 
-# A plan session's name → what the composer is asked for (focus areas, style). First match wins.
-_SESSION_ASKS: tuple[tuple[str, tuple[str, ...], Style], ...] = (
-    ("full body circuit", ("full body",), "hiit"),
-    ("conditioning", ("full body",), "hiit"),
-    ("active recovery", ("full body",), "mobility"),
-    ("recovery", ("full body",), "mobility"),
-    ("upper", ("upper body",), "strength"),
-    ("lower", ("lower body",), "strength"),
-    ("push", ("push",), "strength"),
-    ("pull", ("pull",), "strength"),
-    ("legs", ("legs",), "strength"),
-    ("easy", ("full body",), "cardio"),
-    ("long", ("full body",), "cardio"),
-    ("tempo", ("full body",), "cardio"),
-    ("intervals", ("full body",), "hiit"),
-)
 DELOAD_VOLUME = 0.6  # seed 003: deload weeks cut volume by 40 %
 MIN_VARIED_MAIN = 3  # a varied session keeps at least this many main exercises, else it repeats the lifts
-
-
-def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:
-    """The facts as they will stand on a session `days_ahead` days from now: muscles trained recently have had
-    that much longer to recover (a session next week is not cut short by yesterday's legs)."""
-    if days_ahead <= 0:
-        return facts
-    hours = 24.0 * days_ahead
-    return replace(facts, recent_hours={muscle: ago + hours for muscle, ago in facts.recent_hours.items()})
-
-
-def session_ask(session: str, minutes: int, *, deload: bool) -> WorkoutAsk:
-    """What to compose for a plan session: its areas and style, its minutes, easy in a deload week."""
-    name = session.lower()
-    focus, style = next(
-        ((areas, kind) for key, areas, kind in _SESSION_ASKS if name.startswith(key)),
-        (("full body",), "strength"),
-    )
-    return WorkoutAsk(
-        focus=focus, duration_min=minutes or None, style=style, intensity="easy" if deload else None
-    )
 
 
 def day_markdown(
@@ -243,7 +185,7 @@ def day_markdown(
     Main lifts named in `vary` (earlier days of the week) are left out when enough others fit; the day's own
     main lifts are added to it."""
     deload = bool(week.get("deload"))
-    ask = session_ask(str(day["session"]), int(day["duration_minutes"]), deload=deload)
+    ask = brief_for_session(str(day["session"]), int(day["duration_minutes"]), deload=deload)
     composed = None
     if vary:
         composed = compose_workout(ask, facts.with_exclusions(Exclusions(keys=dict(vary))))

@@ -34,6 +34,7 @@ from tools_app.plan_builder import (
     default_deload_weeks,
     week_dates,
 )
+from tools_app.workout_drafting import brief_for_session, draft_workout_for
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent import tracing
 from trainer_agent.agents import offline_subagents
@@ -115,9 +116,43 @@ class WorkoutMessageInput(BaseModel):
 
 
 class WorkoutStructureInput(BaseModel):
+    # The draft comes first: the recorded prompt keeps only its tail, which should still show the markdown and
+    # the location (`PROMPT_PREVIEW_CHARS`).
+    draft: dict[str, Any] | None = Field(
+        default=None,
+        description="A workout drafted for this day's session, minutes and location by the coach's drafting rules "
+        "(`tools_app.workout_drafting`), in the output's schema: it already respects the equipment, injuries, "
+        "preferences, recovery and units. Start from it.",
+    )
     markdown: str = Field(min_length=1)
     title: str | None = None
     location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
+
+
+def workout_structure_input(
+    *,
+    user_id: uuid.UUID,
+    markdown: str,
+    title: str | None,
+    location_id: str | None,
+    session: str,
+    minutes: int,
+    deload: bool,
+    on: dt.date | None,
+) -> dict[str, Any]:
+    """The workout_structure input for one plan day: its markdown, and the workout drafted for its session."""
+    drafted = draft_workout_for(
+        user_id=user_id,
+        brief=brief_for_session(session, minutes, deload=deload),
+        location_id=uuid.UUID(location_id) if location_id else None,
+        on=on,
+    )
+    return {
+        "draft": drafted.workout if drafted is not None else None,
+        "markdown": markdown,
+        "title": title,
+        "location_id": location_id,
+    }
 
 
 # --- Outputs --------------------------------------------------------------------------------------------------

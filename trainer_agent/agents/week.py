@@ -31,7 +31,12 @@ from tools_app.plan_builder import WEEKDAYS, week_dates
 from tools_app.unit_conversion import workout_in_user_units
 from tools_app.workout_validation import fill_implements
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
-from trainer_agent.agents.subagents import SubagentError, run_subagent
+from trainer_agent.agents.subagents import (
+    MicrocycleDay,
+    SubagentError,
+    run_subagent,
+    workout_structure_input,
+)
 from trainer_agent.sink import EventSink
 from trainer_agent.tenancy import acting_for
 from trainer_agent.wakeups import wake_workers
@@ -123,7 +128,7 @@ def prepare_plan_week(
     for day in cycle.days:
         found = pending.get(day.date.isoformat()) if not day.rest and day.date else None
         if found is not None:
-            _prepare_day(outcome, found, day.markdown or "", location_id=location_id, sink=sink)
+            _prepare_day(outcome, found, day, deload=cycle.deload, location_id=location_id, sink=sink)
     for item in pending.values():
         if item.pk not in outcome.prepared and item.pk not in outcome.failed:
             _fail(outcome, item, f"The week's plan has no session on this day. {ASK_AGAIN}")
@@ -138,8 +143,9 @@ def _first_problem(error: SubagentError) -> str:
 def _prepare_day(
     outcome: WeekOutcome,
     item: ScheduledWorkout,
-    markdown: str,
+    day: MicrocycleDay,
     *,
+    deload: bool,
     location_id: str | None,
     sink: EventSink | None,
 ) -> None:
@@ -148,7 +154,16 @@ def _prepare_day(
     try:
         structure = run_subagent(
             agent_id,
-            input={"markdown": markdown, "title": item.title, "location_id": location_id},
+            input=workout_structure_input(
+                user_id=item.user_id,
+                markdown=day.markdown or "",
+                title=item.title,
+                location_id=location_id,
+                session=day.session or day.focus,
+                minutes=day.duration_minutes,
+                deload=deload,
+                on=day.date,
+            ),
             user_id=item.user_id,
             sink=sink,
             callback_context=context,

@@ -25,6 +25,15 @@ from functools import cached_property
 from typing import Any
 
 from datasources_app.catalog import exercise_name_key
+from tools_app.avoid_words import PreferenceAsk, parse_preference
+from tools_app.training_facts import (
+    TrainingFacts,
+    exclusions_from_phrases,
+    load_catalog,
+    load_facts,
+    stem,
+)
+from tools_app.workout_drafting import ComposedWorkout, compose_workout
 from tools_app.workout_tools import estimate_duration_min
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
@@ -34,27 +43,16 @@ from trainer_agent.offline.intents import (
     Intent,
     LoggedSet,
     PlanAsk,
-    PreferenceAsk,
     StatsView,
     WorkoutAsk,
     content_words,
     normalise,
     parse_focus,
     parse_message,
-    parse_preference,
     parse_ref,
     plan_ask,
 )
 from trainer_agent.offline.reading import UserData, artifact_blocks, knowledge
-from trainer_agent.offline.workouts import (
-    ComposedWorkout,
-    TrainingFacts,
-    compose_workout,
-    exclusions_from_phrases,
-    load_catalog,
-    load_facts,
-    stem,
-)
 
 TOOL_ID_PREFIX = "toolu_offline_"
 INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_question")
@@ -495,7 +493,7 @@ class Turn:
             if said.phrases or said.equipment:
                 extra = exclusions_from_phrases(said.phrases, said.equipment, catalog=self.catalog)
                 facts = facts.with_exclusions(extra)
-        return compose_workout(ask, facts, safe=safe)
+        return compose_workout(ask.brief(), facts, safe=safe)
 
     def _location_to_switch(self, name: str | None) -> str | None:
         """The saved location the user says they are at, when it is not the current one."""

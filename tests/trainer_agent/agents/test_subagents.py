@@ -19,7 +19,7 @@ from sessions_app.services import create_session
 from tools_app.workout_validation import validate_workout
 from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import agent_metrics
-from trainer_agent.agents.subagents import SubagentError, run_subagent
+from trainer_agent.agents.subagents import SubagentError, run_subagent, workout_structure_input
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider
 
@@ -272,3 +272,30 @@ def test_sms_cuts_only_between_words(words: list[str]) -> None:
             continue
         for word in line.removesuffix("…").split():
             assert word in words
+
+
+@pytest.mark.django_db
+def test_a_plan_days_structure_input_carries_a_draft_the_model_is_sent(
+    demo_user: uuid.UUID, on_model: Any
+) -> None:
+    """workout_structure is given the workout drafted for the day's session and minutes: valid for the user as
+    it stands (equipment, preferences), and in the request the model reads."""
+    input = workout_structure_input(
+        user_id=demo_user,
+        markdown=MARKDOWN,
+        title="Upper A",
+        location_id=None,
+        session="Upper A",
+        minutes=40,
+        deload=False,
+        on=None,
+    )
+    draft = Workout.model_validate(input["draft"])
+    assert validate_workout(draft, user_id=demo_user) == []
+    muscles = {item.muscle for exercise in draft.exercises for item in exercise.muscles_utilized}
+    assert {"Chest", "Back"} <= muscles
+    answer = valid_answer("workout_structure", demo_user)
+    with on_model([answer]) as provider:
+        run_subagent("workout_structure", input=input, user_id=demo_user)
+    sent = str(provider.json_requests[0])
+    assert "draft" in sent and draft.exercises[1].exercise_name in sent
