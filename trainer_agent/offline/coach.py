@@ -1,15 +1,16 @@
 """The built-in offline coach: a deterministic `Provider` that plays the trainer without a model or network.
 
-It reads the same request a real model gets. From the messages it takes the latest real user message
-(text blocks that are not injected `<knowledge>`, `<artifact>` or `<checkpoint>` blocks) and what already
-happened in this turn (its own tool calls and their results, failures included); from the database,
-through `request.user_id`, the user's equipment, injuries, preferences, recent training and current
-workout. It answers with exactly one call to a tool offered in `request.tools`, the same way a model
-would: create a workout → deliver it with `message_notify_user` → `idle`; change or log the current
-workout; save a preference; switch location; ask when the request is unclear.
+It reads the request a real model gets and nothing else: the latest real user message (text blocks that are
+not injected `<knowledge>`, `<artifact>` or `<checkpoint>` blocks), what already happened in this turn (its own
+tool calls and their results, failures included), the user's date, units and locations from `<user_data>`,
+the current workout from its latest artifact block. It answers with exactly one call to a tool offered in
+`request.tools`, the way a model would, and leaves the coaching to the tools: `draft_workout` builds a workout
+from a brief, `swap_exercise` picks replacements, `adjust_exercise` takes a step harder, easier or of one
+field. A workout → deliver it with `message_notify_user` → `idle`; change or log the current workout; save a
+preference; switch location; ask when the request is unclear.
 
-Nothing is remembered between calls: every decision is recomputed from the request and the database, so
-the same request gives the same response, and any worker can answer any iteration.
+Nothing is remembered between calls: the same request gives the same response, and any worker can answer any
+iteration.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -25,16 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from datasources_app.catalog import exercise_name_key
-from tools_app.avoid_words import PreferenceAsk, parse_preference
-from tools_app.training_facts import (
-    TrainingFacts,
-    exclusions_from_phrases,
-    load_catalog,
-    load_facts,
-    stem,
-)
-from tools_app.workout_drafting import ComposedWorkout, compose_workout
-from tools_app.workout_tools import estimate_duration_min
+from tools_app.avoid_words import PreferenceAsk, parse_preference, singular
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
 from trainer_agent.offline.intents import (
@@ -236,7 +227,6 @@ class Turn:
         self.request = request
         self.transcript = read_transcript(request.messages)
         self.specs = {tool.name: tool for tool in request.tools}
-        self.user_id = _as_uuid(request.user_id)
         self.user = UserData.parse(request.user_data_xml)
 
     @cached_property
@@ -308,14 +298,6 @@ class Turn:
                 phrases += intent.preference.phrases
                 equipment += intent.preference.equipment
         return PreferenceAsk(phrases=tuple(dict.fromkeys(phrases)), equipment=tuple(dict.fromkeys(equipment)))
-
-    @cached_property
-    def catalog(self) -> tuple[Any, ...]:
-        return load_catalog()
-
-    @cached_property
-    def facts(self) -> TrainingFacts:
-        return load_facts(user_id=self.user_id, extra=self.said_preferences, catalog=self.catalog)
 
     @cached_property
     def current_exercises(self) -> list[dict[str, Any]] | None:
@@ -456,78 +438,85 @@ class Turn:
                 "workout",
                 f"The user says they are at {switch}; switching before building the workout.",
             )
-        done = transcript.succeeded("generate_workout")
+        done = transcript.succeeded("draft_workout")
         if done:
-            return self._deliver_workout(done[-1], ask)
-        failures = transcript.failed("generate_workout")
-        safe = bool(failures)
-        composed = self._compose(ask, safe=safe)
-        if composed is None:
+            return self._deliver_workout(done[-1])
+        failures = transcript.failed("draft_workout")
+        if failures and "No workout could be drafted" in failures[-1].body:
             return self._ask(
                 "I couldn't find exercises that fit that request with your equipment and preferences. "
                 "What should I build instead?",
                 self._options(),
-                "The composer found no suitable exercises.",
+                "Nothing fits the brief.",
             )
-        if not self.has("generate_workout"):
-            return self._notify(
-                self._workout_text(composed),
-                "generate_workout is not offered; describing the workout in text.",
-            )
-        reasoning = (
-            f"Workout request ({composed.label}, {composed.style}, ~{composed.minutes} min) at "
-            f"{composed.location_name or 'no location'}: {len(composed.exercises)} exercises."
-        )
-        if safe:
+        brief = self._brief(ask, safe=bool(failures))
+        reasoning = f"Workout request: drafting from the brief {brief}."
+        if failures:
             reasoning = (
-                f"generate_workout failed ({failures[-1].first_problem()}); retrying bodyweight-only. "
+                f"draft_workout failed ({failures[-1].first_problem()}); retrying bodyweight-only. "
                 + reasoning
             )
-        return Decision("generate_workout", {"workout": composed.workout}, "workout", reasoning)
+        return Decision("draft_workout", brief, "workout", reasoning)
 
-    def _compose(self, ask: WorkoutAsk, *, safe: bool) -> ComposedWorkout | None:
-        inline = parse_message(self.transcript.user_text)
-        facts = self.facts
-        if inline.kind == "workout":
-            said = _inline_exclusions(self.transcript.user_text)
-            if said.phrases or said.equipment:
-                extra = exclusions_from_phrases(said.phrases, said.equipment, catalog=self.catalog)
-                facts = facts.with_exclusions(extra)
-        return compose_workout(ask.brief(), facts, safe=safe)
+    def _brief(self, ask: WorkoutAsk, *, safe: bool) -> dict[str, Any]:
+        """draft_workout's brief: what the message asks for, and what this conversation said to leave out."""
+        said = self.said_preferences
+        inline = (
+            _inline_exclusions(self.transcript.user_text)
+            if self.intent.kind == "workout"
+            else PreferenceAsk()
+        )
+        avoid = [
+            *said.phrases,
+            *inline.phrases,
+            *(slug.replace("_", " ") for slug in (*said.equipment, *inline.equipment)),
+        ]
+        values: dict[str, Any] = {
+            "focus": list(ask.focus),
+            "minutes": min(120, max(10, ask.duration_min)) if ask.duration_min else None,
+            "style": ask.style,
+            "intensity": ask.intensity,
+            "bodyweight_only": ask.bodyweight_only or safe,
+            "avoid_areas": list(ask.avoid),
+            "avoid": list(dict.fromkeys(avoid)),
+        }
+        return {key: value for key, value in values.items() if value not in (None, [], False)}
 
     def _location_to_switch(self, name: str | None) -> str | None:
         """The saved location the user says they are at, when it is not the current one."""
         known = _known(name, self.user.other_locations)
         return known if known and not _known(name, (self.user.location or "",)) else None
 
-    def _deliver_workout(self, step: Step, ask: WorkoutAsk) -> Decision:
+    def _deliver_workout(self, step: Step) -> Decision:
+        """The drafted workout, delivered with what it holds and the adaptations the tool made."""
         artifact_id = _delivered_artifact(step) or self._latest_artifact_id()
-        given = step.arguments.get("workout")
-        workout: dict[str, Any] = given if isinstance(given, dict) else {}
-        exercises = [e for e in workout.get("exercises") or () if isinstance(e, dict)]
-        composed = self._compose(ask, safe=bool(self.transcript.failed("generate_workout")))
-        notes = composed.notes if composed is not None else []
-        message = self._delivery_message(str(workout.get("title") or "workout"), exercises, notes)
-        return self._notify(message, f"Delivering the new workout {artifact_id}.", artifact_id)
-
-    def _delivery_message(self, title: str, exercises: list[dict[str, Any]], notes: Sequence[str]) -> str:
-        main = [str(e.get("exercise_name")) for e in _main(exercises)]
-        minutes = estimate_duration_min(exercises) if exercises else 0
+        shown = [
+            artifact
+            for artifact in artifact_blocks(self.request.messages)
+            if artifact.artifact_id == artifact_id
+        ]
+        exercises = shown[-1].exercises if shown else []
+        title = shown[-1].title if shown else "workout"
+        minutes = re.search(r"~(\d+) min", step.body)
+        notes = (
+            [
+                line.strip()[2:]
+                for line in step.body.split("Adaptations made", 1)[-1].splitlines()[1:]
+                if line.strip().startswith("- ")
+            ]
+            if "Adaptations made" in step.body
+            else []
+        )
         where = f" at {self.user.location}" if self.user.location else ""
         warm = any((e.get("group") or {}).get("type") == "warmup" for e in exercises)
         opening = (
-            f"Here's your {title}: about {minutes} min{where}"
+            f"Here's your {title}: about {minutes.group(1) if minutes else '?'} min{where}"
             + (", after a short warm-up" if warm else "")
-            + f" — {_join(main)}."
+            + f" — {_join([str(e.get('exercise_name')) for e in _main(exercises)])}."
         )
         closing = 'Ask me to swap or adjust anything, and say "done" when you finish so I can log it.'
-        return " ".join([opening, *(_sentence(note) for note in notes[:3]), closing])
-
-    def _workout_text(self, composed: ComposedWorkout) -> str:
-        lines = [f"{composed.title} (~{composed.estimated_min} min):"]
-        for exercise in composed.exercises:
-            lines.append(f"{exercise['order']}. {exercise['exercise_name']}")
-        return "\n".join(lines)
+        message = " ".join([opening, *(_sentence(note) for note in notes[:3]), closing])
+        return self._notify(message, f"Delivering the new workout {artifact_id}.", artifact_id)
 
     # -- intents: changing the current workout -------------------------------------------------------------------
     def _resolve(self, ref: ExerciseRef, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -545,10 +534,10 @@ class Turn:
         if named:
             return named
         if ref.words:
-            wanted = {stem(word) for word in ref.words}
+            wanted = {_stem(word) for word in ref.words}
             scored: list[tuple[float, int, dict[str, Any]]] = []
             for index, exercise in enumerate(exercises):
-                words = {stem(word) for word in content_words(str(exercise.get("exercise_name", "")))}
+                words = {_stem(word) for word in content_words(str(exercise.get("exercise_name", "")))}
                 overlap = wanted & words
                 score = sum(0.3 if word in _GENERIC_WORDS else 1.0 for word in overlap)
                 if score > 0:
@@ -1307,18 +1296,15 @@ def _names_in(step: Step) -> str:
     return found.group(1) if found else "that exercise"
 
 
+def _stem(word: str) -> str:
+    """A crude stem for matching names: singular, "-ing" dropped ("squats" → "squat", "rowing" → "row")."""
+    word = singular(word.lower().strip("'"))
+    return word[:-3] if word.endswith("ing") and len(word) > 5 else word
+
+
 def _known(name: str | None, names: Sequence[str]) -> str | None:
     """The saved name `name` means (case aside), or None."""
     return next((known for known in names if name and known.casefold() == name.casefold()), None)
-
-
-def _as_uuid(value: str | None) -> uuid.UUID | None:
-    if not value:
-        return None
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 # --- The provider ---------------------------------------------------------------------------------------------------

@@ -77,5 +77,5 @@ def test_a_build_one_question_answered_yes_builds_a_workout(chat: Chat) -> None:
 
     result = chat.say("yes")
 
-    assert "generate_workout" in tools_of(result)
+    assert "draft_workout" in tools_of(result)
     assert result.response["exercises"]

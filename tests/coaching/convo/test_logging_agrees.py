@@ -16,6 +16,7 @@ from datasources_app.services import upsert_settings
 from datasources_app.sources import fetch_and_format
 from sessions_app.services import create_session
 from tests.coaching.convo.conftest import Chat, main_exercises, tools_of
+from tests.trainer_agent.offline.conftest import created_workout
 from tools_app.registry import execute_tool
 from tools_app.types import ToolContext
 
@@ -50,7 +51,7 @@ def test_sets_logged_mid_workout_and_done_make_one_titled_history_entry(chat: Ch
 
     assert tools_of(done)[0] == "log_workout"
     (log,) = chat.logs()
-    assert log.title == chat.turns[0].actions[0].args["workout"]["title"]
+    assert log.title == created_workout(chat.turns[0])["title"]
     names = [entry.exercise_name for entry in log.entries.order_by("order")]
     assert sorted(names) == sorted(e["exercise_name"] for e in exercises)
     assert chat.statistics().workouts == 1
@@ -65,7 +66,7 @@ def test_the_first_set_logged_already_titles_the_history_entry(chat: Chat) -> No
     chat.say(f"I did 3 sets of 10 at 20 kg on {pair['exercise_name']}")
 
     (log,) = chat.logs()
-    assert log.title == chat.turns[0].actions[0].args["workout"]["title"]
+    assert log.title == created_workout(chat.turns[0])["title"]
     history = fetch_and_format(user_id=chat.user_id, source="workout_history").text
     assert log.title in history
 

@@ -90,7 +90,7 @@ def test_a_new_request_instead_of_an_answer_is_read_on_its_own(chat: Chat) -> No
 
     result = chat.say("Actually, give me a leg workout instead")
 
-    assert "generate_workout" in tools_of(result)
+    assert "draft_workout" in tools_of(result)
     assert not chat.logs()
 
 

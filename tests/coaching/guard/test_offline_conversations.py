@@ -214,7 +214,7 @@ def test_a_swap_uses_the_load_from_history(demo: DemoUser) -> None:
 def test_legs_trained_hard_yesterday_are_flagged_to_the_model(demo: DemoUser) -> None:
     demo.trained_legs(hours_ago=20)
     result = say(demo.user_id, "Leg day please")
-    created = [a for a in result.actions if a.tool == "generate_workout" and a.result.get("success")]
+    created = [a for a in result.actions if a.tool == "draft_workout" and a.result.get("success")]
     assert created
     warnings = created[-1].result["data"]["warnings"]
     assert warnings and any(re.search(r"Glutes|Hamstrings|Quadriceps", w) for w in warnings)

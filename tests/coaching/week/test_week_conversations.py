@@ -233,7 +233,7 @@ def test_subagent_runs_are_in_the_session_and_the_next_turn_is_unaffected(coache
     assert purposes.count("subagent:workout_structure") == 3
     assert purposes.count("subagent:workout_message") == 3
     result = coached.say("Give me a quick 20 minute upper body workout")
-    assert "generate_workout" in tools_of(result)
+    assert "draft_workout" in tools_of(result)
     assert result.status == "completed"
 
 

@@ -133,12 +133,12 @@ def test_a_failed_week_reaches_the_calendar_the_plan_staff_and_the_trainer(
 
     result = coached.say("Give me a quick 20 minute upper body workout")
     assert result.status == "completed"
-    assert "generate_workout" in tools_of(result)
+    assert "draft_workout" in tools_of(result)
     turn = AgentTurn.objects.filter(session_id=result.session_id).order_by("-start_sequence").first()
     assert turn is not None
     kinds = [frame_kind(frame) for frame in turn_frames(turn)]
     assert kinds[-1] == "done" and "error" not in kinds
-    assert "generate_workout" in [frame.get("type") for frame in turn_frames(turn)]
+    assert "draft_workout" in [frame.get("type") for frame in turn_frames(turn)]
 
 
 @pytest.mark.django_db

@@ -16,7 +16,7 @@ from datasources_app.models import Preference
 from datasources_app.selectors import find_exercise_by_name
 from datasources_app.services import upsert_profile
 from tests.coaching.week.conftest import Coached, tools_of
-from tests.trainer_agent.offline.conftest import DemoUser
+from tests.trainer_agent.offline.conftest import DemoUser, created_workout
 from trainer_agent.loop import TurnResult
 
 PLAN = "Make me a 12-week strength plan, 3 days a week"
@@ -33,11 +33,9 @@ def _reply(result: TurnResult) -> str:
 def _circuit_slugs(result: TurnResult) -> list[str]:
     """The main (non warm-up/cool-down) exercises of the workout created, as catalogue slugs, after checking they
     run as intervals in a circuit."""
-    calls = [a for a in result.actions if a.tool == "generate_workout" and a.result.get("success")]
-    assert calls, tools_of(result)
     main = [
         e
-        for e in calls[-1].args["workout"]["exercises"]
+        for e in created_workout(result)["exercises"]
         if (e.get("group") or {}).get("type") not in ("warmup", "cooldown")
     ]
     assert {e["exercise_type"] for e in main} == {"intervals"}
@@ -178,7 +176,7 @@ def _knee_safe_conditioning(coached: Coached, result: TurnResult, reply: str) ->
 
 
 def _short_workout(coached: Coached, result: TurnResult, reply: str) -> None:
-    assert "generate_workout" in tools_of(result)
+    assert "draft_workout" in tools_of(result)
     assert int(reply.split("about ")[1].split(" min")[0]) <= 25
 
 
@@ -215,12 +213,12 @@ ASKS = [
     Ask("how am I progressing on squats", "get_training_stats", _squat_trend, (_logged_legs,)),
     Ask("how am I doing this month?", "get_training_stats", _totals, (_logged_legs,)),
     # HIIT, conditioning, cardio intervals.
-    Ask("Give me a HIIT conditioning workout", "generate_workout", _conditioning_circuit, (_healthy,)),
-    Ask("tabata", "generate_workout", _conditioning_circuit, (_healthy,)),
-    Ask("20 minutes of conditioning", "generate_workout", _machine_intervals, (_healthy, _at_gym)),
-    Ask("Give me a HIIT conditioning workout", "generate_workout", _machine_intervals, (_at_gym,)),
-    Ask("Give me a HIIT conditioning workout", "generate_workout", _knee_safe_conditioning),
-    Ask("I only have 20 minutes", "generate_workout", _short_workout),
+    Ask("Give me a HIIT conditioning workout", "draft_workout", _conditioning_circuit, (_healthy,)),
+    Ask("tabata", "draft_workout", _conditioning_circuit, (_healthy,)),
+    Ask("20 minutes of conditioning", "draft_workout", _machine_intervals, (_healthy, _at_gym)),
+    Ask("Give me a HIIT conditioning workout", "draft_workout", _machine_intervals, (_at_gym,)),
+    Ask("Give me a HIIT conditioning workout", "draft_workout", _knee_safe_conditioning),
+    Ask("I only have 20 minutes", "draft_workout", _short_workout),
     # Units: the setting, one way only.
     Ask("Use pounds from now on.", "set_units", _units("lb", None, "pounds for weights")),
     Ask("can you switch me to miles?", "set_units", _units(None, "mi", "miles for distances")),

@@ -21,6 +21,8 @@ from datasources_app.services import (
     upsert_profile,
 )
 from datasources_app.workouts import Workout
+from sessions_app.models import AgentSession
+from sessions_app.selectors import get_artifact
 from tools_app.workout_validation import validate_workout
 from trainer_agent.loop import TurnResult
 from trainer_agent.turns import run_turn
@@ -96,11 +98,22 @@ def tools_of(result: TurnResult) -> list[str]:
     return [action.tool for action in result.actions]
 
 
+WORKOUT_TOOLS = ("draft_workout", "generate_workout")  # the tools that create a workout
+
+
+def created_workout(result: TurnResult) -> dict[str, Any]:
+    """The workout the turn's last successful draft_workout/generate_workout call created, as stored."""
+    calls = [a for a in result.actions if a.tool in WORKOUT_TOOLS and a.result.get("success")]
+    assert calls, f"no workout created in {tools_of(result)}"
+    session = AgentSession.objects.get(pk=result.session_id)
+    artifact = get_artifact(session=session, artifact_id=calls[-1].result["artifact_id"])
+    assert artifact is not None
+    return {"title": artifact["title"], **artifact["payload"]}
+
+
 def generated(result: TurnResult) -> list[dict[str, Any]]:
-    """The exercises of the turn's (last successful) generate_workout call, as sent to the tool."""
-    calls = [a for a in result.actions if a.tool == "generate_workout" and a.result.get("success")]
-    assert calls, f"no successful generate_workout in {tools_of(result)}"
-    exercises: list[dict[str, Any]] = calls[-1].args["workout"]["exercises"]
+    """The exercises of the workout the turn created."""
+    exercises: list[dict[str, Any]] = created_workout(result)["exercises"]
     return exercises
 
 

@@ -57,7 +57,8 @@ def test_response_is_one_forced_tool_call_with_honest_usage(demo: DemoUser) -> N
 
     assert len(response.tool_calls) == 1
     call = response.tool_calls[0]
-    assert call.name == "generate_workout"
+    assert call.name == "draft_workout"
+    assert call.arguments["focus"] == ["chest"] and call.arguments["minutes"] <= 30  # "quick chest"
     assert call.id.startswith("toolu_offline_1_")
     assert response.stop_reason == "tool_use"
     assert response.model == "offline"
@@ -76,22 +77,21 @@ def test_injected_blocks_are_not_mistaken_for_the_user(demo: DemoUser) -> None:
     )
     transcript = read_transcript(request.messages)
     assert transcript.user_text == "quick chest workout"
-    assert OfflineCoach().complete(request).tool_calls[0].name == "generate_workout"
+    assert OfflineCoach().complete(request).tool_calls[0].name == "draft_workout"
 
 
-@pytest.mark.django_db
-def test_a_failed_generation_is_retried_once_with_bodyweight_moves(demo: DemoUser) -> None:
-    """After a generate_workout error the coach reads it and sends a bodyweight-only workout."""
+def test_a_failed_draft_is_retried_once_bodyweight_only() -> None:
+    """After a draft_workout error the coach reads it and asks for a bodyweight-only draft."""
     failed = "The workout was not created. Fix every problem below and call generate_workout again:\n- exercise 2 'X': needs barbell"
     messages = [
         _user("quick chest workout"),
-        _call("toolu_a", "generate_workout", {"workout": {"exercises": []}}),
-        _result("toolu_a", "generate_workout", failed, error=True),
+        _call("toolu_a", "draft_workout", {"focus": ["chest"]}),
+        _result("toolu_a", "draft_workout", failed, error=True),
     ]
-    response = OfflineCoach().complete(_request(messages, user=demo))
+    response = OfflineCoach().complete(_request(messages, user=None))
     call = response.tool_calls[0]
-    assert call.name == "generate_workout"
-    assert all(not exercise.get("equipment") for exercise in call.arguments["workout"]["exercises"])
+    assert call.name == "draft_workout"
+    assert call.arguments["bodyweight_only"] is True and call.arguments["focus"] == ["chest"]
     assert "retrying bodyweight-only" in response.raw["offline_coach"]["reasoning"]
 
 
@@ -124,7 +124,7 @@ def test_after_delivering_the_coach_goes_idle(demo: DemoUser) -> None:
 
 @pytest.mark.django_db
 def test_only_offered_tools_are_called(demo: DemoUser) -> None:
-    """Without generate_workout the workout is described in a message; with no tools at all, no call."""
+    """Without draft_workout the user is told it is not available here; with no tools at all, no call."""
     chat_only = [spec for spec in trainer_tool_specs() if spec.name in ("message_notify_user", "idle")]
     call = (
         OfflineCoach()
@@ -132,18 +132,19 @@ def test_only_offered_tools_are_called(demo: DemoUser) -> None:
         .tool_calls[0]
     )
     assert call.name == "message_notify_user"
-    assert "Quick Chest Workout" in call.arguments["message"]
+    assert "isn't available" in call.arguments["message"]
 
     silent = OfflineCoach().complete(_request([_user("quick chest workout")], user=demo, tools=[]))
     assert silent.tool_calls == [] and silent.stop_reason == "end_turn"
 
 
-@pytest.mark.django_db
-def test_without_a_user_the_coach_still_builds_a_bodyweight_workout() -> None:
-    """A request without user_id (no data to read) gets a workout that needs no equipment."""
-    call = OfflineCoach().complete(_request([_user("quick chest workout")], user=None)).tool_calls[0]
-    assert call.name == "generate_workout"
-    assert all(not exercise.get("equipment") for exercise in call.arguments["workout"]["exercises"])
+def test_the_coach_decides_from_the_request_alone() -> None:
+    """No user id and no database: the request (its user data and messages) is all the coach reads."""
+    request = _request([_user("a 30 minute leg workout at home, no lunges")], user=None)
+    call = OfflineCoach().complete(request).tool_calls[0]
+    assert call.name == "draft_workout"
+    assert call.arguments["focus"] == ["legs"] and call.arguments["minutes"] == 30
+    assert "lunges" in call.arguments["avoid"]
 
 
 @pytest.mark.django_db

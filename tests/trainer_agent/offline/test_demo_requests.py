@@ -152,8 +152,8 @@ def test_demo_request_gives_a_valid_workout_that_respects_the_user(demo: DemoUse
     result = demo.run(case.message)
 
     tools = tools_of(result)
-    assert tools[-3:] == ["generate_workout", "message_notify_user", "idle"], tools
-    assert tools.count("generate_workout") == 1, "the first workout should already be valid"
+    assert tools[-3:] == ["draft_workout", "message_notify_user", "idle"], tools
+    assert tools.count("draft_workout") == 1, "the first workout should already be valid"
     assert result.actions[-2].result["artifact_id"] == result.actions[-3].result["artifact_id"]
     exercises = generated(result)
     assert validation_problems(exercises, demo.user_id) == []
@@ -185,7 +185,7 @@ def test_demo_request_gives_a_valid_workout_that_respects_the_user(demo: DemoUse
 def test_switching_to_the_gym_in_the_request_happens_before_the_workout(demo: DemoUser) -> None:
     """ "I'm at the gym, give me …" switches location first, so the workout may use the gym's equipment."""
     result = demo.run("I'm at the gym, give me a chest and triceps workout")
-    assert tools_of(result) == ["set_current_location", "generate_workout", "message_notify_user", "idle"]
+    assert tools_of(result) == ["set_current_location", "draft_workout", "message_notify_user", "idle"]
     location = current_location(user_id=demo.user_id)
     assert location is not None and location.name == "Gym"
     assert "at Gym" in result.response["messages"][0]

@@ -31,7 +31,7 @@ def test_smoke_test_of_section_12_9_passes_offline(demo: DemoUser) -> None:
     assert result.session_id == session.pk
     assert 2 <= result.iterations <= 10
     names = tools_of(result)
-    assert names == ["generate_workout", "message_notify_user", "idle"]
+    assert names == ["draft_workout", "message_notify_user", "idle"]
     generate, notify = result.actions[0], result.actions[1]
     assert generate.result["success"] is True
     assert generate.result["artifact_id"].startswith("art_")
@@ -56,7 +56,7 @@ def test_smoke_test_of_section_12_9_passes_offline(demo: DemoUser) -> None:
     again = run_turn(
         user_id=demo.user_id, message="Show me a leg workout", session_id=session.pk, model="offline"
     )
-    assert tools_of(again) == ["generate_workout", "message_notify_user", "idle"]
+    assert tools_of(again) == ["draft_workout", "message_notify_user", "idle"]
 
 
 @pytest.mark.django_db
@@ -208,7 +208,7 @@ def test_yes_after_an_offer_builds_the_workout(demo: DemoUser) -> None:
     offer = demo.run("I did it")
     assert tools_of(offer) == ["message_ask_user"]
     result = demo.run("yes", session_id=offer.session_id)
-    assert tools_of(result) == ["generate_workout", "message_notify_user", "idle"]
+    assert tools_of(result) == ["draft_workout", "message_notify_user", "idle"]
 
 
 @pytest.mark.django_db
