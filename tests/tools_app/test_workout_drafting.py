@@ -255,3 +255,12 @@ def test_one_load_rule_weights_on_hand_first_then_the_implements_step() -> None:
     assert round_load(12.0, unit="kg", gear="barbell") == 20.0
     assert round_load(30.0, unit="lb", gear="barbell") == 45.0
     assert step_load(135.0, unit="lb", gear="barbell", steps=1) == 140.0
+
+
+def test_a_brief_for_the_full_body_without_legs_targets_everything_but_the_legs() -> None:
+    """ "full body, no legs" keeps the whole body except the legs; an open brief names no muscle explicitly, so
+    recovering muscles may be left out of it, while "legs" names the quads."""
+    weights = WorkoutBrief(focus=["full body"], avoid_areas=["legs"]).target_weights()
+    assert "Quadriceps" not in weights and "Chest" in weights
+    assert WorkoutBrief(focus=["full body"]).explicit_muscles() == frozenset()
+    assert "Quadriceps" in WorkoutBrief(focus=["legs"]).explicit_muscles()

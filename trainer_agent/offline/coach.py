@@ -24,7 +24,6 @@ from datetime import date, timedelta
 from functools import cached_property
 from typing import Any
 
-from datasources_app.catalog import exercise_name_key
 from tools_app.avoid_words import PreferenceAsk, parse_preference, singular
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
@@ -553,12 +552,8 @@ class Turn:
     def _named_in_message(self, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The exercises whose full name the user's message holds ("swap the dumbbell bench press"): exactly
         those, however many other exercises share a word or the equipment with them."""
-        said = exercise_name_key(self.transcript.user_text)
-        return [
-            e
-            for e in exercises
-            if (key := exercise_name_key(str(e.get("exercise_name", "")))) and key in said
-        ]
+        said = _name_key(self.transcript.user_text)
+        return [e for e in exercises if (key := _name_key(str(e.get("exercise_name", "")))) and key in said]
 
     def _pick_exercise_question(self, verb: str, exercises: list[dict[str, Any]]) -> Decision:
         names = [str(e.get("exercise_name")) for e in _main(exercises)][:4]
@@ -589,9 +584,9 @@ class Turn:
         attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
         targets = self._resolve(intent.ref, exercises)
         pending = [e for e in targets if e.get("id") not in created and str(e.get("id")) not in attempted]
-        said = exercise_name_key(self.transcript.user_text)
+        said = _name_key(self.transcript.user_text)
         replaced = [re.search(r"Replaced \S+ \((?P<old>[^)]*)\)", step.body) for step in done]
-        if any(found and exercise_name_key(found.group("old")) in said for found in replaced):
+        if any(found and _name_key(found.group("old")) in said for found in replaced):
             pending = []  # the exercise the user named is swapped: one swap, nothing else touched
         if not targets and not done:
             if intent.ref.equipment:
@@ -1294,6 +1289,11 @@ def _names_in(step: Step) -> str:
     """The exercise a failed call was about, as its message names it ("in place of Goblet Squat with …")."""
     found = re.search(r"in place of (.+?) with", step.body)
     return found.group(1) if found else "that exercise"
+
+
+def _name_key(name: str) -> str:
+    """A name with case, spacing, punctuation and plurals ignored ("Push-Ups" → "pushup"), to find it in text."""
+    return "".join(_stem(word) for word in re.findall(r"[a-z0-9]+", name.lower()))
 
 
 def _stem(word: str) -> str:

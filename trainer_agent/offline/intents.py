@@ -15,7 +15,10 @@ from typing import Literal
 
 from tools_app.avoid_words import PreferenceAsk, clean_phrase, parse_equipment, parse_preference, singular
 from tools_app.plan_builder import classify_goal
-from tools_app.workout_drafting import Intensity, Style, WorkoutBrief
+
+# The draft_workout brief's style and intensity values (its schema lists them).
+Style = Literal["strength", "hiit", "cardio", "mobility"]
+Intensity = Literal["easy", "hard"]
 
 IntentKind = Literal[
     "plan",
@@ -163,19 +166,6 @@ class WorkoutAsk:
     bodyweight_only: bool = False
     quick: bool = False
     avoid: tuple[str, ...] = ()  # areas the user said to leave out ("full body, no legs")
-
-    def brief(self) -> WorkoutBrief:
-        """The drafting tool's brief for this request."""
-        return WorkoutBrief.model_validate(
-            {
-                "focus": list(self.focus),
-                "minutes": self.duration_min,
-                "style": self.style,
-                "intensity": self.intensity,
-                "bodyweight_only": self.bodyweight_only,
-                "avoid_areas": list(self.avoid),
-            }
-        )
 
 
 @dataclass(frozen=True)

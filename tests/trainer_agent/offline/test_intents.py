@@ -77,18 +77,12 @@ def test_workout_details(
     assert (ask.focus, ask.duration_min, ask.style) == (focus, minutes, style)
 
 
-def test_full_body_without_legs_drops_the_legs() -> None:
-    """ "full body, no legs" keeps the whole body except the legs."""
+def test_full_body_without_legs_asks_for_a_brief_without_the_legs() -> None:
+    """ "full body, no legs": the whole body is the focus and the legs are left out (draft_workout's brief)."""
     ask = parse_message("full body workout, no legs").workout
     assert ask is not None
-    weights = ask.brief().target_weights()
-    assert "Quadriceps" not in weights and "Chest" in weights
-
-
-def test_full_body_is_not_an_explicit_ask_for_any_muscle() -> None:
-    """An open request names no muscle explicitly, so recovering muscles may be left out of it."""
-    assert parse_message("full body workout").workout.brief().explicit_muscles() == frozenset()  # type: ignore[union-attr]
-    assert "Quadriceps" in parse_message("leg day").workout.brief().explicit_muscles()  # type: ignore[union-attr]
+    assert ask.focus == ("full body",) and ask.avoid == ("legs",)
+    assert parse_message("leg day").workout.focus == ("legs",)  # type: ignore[union-attr]
 
 
 def test_references_to_exercises() -> None:
