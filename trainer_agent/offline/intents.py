@@ -9,7 +9,7 @@ message that matches nothing is `ambiguous`, so the coach asks instead of guessi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -753,9 +753,3 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
     if _has(r"\?\s*$|^(?:what|who|when|where|why|how|is|are|can|could|do|does|will|would)\b", text):
         return Intent("smalltalk", raw)  # a question about something else: say what the coach does
     return Intent("ambiguous", raw, location=location)
-
-
-def matches_any(words: Iterable[str], names: Iterable[str]) -> bool:
-    """Whether any of `words` appears as a (singular) word of any of `names`."""
-    wanted = {singular(word) for word in words}
-    return any(wanted & set(content_words(name)) for name in names)
