@@ -1264,19 +1264,20 @@ def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
     """Draft from the brief with the user's facts, then save it exactly as generate_workout does."""
     drafted = draft_workout_for(user_id=ctx.user_id, brief=args)
     if drafted is None:
-        return ToolOutcome(
-            success=False,
-            data={},
-            text="No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
+        message = (
+            "No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
             "equipment, injuries and preferences. Ask the user what to change, or write the workout yourself "
-            "with generate_workout.",
+            "with generate_workout."
         )
+        return ToolOutcome(success=False, data={"error": message}, text=message)
     outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
-    if not outcome.success or not drafted.notes:
+    if not outcome.success:
         return outcome
     lines = outcome.text.split("\n")
     at = next((i for i, line in enumerate(lines) if line.startswith("Use these exercise ids")), len(lines))
     adaptations = ["Adaptations made (tell the user):", *(f"  - {note}" for note in drafted.notes)]
+    if not drafted.notes:
+        adaptations = []
     return replace(
         outcome,
         text="\n".join([*lines[:at], *adaptations, *lines[at:]]),
