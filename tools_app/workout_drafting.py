@@ -56,7 +56,7 @@ from tools_app.training_facts import (
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
 from tools_app.workout_coaching import implement as loaded_implement
-from tools_app.workout_coaching import pick_replacement, prescribe
+from tools_app.workout_coaching import pick_replacement, prescribe, reps_and_rest
 from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
 from tools_app.workout_validation import (
     CatalogMatch,
@@ -192,7 +192,6 @@ class WorkoutBrief(BaseModel):
         )
 
 
-SMALL_WORK_MUSCLES = frozenset({"Abs", "Lower Back", "Forearms", "Neck", "Calves", "Abductors", "Adductors"})
 MAX_EXERCISES = 7
 DEFAULT_MINUTES: dict[str, int] = {"strength": 45, "hiit": 20, "cardio": 30, "mobility": 20}
 
@@ -217,7 +216,6 @@ _HIIT_EQUIPMENT = frozenset(
 )
 _STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic", "strongman"})
 _MOBILITY_CATEGORIES = frozenset({"mobility", "stretching"})
-_LOW_REP_BODYWEIGHT = re.compile(r"pull-up|chin-up|dip|nordic|inverted-row|hanging")
 
 
 # --- Slots: a coach's template for each body area -------------------------------------------------------------------
@@ -528,24 +526,17 @@ def base_exercise(candidate: Candidate, *, kind: str, reasoning: str) -> dict[st
 
 
 def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> tuple[int, int]:
-    level = LEVEL_RANK.get(facts.level, 0)
-    if candidate.primary in SMALL_WORK_MUSCLES:
-        return (15, 45) if candidate.loaded_equipment is None else (12, 60)
-    if candidate.loaded_equipment is not None:
-        if candidate.mechanic != "compound":
-            return (15 if facts.emphasis == "endurance" else 12), 60
-        if rank < 2 and facts.emphasis == "strength":
-            return 6, 120
-        if facts.emphasis == "endurance":
-            return 15, 60
-        return (10 if level == 0 else 8), 90
-    if "resistance_bands" in candidate.equipment:
-        return 15, 45
-    if _LOW_REP_BODYWEIGHT.search(candidate.slug):
-        return (5, 8, 10)[level], 90
-    if candidate.force == "push" and candidate.primary in ("Chest", "Triceps", "Shoulders"):
-        return (8, 12, 15)[level], 60
-    return 15, 45
+    """`workout_coaching.reps_and_rest` for a candidate at `rank` in the workout."""
+    return reps_and_rest(
+        primary=candidate.primary,
+        mechanic=candidate.mechanic,
+        force=candidate.force,
+        slug=candidate.slug,
+        equipment=candidate.equipment,
+        loaded=candidate.loaded_equipment is not None,
+        lifter=facts.lifter,
+        rank=rank,
+    )
 
 
 def strength_exercise(
@@ -1264,19 +1255,20 @@ def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
     """Draft from the brief with the user's facts, then save it exactly as generate_workout does."""
     drafted = draft_workout_for(user_id=ctx.user_id, brief=args)
     if drafted is None:
-        return ToolOutcome(
-            success=False,
-            data={},
-            text="No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
+        message = (
+            "No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
             "equipment, injuries and preferences. Ask the user what to change, or write the workout yourself "
-            "with generate_workout.",
+            "with generate_workout."
         )
+        return ToolOutcome(success=False, data={"error": message}, text=message)
     outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
-    if not outcome.success or not drafted.notes:
+    if not outcome.success:
         return outcome
     lines = outcome.text.split("\n")
     at = next((i for i, line in enumerate(lines) if line.startswith("Use these exercise ids")), len(lines))
     adaptations = ["Adaptations made (tell the user):", *(f"  - {note}" for note in drafted.notes)]
+    if not drafted.notes:
+        adaptations = []
     return replace(
         outcome,
         text="\n".join([*lines[:at], *adaptations, *lines[at:]]),
