@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -45,24 +45,17 @@ from tools_app.training_facts import (
     Filters,
     TrainingFacts,
     as_of,
-    catalog_match,
     choose_load,
     exclusions_from_phrases,
     load_facts,
     name_stems,
     split_words,
-    step_load,
 )
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
-from tools_app.workout_coaching import implement as loaded_implement
-from tools_app.workout_coaching import pick_replacement, prescribe, reps_and_rest
+from tools_app.workout_coaching import reps_and_rest
 from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
 from tools_app.workout_validation import (
-    CatalogMatch,
-    allowed,
-    find_catalog_match,
-    load_training_context,
     validate_workout,
 )
 
@@ -1296,110 +1289,3 @@ DRAFT_WORKOUT = register(
         status_done="Workout ready",
     )
 )
-
-
-# --- Changing a workout (the offline coach, until it calls the tools) ----------------------------------------------
-def replacement_for(
-    old: Mapping[str, Any],
-    facts: TrainingFacts,
-    *,
-    avoid_names: Iterable[str] = (),
-    avoid_equipment: Iterable[str] = (),
-    wanted: str | None = None,
-    safe: bool = False,
-) -> dict[str, Any] | None:
-    """A replacement for `old`, by swap_exercise's own rule (`workout_coaching.pick_replacement` and
-    `prescribe`): the exercise the user named when allowed, else the same movement and main muscle that fits
-    the user, here without `avoid_equipment` (or with bodyweight only when `safe`). None when nothing fits."""
-    if facts.user_id is None:
-        return None
-    context = load_training_context(user_id=facts.user_id, location_id=facts.location_id)
-    equipment = {BODYWEIGHT} if safe else set(context.available_equipment) - set(avoid_equipment)
-    context = replace(context, available_equipment=frozenset(equipment))
-    match: CatalogMatch | None = None
-    if wanted:
-        named = catalog_match(wanted, facts)
-        found = find_catalog_match(named.name) if named is not None else None
-        if found is not None and allowed(found, context) and found.name not in set(avoid_names):
-            match = found
-    if match is None:
-        workout = [{"exercise_name": name} for name in avoid_names]
-        match = pick_replacement(old, workout=workout, context=context)
-    if match is None:
-        return None
-    return prescribe(match, user_id=facts.user_id, context=context, old=old)
-
-
-def _implement(exercise: Mapping[str, Any]) -> str:
-    return loaded_implement(exercise.get("equipment") or ()) or "dumbbells"
-
-
-class FieldChange(Protocol):
-    """One named change asked for: the field (sets, reps, load, rest), up or down, or an exact value."""
-
-    @property
-    def field(self) -> str: ...
-    @property
-    def direction(self) -> str | None: ...
-    @property
-    def value(self) -> float | None: ...
-
-
-def adjustment_changes(
-    exercise: Mapping[str, Any], adjustment: FieldChange, facts: TrainingFacts
-) -> dict[str, Any]:
-    """The adjust_exercise `adjustments` that apply `adjustment` to `exercise` ({} when nothing changes).
-    "Harder"/"easier" overall are the tool's own (`adjust_exercise change=…`); this is for a named field.
-
-    Per-set lists are always sent with the new number of sets, so the result is consistent on its own.
-    """
-    kind = str(exercise.get("exercise_type") or "")
-    sets = int(exercise.get("sets") or 0)
-    reps = [int(value) for value in exercise.get("reps") or ()]
-    loads = [float(value) for value in exercise.get("load_each") or ()]
-    holds = [int(value) for value in exercise.get("hold_sec") or ()]
-    up = adjustment.direction == "up"
-    value = adjustment.value
-    changes: dict[str, Any] = {}
-
-    def resized(count: int) -> None:
-        changes["sets"] = count
-        for key, values in (("reps", reps), ("load_each", loads), ("hold_sec", holds)):
-            if values:
-                changes[key] = [changes.get(key, values)[0]] * count
-
-    def stepped(steps: int) -> float:
-        return step_load(loads[0], implement=_implement(exercise), facts=facts, steps=steps)
-
-    if adjustment.field == "sets" and kind in ("reps", "hold") and sets:
-        wanted = int(value) if value else sets + (1 if up else -1)
-        if 1 <= wanted <= 8 and wanted != sets:
-            resized(wanted)
-    elif adjustment.field == "sets" and kind == "intervals":
-        rounds = int(exercise.get("rounds") or 1)
-        wanted = int(value) if value else rounds + (1 if up else -1)
-        if wanted >= 1 and wanted != rounds:
-            changes["rounds"] = wanted
-    elif adjustment.field == "reps":
-        if kind == "reps" and reps:
-            wanted = int(value) if value else max(1, reps[0] + (2 if up else -2))
-            if wanted != reps[0] or len(set(reps)) > 1:
-                changes["reps"] = [wanted] * sets
-        elif kind == "hold" and holds:
-            changes["hold_sec"] = [int(value) if value else max(10, holds[0] + (10 if up else -10))] * sets
-        elif kind == "intervals":
-            work = int(exercise.get("work_sec") or 30)
-            changes["work_sec"] = int(value) if value else max(10, work + (10 if up else -10))
-    elif adjustment.field == "load" and kind == "reps":
-        if loads:
-            new_load = float(value) if value else stepped(1 if up else -1)
-            if new_load != loads[0] and new_load > 0:
-                changes["load_each"] = [new_load] * sets
-        elif reps:
-            changes["reps"] = [max(1, reps[0] + (2 if up else -2))] * sets
-    elif adjustment.field == "rest" and exercise.get("rest_sec") is not None:
-        rest = int(exercise.get("rest_sec") or 0)
-        wanted = int(value) if value else max(0, rest + (30 if up else -30))
-        if wanted != rest:
-            changes["rest_sec"] = wanted
-    return changes
