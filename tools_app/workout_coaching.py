@@ -611,7 +611,19 @@ def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], k
             isinstance(before, list) and isinstance(after, list) and set(before) == set(after)
         ):
             continue  # the same values over a new number of sets: the sets say it
-        if key == "load_each" and before and after and len(set(before)) == 1 and len(set(after)) == 1:
+        if key == "implements":
+            # One implement or a pair, in words: "one → a pair" (never the field name).
+            parts.append(" → ".join("a pair" if value == 2 else "one" for value in (before, after)))
+        elif key == "load_each" and implements_of(old) != implements_of(new) and before and after:
+            # One 8 kg bell became a pair of 16s: each side says what it is ("8 kg→16 kg each hand").
+            unit = str(new.get("load_unit") or "")
+            parts.append(
+                f"{load_phrase(float(before[0]), unit, implements_of(old))}→"
+                f"{load_phrase(float(after[0]), unit, implements_of(new))}"
+                if len(set(before)) == 1 and len(set(after)) == 1
+                else f"{_value(key, before, old)}→{_value(key, after, new)}"
+            )
+        elif key == "load_each" and before and after and len(set(before)) == 1 and len(set(after)) == 1:
             unit = load_phrase(0, str(new.get("load_unit") or ""), implements_of(new)).removeprefix("0 ")
             parts.append(f"{float(before[0]):g}→{float(after[0]):g} {unit}")
         elif key == "load_each":

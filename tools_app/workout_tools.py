@@ -904,6 +904,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     if index is None:
         return _not_found(args.exercise_id, exercises)
     adjustments = dict(args.adjustments)
+    unloaded = ""
     if not adjustments and args.change is not None:
         context = load_training_context(user_id=ctx.user_id)
         unit = exercises[index].load_unit or context.weight_unit
@@ -919,6 +920,15 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
             return _failure(
                 f"{exercises[index].exercise_name} cannot sensibly be made {args.change} by itself "
                 "(already at the limit); choose another exercise or give adjustments."
+            )
+        if args.change in ("heavier", "lighter") and "load_each" not in adjustments:
+            # No load to step (bodyweight or a band): the step moved the reps, holds or work instead; the user
+            # asked for weight, so the model must say what changed and why.
+            hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
+            unloaded = (
+                f"{exercises[index].exercise_name} has no load to make {args.change}, so the step changed "
+                f"{'the reps' if 'reps' in adjustments else 'the time'} instead: tell the user so ({hint} "
+                "would change the load). "
             )
     if not adjustments:
         return _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.')
@@ -972,7 +982,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     change_summary = describe_change(new.exercise_name, before, after, shown)
     text = (
         f"Updated {new.id}: {new.exercise_name} - {changes_summary}. Now: {describe_exercise(new)}. "
-        f"Tell the user what changed: {change_summary}. "
+        f"Tell the user what changed: {change_summary}. {unloaded}"
         f"Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
         + _deliver_instruction(artifact_id)
     )

@@ -536,6 +536,22 @@ def test_a_step_that_changes_nothing_is_refused_with_the_reason(trainee: Trainee
     assert "cannot sensibly be made less_rest" in result.formatted
 
 
+def test_heavier_without_a_load_tells_the_model_the_reps_changed_instead(trainee: Trainee) -> None:
+    """ "A bit heavier" on bodyweight or band work (the 2026-11-27 trial: Band Hip Extension 4×15 became 4×17 with
+    nothing said): there is no load to step, so the reps go up and the result says so, for the model to tell
+    the user rather than call more reps heavier."""
+    generate(trainee, {"title": "One", "exercises": [bodyweight_exercise(1)]})
+    result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "heavier"})
+    assert result.success, result.formatted
+    assert exercises_of(result.artifact or {})[0]["reps"] == [17, 17, 17]
+    assert (
+        "Push-Up has no load to make heavier, so the step changed the reps instead: tell the user so "
+        "(a stronger band or a held weight would change the load)." in result.formatted
+    )
+    loaded = trainee.run("adjust_exercise", {"exercise_id": 1, "adjustments": {"reps": [12, 12, 12]}})
+    assert loaded.success and "has no load" not in loaded.formatted
+
+
 def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
     trainee: Trainee, generated: dict[str, Any]
 ) -> None:

@@ -120,6 +120,20 @@ def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
     )
 
 
+def test_what_changed_says_one_or_a_pair_in_words(trainee: Trainee) -> None:
+    """One bell made a pair of heavier ones (the 2026-11-27 trial's kettlebell press): "Tell the user what changed"
+    reads "8 kg→16 kg each hand, one → a pair", never the field name "implements 1→2"."""
+    result = generate(trainee, {"exercises": [hip_thrust(1, load_each=[8, 8, 8])]})
+    assert result.success, result.formatted
+    pair = trainee.run(
+        "adjust_exercise",
+        {"exercise_id": 1, "adjustments": {"load_each": [16, 16, 16], "implements": 2}},
+    )
+    assert pair.success, pair.formatted
+    told = pair.raw_formatted.split("Tell the user what changed: ", 1)[1].split(". Updated workout", 1)[0]
+    assert told == "Dumbbell Hip Thrust: 8 kg→16 kg each hand, one → a pair"
+
+
 def test_how_many_dumbbells_must_be_said_and_a_pair_is_only_for_dumbbells_or_kettlebells(
     trainee: Trainee,
 ) -> None:
