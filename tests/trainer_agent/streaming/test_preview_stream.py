@@ -196,10 +196,11 @@ class CountingStreams(ScriptedProvider):
 
 
 def test_previews_arrive_before_the_calls_own_frames_in_order(demo: ApiUser) -> None:
-    """The offline coach's workout turn: each exercise card, then the message growing, each before the frames
-    of its call (tool start and result), after the knowledge frames, without `id:`; the cards are the
-    delivered workout's exercises and the last text is the message sent."""
-    frames = stream(demo, {"message": "Give me a quick chest workout"})
+    """A model writing a whole workout (generate_workout), then its message: each exercise card, then the
+    message growing, each before the frames of its call (tool start and result), after the knowledge frames,
+    without `id:`; the cards are the delivered workout's exercises and the last text is the message sent."""
+    with override_provider("offline", ArtifactFiller(scripted_workout_turn())):
+        frames = stream(demo, {"message": "Give me a quick chest workout"})
     kinds = [frame.type for frame in frames]
     assert kinds[0] == "status" and kinds[-1] == "done"
 
@@ -296,9 +297,10 @@ def test_chat_never_previews(demo: ApiUser) -> None:
 def test_a_resumed_stream_shows_stored_frames_only(demo: ApiUser) -> None:
     """GET /agent/sessions/<id>/events (from the start, or after a Last-Event-ID) sends no preview: exactly the
     stored frames the turn's own stream sent."""
-    response = demo.post_json(STREAM, {"message": "Give me a quick chest workout"})
-    session_id = response["X-Session-Id"]
-    live = read_stream(response)
+    with override_provider("offline", ArtifactFiller(scripted_workout_turn())):
+        response = demo.post_json(STREAM, {"message": "Give me a quick chest workout"})
+        session_id = response["X-Session-Id"]
+        live = read_stream(response)
     assert previews(live, "exercise_preview")
 
     def resumed(**headers: str) -> list[Frame]:
@@ -327,3 +329,25 @@ def test_a_preview_that_is_not_a_boolean_is_refused(endpoint: str, value: Any, n
     response = user.post_json(endpoint, {"message": "Hi", "preview": value})
     assert response.status_code == 400
     assert response.json() == {"detail": f"preview: must be a boolean, got {named}."}
+
+
+def test_the_offline_coachs_drafted_workout_previews_its_message_and_delivers_whole_cards(
+    demo: ApiUser,
+) -> None:
+    """The offline model asks draft_workout for the workout (a short brief, nothing to preview): the workout comes
+    whole with its delivery, and the message still grows before its call's frames."""
+    frames = stream(demo, {"message": "Give me a quick chest workout"})
+    assert not previews(frames, "exercise_preview")
+    texts = [text["text"] for text in previews(frames, "message_preview")]
+    assert len(texts) >= 2 and all(later.startswith(earlier) for earlier, later in itertools.pairwise(texts))
+    drafted = next(frame for frame in frames if frame.type == "draft_workout" and "formatted" in frame.json)
+    assert drafted.json["status"] == "done" and drafted.json["data"]["success"], drafted.json
+    assert (
+        start_index(frames, "draft_workout")
+        < frames.index(drafted)
+        < start_index(frames, "message_notify_user")
+    )
+    delivered = next(
+        f.json["artifact"] for f in frames if f.type == "message_notify_user" and "artifact" in f.json
+    )
+    assert delivered["payload"]["exercises"]
