@@ -54,7 +54,7 @@ def test_chat_with_the_offline_coach_needs_no_key(demo_user: uuid.UUID) -> None:
     out, err = chat("Give me a quick chest workout\n", model="offline")
     assert err == ""
     assert "coach> " in out and "\n  1. " in out
-    assert "🔧 Tool Call → generate_workout" in out
+    assert "🔧 Tool Call → draft_workout" in out
 
 
 def test_chat_continues_a_given_session_and_reports_model_failures(demo_user: uuid.UUID) -> None:

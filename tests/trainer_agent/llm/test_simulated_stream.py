@@ -12,7 +12,6 @@ from django.test import override_settings
 from datasources_app.demo import DEMO_USER_ID
 from datasources_app.services import seed_demo_user
 from trainer_agent.context import trainer_tool_specs
-from trainer_agent.llm.providers import get_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 from trainer_agent.llm.simulated_stream import json_pieces, replay_as_stream
 from trainer_agent.llm.types import LLMRequest, PartialToolCall, StreamingProvider
@@ -83,20 +82,25 @@ def test_the_delay_setting_spaces_the_pieces(monkeypatch: pytest.MonkeyPatch) ->
     assert slept == []
 
 
-@pytest.mark.django_db
-def test_the_offline_coach_streams_its_workout_exercise_by_exercise() -> None:
-    """A workout request: the generate_workout input shows 1, 2, … exercises finished, in order, then complete."""
-    seed_demo_user()
-    coach = get_provider("offline")
-    assert isinstance(coach, OfflineCoach) and isinstance(coach, StreamingProvider)
-    request = _request("Give me a 30 minute upper body workout", user_id=str(DEMO_USER_ID))
+def _exercise(order: int, name: str) -> dict[str, Any]:
+    return {"exercise_name": name, "exercise_type": "reps", "order": order, "sets": 3, "reps": [10, 10, 10]}
+
+
+def test_a_simulated_workout_streams_exercise_by_exercise() -> None:
+    """A whole workout answered at once (a scripted model's generate_workout): the input shows 1, 2, …
+    exercises finished, in order, then complete."""
+    names = ("Push-Up", "Plank", "Glute Bridge", "Bodyweight Squat")
+    workout = {
+        "workout": {"title": "Anywhere", "exercises": [_exercise(i, n) for i, n in enumerate(names, 1)]}
+    }
+    request = _request("Give me a 30 minute workout")
     seen: list[PartialToolCall] = []
 
-    response = coach.stream(request, on_partial=seen.append)
+    response = ScriptedProvider([tool_response("generate_workout", workout)]).stream(
+        request, on_partial=seen.append
+    )
 
-    assert response == OfflineCoach().complete(request)
     final: list[dict[str, Any]] = response.tool_calls[0].arguments["workout"]["exercises"]
-    assert len(final) >= 3
     counts = _whole_exercises(seen, final)
     assert counts == sorted(counts)  # exercises only ever get added
     assert set(range(1, len(final) + 1)) <= set(counts)  # each one became visible whole on its own
