@@ -58,7 +58,7 @@ def test_offline_run_reports_every_scenario_and_fails_the_violated_check() -> No
         turn = run["turns"][0]
         assert {"tools", "tool_errors", "violations", "failed_checks", "latency_s"} <= set(turn)
     assert runs["home-workout"]["passed"] and runs["home-workout"]["delivered_when_asked"]
-    assert runs["home-workout"]["turns"][0]["tools"][:2] == ["generate_workout", "message_notify_user"]
+    assert runs["home-workout"]["turns"][0]["tools"][:2] == ["draft_workout", "message_notify_user"]
     failed = runs["deliberately-violated"]
     assert not failed["passed"]
     checks = failed["turns"][0]["failed_checks"]
