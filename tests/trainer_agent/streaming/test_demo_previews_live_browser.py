@@ -1,6 +1,7 @@
 """The demo page in a real headless Chromium against the real service with previews: daphne and a worker on a
-database of their own, the offline coach writing its answer slowly enough to watch
-(`OFFLINE_STREAM_DELAY_SECONDS`, trainer_agent/llm/simulated_stream.py).
+database of their own, and `claude-haiku-4-5` through the real Anthropic SDK against the streaming fake model
+server (tests/support/fake_model_server.py), which writes a 6-exercise workout into generate_workout slowly
+enough to watch. (The offline coach drafts workouts with draft_workout: only its messages preview.)
 
 The test looks at the page while the turn runs, as a person would: the draft card's exercises appear one by
 one and the message's words grow before the turn ends; then exactly the delivered card and message are left.
@@ -21,6 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
 from tests.support.browser import headless_chromium
+from tests.support.fake_model_server import FakeModelServer
 from tests.support.live_server import (
     DaphneServer,
     LiveDatabase,
@@ -33,9 +35,9 @@ from tests.support.live_server import (
 
 pytestmark = [pytest.mark.live, pytest.mark.browser, pytest.mark.xdist_group("live")]
 
-# Seconds between the pieces (a word each) of the offline coach's tool input: a quick chest workout is a few
-# hundred pieces, its message a few dozen, so the page can be looked at many times while each is written.
-STREAM_DELAY_S = "0.03"
+# The fake Claude: 300 ms to the first token, then 150 tokens a second: the workout's ~1,500 tokens take ~10 s,
+# its message a second or two, so the page can be looked at many times while each is written.
+FAKE_TTFT_S, FAKE_TOKENS_PER_S = 0.3, 150.0
 TURN_TIMEOUT_S = 120.0
 
 # What a person sees, read in one call: the drafts, the delivered cards, the coach's bubbles, the turn's state.
@@ -94,16 +96,20 @@ def slow_server(
     previews_database: LiveDatabase, live_scripts: LiveScripts, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[DaphneServer]:
     directory = tmp_path_factory.mktemp("previews-live")
-    env = {**live_env(previews_database, live_scripts), "OFFLINE_STREAM_DELAY_SECONDS": STREAM_DELAY_S}
+    fake = FakeModelServer(ttft=FAKE_TTFT_S, tps=FAKE_TOKENS_PER_S).start()
+    model = {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "test", "LLM_MAX_RETRIES": "0"}
+    env = {**live_env(previews_database, live_scripts), **model}
     worker = WorkerProcess(env=env, log_path=directory / "worker.log", threads=2).start()
     try:
         server = DaphneServer(env=env, log_path=directory / "daphne.log").start()
     except Exception:
         worker.stop()
+        fake.stop()
         raise
     yield server
     server.stop()
     worker.stop()
+    fake.stop()
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +126,7 @@ def test_the_page_shows_words_growing_and_cards_appearing_before_the_turn_ends(
     browser.refresh()
     summary = browser.find_element(By.CSS_SELECTOR, "details.settings summary")
     summary.click()
-    Select(browser.find_element(By.ID, "model")).select_by_value("offline")
+    Select(browser.find_element(By.ID, "model")).select_by_value("claude-haiku-4-5")
     summary.click()
     browser.find_element(By.ID, "message").send_keys("Give me a quick chest workout")
     browser.find_element(By.ID, "send").click()
