@@ -102,7 +102,7 @@ def prepare_plan_week(
     sink = EventSink(session=session) if session is not None else None
     location_id = plan_location_id(plan)
     try:
-        cycle = run_subagent(
+        laid_out = run_subagent(
             "microcycle",
             input={
                 "week": week,
@@ -113,17 +113,26 @@ def prepare_plan_week(
             },
             user_id=user_id,
             sink=sink,
-        ).output
+        )
     except SubagentError as exc:
         reason = f"The week could not be laid out ({_first_problem(exc)}). {ASK_AGAIN}"
         for item in pending.values():
             _fail(outcome, item, reason)
         _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
         return _finish(outcome, user_id=user_id)
-    for day in cycle.days:
+    # Each day's drafted workout, as the microcycle was given it: the structure starts from the same draft.
+    drafts = {str(day["date"]): day.get("draft") for day in laid_out.input.get("training_days") or []}
+    for day in laid_out.output.days:
         found = pending.get(day.date.isoformat()) if not day.rest and day.date else None
         if found is not None:
-            _prepare_day(outcome, found, day.markdown or "", location_id=location_id, sink=sink)
+            _prepare_day(
+                outcome,
+                found,
+                day.markdown or "",
+                draft=drafts.get(day.date.isoformat()),
+                location_id=location_id,
+                sink=sink,
+            )
     for item in pending.values():
         if item.pk not in outcome.prepared and item.pk not in outcome.failed:
             _fail(outcome, item, f"The week's plan has no session on this day. {ASK_AGAIN}")
@@ -140,6 +149,7 @@ def _prepare_day(
     item: ScheduledWorkout,
     markdown: str,
     *,
+    draft: dict[str, Any] | None,
     location_id: str | None,
     sink: EventSink | None,
 ) -> None:
@@ -148,7 +158,7 @@ def _prepare_day(
     try:
         structure = run_subagent(
             agent_id,
-            input={"markdown": markdown, "title": item.title, "location_id": location_id},
+            input={"markdown": markdown, "title": item.title, "location_id": location_id, "draft": draft},
             user_id=item.user_id,
             sink=sink,
             callback_context=context,

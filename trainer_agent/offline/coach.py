@@ -49,6 +49,7 @@ from trainer_agent.offline.intents import (
     parse_ref,
     plan_ask,
 )
+from trainer_agent.offline.structured import StructuredAnswers
 from trainer_agent.offline.workouts import (
     ComposedWorkout,
     TrainingFacts,
@@ -1309,7 +1310,7 @@ def _as_uuid(value: str | None) -> uuid.UUID | None:
 
 
 # --- The provider ---------------------------------------------------------------------------------------------------
-class OfflineCoach(SimulatedStreaming):
+class OfflineCoach(SimulatedStreaming, StructuredAnswers):
     """A deterministic `Provider`: one tool call per request, chosen from the request and the user's data."""
 
     def complete(self, request: LLMRequest) -> LLMResponse:
