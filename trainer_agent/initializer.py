@@ -42,6 +42,7 @@ from trainer_agent.agents.registry import INITIALIZER_AGENT_ID, AgentDefinition,
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
+from trainer_agent.offline.structured import StructuredAnswers
 from trainer_agent.sink import EventSink
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ logger = logging.getLogger(__name__)
 Reason = Literal["not_in_context", "expand_range", "refresh_state"]
 # The model that answers when the initializer's own fails: built in, it needs no key and decides from the request.
 FALLBACK_MODEL = "offline"
+OFFLINE_ANSWERS = StructuredAnswers()
 # Sources whose state changes during a conversation: re-fetching them is a refresh, not a duplicate.
 STATEFUL_SOURCES = frozenset({"current_workout_session", "active_preferences", "scheduled_workouts"})
 
@@ -112,7 +114,8 @@ def select_with_model(
     cost."""
     model_id = FALLBACK_MODEL if fallback else agent.resolved_model()
     model = get_model(model_id)
-    provider = get_structured_provider(model_id)
+    # The fallback is the built-in model itself, whatever serves that id (a test may script it).
+    provider = OFFLINE_ANSWERS if fallback else get_structured_provider(model_id)
     system = agent.prompt.format(sources=_sources_catalogue())
     own = agent.output_schema if isinstance(agent.output_schema, dict) and not fallback else None
     schema = own or selection_schema()
