@@ -16,5 +16,6 @@ class ToolsAppConfig(AppConfig):
             logging_tools,
             preference_tools,
             timer_tools,
+            workout_drafting,
             workout_tools,
         )

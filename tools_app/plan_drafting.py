@@ -12,23 +12,15 @@ subagents`) puts them in the request, so every model, the offline one included, 
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
+from tools_app.training_facts import Exclusions, as_of, load_facts
+from tools_app.workout_drafting import brief_for_session, compose_workout, is_main, resize
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
-from trainer_agent.offline.intents import Style, WorkoutAsk
-from trainer_agent.offline.workouts import (
-    Exclusions,
-    TrainingFacts,
-    compose_workout,
-    is_main,
-    load_facts,
-    resize,
-)
 
 DEFAULT_WEEKS = 12
 DEFAULT_DAYS_PER_WEEK = 3
@@ -114,67 +106,9 @@ def week_training_days(week: dict[str, Any], calendar: list[dict[str, Any]] | No
 
 
 # --- The week's workouts ----------------------------------------------------------------------------------------
-# A plan session's name → what the composer is asked for (focus areas, style). First match wins.
-_SESSION_ASKS: tuple[tuple[str, tuple[str, ...], Style], ...] = (
-    ("full body circuit", ("full body",), "hiit"),
-    ("conditioning", ("full body",), "hiit"),
-    ("active recovery", ("full body",), "mobility"),
-    ("recovery", ("full body",), "mobility"),
-    ("upper", ("upper body",), "strength"),
-    ("lower", ("lower body",), "strength"),
-    ("push", ("push",), "strength"),
-    ("pull", ("pull",), "strength"),
-    ("legs", ("legs",), "strength"),
-    ("easy", ("full body",), "cardio"),
-    ("long", ("full body",), "cardio"),
-    ("tempo", ("full body",), "cardio"),
-    ("intervals", ("full body",), "hiit"),
-)
 DELOAD_VOLUME = 0.6  # seed 003: deload weeks cut volume by 40 %
 MIN_VARIED_MAIN = 3  # a varied session keeps at least this many main exercises, else it repeats the lifts
 NOTHING_FITS = "Nothing in the catalogue fits the equipment here; ask the coach for an alternative."
-
-
-def session_ask(session: str, minutes: int, *, deload: bool) -> WorkoutAsk:
-    """What to compose for a plan session: its areas and style, its minutes, easy in a deload week."""
-    name = session.lower()
-    focus, style = next(
-        ((areas, kind) for key, areas, kind in _SESSION_ASKS if name.startswith(key)),
-        (("full body",), "strength"),
-    )
-    return WorkoutAsk(
-        focus=focus, duration_min=minutes or None, style=style, intensity="easy" if deload else None
-    )
-
-
-def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:
-    """The facts as they will stand on a session `days_ahead` days from now: muscles trained recently have had
-    that much longer to recover (a session next week is not cut short by yesterday's legs)."""
-    if days_ahead <= 0:
-        return facts
-    hours = 24.0 * days_ahead
-    return replace(facts, recent_hours={muscle: ago + hours for muscle, ago in facts.recent_hours.items()})
-
-
-def facts_at(facts: TrainingFacts, *, user_id: uuid.UUID, location_id: uuid.UUID | None) -> TrainingFacts:
-    """The facts with the equipment of the user's location `location_id` (the plan's), when it is not the
-    current one."""
-    if location_id is None:
-        return facts
-    location = selectors.get_location(user_id=user_id, location_id=location_id)
-    if location is None:
-        return facts
-    weights = {
-        str(slug): tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
-        for slug, values in (location.available_weights_kg or {}).items()
-        if isinstance(values, list)
-    }
-    return replace(
-        facts,
-        location_name=location.name,
-        equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id, location_id=location.id)),
-        weights_kg=weights,
-    )
 
 
 def draft_week_workouts(
@@ -186,7 +120,7 @@ def draft_week_workouts(
 ) -> list[dict[str, Any]]:
     """`days` (a plan week's training days, in date order) each with its drafted workout (`draft`, None when
     nothing fits) and what the draft left out or changed (`draft_notes`)."""
-    facts = facts_at(load_facts(user_id=user_id), user_id=user_id, location_id=location_id)
+    facts = load_facts(user_id=user_id, location_id=location_id)
     today = selectors.local_today(user_id=user_id)
     deload = bool(week.get("deload"))
     used: dict[str, str] = {}  # main lifts of the week so far: the next session of the same kind varies them
@@ -194,13 +128,13 @@ def draft_week_workouts(
     # Monday to Sunday (a week that starts mid-week varies its later weekdays' lifts from the earlier ones).
     for index, day in sorted(enumerate(days), key=lambda item: _weekday_index(item[1]["date"])):
         on_the_day = as_of(facts, days_ahead=(date.fromisoformat(str(day["date"])) - today).days)
-        ask = session_ask(str(day["session"]), int(day["duration_minutes"]), deload=deload)
+        brief = brief_for_session(str(day["session"]), int(day["duration_minutes"]), deload=deload)
         composed = None
         if used:
-            composed = compose_workout(ask, on_the_day.with_exclusions(Exclusions(keys=dict(used))))
+            composed = compose_workout(brief, on_the_day.with_exclusions(Exclusions(keys=dict(used))))
             if composed is not None and sum(1 for e in composed.exercises if is_main(e)) < MIN_VARIED_MAIN:
                 composed = None
-        composed = composed or compose_workout(ask, on_the_day)
+        composed = composed or compose_workout(brief, on_the_day)
         if composed is None:
             drafted[index] = day | {"draft": None, "draft_notes": [NOTHING_FITS]}
             continue

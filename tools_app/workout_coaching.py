@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -41,9 +42,10 @@ _START_KG: dict[str, float] = {
     "medicine_ball": 4.0,
 }
 _MACHINE_START_KG = 15.0
-# The smallest sensible jump per implement (kg); pounds use 5 lb (10 lb for barbells).
-_STEP_KG: dict[str, float] = {"barbell": 5.0, "smith_machine": 5.0, "trap_bar": 5.0, "kettlebell": 4.0}
-_STEP_LB: dict[str, float] = {"barbell": 10.0, "smith_machine": 10.0, "trap_bar": 10.0, "kettlebell": 9.0}
+# The smallest sensible jump per implement when the location lists no weights: 2.5 kg / 5 lb (the smallest
+# plates, a pair on a bar, and the usual dumbbell and machine step); kettlebells come in 4 kg / 9 lb steps.
+_STEP_KG: dict[str, float] = {"kettlebell": 4.0}
+_STEP_LB: dict[str, float] = {"kettlebell": 9.0}
 
 
 def implement(equipment: Iterable[str]) -> str | None:
@@ -55,13 +57,49 @@ def implement(equipment: Iterable[str]) -> str | None:
     return next((slug for slug in sorted(gear) if slug.endswith("_machine") or slug == "pec_deck"), None)
 
 
-def round_load(value: float, *, unit: str, gear: str | None) -> float:
-    step = (_STEP_LB if unit == "lb" else _STEP_KG).get(gear or "", 5.0 if unit == "lb" else 2.5)
-    return max(step, round(value / step) * step)
+# The empty bar: no barbell load goes below it.
+_BAR_KG: dict[str, float] = {"barbell": 20.0, "trap_bar": 20.0, "ez_bar": 10.0}
+_BAR_LB: dict[str, float] = {"barbell": 45.0, "trap_bar": 45.0, "ez_bar": 25.0}
+WeightsOnHand = Mapping[str, Sequence[float]]
 
 
-def step_load(value: float, *, unit: str, gear: str | None, steps: int) -> float:
-    step = (_STEP_LB if unit == "lb" else _STEP_KG).get(gear or "", 5.0 if unit == "lb" else 2.5)
+def loads_on_hand(gear: str | None, *, unit: str, weights_kg: WeightsOnHand | None) -> list[float]:
+    """The loads the location lists for an implement (its `available_weights_kg`), in the user's unit: kg to the
+    half kilo; kg plates and bells shown in lb are rounded to the whole pound, as gym labels do."""
+    kilos = (weights_kg or {}).get(gear or "", ())
+    if unit == "lb":
+        return sorted({float(round(convert_weight(kg, from_unit="kg", to_unit="lb"))) for kg in kilos})
+    return sorted({round(kg * 2) / 2 for kg in kilos})
+
+
+def _step(unit: str, gear: str | None) -> float:
+    return (_STEP_LB if unit == "lb" else _STEP_KG).get(gear or "", 5.0 if unit == "lb" else 2.5)
+
+
+def round_load(
+    value: float, *, unit: str, gear: str | None, weights_kg: WeightsOnHand | None = None
+) -> float:
+    """A load the user can set up, in their unit: the nearest weight on hand when the location lists its
+    weights, else the implement's step (never below the empty bar). The one rounding rule for every load a
+    tool prescribes (swap, adjust, draft)."""
+    options = loads_on_hand(gear, unit=unit, weights_kg=weights_kg)
+    if options:
+        return min(options, key=lambda option: (abs(option - value), option))
+    step = _step(unit, gear)
+    minimum = (_BAR_LB if unit == "lb" else _BAR_KG).get(gear or "", step)
+    return max(minimum, round(value / step) * step)
+
+
+def step_load(
+    value: float, *, unit: str, gear: str | None, steps: int, weights_kg: WeightsOnHand | None = None
+) -> float:
+    """`value` moved up (steps > 0) or down by that many increments: the next weights on hand when the
+    location lists them, else the implement's step."""
+    options = loads_on_hand(gear, unit=unit, weights_kg=weights_kg)
+    if options:
+        nearest = min(range(len(options)), key=lambda i: (abs(options[i] - value), options[i]))
+        return options[max(0, min(len(options) - 1, nearest + steps))]
+    step = _step(unit, gear)
     return max(step, round(value / step) * step + steps * step)
 
 
@@ -75,20 +113,46 @@ def _catalogue_implements(match: CatalogMatch) -> int:
     return default_implements(name=match.name, slug=match.slug, equipment=match.equipment)
 
 
-def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> tuple[float, int] | None:
-    """The heaviest load and its reps from the user's latest logged session of this exercise, in `unit`."""
-    keys = match.name_keys | {exercise_name_key(match.name)}
-    since = timezone.now() - timedelta(days=HISTORY_DAYS)
-    for entry in reversed(selectors.log_entries_between(user_id=user_id, start=since)):
-        if entry.exercise_slug != match.slug and exercise_name_key(entry.exercise_name) not in keys:
-            continue
+@dataclass(frozen=True)
+class PastLoad:
+    """The user's latest logged loaded sets of one exercise, in the unit asked for."""
+
+    load: float  # the heaviest set
+    reps: int  # the fewest reps done (or planned)
+    completed: bool  # every set reached its target reps
+    rpe: float | None
+
+
+def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> dict[str, PastLoad]:
+    """The latest loaded session of each exercise in the last `days`, by catalogue slug and by name key: the one
+    history reader behind a swap's prescription and a draft's progression. A load logged only as planned
+    (no actual) counts as done at the planned load, not completed."""
+    since = timezone.now() - timedelta(days=days)
+    found: dict[str, PastLoad] = {}
+    for entry in selectors.log_entries_between(user_id=user_id, start=since):  # oldest first
         loads = [float(value) for value in entry.actual_load_each or entry.target_load_each or () if value]
         if not loads:
             continue
-        reps = [int(value) for value in entry.actual_reps or entry.target_reps or () if value]
-        heaviest = convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit)
-        return heaviest, (min(reps) if reps else 8)
-    return None
+        reps = [int(value) for value in entry.actual_reps or () if value]
+        targets = [int(value) for value in entry.target_reps or () if value]
+        past = PastLoad(
+            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
+            reps=min(reps) if reps else (min(targets) if targets else 8),
+            completed=bool(reps) and (not targets or min(reps) >= min(targets)),
+            rpe=entry.rpe,
+        )
+        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
+            if key:
+                found[key] = past
+    return found
+
+
+def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> tuple[float, int] | None:
+    """The heaviest load and its reps from the user's latest logged session of this exercise, in `unit`."""
+    history = logged_loads(user_id=user_id, unit=unit)
+    keys = (match.slug, exercise_name_key(match.name), *sorted(match.name_keys))
+    past = next((history[key] for key in keys if key in history), None)
+    return (past.load, past.reps) if past is not None else None
 
 
 def _role(old: Mapping[str, Any] | None) -> str:
@@ -96,20 +160,35 @@ def _role(old: Mapping[str, Any] | None) -> str:
     return group_type if group_type in ("warmup", "cooldown") else "main"
 
 
-def _goals(kind: str, match: CatalogMatch, role: str, reps: int = 10) -> list[dict[str, Any]]:
-    if role != "main" or match.movement_pattern == "mobility":
+def goals_for(
+    kind: str,
+    *,
+    category: str = "",
+    mechanic: str = "",
+    movement_pattern: str = "",
+    role: str = "main",
+    reps: int | None = None,
+) -> list[dict[str, Any]]:
+    """goals_addressed for one exercise as prescribed (shares sum to 1.0): the one rule for the swap tool's
+    prescriptions and the drafting's."""
+    if role != "main" or category in ("mobility", "stretching") or movement_pattern == "mobility":
         return [{"goal": "mobility", "share": 1.0}]
+    if kind == "hold":
+        return [{"goal": "stability", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
     if kind == "duration":
         return [{"goal": "cardio", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
     if kind == "intervals":
-        return [{"goal": "cardio", "share": 0.5}, {"goal": "endurance", "share": 0.5}]
-    if kind == "hold":
-        return [{"goal": "stability", "share": 0.6}, {"goal": "endurance", "share": 0.4}]
-    if reps <= 6:
+        second = "power" if category == "plyometrics" else "endurance"
+        return [{"goal": "cardio", "share": 0.6}, {"goal": second, "share": 0.4}]
+    if category == "plyometrics":
+        return [{"goal": "power", "share": 0.7}, {"goal": "cardio", "share": 0.3}]
+    if reps is not None and reps <= 6:
         return [{"goal": "strength", "share": 0.7}, {"goal": "hypertrophy", "share": 0.3}]
-    if reps >= 15:
+    if reps is not None and reps >= 15:
         return [{"goal": "endurance", "share": 0.5}, {"goal": "hypertrophy", "share": 0.5}]
-    return [{"goal": "hypertrophy", "share": 0.7}, {"goal": "strength", "share": 0.3}]
+    if mechanic == "compound":
+        return [{"goal": "hypertrophy", "share": 0.6}, {"goal": "strength", "share": 0.4}]
+    return [{"goal": "hypertrophy", "share": 0.8}, {"goal": "strength", "share": 0.2}]
 
 
 def prescribe(
@@ -154,13 +233,18 @@ def prescribe(
             unit = context.weight_unit
             past = last_load(user_id=user_id, match=match, unit=unit)
             if past is not None:
-                load = round_load(past[0], unit=unit, gear=gear)
+                load = round_load(past[0], unit=unit, gear=gear, weights_kg=context.weights_kg)
                 notes.append(
                     f"Load from your last {match.name} ({load_phrase(load, unit, _catalogue_implements(match))})."
                 )
             else:
                 start = _START_KG.get(gear, _MACHINE_START_KG)
-                load = round_load(convert_weight(start, from_unit="kg", to_unit=unit), unit=unit, gear=gear)
+                load = round_load(
+                    convert_weight(start, from_unit="kg", to_unit=unit),
+                    unit=unit,
+                    gear=gear,
+                    weights_kg=context.weights_kg,
+                )
                 notes.append("A conservative start: add weight if the last reps feel easy.")
             exercise.update(load_each=[load] * sets, load_unit=unit)
     elif kind == "hold":
@@ -182,7 +266,14 @@ def prescribe(
             work_sec=int((old or {}).get("work_sec") or 30) if same else 30,
             rest_sec=int((old or {}).get("rest_sec") or 30) if same else 30,
         )
-    exercise["goals_addressed"] = _goals(kind, match, role, reps)
+    exercise["goals_addressed"] = goals_for(
+        kind,
+        category=match.category,
+        mechanic=match.mechanic,
+        movement_pattern=match.movement_pattern,
+        role=role,
+        reps=reps,
+    )
     if notes:
         exercise["reasoning"] = f"{exercise['reasoning']} {' '.join(notes)}"
     return exercise
@@ -237,7 +328,9 @@ def pick_replacement(
 
 
 # --- Harder / easier ------------------------------------------------------------------------------------------------
-def harder_or_easier(exercise: Mapping[str, Any], *, harder: bool, unit: str) -> dict[str, Any]:
+def harder_or_easier(
+    exercise: Mapping[str, Any], *, harder: bool, unit: str, weights_kg: WeightsOnHand | None = None
+) -> dict[str, Any]:
     """The adjust_exercise fields that make `exercise` harder or easier ({} when nothing sensible changes).
 
     Reps work: a set more (up to 5) or fewer (down to 2), and the load one step up or down; bodyweight work
@@ -257,7 +350,9 @@ def harder_or_easier(exercise: Mapping[str, Any], *, harder: bool, unit: str) ->
             changes["reps"] = [reps[0] if reps else 10] * count
         if loads:
             gear = implement(exercise.get("equipment") or ())
-            new_load = step_load(loads[0], unit=unit, gear=gear, steps=1 if harder else -1)
+            new_load = step_load(
+                loads[0], unit=unit, gear=gear, steps=1 if harder else -1, weights_kg=weights_kg
+            )
             changes["load_each"] = [new_load if new_load != loads[0] else loads[0]] * count
             if count == sets and new_load == loads[0]:
                 changes.pop("load_each")

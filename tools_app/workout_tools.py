@@ -895,8 +895,13 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _not_found(args.exercise_id, exercises)
     adjustments = dict(args.adjustments)
     if not adjustments and args.change is not None:
-        unit = exercises[index].load_unit or load_training_context(user_id=ctx.user_id).weight_unit
-        adjustments = harder_or_easier(exercises[index].to_json(), harder=args.change == "harder", unit=unit)
+        context = load_training_context(user_id=ctx.user_id)
+        adjustments = harder_or_easier(
+            exercises[index].to_json(),
+            harder=args.change == "harder",
+            unit=exercises[index].load_unit or context.weight_unit,
+            weights_kg=context.weights_kg,
+        )
         if not adjustments:
             return _failure(
                 f"{exercises[index].exercise_name} cannot sensibly be made {args.change} by itself "

@@ -27,7 +27,7 @@ import math
 import re
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +50,7 @@ from datasources_app.catalog import (
 )
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise as CatalogExercise
-from datasources_app.models import Preference
+from datasources_app.models import Location, Preference
 from datasources_app.workouts import (
     GROUP_MIN_SIZE,
     NUMBER_LIMITS,
@@ -100,6 +100,8 @@ class TrainingContext:
     location_name: str | None
     available_equipment: frozenset[str]
     preferences: tuple[Preference, ...] = ()
+    # The location's weights per implement (kg), when it lists them: loads are rounded to what is on hand.
+    weights_kg: Mapping[str, tuple[float, ...]] = field(default_factory=dict, compare=False)
     injuries: tuple[Injury, ...] = ()
     # The catalogue, read once per check when a refusal needs safe options (see `context_catalog`).
     catalog_cache: list[CatalogMatch] = field(default_factory=list, compare=False, repr=False)
@@ -197,7 +199,17 @@ def load_training_context(*, user_id: uuid.UUID, location_id: uuid.UUID | None =
         ),
         preferences=preferences,
         injuries=user_injuries(user_id=user_id, preferences=preferences),
+        weights_kg=weights_on_hand(location),
     )
+
+
+def weights_on_hand(location: Location | None) -> dict[str, tuple[float, ...]]:
+    """A location's `available_weights_kg` as implement → sorted kilos (nothing when it lists none)."""
+    weights: dict[str, tuple[float, ...]] = {}
+    for slug, values in ((location.available_weights_kg or {}) if location is not None else {}).items():
+        if isinstance(values, list):
+            weights[str(slug)] = tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
+    return weights
 
 
 # Sentences of free text (a plan's prescription, a week's notes) that say what to leave out name no exercise.

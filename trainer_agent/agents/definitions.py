@@ -143,7 +143,10 @@ Abbreviate rather than cut; if it still does not fit, end the list with "…and 
 WORKOUT_STRUCTURE_PROMPT = f"""Extract the workout in the markdown as JSON: title and exercises in order (order 1..N),
 each with exercise_name, exercise_type (reps, hold, duration, intervals) and that type's fields, muscles_utilized and
 goals_addressed with shares summing to 1, and a one-sentence reasoning. Loads and distances in the user's units.
-{USER_FACTS} Replace an exercise that breaks these with a safe one for the same muscles."""
+{USER_FACTS} Replace an exercise that breaks these with a safe one for the same muscles. The input's draft, when
+given, is a workout for this day in the output's schema that already respects all of these: start from it, keep the
+markdown's exercises and numbers where they are safe, and take the draft's exercises, muscles, goals and loads where
+the markdown leaves something out or breaks a rule."""
 
 
 def subagent_definitions() -> list[AgentDefinition]:

@@ -151,12 +151,16 @@ class WorkoutMessageInput(BaseModel):
 
 
 class WorkoutStructureInput(BaseModel):
-    markdown: str = Field(min_length=1)
-    title: str | None = None
+    # The draft comes first: the recorded prompt keeps only its tail, which should still show the markdown and
+    # the location (`PROMPT_PREVIEW_CHARS`).
     draft: dict[str, Any] | None = Field(
         default=None,
-        description="The day's workout drafted for the user (respects equipment, injuries and preferences).",
+        description="A workout drafted for this day's session, minutes and location by the coach's drafting rules "
+        "(`tools_app.workout_drafting`), in the output's schema: it already respects the equipment, injuries, "
+        "preferences, recovery and units. Start from it.",
     )
+    markdown: str = Field(min_length=1)
+    title: str | None = None
     # Last: the stored prompt preview (PROMPT_PREVIEW_CHARS) keeps the end of the request.
     location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 

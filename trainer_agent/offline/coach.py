@@ -28,41 +28,37 @@ from django.utils import timezone
 
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key
+from tools_app.avoid_words import PreferenceAsk, parse_preference
+from tools_app.training_facts import (
+    LEG_MUSCLES,
+    TrainingFacts,
+    catalog_match,
+    exclusions_from_phrases,
+    load_catalog,
+    load_facts,
+    stem,
+    why_not,
+)
+from tools_app.workout_drafting import ComposedWorkout, adjustment_changes, compose_workout, replacement_for
 from tools_app.workout_tools import estimate_duration_min, workout_exercises
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
 from trainer_agent.offline.intents import (
-    LEG_MUSCLES,
     Adjustment,
     ExerciseRef,
     Intent,
     LoggedSet,
     PlanAsk,
-    PreferenceAsk,
     StatsView,
     WorkoutAsk,
     content_words,
     normalise,
     parse_focus,
     parse_message,
-    parse_preference,
     parse_ref,
     plan_ask,
 )
 from trainer_agent.offline.structured import StructuredAnswers
-from trainer_agent.offline.workouts import (
-    ComposedWorkout,
-    TrainingFacts,
-    adjustment_changes,
-    catalog_match,
-    compose_workout,
-    exclusions_from_phrases,
-    load_catalog,
-    load_facts,
-    replacement_for,
-    stem,
-    why_not,
-)
 
 TOOL_ID_PREFIX = "toolu_offline_"
 INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_question")
@@ -480,7 +476,7 @@ class Turn:
             if said.phrases or said.equipment:
                 extra = exclusions_from_phrases(said.phrases, said.equipment, catalog=self.catalog)
                 facts = facts.with_exclusions(extra)
-        return compose_workout(ask, facts, safe=safe)
+        return compose_workout(ask.brief(), facts, safe=safe)
 
     def _location_to_switch(self, name: str | None) -> str | None:
         if not name:

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from datasources_app.catalog import EQUIPMENT
+from tools_app.avoid_words import PreferenceAsk, clean_phrase, parse_equipment, parse_preference, singular
 from tools_app.plan_builder import classify_goal
+from tools_app.workout_drafting import Intensity, Style, WorkoutBrief
 
 IntentKind = Literal[
     "plan",
@@ -35,9 +36,7 @@ IntentKind = Literal[
     "decline",
     "ambiguous",
 ]
-Style = Literal["strength", "hiit", "cardio", "mobility"]
 StatsView = Literal["summary", "totals", "breakdown", "trends"]
-Intensity = Literal["easy", "hard"]
 AdjustField = Literal["overall", "sets", "reps", "load", "rest"]
 Direction = Literal["up", "down"]
 
@@ -47,45 +46,7 @@ MIN_MINUTES = 10
 MAX_MINUTES = 120
 
 # --- Body areas ------------------------------------------------------------------------------------------------
-LEG_MUSCLES: tuple[str, ...] = ("Quadriceps", "Hamstrings", "Glutes", "Calves")
-# Focus name → the muscles it targets with their weight (1 = main target). Order of the table matters only
-# for display; matching uses FOCUS_PATTERNS below.
-FOCUS_MUSCLES: dict[str, dict[str, float]] = {
-    "full body": {
-        "Quadriceps": 1.0,
-        "Chest": 1.0,
-        "Back": 1.0,
-        "Hamstrings": 0.7,
-        "Glutes": 0.8,
-        "Shoulders": 0.7,
-        "Abs": 0.6,
-        "Biceps": 0.3,
-        "Triceps": 0.3,
-        "Calves": 0.2,
-    },
-    "upper body": {"Chest": 1.0, "Back": 1.0, "Shoulders": 0.8, "Biceps": 0.4, "Triceps": 0.4},
-    "lower body": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4, "Adductors": 0.2},
-    "push": {"Chest": 1.0, "Shoulders": 0.8, "Triceps": 0.6},
-    "pull": {"Back": 1.0, "Biceps": 0.6, "Trapezius": 0.3, "Forearms": 0.2},
-    "legs": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4},
-    "glutes": {"Glutes": 1.0, "Hamstrings": 0.4, "Abductors": 0.3},
-    "quads": {"Quadriceps": 1.0},
-    "hamstrings": {"Hamstrings": 1.0},
-    "calves": {"Calves": 1.0},
-    "chest": {"Chest": 1.0, "Triceps": 0.25, "Shoulders": 0.15},
-    "back": {"Back": 1.0, "Biceps": 0.25, "Trapezius": 0.2},
-    "shoulders": {"Shoulders": 1.0, "Trapezius": 0.25},
-    "arms": {"Biceps": 1.0, "Triceps": 1.0, "Forearms": 0.3},
-    "biceps": {"Biceps": 1.0},
-    "triceps": {"Triceps": 1.0},
-    "forearms": {"Forearms": 1.0},
-    "core": {"Abs": 1.0, "Lower Back": 0.4},
-    "lower back": {"Lower Back": 1.0, "Abs": 0.3},
-    "traps": {"Trapezius": 1.0},
-    "neck": {"Neck": 1.0},
-    "adductors": {"Adductors": 1.0},
-    "abductors": {"Abductors": 1.0},
-}
+# The areas themselves and their muscles are the drafting tool's (`tools_app.workout_drafting.FOCUS_MUSCLES`).
 FOCUS_PATTERNS: tuple[tuple[str, str], ...] = (
     ("full body", r"\b(?:full|whole|total)[\s-]*body\b|\bfull[\s-]*bod\b|\beverything\b"),
     ("upper body", r"\bupper(?:[\s-]*body)?\b"),
@@ -111,9 +72,6 @@ FOCUS_PATTERNS: tuple[tuple[str, str], ...] = (
     ("adductors", r"\badductors?\b|\binner thighs?\b"),
     ("abductors", r"\babductors?\b|\bouter thighs?\b"),
 )
-# Areas that name the whole body rather than particular muscles: not an explicit ask for any one muscle.
-OPEN_FOCUS = frozenset({"full body"})
-
 _STYLE_PATTERNS: tuple[tuple[Style, str], ...] = (
     (
         "hiit",
@@ -192,36 +150,6 @@ _STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z0-9']+")
 
-EQUIPMENT_WORDS: dict[str, str] = {
-    **{display.lower(): slug for slug, display, _ in EQUIPMENT},
-    **{slug.replace("_", " "): slug for slug, _, _ in EQUIPMENT},
-    "dumbbell": "dumbbells",
-    "db": "dumbbells",
-    "dbs": "dumbbells",
-    "barbells": "barbell",
-    "kettlebells": "kettlebell",
-    "kb": "kettlebell",
-    "bands": "resistance_bands",
-    "band": "resistance_bands",
-    "resistance band": "resistance_bands",
-    "bench": "bench",
-    "benches": "bench",
-    "rack": "squat_rack",
-    "squat rack": "squat_rack",
-    "pull-up bar": "pull_up_bar",
-    "pullup bar": "pull_up_bar",
-    "cables": "cable_machine",
-    "cable": "cable_machine",
-    "treadmill": "treadmill",
-    "bike": "stationary_bike",
-    "rower": "rowing_machine",
-    "rope": "jump_rope",
-    "skipping rope": "jump_rope",
-    "box": "plyo_box",
-    "rings": "gymnastic_rings",
-    "trx": "suspension_trainer",
-}
-
 
 # --- Result types ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -236,31 +164,17 @@ class WorkoutAsk:
     quick: bool = False
     avoid: tuple[str, ...] = ()  # areas the user said to leave out ("full body, no legs")
 
-    @property
-    def is_open(self) -> bool:
-        """No particular muscles asked for (a plain "workout" or "full body")."""
-        return not self.focus or all(name in OPEN_FOCUS for name in self.focus)
-
-    def target_weights(self) -> dict[str, float]:
-        """Muscle → weight for the areas asked for (the larger weight when areas overlap)."""
-        weights: dict[str, float] = {}
-        for name in self.focus or ("full body",):
-            for muscle, weight in FOCUS_MUSCLES[name].items():
-                weights[muscle] = max(weights.get(muscle, 0.0), weight)
-        for name in self.avoid:
-            for muscle, weight in FOCUS_MUSCLES[name].items():
-                if weight >= 0.5:
-                    weights.pop(muscle, None)
-        return weights
-
-    def explicit_muscles(self) -> frozenset[str]:
-        """Muscles the user named as a main target (weight ≥ 0.5 in a non-open area)."""
-        return frozenset(
-            muscle
-            for name in self.focus
-            if name not in OPEN_FOCUS
-            for muscle, weight in FOCUS_MUSCLES[name].items()
-            if weight >= 0.5
+    def brief(self) -> WorkoutBrief:
+        """The drafting tool's brief for this request."""
+        return WorkoutBrief.model_validate(
+            {
+                "focus": list(self.focus),
+                "minutes": self.duration_min,
+                "style": self.style,
+                "intensity": self.intensity,
+                "bodyweight_only": self.bodyweight_only,
+                "avoid_areas": list(self.avoid),
+            }
         )
 
 
@@ -296,16 +210,6 @@ class LoggedSet:
     reps: int | None = None
     load: float | None = None
     unit: str | None = None
-
-
-@dataclass(frozen=True)
-class PreferenceAsk:
-    """Something to avoid: exercise phrases and equipment, and for how long."""
-
-    phrases: tuple[str, ...] = ()
-    equipment: tuple[str, ...] = ()
-    expires_in_days: int | None = None  # None = permanent
-    today_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -409,18 +313,6 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def singular(word: str) -> str:
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
 def content_words(text: str) -> tuple[str, ...]:
     """Singular content words of `text`, in order, without duplicates and stopwords."""
     words = [singular(word.strip("'")) for word in _WORD.findall(normalise(text))]
@@ -502,20 +394,6 @@ def parse_intensity(text: str) -> Intensity | None:
     if _has(r"\b(?:hard|harder|intense|tough|brutal|killer|challenging|heavy|beast|crush)\b", text):
         return "hard"
     return None
-
-
-def parse_equipment(text: str) -> tuple[str, ...]:
-    """Equipment slugs named in `text` (longest names first, so "squat rack" beats "rack")."""
-    found: list[tuple[int, str]] = []
-    taken: list[tuple[int, int]] = []
-    for phrase in sorted(EQUIPMENT_WORDS, key=len, reverse=True):
-        for match in re.finditer(rf"\b{re.escape(phrase)}s?\b", text):
-            span = (match.start(), match.end())
-            if any(start < span[1] and span[0] < end for start, end in taken):
-                continue
-            taken.append(span)
-            found.append((match.start(), EQUIPMENT_WORDS[phrase]))
-    return tuple(dict.fromkeys(slug for _, slug in sorted(found)))
 
 
 def parse_ref(text: str) -> ExerciseRef:
@@ -695,57 +573,6 @@ def _adjustment(text: str) -> tuple[Adjustment | None, ExerciseRef | None]:
     return None, None
 
 
-def _clean_phrase(phrase: str) -> str:
-    phrase = re.sub(r"^(?:doing|to do|any|the|a|an|all|more|those|these|with)\s+", "", phrase.strip())
-    phrase = re.sub(
-        r"\s+(?:this week|this month|today|anymore|any more|please|ever|again|for now|from now on|for a while|"
-        r"for \w+ (?:days?|weeks?|months?)|until \w+|at all|in my workouts?|in workouts?)$",
-        "",
-        phrase,
-    )
-    return phrase.strip(" .,!?'\"")
-
-
-def parse_preference(text: str) -> PreferenceAsk:
-    """What to avoid and for how long, from a preference message."""
-    phrases: list[str] = []
-    for match in re.finditer(
-        r"(?:hate|don'?t like|do not like|dislike|can'?t stand|not a fan of|no more|never (?:give me|do|want)|"
-        r"please no|avoid|sick of|tired of|don'?t have|do not have|don'?t own|without|no)\s+"
-        r"(?P<what>[a-z][a-z0-9' -]*?)(?=\s*(?:[,.;!?]|\band\b|\bbut\b|\bbecause\b|\bsince\b|$))",
-        text,
-    ):
-        phrase = _clean_phrase(match.group("what"))
-        if phrase and phrase not in ("it", "that", "this", "them", "those"):
-            phrases.append(phrase)
-    equipment = parse_equipment(" ".join(phrases))
-    equipment_words = {word for word, slug in EQUIPMENT_WORDS.items() if slug in equipment}
-    exercise_phrases = tuple(
-        phrase
-        for phrase in dict.fromkeys(phrases)
-        if phrase not in equipment_words
-        and singular(phrase) not in {singular(word) for word in equipment_words}
-    )
-    expires: int | None = None
-    today_only = _has(r"\btoday\b|\btonight\b|\bthis session\b|\bright now\b", text)
-    if weeks := re.search(r"\bfor (\d+|a|one|two|three|four) weeks?\b", text):
-        expires = 7 * (_number(weeks.group(1)) or 1)
-    elif days := re.search(r"\bfor (\d+|a|one|two|three|four|five|six|seven|ten) days?\b", text):
-        expires = _number(days.group(1)) or 1
-    elif _has(r"\bthis week\b|\bfor a week\b|\bfor now\b|\buntil (?:monday|next week)\b", text):
-        expires = 7
-    elif _has(r"\bthis month\b|\bfor a month\b", text):
-        expires = 30
-    elif _has(r"\bfor a while\b|\bfor (?:a )?(?:couple|few) (?:of )?weeks\b", text):
-        expires = 14
-    return PreferenceAsk(
-        phrases=exercise_phrases,
-        equipment=equipment,
-        expires_in_days=None if today_only else expires,
-        today_only=today_only,
-    )
-
-
 def _logged_sets(text: str) -> tuple[LoggedSet, ...]:
     found = []
     for match in _LOGGED_SET.finditer(text):
@@ -890,7 +717,7 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         if match := re.search(
             r"\b(?:with|for|by)\s+(?:a |an |some |the )?(?P<what>[a-z][a-z' -]+?)\s*[.!?]*$", text
         ):
-            what = _clean_phrase(match.group("what"))
+            what = clean_phrase(match.group("what"))
             if what and not re.search(r"\b(?:something|anything|else|different|alternative|other)\b", what):
                 replacement = what
         ref_text = re.split(r"\b(?:with|for)\b", text, maxsplit=1)[0] if replacement else text
@@ -911,7 +738,7 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
 
     if _has(_STATS, text) and not creating:
         named = _EXERCISE_PROGRESS.search(text)
-        what = _clean_phrase(named.group("what") or named.group("what2") or "") if named else ""
+        what = clean_phrase(named.group("what") or named.group("what2") or "") if named else ""
         if what and not _has(r"\b(?:week|month|year|training|workouts?|overall|it|things|goals?)\b", what):
             return Intent(
                 "stats", raw, stats_days=_stats_days(text), stats_view="trends", stats_exercise=what

@@ -288,3 +288,29 @@ def test_sms_cuts_only_between_words(words: list[str]) -> None:
             continue
         for word in line.removesuffix("…").split():
             assert word in words
+
+
+@pytest.mark.django_db
+def test_a_weeks_days_carry_drafts_the_structure_is_sent(demo_user: uuid.UUID, on_model: Any) -> None:
+    """The microcycle's brief drafts each training day's workout (valid for the user as they stand: equipment,
+    preferences); the day's workout_structure request carries that draft to the model."""
+    laid_out = run_subagent(
+        "microcycle",
+        input={"week": 1, "goal": "get stronger", "days_per_week": 3, "workouts": True},
+        user_id=demo_user,
+    )
+    days = laid_out.input["training_days"]
+    assert len(days) == 3 == laid_out.output.days_per_week
+    drafts = [Workout.model_validate(day["draft"]) for day in days]
+    assert all(validate_workout(draft, user_id=demo_user) == [] for draft in drafts)
+    assert len({frozenset(e.exercise_name for e in draft.exercises) for draft in drafts}) == 3, "varied"
+    monday = next(day for day in laid_out.output.days if not day.rest)
+    answer = valid_answer("workout_structure", demo_user)
+    with on_model([answer]) as provider:
+        run_subagent(
+            "workout_structure",
+            input={"markdown": monday.markdown, "title": "Full Body A", "draft": days[0]["draft"]},
+            user_id=demo_user,
+        )
+    sent = str(provider.json_requests[0])
+    assert "draft" in sent and drafts[0].exercises[1].exercise_name in sent

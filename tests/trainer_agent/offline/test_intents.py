@@ -81,14 +81,14 @@ def test_full_body_without_legs_drops_the_legs() -> None:
     """ "full body, no legs" keeps the whole body except the legs."""
     ask = parse_message("full body workout, no legs").workout
     assert ask is not None
-    weights = ask.target_weights()
+    weights = ask.brief().target_weights()
     assert "Quadriceps" not in weights and "Chest" in weights
 
 
 def test_full_body_is_not_an_explicit_ask_for_any_muscle() -> None:
     """An open request names no muscle explicitly, so recovering muscles may be left out of it."""
-    assert parse_message("full body workout").workout.explicit_muscles() == frozenset()  # type: ignore[union-attr]
-    assert "Quadriceps" in parse_message("leg day").workout.explicit_muscles()  # type: ignore[union-attr]
+    assert parse_message("full body workout").workout.brief().explicit_muscles() == frozenset()  # type: ignore[union-attr]
+    assert "Quadriceps" in parse_message("leg day").workout.brief().explicit_muscles()  # type: ignore[union-attr]
 
 
 def test_references_to_exercises() -> None:

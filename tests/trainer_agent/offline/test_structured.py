@@ -14,7 +14,7 @@ from trainer_agent.llm.providers import get_structured_provider
 from trainer_agent.llm.types import LLMError
 from trainer_agent.offline.structured import answer_json
 
-WEEK = {
+WEEK: dict[str, Any] = {
     "week": 2,
     "phase": "build",
     "deload": False,

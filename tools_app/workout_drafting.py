@@ -1,17 +1,21 @@
-"""The offline coach's workout composer: catalogue exercises → a workout that passes generate_workout.
+"""Drafting a workout from a short brief (focus, minutes, style, intensity, what to avoid): the coach's rules
+for choosing exercises under the user's constraints, behind the `draft_workout` tool and `draft_workout_for`.
 
-`load_facts` reads once what a coach must know about the user (units, the current location's equipment
-and weights, injuries, preferences, muscles still recovering, distribution debt, recent loads) plus the
-exercise catalogue. `compose_workout` turns a `WorkoutAsk` and those facts into a workout dict in the
-canonical schema, and writes down the adaptations it made so the coach can tell the user.
+`compose_workout` turns a `WorkoutBrief` and the user's facts (`tools_app.training_facts.load_facts`: units,
+the location's equipment and weights, injuries, preferences, recovery, debt, recent loads, the catalogue) into a
+workout dict in the canonical schema, and writes down the adaptations it made so the model can tell the user.
 
 The rules follow the system prompt's priorities. Preferences (names, words, equipment) and injuries rule
-exercises out. The request picks the body areas; each area has a coach's template of slots ("a compound
+exercises out. The brief picks the body areas; each area has a coach's template of slots ("a compound
 quad lift", "a horizontal pull", "a core exercise"), filled in order. Muscles trained hard in the last
-48 h (large) or 24 h (small) are left out unless the user named them, in which case the volume is
-lighter; for an open request the slots of under-trained muscles come first. Within a slot, candidates are
+48 h (large) or 24 h (small) are left out unless the brief named them, in which case the volume is
+lighter; for an open brief the slots of under-trained muscles come first. Within a slot, candidates are
 scored (staple lifts, equipment that loads well, fit to the slot's muscles, level, familiarity) and ties
-go to the slug, so the same facts always give the same workout.
+go to the slug, so the same facts always give the same workout. Loads are rounded and stepped by
+`workout_coaching`'s one rule (the weights on hand at the location, else the implement's step).
+
+`draft_workout_for` drafts without saving (the week's sub-agents start from it); the `draft_workout` tool
+drafts and saves it exactly as `generate_workout` does, listing the adaptations in its result.
 """
 
 from __future__ import annotations
@@ -19,51 +23,178 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import timedelta
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any, Literal, Protocol
 
-from django.utils import timezone
+from pydantic import BaseModel, ConfigDict, Field
 
-from datasources_app import distribution, selectors
+from datasources_app import selectors
 from datasources_app.catalog import (
-    BODY_PARTS,
     BODYWEIGHT,
-    BodyPart,
-    contraindication,
-    exercise_name_key,
 )
-from datasources_app.loads import HANDHELD, default_implements
-from datasources_app.models import Exercise, Preference
-from datasources_app.stats import convert_weight
 from datasources_app.workouts import Workout
-from tools_app.workout_tools import estimate_duration_min
-from tools_app.workout_validation import injuries_from, validate_workout
-from trainer_agent.offline.intents import (
+from tools_app.avoid_words import split_avoid
+from tools_app.registry import register
+from tools_app.training_facts import (
     LEG_MUSCLES,
-    Adjustment,
-    PreferenceAsk,
-    Style,
-    WorkoutAsk,
-    parse_preference,
-    singular,
+    LEVEL_RANK,
+    STAPLES,
+    Candidate,
+    Exclusions,
+    Filters,
+    TrainingFacts,
+    as_of,
+    catalog_match,
+    choose_load,
+    exclusions_from_phrases,
+    load_facts,
+    name_stems,
+    split_words,
+    step_load,
+)
+from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_coaching import goals_for as coaching_goals_for
+from tools_app.workout_coaching import implement as loaded_implement
+from tools_app.workout_coaching import pick_replacement, prescribe
+from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
+from tools_app.workout_validation import (
+    CatalogMatch,
+    allowed,
+    find_catalog_match,
+    load_training_context,
+    validate_workout,
 )
 
+# --- Body areas: the brief's vocabulary -------------------------------------------------------------------------
+Style = Literal["strength", "hiit", "cardio", "mobility"]
+Intensity = Literal["easy", "hard"]
+Area = Literal[
+    "full body",
+    "upper body",
+    "lower body",
+    "push",
+    "pull",
+    "legs",
+    "glutes",
+    "quads",
+    "hamstrings",
+    "calves",
+    "chest",
+    "back",
+    "shoulders",
+    "arms",
+    "biceps",
+    "triceps",
+    "forearms",
+    "core",
+    "lower back",
+    "traps",
+    "neck",
+    "adductors",
+    "abductors",
+]
+# Area → the muscles it targets with their weight (1 = main target).
+FOCUS_MUSCLES: dict[str, dict[str, float]] = {
+    "full body": {
+        "Quadriceps": 1.0,
+        "Chest": 1.0,
+        "Back": 1.0,
+        "Hamstrings": 0.7,
+        "Glutes": 0.8,
+        "Shoulders": 0.7,
+        "Abs": 0.6,
+        "Biceps": 0.3,
+        "Triceps": 0.3,
+        "Calves": 0.2,
+    },
+    "upper body": {"Chest": 1.0, "Back": 1.0, "Shoulders": 0.8, "Biceps": 0.4, "Triceps": 0.4},
+    "lower body": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4, "Adductors": 0.2},
+    "push": {"Chest": 1.0, "Shoulders": 0.8, "Triceps": 0.6},
+    "pull": {"Back": 1.0, "Biceps": 0.6, "Trapezius": 0.3, "Forearms": 0.2},
+    "legs": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4},
+    "glutes": {"Glutes": 1.0, "Hamstrings": 0.4, "Abductors": 0.3},
+    "quads": {"Quadriceps": 1.0},
+    "hamstrings": {"Hamstrings": 1.0},
+    "calves": {"Calves": 1.0},
+    "chest": {"Chest": 1.0, "Triceps": 0.25, "Shoulders": 0.15},
+    "back": {"Back": 1.0, "Biceps": 0.25, "Trapezius": 0.2},
+    "shoulders": {"Shoulders": 1.0, "Trapezius": 0.25},
+    "arms": {"Biceps": 1.0, "Triceps": 1.0, "Forearms": 0.3},
+    "biceps": {"Biceps": 1.0},
+    "triceps": {"Triceps": 1.0},
+    "forearms": {"Forearms": 1.0},
+    "core": {"Abs": 1.0, "Lower Back": 0.4},
+    "lower back": {"Lower Back": 1.0, "Abs": 0.3},
+    "traps": {"Trapezius": 1.0},
+    "neck": {"Neck": 1.0},
+    "adductors": {"Adductors": 1.0},
+    "abductors": {"Abductors": 1.0},
+}
+# Areas that name the whole body rather than particular muscles: not an explicit ask for any one muscle.
+OPEN_FOCUS = frozenset({"full body"})
+MIN_MINUTES = 10
+MAX_MINUTES = 120
 
-def _split(text: str) -> list[str]:
-    """The words of a whitespace-separated list (keeps long vocabularies readable)."""
-    return text.split()
+
+# What to draft: the `draft_workout` tool's input, and what the week's sub-agents draft from. (A comment, not a
+# docstring: a docstring would be sent to the model as the schema's description.)
+class WorkoutBrief(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    focus: list[Area] = Field(
+        default_factory=list,
+        description="Areas to train, main first; empty = balanced full body.",
+    )
+    minutes: int | None = Field(
+        default=None,
+        ge=MIN_MINUTES,
+        le=MAX_MINUTES,
+        description="Default 45 strength, 30 cardio, 20 HIIT/mobility.",
+    )
+    style: Style | None = Field(default=None, description="Default strength.")
+    intensity: Intensity | None = Field(default=None, description="Omit for normal.")
+    bodyweight_only: bool = False
+    avoid_areas: list[Area] = Field(
+        default_factory=list, description="Areas to leave out ('full body, no legs')."
+    )
+    avoid: list[str] = Field(
+        default_factory=list,
+        description="Exercise names or equipment to leave out this time (stored preferences apply anyway).",
+    )
+    title: str | None = Field(default=None, description="Default: from the brief.")
+
+    @property
+    def is_open(self) -> bool:
+        """No particular muscles asked for (a plain "workout" or "full body")."""
+        return not self.focus or all(name in OPEN_FOCUS for name in self.focus)
+
+    def target_weights(self) -> dict[str, float]:
+        """Muscle → weight for the areas asked for (the larger weight when areas overlap)."""
+        weights: dict[str, float] = {}
+        for name in self.focus or ("full body",):
+            for muscle, weight in FOCUS_MUSCLES[name].items():
+                weights[muscle] = max(weights.get(muscle, 0.0), weight)
+        for name in self.avoid_areas:
+            for muscle, weight in FOCUS_MUSCLES[name].items():
+                if weight >= 0.5:
+                    weights.pop(muscle, None)
+        return weights
+
+    def explicit_muscles(self) -> frozenset[str]:
+        """Muscles named as a main target (weight ≥ 0.5 in a non-open area)."""
+        return frozenset(
+            muscle
+            for name in self.focus
+            if name not in OPEN_FOCUS
+            for muscle, weight in FOCUS_MUSCLES[name].items()
+            if weight >= 0.5
+        )
 
 
-LARGE_MUSCLES = frozenset({"Chest", "Back", "Quadriceps", "Hamstrings", "Glutes"})
 SMALL_WORK_MUSCLES = frozenset({"Abs", "Lower Back", "Forearms", "Neck", "Calves", "Abductors", "Adductors"})
-RECOVERY_HOURS_LARGE = 48
-RECOVERY_HOURS_SMALL = 24
-HARD_SHARE = distribution.HARD_SHARE
-HISTORY_DAYS = 120
 MAX_EXERCISES = 7
 DEFAULT_MINUTES: dict[str, int] = {"strength": 45, "hiit": 20, "cardio": 30, "mobility": 20}
-DEFAULT_BODY_WEIGHT_KG = 75.0
 
 MUSCLE_WORDS: dict[str, str] = {
     "Quadriceps": "quads",
@@ -74,81 +205,19 @@ MUSCLE_WORDS: dict[str, str] = {
     "Lower Back": "lower back",
 }
 
-# Equipment that carries a numeric load, in the order used to pick the one the load refers to.
-LOADED_EQUIPMENT: tuple[str, ...] = tuple(
-    _split(
-        "barbell trap_bar ez_bar smith_machine dumbbells kettlebell cable_machine leg_press_machine "
-        "hack_squat_machine leg_extension_machine leg_curl_machine calf_raise_machine chest_press_machine "
-        "pec_deck shoulder_press_machine seated_row_machine arm_curl_machine triceps_machine ab_crunch_machine "
-        "hip_abduction_machine hip_adduction_machine weight_plates medicine_ball"
-    )
-)
 HEAVY_BARS = frozenset({"barbell", "trap_bar", "smith_machine"})
-# Exercises done with body weight on a bar, bench or station: their equipment holds no load.
-_UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
-# Barbell-equivalent → load on this implement (per hand for dumbbells).
-_IMPLEMENT_FACTOR = {"barbell": 1.0, "trap_bar": 1.3, "ez_bar": 0.9, "smith_machine": 0.9, "dumbbells": 0.4}
-_IMPLEMENT_FACTOR |= {"kettlebell": 0.3, "cable_machine": 0.8, "leg_press_machine": 2.0}
-_IMPLEMENT_FACTOR |= {"hack_squat_machine": 1.2}
-_FIXED_LOAD_KG = {"weight_plates": 10.0, "medicine_ball": 6.0}
-# Barbell-equivalent load as a fraction of body weight for an intermediate lifter, by primary muscle.
-_COMPOUND_RATIO = {"Quadriceps": 1.0, "Hamstrings": 1.0, "Glutes": 1.0, "Lower Back": 1.2, "Chest": 0.75}
-_COMPOUND_RATIO |= {"Back": 0.65, "Shoulders": 0.45, "Triceps": 0.6, "Trapezius": 0.8, "Biceps": 0.35}
-_ISOLATION_RATIO = {"Quadriceps": 0.4, "Hamstrings": 0.35, "Glutes": 0.3, "Calves": 0.8, "Chest": 0.25}
-_ISOLATION_RATIO |= {"Back": 0.3, "Shoulders": 0.13, "Biceps": 0.3, "Triceps": 0.3, "Trapezius": 0.7}
-_ISOLATION_RATIO |= {"Abs": 0.2, "Forearms": 0.2, "Abductors": 0.4, "Adductors": 0.4, "Neck": 0.05}
-_LEVEL_FACTOR = {"beginner": 0.6, "intermediate": 1.0, "advanced": 1.3}
-_SEX_FACTOR = {"male": 1.0, "female": 0.65}
-_LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
 _EQUIPMENT_BONUS = {"barbell": 0.2, "dumbbells": 0.18, "kettlebell": 0.12, "cable_machine": 0.1}
 _EQUIPMENT_BONUS |= {"trap_bar": 0.1, "ez_bar": 0.1, "resistance_bands": 0.03, "bench": 0.0}
 _EQUIPMENT_BONUS |= {"pull_up_bar": 0.1}
 _HIIT_EQUIPMENT = frozenset(
-    _split(
+    split_words(
         "kettlebell dumbbells medicine_ball battle_ropes jump_rope plyo_box resistance_bands rowing_machine "
         "stationary_bike sled"
     )
 )
-_CONDITIONING_PATTERNS = frozenset({"jump", "locomotion", "cyclical"})
 _STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic", "strongman"})
 _MOBILITY_CATEGORIES = frozenset({"mobility", "stretching"})
-_UNILATERAL = re.compile(r"single|one-arm|alternating|split|lunge|step-up|side-|copenhagen|kickback|windmill")
 _LOW_REP_BODYWEIGHT = re.compile(r"pull-up|chin-up|dip|nordic|inverted-row|hanging")
-# Movement patterns, from a name's words: two exercises of one pattern for one muscle are redundant.
-_PATTERNS = {word: word for word in _split("row press curl squat raise fly extension deadlift lunge crunch")}
-_PATTERNS |= {"pulldown": "vertical pull", "pull": "vertical pull", "chin": "vertical pull"}
-_PATTERNS |= {"bridge": "bridge", "thrust": "bridge", "pushdown": "extension", "dip": "dip"}
-_PATTERNS |= {"shrug": "shrug", "swing": "swing", "plank": "plank"}
-_STEM_OVERRIDES = {
-    "running": "run",
-    "jogging": "jog",
-    "cycling": "bike",
-    "biking": "bike",
-    "rowing": "rowing",
-}
-_GENERIC_NAME_WORDS = frozenset(
-    _split(
-        "dumbbell barbell kettlebell cable machine band banded smith lever bodyweight weighted seated standing lying"
-    )
-)
-# The lifts a coach reaches for first; everything else is a variation.
-STAPLES = frozenset(
-    _split(
-        """barbell-back-squat goblet-squat dumbbell-squat leg-press barbell-bench-press dumbbell-bench-press
-        incline-dumbbell-press push-up pull-up chin-up lat-pulldown barbell-row one-arm-dumbbell-row
-        bent-over-dumbbell-row seated-cable-row romanian-deadlift dumbbell-romanian-deadlift deadlift hip-thrust
-        overhead-press dumbbell-shoulder-press seated-dumbbell-shoulder-press dumbbell-lateral-raise barbell-curl
-        dumbbell-curl hammer-curl cable-triceps-pushdown rope-triceps-pushdown overhead-dumbbell-triceps-extension
-        plank side-plank dead-bug bird-dog lying-leg-curl leg-extension glute-bridge face-pull dumbbell-fly
-        cable-crossover close-grip-barbell-bench-press triceps-dip chest-dip walking-lunge bulgarian-split-squat
-        dumbbell-calf-raise machine-standing-calf-raise kettlebell-swing hanging-leg-raise russian-twist
-        cable-crunch ab-wheel-rollout bicycle-crunch dumbbell-shrug barbell-shrug reverse-crunch mountain-climber
-        bodyweight-squat band-pull-apart dumbbell-reverse-fly chest-supported-dumbbell-row single-leg-glute-bridge
-        outdoor-run rowing-machine stationary-bike treadmill-run jump-rope high-knees world-s-greatest-stretch
-        inchworm cat-cow-stretch standing-hip-circles arm-circles hamstring-stretch figure-four-stretch
-        child-s-pose kneeling-hip-flexor-stretch"""
-    )
-)
 
 
 # --- Slots: a coach's template for each body area -------------------------------------------------------------------
@@ -227,426 +296,7 @@ HIIT_SLOTS = _slots(
 )
 
 
-# --- Injuries -----------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class InjuryRule:
-    """One injured body part: which exercises it rules out is catalogue data (each exercise's movement pattern
-    and loaded joints against `datasources_app.catalog.BODY_PARTS`, the table generate_workout checks too);
-    this adds what to tell the user about it."""
-
-    key: str
-    note: str
-    cue: str = ""
-    area: frozenset[str] = frozenset()  # muscles whose exercises the rule mostly concerns
-
-    @property
-    def part(self) -> BodyPart:
-        return next(part for part in BODY_PARTS if part.key == self.key)
-
-    def excludes(self, candidate: Candidate) -> bool:
-        return (
-            contraindication(self.part, pattern=candidate.movement_pattern, joints=candidate.loaded_joints)
-            is not None
-        )
-
-
-INJURY_RULES: tuple[InjuryRule, ...] = (
-    InjuryRule(
-        key="knee",
-        note="kept it knee-friendly (no squats, lunges or jumping)",
-        cue="Stop any movement that bothers your knee.",
-        area=frozenset(LEG_MUSCLES),
-    ),
-    InjuryRule(
-        key="lower back",
-        note="went easy on your lower back (no deadlifts, good mornings or bent-over rows)",
-        cue="Brace your core and keep your back neutral.",
-        area=frozenset({"Lower Back", "Hamstrings", "Glutes", "Back"}),
-    ),
-    InjuryRule(
-        key="shoulder",
-        note="kept your shoulder safe (nothing overhead, no dips or upright rows)",
-        cue="Stay in a pain-free range for your shoulder.",
-        area=frozenset({"Shoulders", "Chest", "Triceps", "Trapezius", "Back"}),
-    ),
-    InjuryRule(key="wrist", note="kept load off your wrists"),
-    InjuryRule(key="elbow", note="avoided heavy elbow extension work"),
-    InjuryRule(
-        key="ankle",
-        note="skipped running, jumping and calf work for your ankle",
-        area=frozenset(LEG_MUSCLES),
-    ),
-    InjuryRule(
-        key="hip", note="kept load off your hip", area=frozenset({"Glutes", "Hamstrings", "Quadriceps"})
-    ),
-    InjuryRule(key="neck", note="kept load off your neck"),
-)
-
-
-# --- Catalogue candidates -----------------------------------------------------------------------------------------
-def stem(word: str) -> str:
-    """A crude stem: singular, and "-ing" dropped ("running" → "run", "squats" → "squat")."""
-    word = word.lower().strip("'")
-    if word in _STEM_OVERRIDES:
-        return _STEM_OVERRIDES[word]
-    word = singular(word)
-    if word.endswith("ing") and len(word) > 5:
-        base = word[:-3]
-        if len(base) > 2 and base[-1] == base[-2]:
-            base = base[:-1]
-        return base
-    return word
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(stem(word) for word in re.findall(r"[a-z0-9']+", text.lower().replace("-", " ")))
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A catalogue exercise, flattened for scoring."""
-
-    slug: str
-    name: str
-    keys: frozenset[str]
-    words: frozenset[str]  # stems of the name, slug and aliases (for preferences)
-    name_words: frozenset[str]  # distinctive stems of the name (for similarity)
-    exercise_type: str
-    category: str
-    level: str
-    mechanic: str
-    force: str
-    primary: str
-    shares: tuple[tuple[str, float], ...]
-    equipment: tuple[str, ...]
-    movement_pattern: str = ""
-    loaded_joints: frozenset[str] = frozenset()
-
-    @property
-    def bodyweight(self) -> bool:
-        return not self.equipment
-
-    @property
-    def loaded_equipment(self) -> str | None:
-        if _UNLOADED.search(self.slug) and not self.slug.startswith("weighted"):
-            return None
-        return next((slug for slug in LOADED_EQUIPMENT if slug in self.equipment), None)
-
-    @property
-    def implements(self) -> dict[str, int]:
-        """`implements` for a load on dumbbells/kettlebells (2: a pair, each one's weight), else nothing."""
-        if not HANDHELD & set(self.equipment):
-            return {}
-        return {"implements": default_implements(name=self.name, slug=self.slug, equipment=self.equipment)}
-
-    @property
-    def unilateral(self) -> bool:
-        return _UNILATERAL.search(self.slug) is not None
-
-    @property
-    def pattern(self) -> str:
-        """The movement, from the name: row, press, curl, vertical pull ... ('' when unknown)."""
-        for word in reversed(re.findall(r"[a-z]+", self.name.lower())):
-            found = _PATTERNS.get(stem(word))
-            if found:
-                return found
-        return ""
-
-    @property
-    def conditioning(self) -> bool:
-        """A move that drives the heart rate: plyometrics, cardio, jumps, locomotion, rowing or cycling."""
-        return self.category in ("plyometrics", "cardio") or self.movement_pattern in _CONDITIONING_PATTERNS
-
-    def share_of(self, muscles: Iterable[str]) -> float:
-        wanted = set(muscles)
-        return sum(share for muscle, share in self.shares if muscle in wanted)
-
-    def works_hard(self, muscles: Iterable[str]) -> bool:
-        wanted = set(muscles)
-        return any(share >= HARD_SHARE for muscle, share in self.shares if muscle in wanted)
-
-
-def candidate_from(exercise: Exercise) -> Candidate:
-    primary = list(exercise.primary_muscles or ())
-    secondary = list(exercise.secondary_muscles or ())
-    raw: Mapping[str, float] = exercise.muscle_shares or {}
-    ordered = [muscle for muscle in dict.fromkeys([*primary, *secondary, *sorted(raw)]) if raw.get(muscle)]
-    shares = tuple((muscle, float(raw[muscle])) for muscle in ordered) or tuple(
-        (muscle, 1.0 / len(primary)) for muscle in primary
-    )
-    names = [exercise.name, exercise.slug, *(exercise.aliases or ())]
-    return Candidate(
-        slug=exercise.slug,
-        name=exercise.name,
-        keys=frozenset(key for key in (exercise_name_key(name) for name in names) if key),
-        words=frozenset().union(*(_words(name) for name in names)),
-        name_words=frozenset(_words(exercise.name) - _GENERIC_NAME_WORDS),
-        exercise_type=exercise.exercise_type,
-        category=exercise.category,
-        level=exercise.level,
-        mechanic=exercise.mechanic,
-        force=exercise.force,
-        primary=primary[0] if primary else (shares[0][0] if shares else ""),
-        shares=shares,
-        equipment=tuple(sorted(e.slug for e in exercise.equipment.all() if e.slug != BODYWEIGHT)),
-        movement_pattern=exercise.movement_pattern,
-        loaded_joints=frozenset(exercise.loaded_joints or ()),
-    )
-
-
-def load_catalog() -> tuple[Candidate, ...]:
-    """Every catalogue exercise (one query plus one for equipment), sorted by slug."""
-    exercises = selectors.search_exercises(limit=100_000)
-    return tuple(sorted((candidate_from(exercise) for exercise in exercises), key=lambda c: c.slug))
-
-
-# --- Preferences ----------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Exclusions:
-    """What the user does not want: catalogue name keys, single-word stems, equipment; each with a label."""
-
-    keys: Mapping[str, str] = field(default_factory=dict)
-    stems: Mapping[str, str] = field(default_factory=dict)
-    equipment: Mapping[str, str] = field(default_factory=dict)
-
-    def reason(self, candidate: Candidate) -> str | None:
-        """The label of the preference that rules `candidate` out, or None."""
-        for key in sorted(candidate.keys):
-            if key in self.keys:
-                return self.keys[key]
-        for word in sorted(candidate.words):
-            if word in self.stems:
-                return self.stems[word]
-        for slug in candidate.equipment:
-            if slug in self.equipment:
-                return self.equipment[slug]
-        return None
-
-    def merged(self, other: Exclusions) -> Exclusions:
-        return Exclusions(
-            keys={**other.keys, **self.keys},
-            stems={**other.stems, **self.stems},
-            equipment={**other.equipment, **self.equipment},
-        )
-
-
-def _plural_label(phrase: str) -> str:
-    label = phrase.strip().lower()
-    return label if label.endswith("s") or " " in label else label + "s"
-
-
-def exclusions_from_phrases(
-    phrases: Iterable[str], equipment: Iterable[str], *, catalog: Sequence[Candidate]
-) -> Exclusions:
-    """Exclusions for words the user said ("burpees", "running", "pull ups") and equipment slugs."""
-    keys: dict[str, str] = {}
-    stems: dict[str, str] = {}
-    by_key = {key: candidate for candidate in catalog for key in candidate.keys}
-    for phrase in phrases:
-        label = _plural_label(phrase)
-        key = exercise_name_key(phrase)
-        if not key:
-            continue
-        keys[key] = label
-        if key in by_key:
-            for other in by_key[key].keys:
-                keys.setdefault(other, label)
-        words = [word for word in re.findall(r"[a-z0-9']+", phrase.lower()) if len(word) > 2]
-        if len(words) == 1:
-            stems[stem(words[0])] = label
-    return Exclusions(keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment})
-
-
-def exclusions_from_preferences(
-    preferences: Iterable[Preference], *, catalog: Sequence[Candidate]
-) -> Exclusions:
-    """The stored preferences' exclusion lists, plus what their free text says to avoid."""
-    result = Exclusions()
-    for preference in preferences:
-        phrases = [str(name) for name in preference.exclude_exercises or ()]
-        equipment = [str(slug) for slug in preference.exclude_equipment or ()]
-        if not phrases and not equipment:
-            said = parse_preference(preference.description.lower())
-            phrases, equipment = list(said.phrases), list(said.equipment)
-        result = result.merged(exclusions_from_phrases(phrases, equipment, catalog=catalog))
-    return result
-
-
-# --- Facts about the user ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PastLoad:
-    """The user's last logged loaded sets of one exercise, in the user's weight unit."""
-
-    load: float
-    reps: int
-    completed: bool
-    rpe: float | None
-
-
-@dataclass(frozen=True)
-class TrainingFacts:
-    user_id: uuid.UUID | None
-    display_name: str
-    weight_unit: str
-    distance_unit: str
-    location_name: str | None
-    equipment: frozenset[str]
-    weights_kg: Mapping[str, tuple[float, ...]]
-    level: str
-    body_weight_kg: float
-    sex: str
-    injuries: tuple[InjuryRule, ...]
-    exclusions: Exclusions
-    recent_hours: Mapping[str, float]
-    debt: Mapping[str, float]
-    emphasis: str
-    history: Mapping[str, PastLoad]
-    catalog: tuple[Candidate, ...]
-
-    def recovering(self) -> dict[str, float]:
-        """Muscles trained hard too recently to load again: 48 h for large muscles, 24 h for small ones."""
-        return {
-            muscle: hours
-            for muscle, hours in self.recent_hours.items()
-            if hours < (RECOVERY_HOURS_LARGE if muscle in LARGE_MUSCLES else RECOVERY_HOURS_SMALL)
-        }
-
-    def with_exclusions(self, extra: Exclusions) -> TrainingFacts:
-        return replace(self, exclusions=self.exclusions.merged(extra))
-
-
-def _history(user_id: uuid.UUID, unit: str) -> dict[str, PastLoad]:
-    start = timezone.now() - timedelta(days=HISTORY_DAYS)
-    found: dict[str, PastLoad] = {}
-    for entry in selectors.log_entries_between(user_id=user_id, start=start):  # oldest first
-        loads = [float(value) for value in entry.actual_load_each or () if value]
-        if entry.exercise_type != "reps" or not loads:
-            continue
-        reps = [int(value) for value in entry.actual_reps or () if value]
-        targets = [int(value) for value in entry.target_reps or () if value]
-        past = PastLoad(
-            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
-            reps=min(reps) if reps else (min(targets) if targets else 8),
-            completed=bool(reps) and (not targets or min(reps) >= min(targets)),
-            rpe=entry.rpe,
-        )
-        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
-            if key:
-                found[key] = past
-    return found
-
-
-def _emphasis(user_id: uuid.UUID) -> str:
-    """The rep scheme the user's heaviest goal calls for: strength, hypertrophy or endurance."""
-    for goal in selectors.list_category_goals(user_id=user_id):  # heaviest first
-        name = goal.category.lower()
-        if name in ("strength", "power"):
-            return "strength"
-        if name in ("endurance", "cardio", "conditioning"):
-            return "endurance"
-        if name in ("hypertrophy", "muscle", "size"):
-            return "hypertrophy"
-    return "hypertrophy"
-
-
-def load_facts(
-    *,
-    user_id: uuid.UUID | None,
-    extra: PreferenceAsk | None = None,
-    catalog: tuple[Candidate, ...] | None = None,
-) -> TrainingFacts:
-    """Everything the composer needs about the user, read once. `extra` adds exclusions said in this chat."""
-    catalog = catalog if catalog is not None else load_catalog()
-    said = exclusions_from_phrases(extra.phrases, extra.equipment, catalog=catalog) if extra else Exclusions()
-    if user_id is None:
-        return TrainingFacts(
-            user_id=None,
-            display_name="",
-            weight_unit="kg",
-            distance_unit="km",
-            location_name=None,
-            equipment=frozenset({BODYWEIGHT}),
-            weights_kg={},
-            level="beginner",
-            body_weight_kg=DEFAULT_BODY_WEIGHT_KG,
-            sex="unspecified",
-            injuries=(),
-            exclusions=said,
-            recent_hours={},
-            debt={},
-            emphasis="hypertrophy",
-            history={},
-            catalog=catalog,
-        )
-    profile = selectors.get_profile(user_id=user_id)
-    user_settings = selectors.get_settings(user_id=user_id)
-    location = selectors.current_location(user_id=user_id)
-    preferences = selectors.active_preferences(user_id=user_id)
-    injured = {
-        injury.part.key
-        for injury in injuries_from(
-            profile_injuries=profile.injuries if profile is not None else "",
-            limitations=(profile.limitations or ()) if profile is not None else (),
-            preferences=preferences,
-        )
-    }
-    muscles = distribution.muscle_distribution(user_id=user_id)
-    weights: dict[str, tuple[float, ...]] = {}
-    if location is not None:
-        for slug, values in (location.available_weights_kg or {}).items():
-            if isinstance(values, list):
-                weights[str(slug)] = tuple(sorted(float(v) for v in values if isinstance(v, int | float)))
-    stored = exclusions_from_preferences(preferences, catalog=catalog)
-    return TrainingFacts(
-        user_id=user_id,
-        display_name=(profile.display_name if profile is not None else "") or "",
-        weight_unit=user_settings.weight_unit,
-        distance_unit=user_settings.distance_unit,
-        location_name=location.name if location is not None else None,
-        equipment=frozenset(selectors.available_equipment_slugs(user_id=user_id)),
-        weights_kg=weights,
-        level=(profile.experience_level if profile is not None else "") or "beginner",
-        body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
-        sex=(profile.sex if profile is not None else "") or "unspecified",
-        injuries=tuple(rule for rule in INJURY_RULES if rule.key in injured),
-        exclusions=stored.merged(said),
-        recent_hours=distribution.recently_trained_muscles(user_id=user_id, hours=RECOVERY_HOURS_LARGE),
-        # With nothing logged every goal is "behind"; debt only means something once there is history.
-        debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
-        emphasis=_emphasis(user_id),
-        history=_history(user_id, user_settings.weight_unit),
-        catalog=catalog,
-    )
-
-
-# --- Filtering and scoring ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Filters:
-    """Why a candidate may not be used, checked in this order."""
-
-    equipment: frozenset[str]
-    exclusions: Exclusions
-    injuries: tuple[InjuryRule, ...]
-    avoid_muscles: frozenset[str]  # recovering muscles the user did not ask for
-    max_level: int
-
-    def rejection(self, candidate: Candidate) -> str | None:
-        """'equipment', 'preference:<label>', 'injury:<key>', 'recovery', 'level', or None when usable."""
-        if any(slug not in self.equipment for slug in candidate.equipment):
-            return "equipment"
-        label = self.exclusions.reason(candidate)
-        if label is not None:
-            return f"preference:{label}"
-        for rule in self.injuries:
-            if rule.excludes(candidate):
-                return f"injury:{rule.key}"
-        if candidate.works_hard(self.avoid_muscles):
-            return "recovery"
-        if _LEVEL_RANK.get(candidate.level, 0) > self.max_level:
-            return "level"
-        return None
-
-
+# --- Style, scoring and filling slots ------------------------------------------------------------------------------
 def fits_style(candidate: Candidate, style: Style, targets: Mapping[str, float]) -> bool:
     """Whether the exercise belongs in a workout of this style."""
     if style == "strength":
@@ -713,12 +363,12 @@ def score(
     if style == "strength":
         bonus += max((_EQUIPMENT_BONUS.get(slug, 0.08) for slug in candidate.equipment), default=0.0)
         bonus += 0.1 if candidate.mechanic == "compound" else 0.0
-        if candidate.bodyweight and _LEVEL_RANK.get(facts.level, 0) >= 1 and facts.equipment - {BODYWEIGHT}:
+        if candidate.bodyweight and LEVEL_RANK.get(facts.level, 0) >= 1 and facts.equipment - {BODYWEIGHT}:
             bonus -= 0.1  # trained lifters progress better with load when there is some
     elif style == "hiit":
         bonus += 0.2 if candidate.conditioning else 0.0
         bonus += 0.05 if candidate.bodyweight or "kettlebell" in candidate.equipment else 0.0
-    level_gap = _LEVEL_RANK.get(candidate.level, 0) - _LEVEL_RANK.get(facts.level, 0)
+    level_gap = LEVEL_RANK.get(candidate.level, 0) - LEVEL_RANK.get(facts.level, 0)
     bonus -= 0.3 * max(0, level_gap)
     bonus -= 0.04 * max(0, len(candidate.name.split()) - 2)
     if candidate.slug in facts.history:
@@ -832,81 +482,6 @@ def cover(
     return picked
 
 
-# --- Loads ---------------------------------------------------------------------------------------------------------
-def _in_unit(kg: float, unit: str) -> float:
-    return convert_weight(kg, from_unit="kg", to_unit=unit)
-
-
-def _options(implement: str, facts: TrainingFacts) -> list[float]:
-    """The loads on hand for an implement at the current location, in the user's unit (kg to the half
-    kilo; kg plates and bells shown in lb are rounded to the whole pound, as gym labels do)."""
-    if facts.weight_unit == "lb":
-        return sorted({float(round(_in_unit(kg, "lb"))) for kg in facts.weights_kg.get(implement, ())})
-    return sorted({round(kg * 2) / 2 for kg in facts.weights_kg.get(implement, ())})
-
-
-def round_load(value: float, *, implement: str, facts: TrainingFacts) -> float:
-    """A load the user can actually set up, in their unit: the nearest weight on hand, else a plate step."""
-    options = _options(implement, facts)
-    if options:
-        return min(options, key=lambda option: (abs(option - value), option))
-    lb = facts.weight_unit == "lb"
-    step = 5.0 if lb else 2.5
-    minimum = {"barbell": 20.0, "trap_bar": 20.0, "ez_bar": 10.0}.get(implement, step)
-    if lb:
-        minimum = {"barbell": 45.0, "trap_bar": 45.0, "ez_bar": 25.0}.get(implement, step)
-    return max(minimum, round(value / step) * step)
-
-
-def step_load(load: float, *, implement: str, facts: TrainingFacts, steps: int) -> float:
-    """`load` moved up (steps > 0) or down by that many available increments."""
-    options = _options(implement, facts)
-    if options:
-        nearest = min(range(len(options)), key=lambda i: (abs(options[i] - load), options[i]))
-        return options[max(0, min(len(options) - 1, nearest + steps))]
-    step = 5.0 if facts.weight_unit == "lb" else 2.5
-    return max(step, round((load + steps * step) / step) * step)
-
-
-@dataclass(frozen=True)
-class LoadChoice:
-    load: float | None
-    note: str
-
-
-def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0) -> LoadChoice:
-    """The working load: built on the last logged session if any, else estimated from body and experience."""
-    implement = candidate.loaded_equipment
-    if implement is None:
-        return LoadChoice(None, "")
-    unit = facts.weight_unit
-    past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
-    if past is not None:
-        progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
-        base = step_load(past.load, implement=implement, facts=facts, steps=1) if progress else past.load
-        load = round_load(base * scale, implement=implement, facts=facts) if scale != 1.0 else base
-        last = f"{past.load:g} {unit} × {past.reps}"
-        note = f"Up from {last} last time." if load > past.load else f"Last time: {last}."
-        return LoadChoice(load, note)
-    if implement in _FIXED_LOAD_KG:
-        kg = _FIXED_LOAD_KG[implement]
-        return LoadChoice(round_load(_in_unit(kg, unit), implement=implement, facts=facts), "")
-    ratios = _COMPOUND_RATIO if candidate.mechanic == "compound" else _ISOLATION_RATIO
-    factor = _IMPLEMENT_FACTOR.get(implement, 0.8)
-    if candidate.unilateral and implement in ("dumbbells", "kettlebell", "cable_machine"):
-        factor *= 0.6
-    kg = (
-        facts.body_weight_kg
-        * ratios.get(candidate.primary, 0.3)
-        * factor
-        * _LEVEL_FACTOR.get(facts.level, 0.6)
-        * _SEX_FACTOR.get(facts.sex, 0.8)
-        * scale
-    )
-    load = round_load(_in_unit(kg, unit), implement=implement, facts=facts)
-    return LoadChoice(load, "First time: start here and add weight if the last reps feel easy.")
-
-
 # --- Building exercises ---------------------------------------------------------------------------------------------
 def shares_list(candidate: Candidate) -> list[dict[str, Any]]:
     """muscles_utilized from the catalogue shares, rounded to 2 decimals and summing to exactly 1.0."""
@@ -924,25 +499,15 @@ def shares_list(candidate: Candidate) -> list[dict[str, Any]]:
 def goals_for(
     candidate: Candidate, kind: str, *, reps: int | None = None, role: str = "main"
 ) -> list[dict[str, Any]]:
-    """goals_addressed for one exercise as prescribed (shares sum to 1.0)."""
-    if role in ("warmup", "cooldown") or candidate.category in _MOBILITY_CATEGORIES:
-        return [{"goal": "mobility", "share": 1.0}]
-    if kind == "hold":
-        return [{"goal": "stability", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
-    if kind == "duration":
-        return [{"goal": "cardio", "share": 0.7}, {"goal": "endurance", "share": 0.3}]
-    if kind == "intervals":
-        second = "power" if candidate.category == "plyometrics" else "endurance"
-        return [{"goal": "cardio", "share": 0.6}, {"goal": second, "share": 0.4}]
-    if candidate.category == "plyometrics":
-        return [{"goal": "power", "share": 0.7}, {"goal": "cardio", "share": 0.3}]
-    if reps is not None and reps <= 6:
-        return [{"goal": "strength", "share": 0.7}, {"goal": "hypertrophy", "share": 0.3}]
-    if reps is not None and reps >= 15:
-        return [{"goal": "endurance", "share": 0.5}, {"goal": "hypertrophy", "share": 0.5}]
-    if candidate.mechanic == "compound":
-        return [{"goal": "hypertrophy", "share": 0.6}, {"goal": "strength", "share": 0.4}]
-    return [{"goal": "hypertrophy", "share": 0.8}, {"goal": "strength", "share": 0.2}]
+    """goals_addressed for one exercise as prescribed: `workout_coaching.goals_for` for a candidate."""
+    return coaching_goals_for(
+        kind,
+        category=candidate.category,
+        mechanic=candidate.mechanic,
+        movement_pattern=candidate.movement_pattern,
+        role="main" if role == "main" else "warmup",
+        reps=reps,
+    )
 
 
 def _clip(text: str) -> str:
@@ -963,7 +528,7 @@ def base_exercise(candidate: Candidate, *, kind: str, reasoning: str) -> dict[st
 
 
 def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> tuple[int, int]:
-    level = _LEVEL_RANK.get(facts.level, 0)
+    level = LEVEL_RANK.get(facts.level, 0)
     if candidate.primary in SMALL_WORK_MUSCLES:
         return (15, 45) if candidate.loaded_equipment is None else (12, 60)
     if candidate.loaded_equipment is not None:
@@ -993,7 +558,7 @@ def strength_exercise(
     why: str,
 ) -> dict[str, Any]:
     """A reps (or core hold) exercise with sets, reps, rest and a load where the implement takes one."""
-    level = _LEVEL_RANK.get(facts.level, 0)
+    level = LEVEL_RANK.get(facts.level, 0)
     easier = intensity == "easy" or light
     if candidate.exercise_type == "hold":
         hold = (30, 40, 45)[level] - (10 if easier else 0) + (15 if intensity == "hard" else 0)
@@ -1056,7 +621,7 @@ def duration_exercise(
     """A steady cardio block; runs get an easy target pace and the distance it covers."""
     exercise = base_exercise(candidate, kind="duration", reasoning=why)
     exercise["duration_min"] = minutes
-    words = _words(candidate.name)
+    words = name_stems(candidate.name)
     if "run" in words or "jog" in words:
         per_km = 6.5 if "jog" in words else 6.0
         unit = facts.distance_unit if facts.distance_unit in ("km", "mi") else "km"
@@ -1140,11 +705,11 @@ def _why_main(candidate: Candidate, rank: int, facts: TrainingFacts, debt_muscle
     return text
 
 
-def _label(ask: WorkoutAsk, skipped: Iterable[str]) -> str:
-    names = [name for name in ask.focus if name != "full body"]
+def _label(brief: WorkoutBrief, skipped: Iterable[str]) -> str:
+    names = [name for name in brief.focus if name != "full body"]
     if names:
         return " & ".join(names)
-    if set(skipped) & set(LEG_MUSCLES) or set(ask.avoid) & {"legs", "lower body"}:
+    if set(skipped) & set(LEG_MUSCLES) or set(brief.avoid_areas) & {"legs", "lower body"}:
         return "upper body & core"
     return "full-body"
 
@@ -1184,15 +749,15 @@ class ComposedWorkout:
 class Composer:
     """Builds one workout for one request; see the module docstring for the rules."""
 
-    def __init__(self, ask: WorkoutAsk, facts: TrainingFacts, *, safe: bool = False) -> None:
-        self.ask = ask
+    def __init__(self, brief: WorkoutBrief, facts: TrainingFacts, *, safe: bool = False) -> None:
+        self.brief = brief
         self.facts = facts
         self.safe = safe
-        self.style: Style = ask.style or "strength"
-        self.minutes = ask.duration_min or DEFAULT_MINUTES[self.style]
+        self.style: Style = brief.style or "strength"
+        self.minutes = brief.minutes or DEFAULT_MINUTES[self.style]
         recovering = facts.recovering()
-        explicit = ask.explicit_muscles()
-        self.targets = ask.target_weights()
+        explicit = brief.explicit_muscles()
+        self.targets = brief.target_weights()
         self.skipped = sorted(m for m in recovering if m not in explicit and m in self.targets)
         self.light = sorted(m for m in recovering if m in explicit)
         for muscle in self.skipped:
@@ -1201,17 +766,17 @@ class Composer:
             self.targets = {"Abs": 1.0, "Lower Back": 0.5, "Shoulders": 0.3}
         self.debt: dict[str, float] = {}
         self.debt_muscles: list[str] = []
-        if ask.is_open and self.style == "strength":
+        if brief.is_open and self.style == "strength":
             self.debt = {m: d for m, d in facts.debt.items() if d > 0.03 and m in self.targets}
             ranked = sorted(self.debt, key=lambda m: (-self.debt[m], m))
             self.debt_muscles = ranked[:2]
-        equipment = frozenset({BODYWEIGHT}) if safe or ask.bodyweight_only else facts.equipment
+        equipment = frozenset({BODYWEIGHT}) if safe or brief.bodyweight_only else facts.equipment
         self.filters = Filters(
             equipment=equipment,
             exclusions=facts.exclusions,
             injuries=facts.injuries,
             avoid_muscles=frozenset(m for m in recovering if m not in explicit),
-            max_level=max(1, _LEVEL_RANK.get(facts.level, 0)),
+            max_level=max(1, LEVEL_RANK.get(facts.level, 0)),
         )
         self.pool = [c for c in facts.catalog if self.filters.rejection(c) is None]
         self.rejected: dict[str, set[str]] = {}
@@ -1308,7 +873,7 @@ class Composer:
         return exercises
 
     def _strength_slots(self) -> list[Slot]:
-        areas = [name for name in self.ask.focus if name not in self.ask.avoid] or ["full body"]
+        areas = [name for name in self.brief.focus if name not in self.brief.avoid_areas] or ["full body"]
         lists = [AREA_SLOTS[name] for name in areas]
         merged: list[Slot] = []
         for index in range(max(len(slots) for slots in lists)):
@@ -1316,7 +881,7 @@ class Composer:
         usable = [
             slot for slot in merged if slot.conditioning or any(m in self.targets for m in slot.muscles)
         ]
-        if self.ask.is_open:
+        if self.brief.is_open:
             usable += [slot for slot in FILL_SLOTS if any(m in self.targets for m in slot.muscles)]
             usable = list(dict.fromkeys(usable))  # one of each kind before the debt reordering below
             if self.debt:
@@ -1355,7 +920,7 @@ class Composer:
                 self.facts,
                 rank=i,
                 light=c.works_hard(hard),
-                intensity=self.ask.intensity,
+                intensity=self.brief.intensity,
                 why=_why_main(c, i, self.facts, self.debt_muscles),
             )
             for i, c in enumerate(chosen)
@@ -1409,11 +974,11 @@ class Composer:
     def _hiit(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = 4 if self.minutes <= 20 else 5
         pool = self._style_pool("hiit")
-        slots = HIIT_SLOTS if self.ask.is_open else [*self._strength_slots(), *HIIT_SLOTS]
+        slots = HIIT_SLOTS if self.brief.is_open else [*self._strength_slots(), *HIIT_SLOTS]
         chosen = fill_slots(slots, pool, count=count, targets=self.targets, facts=self.facts, style="hiit")
-        if self.ask.intensity == "easy":
+        if self.brief.intensity == "easy":
             work, rest = 30, 30
-        elif self.ask.intensity == "hard":
+        elif self.brief.intensity == "hard":
             work, rest = 45, 15
         else:
             work, rest = 40, 20
@@ -1503,7 +1068,7 @@ class Composer:
     def _mobility(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = max(4, min(MAX_EXERCISES, self.minutes // 3))
         targets = dict(self.targets)
-        if self.ask.is_open:
+        if self.brief.is_open:
             targets = {m: 1.0 for m in targets} | {"Hamstrings": 1.5, "Lower Back": 1.2, "Glutes": 1.2}
         chosen = cover(
             self._style_pool("mobility"), count=count, targets=targets, facts=self.facts, style="mobility"
@@ -1541,8 +1106,8 @@ class Composer:
             return None
         for order, exercise in enumerate(exercises, start=1):
             exercise["order"] = order
-        label = _label(self.ask, self.skipped)
-        title = _title(self.style, label, self.minutes)
+        label = _label(self.brief, self.skipped)
+        title = self.brief.title or _title(self.style, label, self.minutes)
         workout = {"title": title, "exercises": exercises}
         exercises = _drop_invalid(workout, self.facts)
         main = [e for e in exercises if is_main(e)]
@@ -1568,7 +1133,9 @@ def _drop_invalid(workout: dict[str, Any], facts: TrainingFacts) -> list[dict[st
     """
     if facts.user_id is None:
         return list(workout["exercises"])
-    problems = validate_workout(Workout.model_validate(workout), user_id=facts.user_id)
+    problems = validate_workout(
+        Workout.model_validate(workout), user_id=facts.user_id, location_id=facts.location_id
+    )
     bad = {int(match.group(1)) for problem in problems if (match := re.match(r"exercise (\d+) ", problem))}
     if bad:
         kept = [e for i, e in enumerate(workout["exercises"], start=1) if i not in bad]
@@ -1600,74 +1167,147 @@ def _repair_groups(exercises: list[dict[str, Any]]) -> None:
             exercise["group"] = group
 
 
-def compose_workout(ask: WorkoutAsk, facts: TrainingFacts, *, safe: bool = False) -> ComposedWorkout | None:
-    """The workout for `ask`, or None when nothing in the catalogue fits (the coach then asks the user).
+def compose_workout(
+    brief: WorkoutBrief, facts: TrainingFacts, *, safe: bool = False
+) -> ComposedWorkout | None:
+    """The workout for `brief`, or None when nothing in the catalogue fits (the coach then asks the user).
 
     Falls back to a strength workout when the style finds nothing, then to bodyweight only.
     """
-    composed = Composer(ask, facts, safe=safe).compose()
-    if composed is None and ask.style not in (None, "strength"):
-        composed = Composer(replace(ask, style=None), facts, safe=safe).compose()
+    composed = Composer(brief, facts, safe=safe).compose()
+    if composed is None and brief.style not in (None, "strength"):
+        composed = Composer(brief.model_copy(update={"style": None}), facts, safe=safe).compose()
     if composed is None and not safe:
-        composed = Composer(ask, facts, safe=True).compose()
+        composed = Composer(brief, facts, safe=True).compose()
     return composed
 
 
-# --- Changing a workout ---------------------------------------------------------------------------------------------
-def catalog_match(name: str, facts: TrainingFacts) -> Candidate | None:
-    """The catalogue exercise a name means: by name or alias, else the likeliest one whose words hold all of
-    it ("bench" → a bench press the user can do here, a staple before a variation)."""
-    key = exercise_name_key(name)
-    found = next((c for c in facts.catalog if key in c.keys), None)
-    if found is not None:
-        return found
-    wanted = {stem(word) for word in re.findall(r"[a-z]+", name.lower())}
-    matches = [c for c in facts.catalog if wanted and wanted <= c.words]
-    available = user_filters(facts)
-    return min(
-        matches,
-        key=lambda c: (
-            c.slug not in STAPLES,
-            available.rejection(c) is not None,
-            not wanted <= _words(c.name),
-            len(c.name.split()),
-            c.slug,
+# A plan session's name → what to draft for it (areas, style). First match wins.
+_SESSION_BRIEFS: tuple[tuple[str, tuple[Area, ...], Style], ...] = (
+    ("full body circuit", ("full body",), "hiit"),
+    ("conditioning", ("full body",), "hiit"),
+    ("active recovery", ("full body",), "mobility"),
+    ("recovery", ("full body",), "mobility"),
+    ("upper", ("upper body",), "strength"),
+    ("lower", ("lower body",), "strength"),
+    ("push", ("push",), "strength"),
+    ("pull", ("pull",), "strength"),
+    ("legs", ("legs",), "strength"),
+    ("easy", ("full body",), "cardio"),
+    ("long", ("full body",), "cardio"),
+    ("tempo", ("full body",), "cardio"),
+    ("intervals", ("full body",), "hiit"),
+)
+
+
+def brief_for_session(session: str, minutes: int | None, *, deload: bool) -> WorkoutBrief:
+    """What to draft for a plan session ("Upper A", "Full Body Circuit"): its areas and style, its minutes,
+    easy in a deload week."""
+    name = session.lower()
+    focus, style = next(
+        ((areas, kind) for key, areas, kind in _SESSION_BRIEFS if name.startswith(key)),
+        (("full body",), "strength"),
+    )
+    return WorkoutBrief(
+        focus=list(focus),
+        minutes=max(MIN_MINUTES, min(MAX_MINUTES, minutes)) if minutes else None,
+        style=style,
+        intensity="easy" if deload else None,
+    )
+
+
+@dataclass(frozen=True)
+class DraftedWorkout:
+    """A drafted workout in the canonical `Workout` schema (title, exercises), not saved, and the adaptations
+    made for the user (one short line each, to pass on)."""
+
+    workout: dict[str, Any]
+    notes: list[str]
+    estimated_min: int
+    location_name: str | None
+
+
+def brief_facts(facts: TrainingFacts, brief: WorkoutBrief) -> TrainingFacts:
+    """The facts with what the brief says to leave out this time (exercise names, equipment words)."""
+    if not brief.avoid:
+        return facts
+    said = split_avoid(brief.avoid)
+    return facts.with_exclusions(exclusions_from_phrases(said.phrases, said.equipment, catalog=facts.catalog))
+
+
+def draft_workout_for(
+    *,
+    user_id: uuid.UUID,
+    brief: WorkoutBrief,
+    location_id: uuid.UUID | None = None,
+    on: date | None = None,
+) -> DraftedWorkout | None:
+    """Draft a workout for the user from `brief`, saving nothing: at their current location (or their location
+    `location_id`), as things stand today (or on the day `on`, when recent training has had longer to
+    recover). None when nothing in the catalogue fits."""
+    facts = brief_facts(load_facts(user_id=user_id, location_id=location_id), brief)
+    if on is not None:
+        facts = as_of(facts, days_ahead=(on - selectors.local_today(user_id=user_id)).days)
+    composed = compose_workout(brief, facts)
+    if composed is None:
+        return None
+    return DraftedWorkout(
+        workout=composed.workout,
+        notes=list(composed.notes),
+        estimated_min=composed.estimated_min,
+        location_name=composed.location_name,
+    )
+
+
+# --- The draft_workout tool ------------------------------------------------------------------------------------------
+def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
+    """Draft from the brief with the user's facts, then save it exactly as generate_workout does."""
+    drafted = draft_workout_for(user_id=ctx.user_id, brief=args)
+    if drafted is None:
+        message = (
+            "No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
+            "equipment, injuries and preferences. Ask the user what to change, or write the workout yourself "
+            "with generate_workout."
+        )
+        return ToolOutcome(success=False, data={"error": message}, text=message)
+    outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
+    if not outcome.success:
+        return outcome
+    lines = outcome.text.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("Use these exercise ids")), len(lines))
+    adaptations = ["Adaptations made (tell the user):", *(f"  - {note}" for note in drafted.notes)]
+    if not drafted.notes:
+        adaptations = []
+    return replace(
+        outcome,
+        text="\n".join([*lines[:at], *adaptations, *lines[at:]]),
+        data={**outcome.data, "adaptations": drafted.notes},
+    )
+
+
+DRAFT_WORKOUT = register(
+    Tool(
+        name="draft_workout",
+        description=(
+            "Build and save a complete workout from a short brief in one call: exercises, sets, reps, rests and "
+            "loads fitted to the user's equipment here, injuries, preferences, recent training and units; far "
+            "fewer output tokens than writing every exercise with generate_workout. The result lists the "
+            "adaptations made: tell the user. Change it afterwards with swap/adjust/remove_exercise; use "
+            "generate_workout when the user dictates exact exercises. Deliver the artifact_id with "
+            "message_notify_user."
         ),
-        default=None,
+        input_model=WorkoutBrief,
+        handler=draft_workout,
+        category="workout",
+        priority=101,
+        observation="full",
+        status_start="Drafting your workout...",
+        status_done="Workout ready",
     )
+)
 
 
-def user_filters(facts: TrainingFacts, *, equipment: frozenset[str] | None = None) -> Filters:
-    """The filters every exercise for this user must pass (no recovery rule: that depends on the request)."""
-    return Filters(
-        equipment=facts.equipment if equipment is None else equipment,
-        exclusions=facts.exclusions,
-        injuries=facts.injuries,
-        avoid_muscles=frozenset(),
-        max_level=max(1, _LEVEL_RANK.get(facts.level, 0)),
-    )
-
-
-def _rejection_note(candidate: Candidate, reason: str) -> str:
-    if reason == "equipment":
-        needs = ", ".join(slug.replace("_", " ") for slug in candidate.equipment)
-        return f"it needs {needs}, which you don't have here"
-    if reason.startswith("injury:"):
-        return f"it isn't a good idea with your {reason.split(':', 1)[1]}"
-    if reason.startswith("preference:"):
-        return f"you asked me to avoid {reason.split(':', 1)[1]}"
-    return "it's a step above your current level"
-
-
-def why_not(wanted: str, facts: TrainingFacts) -> str | None:
-    """Why the exercise the user named cannot be used here, or None when it can."""
-    match = catalog_match(wanted, facts)
-    if match is None:
-        return "I couldn't find it in my exercise list"
-    reason = user_filters(facts).rejection(match)
-    return _rejection_note(match, reason) if reason is not None else None
-
-
+# --- Changing a workout (the offline coach, until it calls the tools) ----------------------------------------------
 def replacement_for(
     old: Mapping[str, Any],
     facts: TrainingFacts,
@@ -1677,108 +1317,45 @@ def replacement_for(
     wanted: str | None = None,
     safe: bool = False,
 ) -> dict[str, Any] | None:
-    """A replacement for `old`: the exercise the user named when allowed, else the best match for the same
-    muscles and the same type of work. None when nothing fits."""
-    avoid_keys = {exercise_name_key(name) for name in avoid_names}
-    avoid_keys.add(exercise_name_key(str(old.get("exercise_name", ""))))
-    equipment = frozenset({BODYWEIGHT}) if safe else frozenset(facts.equipment - set(avoid_equipment))
-    filters = user_filters(facts, equipment=equipment)
-    targets: dict[str, float] = {}
-    for item in old.get("muscles_utilized") or ():
-        if isinstance(item, Mapping) and item.get("muscle"):
-            targets[str(item["muscle"])] = float(item.get("share") or 0)
-    if wanted:
-        match = catalog_match(wanted, facts)
-        if match is not None and filters.rejection(match) is None and not (match.keys & avoid_keys):
-            return _shaped_like(old, match, facts, why=f"Your pick, in place of {old.get('exercise_name')}.")
-    kind = str(old.get("exercise_type") or "reps")
-    group_type = (old.get("group") or {}).get("type")
-    style: Style
-    if group_type in ("warmup", "cooldown") or (
-        kind == "hold" and not targets.keys() & {"Abs", "Lower Back"}
-    ):
-        style = "mobility"
-    elif kind == "intervals":
-        style = "hiit"
-    elif kind == "duration":
-        style = "cardio"
-    else:
-        style = "strength"
-    old_match = catalog_match(str(old.get("exercise_name", "")), facts)
-    pool = [
-        c
-        for c in facts.catalog
-        if filters.rejection(c) is None
-        and not (c.keys & avoid_keys)
-        and fits_style(c, style, targets)
-        and (c.exercise_type == kind or style in ("hiit", "mobility"))
-        and not (old_match is not None and similar(c, old_match))
-    ]
-    primary = max(targets, key=lambda m: (targets[m], m)) if targets else "Abs"
-    mechanic = old_match.mechanic if old_match is not None else ""
-    pattern = old_match.pattern if old_match is not None else ""
-    same_primary = [c for c in pool if c.primary == primary]
-    same_kind = [c for c in same_primary if not mechanic or c.mechanic == mechanic]
-    same_pattern = [c for c in same_primary if pattern and c.pattern == pattern]
-    chosen = best(
-        same_pattern or same_kind or same_primary or pool,
-        muscles=(primary,),
-        targets=targets or {"Abs": 1.0},
-        facts=facts,
-        style=style,
-        chosen=(),
-    )
-    if chosen is None:
+    """A replacement for `old`, by swap_exercise's own rule (`workout_coaching.pick_replacement` and
+    `prescribe`): the exercise the user named when allowed, else the same movement and main muscle that fits
+    the user, here without `avoid_equipment` (or with bodyweight only when `safe`). None when nothing fits."""
+    if facts.user_id is None:
         return None
-    why = f"Works your {muscle_phrase([chosen.primary])} like {old.get('exercise_name')} did."
-    return _shaped_like(old, chosen, facts, why=why)
-
-
-def _shaped_like(
-    old: Mapping[str, Any], candidate: Candidate, facts: TrainingFacts, *, why: str
-) -> dict[str, Any]:
-    """`candidate` prescribed like `old` (same type, sets/reps/holds/rounds/minutes), load chosen afresh."""
-    kind = str(old.get("exercise_type") or "reps")
-    exercise = base_exercise(candidate, kind=kind, reasoning=why)
-    del exercise["order"]  # swap_exercise keeps the replaced exercise's place
-    if kind == "reps":
-        sets = int(old.get("sets") or 3)
-        reps_list = list(old.get("reps") or [10])
-        reps = int(reps_list[0])
-        exercise.update(sets=sets, reps=[reps] * sets, rest_sec=int(old.get("rest_sec") or 60))
-        load = choose_load(candidate, facts)
-        if load.load is not None:
-            exercise.update(load_each=[load.load] * sets, load_unit=facts.weight_unit, **candidate.implements)
-            exercise["reasoning"] = _clip(f"{why} {load.note}")
-        exercise["goals_addressed"] = goals_for(candidate, "reps", reps=reps)
-        if candidate.unilateral:
-            exercise["notes"] = "Reps are per side."
-    elif kind == "hold":
-        sets = int(old.get("sets") or 2)
-        holds = list(old.get("hold_sec") or [30])
-        exercise.update(sets=sets, hold_sec=[int(holds[0])] * sets, rest_sec=int(old.get("rest_sec") or 0))
-        role = str((old.get("group") or {}).get("type") or "main")
-        exercise["goals_addressed"] = goals_for(candidate, "hold", role=role)
-    elif kind == "intervals":
-        exercise.update(
-            rounds=int(old.get("rounds") or 1),
-            work_sec=int(old.get("work_sec") or 40),
-            rest_sec=int(old.get("rest_sec") or 20),
-        )
-        exercise["goals_addressed"] = goals_for(candidate, "intervals")
-    else:
-        exercise = duration_exercise(candidate, facts, minutes=int(old.get("duration_min") or 10), why=why)
-        exercise.pop("order", None)
-    return exercise
+    context = load_training_context(user_id=facts.user_id, location_id=facts.location_id)
+    equipment = {BODYWEIGHT} if safe else set(context.available_equipment) - set(avoid_equipment)
+    context = replace(context, available_equipment=frozenset(equipment))
+    match: CatalogMatch | None = None
+    if wanted:
+        named = catalog_match(wanted, facts)
+        found = find_catalog_match(named.name) if named is not None else None
+        if found is not None and allowed(found, context) and found.name not in set(avoid_names):
+            match = found
+    if match is None:
+        workout = [{"exercise_name": name} for name in avoid_names]
+        match = pick_replacement(old, workout=workout, context=context)
+    if match is None:
+        return None
+    return prescribe(match, user_id=facts.user_id, context=context, old=old)
 
 
 def _implement(exercise: Mapping[str, Any]) -> str:
-    equipment = set(exercise.get("equipment") or ())
-    return next((slug for slug in LOADED_EQUIPMENT if slug in equipment), "dumbbells")
+    return loaded_implement(exercise.get("equipment") or ()) or "dumbbells"
+
+
+class FieldChange(Protocol):
+    """One named change asked for: the field (sets, reps, load, rest), up or down, or an exact value."""
+
+    @property
+    def field(self) -> str: ...
+    @property
+    def direction(self) -> str | None: ...
+    @property
+    def value(self) -> float | None: ...
 
 
 def adjustment_changes(
-    exercise: Mapping[str, Any], adjustment: Adjustment, facts: TrainingFacts
+    exercise: Mapping[str, Any], adjustment: FieldChange, facts: TrainingFacts
 ) -> dict[str, Any]:
     """The adjust_exercise `adjustments` that apply `adjustment` to `exercise` ({} when nothing changes).
     "Harder"/"easier" overall are the tool's own (`adjust_exercise change=…`); this is for a named field.

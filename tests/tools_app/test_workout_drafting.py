@@ -1,0 +1,257 @@
+"""The draft_workout tool and draft_workout_for (issue 27 item 3): a workout from a short brief that respects the
+user's equipment, injuries, preferences, recovery, minutes and units, saved and delivered like generate_workout's.
+The composer's rules (formerly the offline coach's `offline/workouts.py`) are exercised here through the tool."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from datasources_app.models import Exercise
+from datasources_app.selectors import get_current_workout
+from datasources_app.services import (
+    create_preference,
+    record_workout_log,
+    set_current_location,
+    upsert_profile,
+)
+from datasources_app.workouts import Workout
+from sessions_app.services import append_event
+from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee
+from tools_app.avoid_words import split_avoid
+from tools_app.workout_coaching import round_load, step_load
+from tools_app.workout_drafting import WorkoutBrief, draft_workout_for
+from tools_app.workout_tools import estimate_duration_min
+from tools_app.workout_validation import validate_workout
+
+pytestmark = pytest.mark.django_db
+
+LEGS = ("Quadriceps", "Hamstrings", "Glutes")
+
+
+def draft(trainee: Trainee, **brief: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """Run draft_workout; return the result and the saved workout's exercises."""
+    result = trainee.run("draft_workout", brief)
+    assert result.success, result.formatted
+    assert result.artifact is not None
+    return result, result.artifact["payload"]["exercises"]
+
+
+def main(exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in exercises if (e.get("group") or {}).get("type") not in ("warmup", "cooldown")]
+
+
+def trained_legs(user_id: uuid.UUID, *, hours_ago: float) -> None:
+    """A heavy leg session logged `hours_ago` hours ago."""
+
+    def entry(name: str, muscles: dict[str, float], load: float) -> dict[str, Any]:
+        return {
+            "exercise_name": name,
+            "exercise_type": "reps",
+            "muscles": [{"muscle": m, "share": s} for m, s in muscles.items()],
+            "goals": [{"goal": "strength", "share": 1.0}],
+            "target_sets": 5,
+            "target_reps": [5] * 5,
+            "actual_sets": 5,
+            "actual_reps": [5] * 5,
+            "actual_load_each": [load] * 5,
+            "load_unit": "kg",
+        }
+
+    record_workout_log(
+        user_id=user_id,
+        title="Heavy legs",
+        entries=[
+            entry("Barbell Back Squat", {"Quadriceps": 0.6, "Glutes": 0.25, "Hamstrings": 0.15}, 100),
+            entry("Romanian Deadlift", {"Hamstrings": 0.6, "Glutes": 0.3, "Lower Back": 0.1}, 80),
+        ],
+        completed_at=timezone.now() - timedelta(hours=hours_ago),
+    )
+
+
+def works_legs_hard(exercise: dict[str, Any]) -> bool:
+    return any(m["muscle"] in LEGS and m["share"] >= 0.3 for m in exercise["muscles_utilized"])
+
+
+def test_a_draft_is_saved_and_delivered_like_generate_workout() -> None:
+    """The drafted workout becomes the current workout, with an artifact and the same instructions to deliver it."""
+    trainee = make_trainee()
+    result, exercises = draft(trainee, focus=["upper body"], minutes=45)
+    artifact = result.artifact
+    assert artifact["type"] == "exercise_list" and artifact["artifact_id"].startswith("art_")
+    assert result.artifact_id == artifact["artifact_id"]
+    stored = get_current_workout(user_id=trainee.user_id)
+    assert stored is not None and stored.workout["artifact_id"] == artifact["artifact_id"]
+    text = result.formatted
+    assert f"Created workout {artifact['artifact_id']}" in text
+    assert "Use these exercise ids with swap_exercise" in text
+    assert f"message_notify_user with artifact_id={artifact['artifact_id']}" in text
+    assert all(e["id"].startswith("ex_") for e in exercises)
+    # Delivered the same way as any workout: the loop records the artifact, message_notify_user hands it over.
+    append_event(session=trainee.session, event_type="artifact", data=artifact)
+    delivered = trainee.run(
+        "message_notify_user", {"message": "Here it is.", "artifact_id": artifact["artifact_id"]}
+    )
+    assert delivered.success and delivered.delivered_artifact is not None
+    assert delivered.delivered_artifact["artifact_id"] == artifact["artifact_id"]
+
+
+def test_the_draft_uses_only_the_equipment_here() -> None:
+    """At Home only dumbbells, bench and bands (and bodyweight); at the Gym its barbell comes in."""
+    trainee = make_trainee()
+    _, home = draft(trainee, focus=["full body"])
+    assert {slug for e in home for slug in e.get("equipment") or ()} <= set(HOME_EQUIPMENT)
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    _, gym = draft(trainee, focus=["legs"])
+    used = {slug for e in gym for slug in e.get("equipment") or ()}
+    assert used <= set(GYM_EQUIPMENT) and "barbell" in used
+
+
+def test_bodyweight_only_uses_no_equipment() -> None:
+    """bodyweight_only leaves every implement out, even where there are some."""
+    trainee = make_trainee()
+    _, exercises = draft(trainee, focus=["full body"], bodyweight_only=True)
+    assert all(not e.get("equipment") for e in exercises)
+
+
+def test_a_knee_injury_rules_out_deep_knee_flexion_and_says_so() -> None:
+    """Knee injury: no squats, lunges or jumps on leg day, and the adaptation is listed for the user."""
+    trainee = make_trainee()
+    upsert_profile(user_id=trainee.user_id, injuries="knee pain")
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    result, exercises = draft(trainee, focus=["legs"], minutes=45)
+    patterns = {Exercise.objects.get(name=e["exercise_name"]).movement_pattern for e in exercises}
+    assert not patterns & {"squat", "lunge", "jump"}, patterns
+    assert main(exercises), "leg day still has main work"
+    assert "knee-friendly" in result.formatted
+    assert any("knee" in note for note in result.data["adaptations"])
+
+
+def test_exclusions_from_the_brief_and_from_preferences_are_left_out() -> None:
+    """A stored exclusion and the brief's `avoid` (an exercise and equipment) never appear; the result says so."""
+    trainee = make_trainee()
+    create_preference(
+        user_id=trainee.user_id,
+        preference_type="permanent",
+        description="No push-ups",
+        exclude_exercises=["Push-Up"],
+    )
+    result, exercises = draft(trainee, focus=["chest"], avoid=["dumbbell bench press", "the bench"])
+    names = {e["exercise_name"].lower() for e in exercises}
+    assert not any("push-up" in name or "push up" in name for name in names), names
+    assert "dumbbell bench press" not in names
+    assert all("bench" not in (e.get("equipment") or ()) for e in exercises)
+    assert "as you asked" in result.formatted
+
+
+def test_legs_trained_yesterday_are_left_out_of_an_open_brief_and_kept_light_when_asked() -> None:
+    """Recovery: an open brief skips yesterday's legs; a legs brief keeps them with lighter volume and says so."""
+    trainee = make_trainee()
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    trained_legs(trainee.user_id, hours_ago=20)
+    result, exercises = draft(trainee, focus=["full body"])
+    assert not any(works_legs_hard(e) for e in main(exercises)), [e["exercise_name"] for e in exercises]
+    assert "still recovering from yesterday" in result.formatted
+    result, exercises = draft(trainee, focus=["legs"])
+    assert any(works_legs_hard(e) for e in main(exercises))
+    assert "lighter" in result.formatted
+    assert all(e["sets"] <= 2 for e in main(exercises) if works_legs_hard(e) and e["exercise_type"] == "reps")
+
+
+@pytest.mark.parametrize("minutes", [20, 30, 45, 60])
+def test_the_draft_fits_the_minutes(minutes: int) -> None:
+    """The estimated length is close to the minutes in the brief."""
+    trainee = make_trainee()
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    _, exercises = draft(trainee, focus=["full body"], minutes=minutes)
+    assert abs(estimate_duration_min(exercises) - minutes) <= 6
+
+
+def test_styles_give_their_kind_of_work() -> None:
+    """HIIT is a circuit of intervals; mobility is stretches and mobility moves without load."""
+    trainee = make_trainee()
+    _, hiit = draft(trainee, style="hiit", minutes=20)
+    circuit = [e for e in hiit if (e.get("group") or {}).get("type") == "circuit"]
+    assert len(circuit) >= 2 and all(e["exercise_type"] == "intervals" for e in circuit)
+    _, mobility = draft(trainee, style="mobility", minutes=20)
+    assert all(not e.get("load_each") for e in mobility)
+
+
+def test_a_pound_user_gets_loads_in_pounds_on_pound_steps() -> None:
+    """Loads come in the user's unit: lb, on 5 lb steps (9 lb for kettlebells)."""
+    trainee = make_trainee(weight_unit="lb")
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    _, exercises = draft(trainee, focus=["full body"])
+    loaded = [e for e in exercises if e.get("load_each")]
+    assert loaded
+    for exercise in loaded:
+        assert exercise["load_unit"] == "lb"
+        step = 9 if "kettlebell" in exercise["equipment"] else 5
+        assert all(load % step == 0 for load in exercise["load_each"]), exercise
+
+
+def test_the_title_is_the_briefs_or_made_from_it() -> None:
+    """A given title is kept; otherwise the title says what the workout is."""
+    trainee = make_trainee()
+    result, _ = draft(trainee, focus=["back", "biceps"], title="Pull day")
+    assert result.artifact["title"] == "Pull day"
+    result, _ = draft(trainee, focus=["chest"], minutes=20)
+    assert result.artifact["title"] == "Quick Chest Workout"
+
+
+def test_unknown_arguments_and_areas_are_refused_by_name() -> None:
+    """An argument the tool does not know, or an area outside the list, fails with a message naming it."""
+    trainee = make_trainee()
+    result = trainee.run("draft_workout", {"focus": ["legs"], "exercises": []})
+    assert not result.success and "exercises" in result.formatted
+    result = trainee.run("draft_workout", {"focus": ["toes"]})
+    assert not result.success and "focus" in result.formatted and "full body" in result.formatted
+    result = trainee.run("draft_workout", {"minutes": 500})
+    assert not result.success and "minutes" in result.formatted
+    assert get_current_workout(user_id=trainee.user_id) is None
+
+
+def test_draft_workout_for_saves_nothing_and_passes_validation() -> None:
+    """The function for sub-agents returns a valid workout in the canonical schema and stores nothing."""
+    trainee = make_trainee()
+    drafted = draft_workout_for(
+        user_id=trainee.user_id, brief=WorkoutBrief(focus=["legs"], minutes=40), location_id=trainee.gym.id
+    )
+    assert drafted is not None
+    workout = Workout.model_validate(drafted.workout)
+    assert validate_workout(workout, user_id=trainee.user_id, location_id=trainee.gym.id) == []
+    assert any("barbell" in (e.equipment or ()) for e in workout.exercises)  # the Gym's, not Home's
+    assert get_current_workout(user_id=trainee.user_id) is None
+
+
+def test_a_brief_without_an_area_leaves_that_area_out() -> None:
+    """ "full body, no legs" keeps the whole body except the legs (ported from the offline intents tests)."""
+    weights = WorkoutBrief(focus=["full body"], avoid_areas=["legs"]).target_weights()
+    assert "Quadriceps" not in weights and "Chest" in weights
+    assert WorkoutBrief(focus=["full body"]).explicit_muscles() == frozenset()
+    assert "Quadriceps" in WorkoutBrief(focus=["legs"]).explicit_muscles()
+
+
+def test_avoid_words_tell_equipment_from_exercises() -> None:
+    """'the bench' and 'dumbbells' are equipment; 'burpees' is an exercise."""
+    said = split_avoid(["the bench", "Burpees", "dumbbells"])
+    assert set(said.equipment) == {"bench", "dumbbells"}
+    assert said.phrases == ("burpees",)
+
+
+def test_one_load_rule_weights_on_hand_first_then_the_implements_step() -> None:
+    """Loads round to the weights the location lists, else to the implement's step, never below the empty bar."""
+    on_hand = {"dumbbells": (10.0, 12.5, 16.0, 20.0, 24.0)}
+    assert round_load(18.7, unit="kg", gear="dumbbells", weights_kg=on_hand) == 20.0
+    assert step_load(20.0, unit="kg", gear="dumbbells", steps=1, weights_kg=on_hand) == 24.0
+    assert step_load(10.0, unit="kg", gear="dumbbells", steps=-1, weights_kg=on_hand) == 10.0
+    assert step_load(20.0, unit="kg", gear="dumbbells", steps=1) == 22.5
+    assert step_load(60.0, unit="kg", gear="barbell", steps=1) == 62.5
+    assert step_load(16.0, unit="kg", gear="kettlebell", steps=1) == 20.0
+    assert round_load(12.0, unit="kg", gear="barbell") == 20.0
+    assert round_load(30.0, unit="lb", gear="barbell") == 45.0
+    assert step_load(135.0, unit="lb", gear="barbell", steps=1) == 140.0

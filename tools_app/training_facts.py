@@ -1,0 +1,629 @@
+"""What a coach knows before choosing exercises: the catalogue as candidates, the user's facts, and the filters
+every exercise must pass.
+
+`load_facts` reads once what a coach must know about the user (units, the location's equipment and weights,
+injuries, preferences, muscles still recovering, distribution debt, recent loads) plus the exercise catalogue.
+`Filters` say why a candidate may not be used here (equipment, exclusions, injuries, recovery, level);
+`choose_load` gives a working load (progressed from the last session, else estimated), rounded by
+`workout_coaching`'s one load rule. `tools_app.workout_drafting` composes workouts from these.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from datasources_app import distribution, selectors
+from datasources_app.catalog import (
+    BODY_PARTS,
+    BODYWEIGHT,
+    BodyPart,
+    contraindication,
+    exercise_name_key,
+    name_covers,
+)
+from datasources_app.loads import HANDHELD, default_implements
+from datasources_app.models import Exercise, Preference
+from datasources_app.stats import convert_weight
+from tools_app.avoid_words import PreferenceAsk, parse_preference, singular
+from tools_app.workout_coaching import PastLoad, logged_loads
+from tools_app.workout_coaching import implement as loaded_implement
+from tools_app.workout_coaching import round_load as round_to_step
+from tools_app.workout_coaching import step_load as step_by
+from tools_app.workout_validation import injuries_from, weights_on_hand
+
+LEG_MUSCLES: tuple[str, ...] = ("Quadriceps", "Hamstrings", "Glutes", "Calves")
+
+
+def split_words(text: str) -> list[str]:
+    """The words of a whitespace-separated list (keeps long vocabularies readable)."""
+    return text.split()
+
+
+LARGE_MUSCLES = frozenset({"Chest", "Back", "Quadriceps", "Hamstrings", "Glutes"})
+RECOVERY_HOURS_LARGE = 48
+RECOVERY_HOURS_SMALL = 24
+HARD_SHARE = distribution.HARD_SHARE
+DEFAULT_BODY_WEIGHT_KG = 75.0
+# Exercises done with body weight on a bar, bench or station: their equipment holds no load.
+_UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
+# Barbell-equivalent → load on this implement (per hand for dumbbells).
+_IMPLEMENT_FACTOR = {"barbell": 1.0, "trap_bar": 1.3, "ez_bar": 0.9, "smith_machine": 0.9, "dumbbells": 0.4}
+_IMPLEMENT_FACTOR |= {"kettlebell": 0.3, "cable_machine": 0.8, "leg_press_machine": 2.0}
+_IMPLEMENT_FACTOR |= {"hack_squat_machine": 1.2}
+_FIXED_LOAD_KG = {"weight_plates": 10.0, "medicine_ball": 6.0}
+# Barbell-equivalent load as a fraction of body weight for an intermediate lifter, by primary muscle.
+_COMPOUND_RATIO = {"Quadriceps": 1.0, "Hamstrings": 1.0, "Glutes": 1.0, "Lower Back": 1.2, "Chest": 0.75}
+_COMPOUND_RATIO |= {"Back": 0.65, "Shoulders": 0.45, "Triceps": 0.6, "Trapezius": 0.8, "Biceps": 0.35}
+_ISOLATION_RATIO = {"Quadriceps": 0.4, "Hamstrings": 0.35, "Glutes": 0.3, "Calves": 0.8, "Chest": 0.25}
+_ISOLATION_RATIO |= {"Back": 0.3, "Shoulders": 0.13, "Biceps": 0.3, "Triceps": 0.3, "Trapezius": 0.7}
+_ISOLATION_RATIO |= {"Abs": 0.2, "Forearms": 0.2, "Abductors": 0.4, "Adductors": 0.4, "Neck": 0.05}
+_LEVEL_FACTOR = {"beginner": 0.6, "intermediate": 1.0, "advanced": 1.3}
+_SEX_FACTOR = {"male": 1.0, "female": 0.65}
+LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
+_CONDITIONING_PATTERNS = frozenset({"jump", "locomotion", "cyclical"})
+_UNILATERAL = re.compile(r"single|one-arm|alternating|split|lunge|step-up|side-|copenhagen|kickback|windmill")
+# Movement patterns, from a name's words: two exercises of one pattern for one muscle are redundant.
+_PATTERNS = {
+    word: word for word in split_words("row press curl squat raise fly extension deadlift lunge crunch")
+}
+_PATTERNS |= {"pulldown": "vertical pull", "pull": "vertical pull", "chin": "vertical pull"}
+_PATTERNS |= {"bridge": "bridge", "thrust": "bridge", "pushdown": "extension", "dip": "dip"}
+_PATTERNS |= {"shrug": "shrug", "swing": "swing", "plank": "plank"}
+_STEM_OVERRIDES = {
+    "running": "run",
+    "jogging": "jog",
+    "cycling": "bike",
+    "biking": "bike",
+    "rowing": "rowing",
+}
+_GENERIC_NAME_WORDS = frozenset(
+    split_words(
+        "dumbbell barbell kettlebell cable machine band banded smith lever bodyweight weighted seated standing lying"
+    )
+)
+# The lifts a coach reaches for first; everything else is a variation.
+STAPLES = frozenset(
+    split_words(
+        """barbell-back-squat goblet-squat dumbbell-squat leg-press barbell-bench-press dumbbell-bench-press
+        incline-dumbbell-press push-up pull-up chin-up lat-pulldown barbell-row one-arm-dumbbell-row
+        bent-over-dumbbell-row seated-cable-row romanian-deadlift dumbbell-romanian-deadlift deadlift hip-thrust
+        overhead-press dumbbell-shoulder-press seated-dumbbell-shoulder-press dumbbell-lateral-raise barbell-curl
+        dumbbell-curl hammer-curl cable-triceps-pushdown rope-triceps-pushdown overhead-dumbbell-triceps-extension
+        plank side-plank dead-bug bird-dog lying-leg-curl leg-extension glute-bridge face-pull dumbbell-fly
+        cable-crossover close-grip-barbell-bench-press triceps-dip chest-dip walking-lunge bulgarian-split-squat
+        dumbbell-calf-raise machine-standing-calf-raise kettlebell-swing hanging-leg-raise russian-twist
+        cable-crunch ab-wheel-rollout bicycle-crunch dumbbell-shrug barbell-shrug reverse-crunch mountain-climber
+        bodyweight-squat band-pull-apart dumbbell-reverse-fly chest-supported-dumbbell-row single-leg-glute-bridge
+        outdoor-run rowing-machine stationary-bike treadmill-run jump-rope high-knees world-s-greatest-stretch
+        inchworm cat-cow-stretch standing-hip-circles arm-circles hamstring-stretch figure-four-stretch
+        child-s-pose kneeling-hip-flexor-stretch"""
+    )
+)
+
+
+# --- Injuries -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class InjuryRule:
+    """One injured body part: which exercises it rules out is catalogue data (each exercise's movement pattern
+    and loaded joints against `datasources_app.catalog.BODY_PARTS`, the table generate_workout checks too);
+    this adds what to tell the user about it."""
+
+    key: str
+    note: str
+    cue: str = ""
+    area: frozenset[str] = frozenset()  # muscles whose exercises the rule mostly concerns
+
+    @property
+    def part(self) -> BodyPart:
+        return next(part for part in BODY_PARTS if part.key == self.key)
+
+    def excludes(self, candidate: Candidate) -> bool:
+        return (
+            contraindication(self.part, pattern=candidate.movement_pattern, joints=candidate.loaded_joints)
+            is not None
+        )
+
+
+INJURY_RULES: tuple[InjuryRule, ...] = (
+    InjuryRule(
+        key="knee",
+        note="kept it knee-friendly (no squats, lunges or jumping)",
+        cue="Stop any movement that bothers your knee.",
+        area=frozenset(LEG_MUSCLES),
+    ),
+    InjuryRule(
+        key="lower back",
+        note="went easy on your lower back (no deadlifts, good mornings or bent-over rows)",
+        cue="Brace your core and keep your back neutral.",
+        area=frozenset({"Lower Back", "Hamstrings", "Glutes", "Back"}),
+    ),
+    InjuryRule(
+        key="shoulder",
+        note="kept your shoulder safe (nothing overhead, no dips or upright rows)",
+        cue="Stay in a pain-free range for your shoulder.",
+        area=frozenset({"Shoulders", "Chest", "Triceps", "Trapezius", "Back"}),
+    ),
+    InjuryRule(key="wrist", note="kept load off your wrists"),
+    InjuryRule(key="elbow", note="avoided heavy elbow extension work"),
+    InjuryRule(
+        key="ankle",
+        note="skipped running, jumping and calf work for your ankle",
+        area=frozenset(LEG_MUSCLES),
+    ),
+    InjuryRule(
+        key="hip", note="kept load off your hip", area=frozenset({"Glutes", "Hamstrings", "Quadriceps"})
+    ),
+    InjuryRule(key="neck", note="kept load off your neck"),
+)
+
+
+# --- Catalogue candidates -----------------------------------------------------------------------------------------
+def stem(word: str) -> str:
+    """A crude stem: singular, and "-ing" dropped ("running" → "run", "squats" → "squat")."""
+    word = word.lower().strip("'")
+    if word in _STEM_OVERRIDES:
+        return _STEM_OVERRIDES[word]
+    word = singular(word)
+    if word.endswith("ing") and len(word) > 5:
+        base = word[:-3]
+        if len(base) > 2 and base[-1] == base[-2]:
+            base = base[:-1]
+        return base
+    return word
+
+
+def name_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in re.findall(r"[a-z0-9']+", text.lower().replace("-", " ")))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A catalogue exercise, flattened for scoring."""
+
+    slug: str
+    name: str
+    keys: frozenset[str]
+    names: tuple[str, ...]  # the name and the catalogue's aliases
+    words: frozenset[str]  # stems of the name, slug and aliases (for preferences)
+    name_words: frozenset[str]  # distinctive stems of the name (for similarity)
+    exercise_type: str
+    category: str
+    level: str
+    mechanic: str
+    force: str
+    primary: str
+    shares: tuple[tuple[str, float], ...]
+    equipment: tuple[str, ...]
+    movement_pattern: str = ""
+    loaded_joints: frozenset[str] = frozenset()
+
+    @property
+    def bodyweight(self) -> bool:
+        return not self.equipment
+
+    @property
+    def loaded_equipment(self) -> str | None:
+        if _UNLOADED.search(self.slug) and not self.slug.startswith("weighted"):
+            return None
+        return loaded_implement(self.equipment)
+
+    @property
+    def implements(self) -> dict[str, int]:
+        """`implements` for a load on dumbbells/kettlebells (2: a pair, each one's weight), else nothing."""
+        if not HANDHELD & set(self.equipment):
+            return {}
+        return {"implements": default_implements(name=self.name, slug=self.slug, equipment=self.equipment)}
+
+    @property
+    def unilateral(self) -> bool:
+        return _UNILATERAL.search(self.slug) is not None
+
+    @property
+    def pattern(self) -> str:
+        """The movement, from the name: row, press, curl, vertical pull ... ('' when unknown)."""
+        for word in reversed(re.findall(r"[a-z]+", self.name.lower())):
+            found = _PATTERNS.get(stem(word))
+            if found:
+                return found
+        return ""
+
+    @property
+    def conditioning(self) -> bool:
+        """A move that drives the heart rate: plyometrics, cardio, jumps, locomotion, rowing or cycling."""
+        return self.category in ("plyometrics", "cardio") or self.movement_pattern in _CONDITIONING_PATTERNS
+
+    def share_of(self, muscles: Iterable[str]) -> float:
+        wanted = set(muscles)
+        return sum(share for muscle, share in self.shares if muscle in wanted)
+
+    def works_hard(self, muscles: Iterable[str]) -> bool:
+        wanted = set(muscles)
+        return any(share >= HARD_SHARE for muscle, share in self.shares if muscle in wanted)
+
+
+def candidate_from(exercise: Exercise) -> Candidate:
+    primary = list(exercise.primary_muscles or ())
+    secondary = list(exercise.secondary_muscles or ())
+    raw: Mapping[str, float] = exercise.muscle_shares or {}
+    ordered = [muscle for muscle in dict.fromkeys([*primary, *secondary, *sorted(raw)]) if raw.get(muscle)]
+    shares = tuple((muscle, float(raw[muscle])) for muscle in ordered) or tuple(
+        (muscle, 1.0 / len(primary)) for muscle in primary
+    )
+    names = [exercise.name, exercise.slug, *(exercise.aliases or ())]
+    return Candidate(
+        slug=exercise.slug,
+        name=exercise.name,
+        keys=frozenset(key for key in (exercise_name_key(name) for name in names) if key),
+        names=(exercise.name, *(exercise.aliases or ())),
+        words=frozenset().union(*(name_stems(name) for name in names)),
+        name_words=frozenset(name_stems(exercise.name) - _GENERIC_NAME_WORDS),
+        exercise_type=exercise.exercise_type,
+        category=exercise.category,
+        level=exercise.level,
+        mechanic=exercise.mechanic,
+        force=exercise.force,
+        primary=primary[0] if primary else (shares[0][0] if shares else ""),
+        shares=shares,
+        equipment=tuple(sorted(e.slug for e in exercise.equipment.all() if e.slug != BODYWEIGHT)),
+        movement_pattern=exercise.movement_pattern,
+        loaded_joints=frozenset(exercise.loaded_joints or ()),
+    )
+
+
+def load_catalog() -> tuple[Candidate, ...]:
+    """Every catalogue exercise (one query plus one for equipment), sorted by slug."""
+    exercises = selectors.search_exercises(limit=100_000)
+    return tuple(sorted((candidate_from(exercise) for exercise in exercises), key=lambda c: c.slug))
+
+
+# --- Preferences ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Exclusions:
+    """What the user does not want, each with a label: excluded names (matched as generate_workout's check
+    matches a preference, `catalog.name_covers`: "Push-Ups" covers "Wide-Grip Push-Up"), catalogue name keys,
+    single-word stems ("running" rules out "Treadmill Run"), equipment."""
+
+    keys: Mapping[str, str] = field(default_factory=dict)
+    stems: Mapping[str, str] = field(default_factory=dict)
+    equipment: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def reason(self, candidate: Candidate) -> str | None:
+        """The label of the preference that rules `candidate` out, or None."""
+        for key in sorted(candidate.keys):
+            if key in self.keys:
+                return self.keys[key]
+        for name, label in self.names.items():
+            if any(name_covers(name, own) for own in candidate.names):
+                return label
+        for word in sorted(candidate.words):
+            if word in self.stems:
+                return self.stems[word]
+        for slug in candidate.equipment:
+            if slug in self.equipment:
+                return self.equipment[slug]
+        return None
+
+    def merged(self, other: Exclusions) -> Exclusions:
+        return Exclusions(
+            keys={**other.keys, **self.keys},
+            stems={**other.stems, **self.stems},
+            equipment={**other.equipment, **self.equipment},
+            names={**other.names, **self.names},
+        )
+
+
+def _plural_label(phrase: str) -> str:
+    label = phrase.strip().lower()
+    return label if label.endswith("s") or " " in label else label + "s"
+
+
+def exclusions_from_phrases(
+    phrases: Iterable[str], equipment: Iterable[str], *, catalog: Sequence[Candidate]
+) -> Exclusions:
+    """Exclusions for words the user said ("burpees", "running", "pull ups") and equipment slugs."""
+    keys: dict[str, str] = {}
+    stems: dict[str, str] = {}
+    names: dict[str, str] = {}
+    by_key = {key: candidate for candidate in catalog for key in candidate.keys}
+    for phrase in phrases:
+        label = _plural_label(phrase)
+        key = exercise_name_key(phrase)
+        if not key:
+            continue
+        keys[key] = label
+        names[phrase] = label
+        if key in by_key:
+            for other in by_key[key].keys:
+                keys.setdefault(other, label)
+        words = [word for word in re.findall(r"[a-z0-9']+", phrase.lower()) if len(word) > 2]
+        if len(words) == 1:
+            stems[stem(words[0])] = label
+    return Exclusions(
+        keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment}, names=names
+    )
+
+
+def exclusions_from_preferences(
+    preferences: Iterable[Preference], *, catalog: Sequence[Candidate]
+) -> Exclusions:
+    """The stored preferences' exclusion lists, plus what their free text says to avoid."""
+    result = Exclusions()
+    for preference in preferences:
+        phrases = [str(name) for name in preference.exclude_exercises or ()]
+        equipment = [str(slug) for slug in preference.exclude_equipment or ()]
+        if not phrases and not equipment:
+            said = parse_preference(preference.description.lower())
+            phrases, equipment = list(said.phrases), list(said.equipment)
+        result = result.merged(exclusions_from_phrases(phrases, equipment, catalog=catalog))
+    return result
+
+
+# --- Facts about the user ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TrainingFacts:
+    user_id: uuid.UUID | None
+    display_name: str
+    weight_unit: str
+    distance_unit: str
+    location_name: str | None
+    equipment: frozenset[str]
+    weights_kg: Mapping[str, tuple[float, ...]]
+    level: str
+    body_weight_kg: float
+    sex: str
+    injuries: tuple[InjuryRule, ...]
+    exclusions: Exclusions
+    recent_hours: Mapping[str, float]
+    debt: Mapping[str, float]
+    emphasis: str
+    history: Mapping[str, PastLoad]
+    catalog: tuple[Candidate, ...]
+    location_id: uuid.UUID | None = None  # None: the current location
+
+    def recovering(self) -> dict[str, float]:
+        """Muscles trained hard too recently to load again: 48 h for large muscles, 24 h for small ones."""
+        return {
+            muscle: hours
+            for muscle, hours in self.recent_hours.items()
+            if hours < (RECOVERY_HOURS_LARGE if muscle in LARGE_MUSCLES else RECOVERY_HOURS_SMALL)
+        }
+
+    def with_exclusions(self, extra: Exclusions) -> TrainingFacts:
+        return replace(self, exclusions=self.exclusions.merged(extra))
+
+
+def _emphasis(user_id: uuid.UUID) -> str:
+    """The rep scheme the user's heaviest goal calls for: strength, hypertrophy or endurance."""
+    for goal in selectors.list_category_goals(user_id=user_id):  # heaviest first
+        name = goal.category.lower()
+        if name in ("strength", "power"):
+            return "strength"
+        if name in ("endurance", "cardio", "conditioning"):
+            return "endurance"
+        if name in ("hypertrophy", "muscle", "size"):
+            return "hypertrophy"
+    return "hypertrophy"
+
+
+def load_facts(
+    *,
+    user_id: uuid.UUID | None,
+    extra: PreferenceAsk | None = None,
+    catalog: tuple[Candidate, ...] | None = None,
+    location_id: uuid.UUID | None = None,
+) -> TrainingFacts:
+    """Everything the composer needs about the user, read once: at their current location, or at their
+    location `location_id` when given. `extra` adds exclusions said in this chat."""
+    catalog = catalog if catalog is not None else load_catalog()
+    said = exclusions_from_phrases(extra.phrases, extra.equipment, catalog=catalog) if extra else Exclusions()
+    if user_id is None:
+        return TrainingFacts(
+            user_id=None,
+            display_name="",
+            weight_unit="kg",
+            distance_unit="km",
+            location_name=None,
+            equipment=frozenset({BODYWEIGHT}),
+            weights_kg={},
+            level="beginner",
+            body_weight_kg=DEFAULT_BODY_WEIGHT_KG,
+            sex="unspecified",
+            injuries=(),
+            exclusions=said,
+            recent_hours={},
+            debt={},
+            emphasis="hypertrophy",
+            history={},
+            catalog=catalog,
+        )
+    profile = selectors.get_profile(user_id=user_id)
+    user_settings = selectors.get_settings(user_id=user_id)
+    location = (
+        selectors.get_location(user_id=user_id, location_id=location_id) if location_id is not None else None
+    ) or selectors.current_location(user_id=user_id)
+    preferences = selectors.active_preferences(user_id=user_id)
+    injured = {
+        injury.part.key
+        for injury in injuries_from(
+            profile_injuries=profile.injuries if profile is not None else "",
+            limitations=(profile.limitations or ()) if profile is not None else (),
+            preferences=preferences,
+        )
+    }
+    muscles = distribution.muscle_distribution(user_id=user_id)
+    stored = exclusions_from_preferences(preferences, catalog=catalog)
+    return TrainingFacts(
+        user_id=user_id,
+        display_name=(profile.display_name if profile is not None else "") or "",
+        weight_unit=user_settings.weight_unit,
+        distance_unit=user_settings.distance_unit,
+        location_name=location.name if location is not None else None,
+        equipment=frozenset(
+            selectors.available_equipment_slugs(
+                user_id=user_id, location_id=location.id if location is not None else None
+            )
+        ),
+        weights_kg=weights_on_hand(location),
+        level=(profile.experience_level if profile is not None else "") or "beginner",
+        body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
+        sex=(profile.sex if profile is not None else "") or "unspecified",
+        injuries=tuple(rule for rule in INJURY_RULES if rule.key in injured),
+        exclusions=stored.merged(said),
+        recent_hours=distribution.recently_trained_muscles(user_id=user_id, hours=RECOVERY_HOURS_LARGE),
+        # With nothing logged every goal is "behind"; debt only means something once there is history.
+        debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
+        emphasis=_emphasis(user_id),
+        history=logged_loads(user_id=user_id, unit=user_settings.weight_unit),
+        catalog=catalog,
+        location_id=location.id if location is not None and location_id is not None else None,
+    )
+
+
+# --- Filters ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Filters:
+    """Why a candidate may not be used, checked in this order."""
+
+    equipment: frozenset[str]
+    exclusions: Exclusions
+    injuries: tuple[InjuryRule, ...]
+    avoid_muscles: frozenset[str]  # recovering muscles the user did not ask for
+    max_level: int
+
+    def rejection(self, candidate: Candidate) -> str | None:
+        """'equipment', 'preference:<label>', 'injury:<key>', 'recovery', 'level', or None when usable."""
+        if any(slug not in self.equipment for slug in candidate.equipment):
+            return "equipment"
+        label = self.exclusions.reason(candidate)
+        if label is not None:
+            return f"preference:{label}"
+        for rule in self.injuries:
+            if rule.excludes(candidate):
+                return f"injury:{rule.key}"
+        if candidate.works_hard(self.avoid_muscles):
+            return "recovery"
+        if LEVEL_RANK.get(candidate.level, 0) > self.max_level:
+            return "level"
+        return None
+
+
+# --- Loads and the facts on a later day ---------------------------------------------------------------------------
+def _in_unit(kg: float, unit: str) -> float:
+    return convert_weight(kg, from_unit="kg", to_unit=unit)
+
+
+def round_load(value: float, *, implement: str, facts: TrainingFacts) -> float:
+    """`workout_coaching.round_load` for this user: their unit, the weights on hand at the location."""
+    return round_to_step(value, unit=facts.weight_unit, gear=implement, weights_kg=facts.weights_kg)
+
+
+def step_load(load: float, *, implement: str, facts: TrainingFacts, steps: int) -> float:
+    """`workout_coaching.step_load` for this user: their unit, the weights on hand at the location."""
+    return step_by(load, unit=facts.weight_unit, gear=implement, steps=steps, weights_kg=facts.weights_kg)
+
+
+@dataclass(frozen=True)
+class LoadChoice:
+    load: float | None
+    note: str
+
+
+def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0) -> LoadChoice:
+    """The working load: built on the last logged session if any, else estimated from body and experience."""
+    implement = candidate.loaded_equipment
+    if implement is None:
+        return LoadChoice(None, "")
+    unit = facts.weight_unit
+    past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
+    if past is not None:
+        progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
+        base = step_load(past.load, implement=implement, facts=facts, steps=1) if progress else past.load
+        load = round_load(base * scale, implement=implement, facts=facts) if scale != 1.0 else base
+        last = f"{past.load:g} {unit} × {past.reps}"
+        note = f"Up from {last} last time." if load > past.load else f"Last time: {last}."
+        return LoadChoice(load, note)
+    if implement in _FIXED_LOAD_KG:
+        kg = _FIXED_LOAD_KG[implement]
+        return LoadChoice(round_load(_in_unit(kg, unit), implement=implement, facts=facts), "")
+    ratios = _COMPOUND_RATIO if candidate.mechanic == "compound" else _ISOLATION_RATIO
+    factor = _IMPLEMENT_FACTOR.get(implement, 0.8)
+    if candidate.unilateral and implement in ("dumbbells", "kettlebell", "cable_machine"):
+        factor *= 0.6
+    kg = (
+        facts.body_weight_kg
+        * ratios.get(candidate.primary, 0.3)
+        * factor
+        * _LEVEL_FACTOR.get(facts.level, 0.6)
+        * _SEX_FACTOR.get(facts.sex, 0.8)
+        * scale
+    )
+    load = round_load(_in_unit(kg, unit), implement=implement, facts=facts)
+    return LoadChoice(load, "First time: start here and add weight if the last reps feel easy.")
+
+
+def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:
+    """The facts as they will stand on a session `days_ahead` days from now: muscles trained recently have had
+    that much longer to recover (a session next week is not cut short by yesterday's legs)."""
+    if days_ahead <= 0:
+        return facts
+    hours = 24.0 * days_ahead
+    return replace(facts, recent_hours={muscle: ago + hours for muscle, ago in facts.recent_hours.items()})
+
+
+# --- An exercise the user names -------------------------------------------------------------------------------------
+def catalog_match(name: str, facts: TrainingFacts) -> Candidate | None:
+    """The catalogue exercise a name means: by name or alias, else the likeliest one whose words hold all of
+    it ("bench" → a bench press the user can do here, a staple before a variation)."""
+    key = exercise_name_key(name)
+    found = next((c for c in facts.catalog if key in c.keys), None)
+    if found is not None:
+        return found
+    wanted = {stem(word) for word in re.findall(r"[a-z]+", name.lower())}
+    matches = [c for c in facts.catalog if wanted and wanted <= c.words]
+    available = user_filters(facts)
+    return min(
+        matches,
+        key=lambda c: (
+            c.slug not in STAPLES,
+            available.rejection(c) is not None,
+            not wanted <= name_stems(c.name),
+            len(c.name.split()),
+            c.slug,
+        ),
+        default=None,
+    )
+
+
+def user_filters(facts: TrainingFacts, *, equipment: frozenset[str] | None = None) -> Filters:
+    """The filters every exercise for this user must pass (no recovery rule: that depends on the request)."""
+    return Filters(
+        equipment=facts.equipment if equipment is None else equipment,
+        exclusions=facts.exclusions,
+        injuries=facts.injuries,
+        avoid_muscles=frozenset(),
+        max_level=max(1, LEVEL_RANK.get(facts.level, 0)),
+    )
+
+
+def _rejection_note(candidate: Candidate, reason: str) -> str:
+    if reason == "equipment":
+        needs = ", ".join(slug.replace("_", " ") for slug in candidate.equipment)
+        return f"it needs {needs}, which you don't have here"
+    if reason.startswith("injury:"):
+        return f"it isn't a good idea with your {reason.split(':', 1)[1]}"
+    if reason.startswith("preference:"):
+        return f"you asked me to avoid {reason.split(':', 1)[1]}"
+    return "it's a step above your current level"
+
+
+def why_not(wanted: str, facts: TrainingFacts) -> str | None:
+    """Why the exercise the user named cannot be used here, or None when it can."""
+    match = catalog_match(wanted, facts)
+    if match is None:
+        return "I couldn't find it in my exercise list"
+    reason = user_filters(facts).rejection(match)
+    return _rejection_note(match, reason) if reason is not None else None
