@@ -28,8 +28,17 @@ from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise, Preference
 from datasources_app.stats import convert_weight
 from tools_app.avoid_words import PreferenceAsk, parse_preference, singular
-from tools_app.workout_coaching import PastLoad, logged_loads
-from tools_app.workout_coaching import implement as loaded_implement
+from tools_app.workout_coaching import (
+    LEVEL_RANK,
+    Lifter,
+    PastLoad,
+    first_load_kg,
+    is_unilateral,
+    lifter_of,
+    loaded_implement,
+    logged_loads,
+    working_load,
+)
 from tools_app.workout_coaching import round_load as round_to_step
 from tools_app.workout_coaching import step_load as step_by
 from tools_app.workout_validation import injuries_from, weights_on_hand
@@ -46,25 +55,7 @@ LARGE_MUSCLES = frozenset({"Chest", "Back", "Quadriceps", "Hamstrings", "Glutes"
 RECOVERY_HOURS_LARGE = 48
 RECOVERY_HOURS_SMALL = 24
 HARD_SHARE = distribution.HARD_SHARE
-DEFAULT_BODY_WEIGHT_KG = 75.0
-# Exercises done with body weight on a bar, bench or station: their equipment holds no load.
-_UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
-# Barbell-equivalent → load on this implement (per hand for dumbbells).
-_IMPLEMENT_FACTOR = {"barbell": 1.0, "trap_bar": 1.3, "ez_bar": 0.9, "smith_machine": 0.9, "dumbbells": 0.4}
-_IMPLEMENT_FACTOR |= {"kettlebell": 0.3, "cable_machine": 0.8, "leg_press_machine": 2.0}
-_IMPLEMENT_FACTOR |= {"hack_squat_machine": 1.2}
-_FIXED_LOAD_KG = {"weight_plates": 10.0, "medicine_ball": 6.0}
-# Barbell-equivalent load as a fraction of body weight for an intermediate lifter, by primary muscle.
-_COMPOUND_RATIO = {"Quadriceps": 1.0, "Hamstrings": 1.0, "Glutes": 1.0, "Lower Back": 1.2, "Chest": 0.75}
-_COMPOUND_RATIO |= {"Back": 0.65, "Shoulders": 0.45, "Triceps": 0.6, "Trapezius": 0.8, "Biceps": 0.35}
-_ISOLATION_RATIO = {"Quadriceps": 0.4, "Hamstrings": 0.35, "Glutes": 0.3, "Calves": 0.8, "Chest": 0.25}
-_ISOLATION_RATIO |= {"Back": 0.3, "Shoulders": 0.13, "Biceps": 0.3, "Triceps": 0.3, "Trapezius": 0.7}
-_ISOLATION_RATIO |= {"Abs": 0.2, "Forearms": 0.2, "Abductors": 0.4, "Adductors": 0.4, "Neck": 0.05}
-_LEVEL_FACTOR = {"beginner": 0.6, "intermediate": 1.0, "advanced": 1.3}
-_SEX_FACTOR = {"male": 1.0, "female": 0.65}
-LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
 _CONDITIONING_PATTERNS = frozenset({"jump", "locomotion", "cyclical"})
-_UNILATERAL = re.compile(r"single|one-arm|alternating|split|lunge|step-up|side-|copenhagen|kickback|windmill")
 # Movement patterns, from a name's words: two exercises of one pattern for one muscle are redundant.
 _PATTERNS = {
     word: word for word in split_words("row press curl squat raise fly extension deadlift lunge crunch")
@@ -206,9 +197,7 @@ class Candidate:
 
     @property
     def loaded_equipment(self) -> str | None:
-        if _UNLOADED.search(self.slug) and not self.slug.startswith("weighted"):
-            return None
-        return loaded_implement(self.equipment)
+        return loaded_implement(self.slug, self.equipment)
 
     @property
     def implements(self) -> dict[str, int]:
@@ -219,7 +208,7 @@ class Candidate:
 
     @property
     def unilateral(self) -> bool:
-        return _UNILATERAL.search(self.slug) is not None
+        return is_unilateral(self.slug)
 
     @property
     def pattern(self) -> str:
@@ -384,6 +373,12 @@ class TrainingFacts:
     catalog: tuple[Candidate, ...]
     location_id: uuid.UUID | None = None  # None: the current location
 
+    @property
+    def lifter(self) -> Lifter:
+        return Lifter(
+            level=self.level, body_weight_kg=self.body_weight_kg, sex=self.sex, emphasis=self.emphasis
+        )
+
     def recovering(self) -> dict[str, float]:
         """Muscles trained hard too recently to load again: 48 h for large muscles, 24 h for small ones."""
         return {
@@ -394,19 +389,6 @@ class TrainingFacts:
 
     def with_exclusions(self, extra: Exclusions) -> TrainingFacts:
         return replace(self, exclusions=self.exclusions.merged(extra))
-
-
-def _emphasis(user_id: uuid.UUID) -> str:
-    """The rep scheme the user's heaviest goal calls for: strength, hypertrophy or endurance."""
-    for goal in selectors.list_category_goals(user_id=user_id):  # heaviest first
-        name = goal.category.lower()
-        if name in ("strength", "power"):
-            return "strength"
-        if name in ("endurance", "cardio", "conditioning"):
-            return "endurance"
-        if name in ("hypertrophy", "muscle", "size"):
-            return "hypertrophy"
-    return "hypertrophy"
 
 
 def load_facts(
@@ -430,7 +412,7 @@ def load_facts(
             equipment=frozenset({BODYWEIGHT}),
             weights_kg={},
             level="beginner",
-            body_weight_kg=DEFAULT_BODY_WEIGHT_KG,
+            body_weight_kg=Lifter().body_weight_kg,
             sex="unspecified",
             injuries=(),
             exclusions=said,
@@ -456,6 +438,7 @@ def load_facts(
     }
     muscles = distribution.muscle_distribution(user_id=user_id)
     stored = exclusions_from_preferences(preferences, catalog=catalog)
+    lifter = lifter_of(user_id=user_id)
     return TrainingFacts(
         user_id=user_id,
         display_name=(profile.display_name if profile is not None else "") or "",
@@ -468,15 +451,15 @@ def load_facts(
             )
         ),
         weights_kg=weights_on_hand(location),
-        level=(profile.experience_level if profile is not None else "") or "beginner",
-        body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
-        sex=(profile.sex if profile is not None else "") or "unspecified",
+        level=lifter.level,
+        body_weight_kg=lifter.body_weight_kg,
+        sex=lifter.sex,
         injuries=tuple(rule for rule in INJURY_RULES if rule.key in injured),
         exclusions=stored.merged(said),
         recent_hours=distribution.recently_trained_muscles(user_id=user_id, hours=RECOVERY_HOURS_LARGE),
         # With nothing logged every goal is "behind"; debt only means something once there is history.
         debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
-        emphasis=_emphasis(user_id),
+        emphasis=lifter.emphasis,
         history=logged_loads(user_id=user_id, unit=user_settings.weight_unit),
         catalog=catalog,
         location_id=location.id if location is not None and location_id is not None else None,
@@ -533,36 +516,27 @@ class LoadChoice:
 
 
 def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0) -> LoadChoice:
-    """The working load: built on the last logged session if any, else estimated from body and experience."""
+    """The working load by `workout_coaching.working_load`: built on the last logged session if any, else the
+    first load for this lifter (body weight, experience, sex)."""
     implement = candidate.loaded_equipment
     if implement is None:
         return LoadChoice(None, "")
-    unit = facts.weight_unit
     past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
-    if past is not None:
-        progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
-        base = step_load(past.load, implement=implement, facts=facts, steps=1) if progress else past.load
-        load = round_load(base * scale, implement=implement, facts=facts) if scale != 1.0 else base
-        last = f"{past.load:g} {unit} × {past.reps}"
-        note = f"Up from {last} last time." if load > past.load else f"Last time: {last}."
-        return LoadChoice(load, note)
-    if implement in _FIXED_LOAD_KG:
-        kg = _FIXED_LOAD_KG[implement]
-        return LoadChoice(round_load(_in_unit(kg, unit), implement=implement, facts=facts), "")
-    ratios = _COMPOUND_RATIO if candidate.mechanic == "compound" else _ISOLATION_RATIO
-    factor = _IMPLEMENT_FACTOR.get(implement, 0.8)
-    if candidate.unilateral and implement in ("dumbbells", "kettlebell", "cable_machine"):
-        factor *= 0.6
-    kg = (
-        facts.body_weight_kg
-        * ratios.get(candidate.primary, 0.3)
-        * factor
-        * _LEVEL_FACTOR.get(facts.level, 0.6)
-        * _SEX_FACTOR.get(facts.sex, 0.8)
-        * scale
+    load, note = working_load(
+        gear=implement,
+        unit=facts.weight_unit,
+        past=past,
+        first_kg=first_load_kg(
+            gear=implement,
+            primary=candidate.primary,
+            mechanic=candidate.mechanic,
+            unilateral=candidate.unilateral,
+            lifter=facts.lifter,
+        ),
+        weights_kg=facts.weights_kg,
+        scale=scale,
     )
-    load = round_load(_in_unit(kg, unit), implement=implement, facts=facts)
-    return LoadChoice(load, "First time: start here and add weight if the last reps feel easy.")
+    return LoadChoice(load, "" if past is None and implement in ("weight_plates", "medicine_ball") else note)
 
 
 def as_of(facts: TrainingFacts, *, days_ahead: int) -> TrainingFacts:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,35 +24,183 @@ from django.utils import timezone
 
 from datasources_app import distribution, selectors
 from datasources_app.catalog import exercise_name_key
-from datasources_app.loads import default_implements, implements_of, per_hand
+from datasources_app.loads import implements_of, per_hand
 from datasources_app.stats import convert_weight
 from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, context_catalog
 
 HISTORY_DAYS = 180
 RECENT_HOURS = 48
-# A conservative first load (kg) per implement, when the user has no history for the exercise.
-_START_KG: dict[str, float] = {
-    "barbell": 20.0,
-    "smith_machine": 20.0,
-    "trap_bar": 30.0,
-    "ez_bar": 10.0,
-    "dumbbells": 5.0,
-    "kettlebell": 8.0,
-    "cable_machine": 10.0,
-    "weight_plates": 5.0,
-    "medicine_ball": 4.0,
-}
-_MACHINE_START_KG = 15.0
+# The implements a load can refer to, in the order an exercise's equipment is searched for one.
+_LOADED_IMPLEMENTS = (
+    "barbell",
+    "smith_machine",
+    "trap_bar",
+    "ez_bar",
+    "dumbbells",
+    "kettlebell",
+    "cable_machine",
+    "weight_plates",
+    "medicine_ball",
+)
 # The smallest sensible jump per implement when the location lists no weights: 2.5 kg / 5 lb (the smallest
 # plates, a pair on a bar, and the usual dumbbell and machine step); kettlebells come in 4 kg / 9 lb steps.
 _STEP_KG: dict[str, float] = {"kettlebell": 4.0}
 _STEP_LB: dict[str, float] = {"kettlebell": 9.0}
 
 
+# --- Prescriptions: reps, rest and loads (one rule for swap_exercise's `prescribe` and the drafting) ------------
+DEFAULT_BODY_WEIGHT_KG = 75.0
+LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
+SMALL_WORK_MUSCLES = frozenset({"Abs", "Lower Back", "Forearms", "Neck", "Calves", "Abductors", "Adductors"})
+# Exercises done with body weight on a bar, bench or station: their equipment holds no load.
+_UNLOADED = re.compile(r"inverted-row|pull-up|chin-up|dip\b|dip$|hanging|dead-hang|push-up|scapular|captain")
+_UNILATERAL = re.compile(r"single|one-arm|alternating|split|lunge|step-up|side-|copenhagen|kickback|windmill")
+_LOW_REP_BODYWEIGHT = re.compile(r"pull-up|chin-up|dip|nordic|inverted-row|hanging")
+# Barbell-equivalent → load on this implement (per hand for dumbbells).
+_IMPLEMENT_FACTOR = {"barbell": 1.0, "trap_bar": 1.3, "ez_bar": 0.9, "smith_machine": 0.9, "dumbbells": 0.4}
+_IMPLEMENT_FACTOR |= {"kettlebell": 0.3, "cable_machine": 0.8, "leg_press_machine": 2.0}
+_IMPLEMENT_FACTOR |= {"hack_squat_machine": 1.2}
+_FIXED_LOAD_KG = {"weight_plates": 10.0, "medicine_ball": 6.0}
+# Barbell-equivalent load as a fraction of body weight for an intermediate lifter, by primary muscle.
+_COMPOUND_RATIO = {"Quadriceps": 1.0, "Hamstrings": 1.0, "Glutes": 1.0, "Lower Back": 1.2, "Chest": 0.75}
+_COMPOUND_RATIO |= {"Back": 0.65, "Shoulders": 0.45, "Triceps": 0.6, "Trapezius": 0.8, "Biceps": 0.35}
+_ISOLATION_RATIO = {"Quadriceps": 0.4, "Hamstrings": 0.35, "Glutes": 0.3, "Calves": 0.8, "Chest": 0.25}
+_ISOLATION_RATIO |= {"Back": 0.3, "Shoulders": 0.13, "Biceps": 0.3, "Triceps": 0.3, "Trapezius": 0.7}
+_ISOLATION_RATIO |= {"Abs": 0.2, "Forearms": 0.2, "Abductors": 0.4, "Adductors": 0.4, "Neck": 0.05}
+_LEVEL_FACTOR = {"beginner": 0.6, "intermediate": 1.0, "advanced": 1.3}
+_SEX_FACTOR = {"male": 1.0, "female": 0.65}
+
+
+@dataclass(frozen=True)
+class Lifter:
+    """What a prescription depends on besides the exercise: experience, body weight, sex, the rep scheme the
+    user's goals call for."""
+
+    level: str = "beginner"
+    body_weight_kg: float = DEFAULT_BODY_WEIGHT_KG
+    sex: str = "unspecified"
+    emphasis: str = "hypertrophy"  # strength | hypertrophy | endurance
+
+
+def goal_emphasis(*, user_id: uuid.UUID) -> str:
+    """The rep scheme the user's heaviest goal calls for: strength, hypertrophy or endurance."""
+    for goal in selectors.list_category_goals(user_id=user_id):  # heaviest first
+        name = goal.category.lower()
+        if name in ("strength", "power"):
+            return "strength"
+        if name in ("endurance", "cardio", "conditioning"):
+            return "endurance"
+        if name in ("hypertrophy", "muscle", "size"):
+            return "hypertrophy"
+    return "hypertrophy"
+
+
+def lifter_of(*, user_id: uuid.UUID) -> Lifter:
+    """The user's `Lifter` (profile and goals; defaults where they say nothing)."""
+    profile = selectors.get_profile(user_id=user_id)
+    return Lifter(
+        level=(profile.experience_level if profile is not None else "") or "beginner",
+        body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
+        sex=(profile.sex if profile is not None else "") or "unspecified",
+        emphasis=goal_emphasis(user_id=user_id),
+    )
+
+
+def is_unilateral(slug: str) -> bool:
+    """One side at a time (single-leg, one-arm, split, lunge, ...): reps are per side."""
+    return _UNILATERAL.search(slug) is not None
+
+
+def loaded_implement(slug: str, equipment: Iterable[str]) -> str | None:
+    """The implement a load refers to, None for bodyweight work on a bar, bench or station (pull-up, dip)."""
+    if _UNLOADED.search(slug) and not slug.startswith("weighted"):
+        return None
+    return implement(equipment)
+
+
+def reps_and_rest(
+    *,
+    primary: str,
+    mechanic: str,
+    force: str,
+    slug: str,
+    equipment: Iterable[str],
+    loaded: bool,
+    lifter: Lifter,
+    rank: int = 2,
+) -> tuple[int, int]:
+    """Reps per set and rest (s) of a main reps exercise: small muscles high reps; loaded compounds by the goals'
+    emphasis (the first two of a strength session heavy), isolation 12-15; bodyweight by level."""
+    level = LEVEL_RANK.get(lifter.level, 0)
+    if primary in SMALL_WORK_MUSCLES:
+        return (12, 60) if loaded else (15, 45)
+    if loaded:
+        if mechanic != "compound":
+            return (15 if lifter.emphasis == "endurance" else 12), 60
+        if rank < 2 and lifter.emphasis == "strength":
+            return 6, 120
+        if lifter.emphasis == "endurance":
+            return 15, 60
+        return (10 if level == 0 else 8), 90
+    if "resistance_bands" in set(equipment):
+        return 15, 45
+    if _LOW_REP_BODYWEIGHT.search(slug):
+        return (5, 8, 10)[level], 90
+    if force == "push" and primary in ("Chest", "Triceps", "Shoulders"):
+        return (8, 12, 15)[level], 60
+    return 15, 45
+
+
+def first_load_kg(*, gear: str, primary: str, mechanic: str, unilateral: bool, lifter: Lifter) -> float:
+    """A first working load (kg) with no history: a fraction of body weight by main muscle and mechanic, scaled
+    for the implement, one side, experience and sex; fixed for plates and medicine balls."""
+    if gear in _FIXED_LOAD_KG:
+        return _FIXED_LOAD_KG[gear]
+    ratios = _COMPOUND_RATIO if mechanic == "compound" else _ISOLATION_RATIO
+    factor = _IMPLEMENT_FACTOR.get(gear, 0.8)
+    if unilateral and gear in ("dumbbells", "kettlebell", "cable_machine"):
+        factor *= 0.6
+    return (
+        lifter.body_weight_kg
+        * ratios.get(primary, 0.3)
+        * factor
+        * _LEVEL_FACTOR.get(lifter.level, 0.6)
+        * _SEX_FACTOR.get(lifter.sex, 0.8)
+    )
+
+
+def working_load(
+    *,
+    gear: str,
+    unit: str,
+    past: PastLoad | None,
+    first_kg: float,
+    weights_kg: WeightsOnHand | None,
+    scale: float = 1.0,
+) -> tuple[float, str]:
+    """The load to prescribe and what to say about it: one step up from the last session when it was completed
+    at RPE 8 or less, the same load otherwise; with no history the first load, rounded to what is on hand."""
+    if past is not None:
+        progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
+        base = (
+            step_load(past.load, unit=unit, gear=gear, steps=1, weights_kg=weights_kg)
+            if progress
+            else past.load
+        )
+        load = round_load(base * scale, unit=unit, gear=gear, weights_kg=weights_kg) if scale != 1.0 else base
+        last = f"{past.load:g} {unit} × {past.reps}"
+        return load, (f"Up from {last} last time." if load > past.load else f"Last time: {last}.")
+    kilos = first_kg * scale
+    load = round_load(
+        convert_weight(kilos, from_unit="kg", to_unit=unit), unit=unit, gear=gear, weights_kg=weights_kg
+    )
+    return load, "First time: start here and add weight if the last reps feel easy."
+
+
 def implement(equipment: Iterable[str]) -> str | None:
     """The loaded implement an exercise uses (barbell, dumbbells, machine, ...), None for bodyweight/bands."""
     gear = set(equipment)
-    for slug in _START_KG:
+    for slug in _LOADED_IMPLEMENTS:
         if slug in gear:
             return slug
     return next((slug for slug in sorted(gear) if slug.endswith("_machine") or slug == "pec_deck"), None)
@@ -109,10 +258,6 @@ def load_phrase(value: float, unit: str, implements: int) -> str:
     return f"{value:g} {unit}{per_hand(implements)}"
 
 
-def _catalogue_implements(match: CatalogMatch) -> int:
-    return default_implements(name=match.name, slug=match.slug, equipment=match.equipment)
-
-
 @dataclass(frozen=True)
 class PastLoad:
     """The user's latest logged loaded sets of one exercise, in the unit asked for."""
@@ -147,12 +292,11 @@ def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> 
     return found
 
 
-def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> tuple[float, int] | None:
-    """The heaviest load and its reps from the user's latest logged session of this exercise, in `unit`."""
+def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> PastLoad | None:
+    """The user's latest logged session of this exercise (its heaviest load, in `unit`), or None."""
     history = logged_loads(user_id=user_id, unit=unit)
     keys = (match.slug, exercise_name_key(match.name), *sorted(match.name_keys))
-    past = next((history[key] for key in keys if key in history), None)
-    return (past.load, past.reps) if past is not None else None
+    return next((history[key] for key in keys if key in history), None)
 
 
 def _role(old: Mapping[str, Any] | None) -> str:
@@ -219,33 +363,39 @@ def prescribe(
     notes: list[str] = []
     reps = 10
     if kind == "reps":
+        gear = loaded_implement(match.slug, match.equipment)
         if role != "main":
             sets, reps, rest = 1, 10, 0
-        elif match.mechanic == "compound" and match.equipment:
-            sets, reps, rest = 3, 8, 90
-        elif match.mechanic == "compound":
-            sets, reps, rest = 3, 12, 60
         else:
-            sets, reps, rest = 3, 12, 60
+            lifter = lifter_of(user_id=user_id)
+            primary = match.primary_muscles[0] if match.primary_muscles else ""
+            sets = 3
+            reps, rest = reps_and_rest(
+                primary=primary,
+                mechanic=match.mechanic,
+                force=match.force,
+                slug=match.slug,
+                equipment=match.equipment,
+                loaded=gear is not None,
+                lifter=lifter,
+            )
         exercise.update(sets=sets, reps=[reps] * sets, rest_sec=rest)
-        gear = implement(match.equipment)
         if gear is not None and role == "main":
             unit = context.weight_unit
-            past = last_load(user_id=user_id, match=match, unit=unit)
-            if past is not None:
-                load = round_load(past[0], unit=unit, gear=gear, weights_kg=context.weights_kg)
-                notes.append(
-                    f"Load from your last {match.name} ({load_phrase(load, unit, _catalogue_implements(match))})."
-                )
-            else:
-                start = _START_KG.get(gear, _MACHINE_START_KG)
-                load = round_load(
-                    convert_weight(start, from_unit="kg", to_unit=unit),
-                    unit=unit,
+            load, note = working_load(
+                gear=gear,
+                unit=unit,
+                past=last_load(user_id=user_id, match=match, unit=unit),
+                first_kg=first_load_kg(
                     gear=gear,
-                    weights_kg=context.weights_kg,
-                )
-                notes.append("A conservative start: add weight if the last reps feel easy.")
+                    primary=primary,
+                    mechanic=match.mechanic,
+                    unilateral=is_unilateral(match.slug),
+                    lifter=lifter,
+                ),
+                weights_kg=context.weights_kg,
+            )
+            notes.append(note)
             exercise.update(load_each=[load] * sets, load_unit=unit)
     elif kind == "hold":
         sets, hold, rest = (

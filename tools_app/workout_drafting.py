@@ -56,7 +56,7 @@ from tools_app.training_facts import (
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
 from tools_app.workout_coaching import implement as loaded_implement
-from tools_app.workout_coaching import pick_replacement, prescribe
+from tools_app.workout_coaching import pick_replacement, prescribe, reps_and_rest
 from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
 from tools_app.workout_validation import (
     CatalogMatch,
@@ -192,7 +192,6 @@ class WorkoutBrief(BaseModel):
         )
 
 
-SMALL_WORK_MUSCLES = frozenset({"Abs", "Lower Back", "Forearms", "Neck", "Calves", "Abductors", "Adductors"})
 MAX_EXERCISES = 7
 DEFAULT_MINUTES: dict[str, int] = {"strength": 45, "hiit": 20, "cardio": 30, "mobility": 20}
 
@@ -217,7 +216,6 @@ _HIIT_EQUIPMENT = frozenset(
 )
 _STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic", "strongman"})
 _MOBILITY_CATEGORIES = frozenset({"mobility", "stretching"})
-_LOW_REP_BODYWEIGHT = re.compile(r"pull-up|chin-up|dip|nordic|inverted-row|hanging")
 
 
 # --- Slots: a coach's template for each body area -------------------------------------------------------------------
@@ -528,24 +526,17 @@ def base_exercise(candidate: Candidate, *, kind: str, reasoning: str) -> dict[st
 
 
 def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> tuple[int, int]:
-    level = LEVEL_RANK.get(facts.level, 0)
-    if candidate.primary in SMALL_WORK_MUSCLES:
-        return (15, 45) if candidate.loaded_equipment is None else (12, 60)
-    if candidate.loaded_equipment is not None:
-        if candidate.mechanic != "compound":
-            return (15 if facts.emphasis == "endurance" else 12), 60
-        if rank < 2 and facts.emphasis == "strength":
-            return 6, 120
-        if facts.emphasis == "endurance":
-            return 15, 60
-        return (10 if level == 0 else 8), 90
-    if "resistance_bands" in candidate.equipment:
-        return 15, 45
-    if _LOW_REP_BODYWEIGHT.search(candidate.slug):
-        return (5, 8, 10)[level], 90
-    if candidate.force == "push" and candidate.primary in ("Chest", "Triceps", "Shoulders"):
-        return (8, 12, 15)[level], 60
-    return 15, 45
+    """`workout_coaching.reps_and_rest` for a candidate at `rank` in the workout."""
+    return reps_and_rest(
+        primary=candidate.primary,
+        mechanic=candidate.mechanic,
+        force=candidate.force,
+        slug=candidate.slug,
+        equipment=candidate.equipment,
+        loaded=candidate.loaded_equipment is not None,
+        lifter=facts.lifter,
+        rank=rank,
+    )
 
 
 def strength_exercise(

@@ -76,6 +76,7 @@ class CatalogMatch:
     loaded_joints: frozenset[str] = frozenset()
     exercise_type: str = ""
     mechanic: str = ""
+    force: str = ""
     category: str = ""
     level: str = ""
     primary_muscles: tuple[str, ...] = ()
@@ -263,6 +264,7 @@ def catalog_match_of(exercise: CatalogExercise) -> CatalogMatch:
         loaded_joints=frozenset(exercise.loaded_joints or ()),
         exercise_type=exercise.exercise_type,
         mechanic=exercise.mechanic,
+        force=exercise.force,
         category=exercise.category,
         level=exercise.level,
         primary_muscles=tuple(exercise.primary_muscles or ()),

@@ -255,3 +255,37 @@ def test_one_load_rule_weights_on_hand_first_then_the_implements_step() -> None:
     assert round_load(12.0, unit="kg", gear="barbell") == 20.0
     assert round_load(30.0, unit="lb", gear="barbell") == 45.0
     assert step_load(135.0, unit="lb", gear="barbell", steps=1) == 140.0
+
+
+def test_a_swap_and_a_draft_prescribe_a_lift_by_the_same_rule() -> None:
+    """After a completed 3×6 at 60 kg, the bench press comes back one step heavier whether the draft picks it or a
+    swap puts it in: one progression rule for every model."""
+    trainee = make_trainee()
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    record_workout_log(
+        user_id=trainee.user_id,
+        entries=[
+            {
+                "exercise_name": "Barbell Bench Press",
+                "exercise_slug": "barbell-bench-press",
+                "muscles": [{"muscle": "Chest", "share": 0.7}, {"muscle": "Triceps", "share": 0.3}],
+                "target_reps": [6, 6, 6],
+                "actual_sets": 3,
+                "actual_reps": [6, 6, 6],
+                "actual_load_each": [60, 60, 60],
+                "load_unit": "kg",
+            }
+        ],
+        completed_at=timezone.now() - timedelta(days=3),
+    )
+    _, drafted = draft(trainee, focus=["chest"])
+    bench = next(e for e in drafted if e["exercise_name"] == "Barbell Bench Press")
+    assert bench["load_each"][0] == 62.5 and "Up from 60 kg × 6 last time." in bench["reasoning"]
+    other = next(e for e in main(drafted) if e["exercise_name"] != "Barbell Bench Press")
+    swapped = trainee.run(
+        "swap_exercise", {"exercise_id": other["id"], "replacement_name": "Barbell Bench Press"}
+    )
+    assert swapped.success, swapped.formatted
+    new = swapped.data["new_exercise"]
+    assert new["load_each"][0] == 62.5 and "Up from 60 kg × 6 last time." in new["reasoning"]
+    assert new["reps"][0] == bench["reps"][0]  # the draft may lengthen rests to fit its minutes

@@ -186,6 +186,8 @@ def test_a_pounds_user_gets_pounds_and_swaps_keep_them(demo: DemoUser) -> None:
 
 
 def test_a_swap_uses_the_load_from_history(demo: DemoUser) -> None:
+    """A swapped-in exercise the user completed 3×12 at 12.5 kg five days ago builds on that session (one step
+    up, as a draft does: one progression rule), not on a generic first load."""
     record_workout_log(
         user_id=demo.user_id,
         title="Chest",
@@ -208,7 +210,8 @@ def test_a_swap_uses_the_load_from_history(demo: DemoUser) -> None:
     session_id = say(demo.user_id, "Give me a 45 minute chest workout").session_id
     say(demo.user_id, "swap the dumbbell fly for incline dumbbell fly", session_id)
     fly = next(e for e in current(demo.user_id) if e["exercise_name"] == "Incline Dumbbell Fly")
-    assert set(fly["load_each"]) == {12.5}
+    assert set(fly["load_each"]) == {15.0}
+    assert "Up from 12.5 kg × 12 last time." in fly["reasoning"]
 
 
 def test_legs_trained_hard_yesterday_are_flagged_to_the_model(demo: DemoUser) -> None:
