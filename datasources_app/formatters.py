@@ -149,6 +149,23 @@ def prescription(
     )
 
 
+def message_line(number: int, exercise: Mapping[str, Any]) -> str:
+    """One exercise of a workout as a line of the day's message, by the one rendering (`exercise_prescription`,
+    `exercise_rest`): "1. Dumbbell Row: 3×10 @ 16kg each hand (rest 90s)"."""
+    name = exercise.get("exercise_name") or exercise.get("name") or "Exercise"
+    rest = exercise_rest(exercise)
+    text = " ".join(
+        part for part in (exercise_prescription(exercise), f"(rest {rest})" if rest else "") if part
+    )
+    return f"{number}. {name}" + (f": {text}" if text else "")
+
+
+def message_lines(workout: Mapping[str, Any]) -> list[str]:
+    """The workout's exercises in order, one `message_line` each."""
+    exercises = sorted(workout.get("exercises") or [], key=lambda item: item.get("order") or 0)
+    return [message_line(number, exercise) for number, exercise in enumerate(exercises, start=1)]
+
+
 # --- Logs -----------------------------------------------------------------------------------------------------
 def _entry_done(entry: WorkoutLogEntry, units: Units, *, implements: int = 1) -> str:
     return prescription(

@@ -288,6 +288,13 @@ def list_milestone_goals(*, user_id: uuid.UUID, status: str | None = None) -> li
     return list(queryset.order_by(F("deadline").asc(nulls_last=True), "created_at"))
 
 
+def goal_text(*, user_id: uuid.UUID) -> str:
+    """The user's goals in words: active milestones first, then category goals by weight."""
+    milestones = [goal.title for goal in list_milestone_goals(user_id=user_id, status="active")]
+    categories = [goal.category for goal in list_category_goals(user_id=user_id)]
+    return "; ".join([*milestones, *categories]) or "general fitness"
+
+
 # --- Schedule and plans ---------------------------------------------------------------------------------------
 def scheduled_workouts(
     *,

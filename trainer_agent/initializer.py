@@ -1,22 +1,21 @@
 """The initializer (docs/contracts.md §9 (initializer)): before each turn, choose which user data to append as knowledge.
 
 The `initializer` agent's model (its definition names INITIALIZER_MODEL, `gpt-4o-mini` by default with an
-OpenAI key) reads the user's message and the sources already in context and answers with strict JSON. Without
-a key the built-in offline selector makes the same decision from keywords. Knowledge is append-only: a source
-already loaded with enough scope is never fetched again; a wider range (more days of history) is appended as a
-new knowledge event.
-Any failure is recorded as an `error` event and the turn goes on.
+OpenAI key, else `offline`, which decides from keywords) reads the user's message and the sources already in
+context and answers with strict JSON. Knowledge is append-only: a source already loaded with enough scope is
+never fetched again; a wider range (more days of history) is appended as a new knowledge event.
+A failed call (after the SDK's retries) or an unusable answer is recorded as an `error` event, the built-in
+`offline` model answers the same request instead, and the turn goes on.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any, Literal
 
 from datasources_app.selectors import local_today
@@ -43,6 +42,7 @@ from trainer_agent.agents.registry import INITIALIZER_AGENT_ID, AgentDefinition,
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
+from trainer_agent.offline.structured import StructuredAnswers
 from trainer_agent.sink import EventSink
 
 logger = logging.getLogger(__name__)
@@ -50,6 +50,9 @@ logger = logging.getLogger(__name__)
 # Its definition (trainer_agent.agents.definitions) holds the model, prompt, schema (with REASONS and the
 # selectable sources), temperature and max_tokens.
 Reason = Literal["not_in_context", "expand_range", "refresh_state"]
+# The model that answers when the initializer's own fails: built in, it needs no key and decides from the request.
+FALLBACK_MODEL = "offline"
+OFFLINE_ANSWERS = StructuredAnswers()
 # Sources whose state changes during a conversation: re-fetching them is a refresh, not a duplicate.
 STATEFUL_SOURCES = frozenset({"current_workout_session", "active_preferences", "scheduled_workouts"})
 
@@ -73,86 +76,6 @@ class Selection:
 
 def _sources_catalogue() -> str:
     return "\n".join(f"- {s.name}: {s.description}" for s in all_sources() if s.name in selectable_sources())
-
-
-# --- offline selector ---------------------------------------------------------------------------------
-
-_WORKOUT = re.compile(
-    r"\b(workout|work out|session|train|training|exercise|routine|wod|lift|circuit|hiit|cardio|stretch|mobility|"
-    r"legs?|chest|back|arms?|shoulders?|glutes?|core|abs|full[- ]body|upper|lower|push|pull|quick|minutes?|min)\b",
-    re.I,
-)
-_GOALS = re.compile(r"\b(goals?|focus|priorit\w*|balance|distribution)\b", re.I)
-_STATS = re.compile(
-    r"\b(stats?|statistics|progress|history|trend\w*|volume|records?|pr|prs|how (many|much|often)|last (week|month)|"
-    r"this (week|month)|improv\w*)\b",
-    re.I,
-)
-_PREFS = re.compile(r"\b(prefer\w*|hate|don'?t like|dislike|avoid|no more|never|love)\b", re.I)
-_CURRENT = re.compile(
-    r"\b(swap|replace|switch|change|adjust|remove|drop|skip|log|logged|did|done|finished|completed|easier|harder|"
-    r"heavier|lighter|instead)\b",
-    re.I,
-)
-_CALENDAR = re.compile(
-    r"\b(schedule\w*|calendar|plan|plans|program|today|tonight|tomorrow|weekend|weeks?|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu|thurs?|fri|what'?s on|coming up|upcoming)\b",
-    re.I,
-)
-_MILESTONES = re.compile(r"\b(milestone\w*|target|achieve\w*)\b", re.I)
-_RANGE = re.compile(r"\b(?:last|past)\s+(\d+)?\s*(day|week|month|year)s?\b", re.I)
-_THIS = re.compile(r"\bthis\s+(week|month|year)\b", re.I)
-
-
-def requested_days(message: str, default: int, *, today: date | None = None) -> int:
-    """How far back the user is asking about ("last month" → 30, "past 3 weeks" → 21; with `today`, "this
-    week" → the days since Monday, "this month" → since the 1st)."""
-    match = _RANGE.search(message)
-    this = _THIS.search(message) if today is not None else None
-    if not match and this is not None and today is not None:
-        start = {
-            "week": today - timedelta(days=today.weekday()),
-            "month": today.replace(day=1),
-            "year": today.replace(month=1, day=1),
-        }[this.group(1).lower()]
-        return (today - start).days + 1
-    if not match:
-        return default
-    count = int(match.group(1) or 1)
-    unit = match.group(2).lower()
-    return min(365, count * {"day": 1, "week": 7, "month": 30, "year": 365}[unit])
-
-
-def offline_selection(
-    message: str, existing: list[dict[str, Any]], *, today: date | None = None
-) -> Selection:
-    """Deterministic keyword selection following the task-to-data mapping of docs/contracts.md §9.2 (initializer
-    rules). `today` (the user's date) turns "this week" or "this month" into the days since it began."""
-    wanted: dict[str, int | None] = {}
-    if _STATS.search(message):
-        wanted["workout_history"] = requested_days(message, 30, today=today)
-        wanted["category_goals"] = None
-    if _WORKOUT.search(message) and not _STATS.search(message):
-        wanted.update({"category_goals": None, "muscle_goals": None, "active_preferences": None})
-        wanted["workout_history"] = max(wanted.get("workout_history") or 0, 14)
-    if _GOALS.search(message):
-        wanted.update({"category_goals": None, "muscle_goals": None})
-    if _PREFS.search(message):
-        wanted["active_preferences"] = None
-    if _CURRENT.search(message):
-        wanted["current_workout_session"] = None
-    if _CALENDAR.search(message):
-        wanted.update({"scheduled_workouts": None, "workout_plans": None})
-    if _MILESTONES.search(message):
-        wanted["milestone_goals"] = None
-    selection = Selection(reasoning="offline keyword selection")
-    for source, days in wanted.items():
-        decision = decide(source, days, existing)
-        if decision is None:
-            selection.use_existing.append(source)
-        else:
-            selection.append_knowledge.append(decision)
-    return selection
 
 
 def decide(source: str, days_back: int | None, existing: list[dict[str, Any]]) -> KnowledgeSelection | None:
@@ -184,14 +107,18 @@ def select_with_model(
     existing: list[dict[str, Any]],
     sink: EventSink,
     today: date,
+    fallback: bool = False,
 ) -> Selection:
-    """Ask the agent's model (strict JSON) with its prompt, schema, temperature and max_tokens; records the
-    request/response events with usage and cost."""
-    model_id = agent.resolved_model()
+    """Ask the agent's model for strict JSON with its prompt, schema, temperature and max_tokens (with
+    `fallback`, FALLBACK_MODEL and the built-in schema); records the request/response events with usage and
+    cost."""
+    model_id = FALLBACK_MODEL if fallback else agent.resolved_model()
     model = get_model(model_id)
-    provider = get_structured_provider(model_id)
+    # The fallback is the built-in model itself, whatever serves that id (a test may script it).
+    provider = OFFLINE_ANSWERS if fallback else get_structured_provider(model_id)
     system = agent.prompt.format(sources=_sources_catalogue())
-    schema = agent.output_schema if isinstance(agent.output_schema, dict) else selection_schema()
+    own = agent.output_schema if isinstance(agent.output_schema, dict) and not fallback else None
+    schema = own or selection_schema()
     user = json.dumps(
         {"user_message": message, "today": today_text(today), "loaded_sources": existing}, ensure_ascii=False
     )
@@ -249,6 +176,8 @@ def parse_selection(data: Any, existing: list[dict[str, Any]]) -> Selection:
         decision = decide(source, int(days) if isinstance(days, int) and days > 0 else None, existing)
         if decision is not None and all(s.source != source for s in selection.append_knowledge):
             selection.append_knowledge.append(decision)
+    appended = {item.source for item in selection.append_knowledge}
+    selection.use_existing = [source for source in selection.use_existing if source not in appended]
     return selection
 
 
@@ -271,23 +200,20 @@ def _initialize_context(
     existing = existing_knowledge_sources(session=session)
     today = local_today(user_id=user_id)
     agent = get_agent(INITIALIZER_AGENT_ID)
-    selection: Selection | None = None
-    if agent.resolved_model() != "offline":
-        try:
-            selection = select_with_model(
-                agent=agent, message=message, existing=existing, sink=sink, today=today
-            )
-        except Exception as exc:
-            sink.record(
-                EventType.ERROR,
-                ErrorData(
-                    message=f"initializer failed: {type(exc).__name__}: {exc}",
-                    context="context_init",
-                    stack=None,
-                ),
-            )
-    if selection is None:
-        selection = offline_selection(message, existing, today=today)
+    try:
+        selection = select_with_model(agent=agent, message=message, existing=existing, sink=sink, today=today)
+    except Exception as exc:
+        sink.record(
+            EventType.ERROR,
+            ErrorData(
+                message=f"initializer failed: {type(exc).__name__}: {exc}",
+                context="context_init",
+                stack=None,
+            ),
+        )
+        selection = select_with_model(
+            agent=agent, message=message, existing=existing, sink=sink, today=today, fallback=True
+        )
     append_knowledge(selection=selection, user_id=user_id, sink=sink)
     return selection
 

@@ -97,7 +97,7 @@ def trainer_definition() -> AgentDefinition:
 def initializer_definition() -> AgentDefinition:
     """Read by `initialize_context` on every turn: model, prompt, schema, temperature and max_tokens.
 
-    No retry policy: a failed call is retried by the SDK (LLM_MAX_RETRIES); then the offline selector decides.
+    No retry policy: a failed call is retried by the SDK (LLM_MAX_RETRIES); then the `offline` model answers.
     """
     return AgentDefinition(
         agent_id=INITIALIZER_AGENT_ID,
@@ -111,7 +111,7 @@ def initializer_definition() -> AgentDefinition:
     )
 
 
-# Sub-agents run on the primary model; with "offline" (no API keys) each runs its deterministic variant.
+# Sub-agents run on the primary model (the `offline` one without API keys answers from the same request).
 SUBAGENT_MODEL = "settings.PRIMARY_MODEL"
 SUBAGENT_RETRY = RetryPolicy(max_retries=1, retry_on=("validation_error",))
 

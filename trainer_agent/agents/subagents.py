@@ -1,12 +1,14 @@
 """Sub-agents (seeds 003/004): one structured job each, a validated pydantic output, a retry on bad output.
 
-`run_subagent(agent_id, input=..., user_id=...)` looks the agent up in the registry. With the `offline` model
-(the default without API keys) it runs the deterministic variant from `offline_subagents`; otherwise it asks the
-model for JSON matching the output model's schema. Either way the output goes through the same pydantic model
-and the agent's validators. A rejected model answer is retried with the problems appended to the prompt, as
+`run_subagent(agent_id, input=..., user_id=...)` looks the agent up in the registry, completes the input with
+what the job needs from the user's data (the spec's `brief`: the plan builder's draft of a plan, a week's
+sessions on the calendar with their drafted workouts, a workout's message lines) and asks the agent's model
+for JSON matching the output model's schema, whatever the model: the offline one (the default without API
+keys) answers from the same request (`trainer_agent.offline.structured`). The output goes through the pydantic
+model and the agent's validators. A rejected answer is retried with the problems appended to the prompt, as
 often as the retry policy allows; then `SubagentError` names the problems. Each attempt is recorded in the
 parent session as `llm_request`/`llm_response` events with `purpose = "subagent:<id>"`, so staff see sub-agent
-runs, their tokens and cost in the timeline; offline runs appear the same way with model "offline" and zero cost.
+runs, their tokens and cost in the timeline (the offline model's at zero tokens and cost).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from datasources_app import selectors
+from datasources_app import formatters, selectors
 from datasources_app.workouts import Workout
 from sessions_app.events import SUBAGENT_PREFIX, SubagentRequest, SubagentResponse, Tokens
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType
@@ -34,10 +36,9 @@ from tools_app.plan_builder import (
     default_deload_weeks,
     week_dates,
 )
-from tools_app.workout_drafting import brief_for_session, draft_workout_for
+from tools_app.plan_drafting import DEFAULT_WEEKS, draft_plan, draft_week_workouts, week_training_days
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent import tracing
-from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import callback_registry
 from trainer_agent.agents.registry import AgentDefinition, AgentRegistry, RetryPolicy, agent_registry
 from trainer_agent.llm.cost import cost_cents
@@ -46,8 +47,7 @@ from trainer_agent.llm.providers import get_structured_provider
 from trainer_agent.llm.types import LLMError, Usage
 from trainer_agent.sink import EventSink
 
-OFFLINE_MODEL = "offline"
-SMS_MAX_CHARS = offline_subagents.SMS_MAX_CHARS
+SMS_MAX_CHARS = 1600
 PROMPT_PREVIEW_CHARS = 2000
 
 
@@ -73,6 +73,12 @@ class FitnessPlanInput(BaseModel):
     deload_weeks: list[int] | None = Field(default=None, description="Default: every 5th week (5 and 10).")
     preferred_days: list[Weekday] | None = None
     start_date: dt.date | None = None
+    draft: dict[str, Any] | None = Field(
+        default=None,
+        description="The plan builder's plan for this input and the user (their goal, equipment and injuries): "
+        "return it, or improve it within the same rules.",
+    )
+    # Last: the stored prompt preview (PROMPT_PREVIEW_CHARS) keeps the end of the request.
     location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
 
@@ -83,6 +89,26 @@ class CalendarDay(BaseModel):
     weekday: Weekday
     title: str
     status: str = Field(description="scheduled, completed, skipped or cancelled.")
+
+
+class TrainingDay(BaseModel):
+    """One training day of the plan week, laid out on the calendar, with a drafted workout."""
+
+    date: dt.date
+    weekday: Weekday
+    title: str | None = None
+    session: str
+    focus: list[str] = Field(default_factory=list)
+    duration_minutes: int = Field(ge=0)
+    prescription: str = ""
+    draft: dict[str, Any] | None = Field(
+        default=None,
+        description="A workout for the day drafted for the user (equipment, injuries, preferences, recovery, "
+        "loads from recent training; the week's main lifts varied, lighter in a deload week).",
+    )
+    draft_notes: list[str] = Field(
+        default_factory=list, description="What the draft left out or changed, and why."
+    )
 
 
 class MicrocycleInput(BaseModel):
@@ -103,6 +129,12 @@ class MicrocycleInput(BaseModel):
         description="The week's sessions as they are on the calendar now (moved, deleted or done ones as they "
         "are): the training days are the scheduled and completed ones, on their dates.",
     )
+    training_days: list[TrainingDay] | None = Field(
+        default=None,
+        description="The week's training days: the plan's sessions on the calendar's days, each with a drafted "
+        "workout when workouts is true.",
+    )
+    # Last: the stored prompt preview (PROMPT_PREVIEW_CHARS) keeps the end of the request.
     location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
 
@@ -111,6 +143,9 @@ class WorkoutMessageInput(BaseModel):
     markdown: str | None = Field(default=None, description="The workout as markdown.")
     workout: dict[str, Any] | None = Field(
         default=None, description="The workout as JSON (title, exercises)."
+    )
+    lines: list[str] | None = Field(
+        default=None, description="The workout's exercises, one line each, as the app writes them."
     )
     location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
 
@@ -126,33 +161,8 @@ class WorkoutStructureInput(BaseModel):
     )
     markdown: str = Field(min_length=1)
     title: str | None = None
+    # Last: the stored prompt preview (PROMPT_PREVIEW_CHARS) keeps the end of the request.
     location_id: str | None = Field(default=None, description=LOCATION_ID_DESCRIPTION)
-
-
-def workout_structure_input(
-    *,
-    user_id: uuid.UUID,
-    markdown: str,
-    title: str | None,
-    location_id: str | None,
-    session: str,
-    minutes: int,
-    deload: bool,
-    on: dt.date | None,
-) -> dict[str, Any]:
-    """The workout_structure input for one plan day: its markdown, and the workout drafted for its session."""
-    drafted = draft_workout_for(
-        user_id=user_id,
-        brief=brief_for_session(session, minutes, deload=deload),
-        location_id=uuid.UUID(location_id) if location_id else None,
-        on=on,
-    )
-    return {
-        "draft": drafted.workout if drafted is not None else None,
-        "markdown": markdown,
-        "title": title,
-        "location_id": location_id,
-    }
 
 
 # --- Outputs --------------------------------------------------------------------------------------------------
@@ -435,20 +445,76 @@ VALIDATORS: dict[str, Callable[[Any], list[str]]] = {
 }
 
 
+# --- Briefs: what a job needs from the user's data, added to its input for every model ------------------------
+def fitness_plan_brief(input: dict[str, Any], user_id: uuid.UUID) -> dict[str, Any]:
+    """The plan builder's draft for the input and the user."""
+    if input.get("draft"):
+        return input
+    draft = draft_plan(
+        user_id=user_id,
+        goal=input.get("goal"),
+        weeks=input.get("weeks"),
+        days_per_week=input.get("days_per_week"),
+        start_date=input.get("start_date"),
+        preferred_days=input.get("preferred_days"),
+        deload_weeks=input.get("deload_weeks"),
+        location_id=location_uuid(input.get("location_id")),
+    )
+    return input | {"draft": draft}
+
+
+def microcycle_brief(input: dict[str, Any], user_id: uuid.UUID) -> dict[str, Any]:
+    """The plan (the builder's when omitted) and the week's training days on the calendar, each with its drafted
+    workout when the days' workouts are asked for."""
+    number = input["week"]
+    plan = input.get("plan") or draft_plan(
+        user_id=user_id,
+        goal=input.get("goal"),
+        weeks=max(number, input.get("weeks") or DEFAULT_WEEKS),
+        days_per_week=input.get("days_per_week"),
+        preferred_days=input.get("preferred_days"),
+        deload_weeks=input.get("deload_weeks"),
+    )
+    week = _plan_week(plan, number)
+    if week is None or input.get("training_days") is not None:
+        return input | {"plan": plan}
+    days = week_training_days(week, input.get("calendar"))
+    if input.get("workouts"):
+        days = draft_week_workouts(
+            user_id=user_id, week=week, days=days, location_id=location_uuid(input.get("location_id"))
+        )
+    fields = set(TrainingDay.model_fields)
+    return input | {
+        "plan": plan,
+        "training_days": [{k: v for k, v in day.items() if k in fields} for day in days],
+    }
+
+
+def workout_message_brief(input: dict[str, Any], user_id: uuid.UUID) -> dict[str, Any]:
+    """The workout's exercises as the app writes them, one line each."""
+    if input.get("workout") and input.get("lines") is None:
+        return input | {"lines": formatters.message_lines(input["workout"])}
+    return input
+
+
+type Brief = Callable[[dict[str, Any], uuid.UUID], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class SubagentSpec:
-    """What the registry's definition cannot hold as data: the input model and the offline variant."""
+    """What the registry's definition cannot hold as data: the input and output models, and the brief that
+    completes the input from the user's data before any model is asked."""
 
     input_model: type[BaseModel]
     output_model: type[BaseModel]
-    offline: Callable[..., dict[str, Any]]
+    brief: Brief | None = None
 
 
 SPECS: dict[str, SubagentSpec] = {
-    "fitness_plan": SubagentSpec(FitnessPlanInput, FitnessPlan, offline_subagents.fitness_plan),
-    "microcycle": SubagentSpec(MicrocycleInput, Microcycle, offline_subagents.microcycle),
-    "workout_message": SubagentSpec(WorkoutMessageInput, WorkoutMessage, offline_subagents.workout_message),
-    "workout_structure": SubagentSpec(WorkoutStructureInput, Workout, offline_subagents.workout_structure),
+    "fitness_plan": SubagentSpec(FitnessPlanInput, FitnessPlan, fitness_plan_brief),
+    "microcycle": SubagentSpec(MicrocycleInput, Microcycle, microcycle_brief),
+    "workout_message": SubagentSpec(WorkoutMessageInput, WorkoutMessage, workout_message_brief),
+    "workout_structure": SubagentSpec(WorkoutStructureInput, Workout),
 }
 
 
@@ -464,6 +530,7 @@ class SubagentResult:
     attempts: int
     model: str
     events: list[AgentSessionEvent] = field(default_factory=list)
+    input: dict[str, Any] = field(default_factory=dict)  # as the model was given it (briefed)
 
 
 def _problems_of(error: ValidationError) -> list[str]:
@@ -523,7 +590,7 @@ def user_facts(user_id: uuid.UUID, *, location_id: uuid.UUID | None = None) -> d
     preferences = selectors.active_preferences(user_id=user_id)
     return {
         "today": f"{today.isoformat()} ({WEEKDAYS[today.weekday()]})",
-        "goals": offline_subagents.goal_text(user_id=user_id),
+        "goals": selectors.goal_text(user_id=user_id),
         "injuries": [
             f"{injury.part.key} ({injury.source}): {injury.part.advice}"
             for injury in user_injuries(user_id=user_id, preferences=preferences)
@@ -573,9 +640,8 @@ def run_subagent(
     def run() -> SubagentResult:
         # A SubagentError ends the span in error, with the problems (the span records the exception).
         with tracing.subagent_span(agent_id=agent_id, model=model_id):
-            if model_id == OFFLINE_MODEL:
-                return _run_offline(definition, spec, clean_input, user_id, sink, registry)
-            return _run_model(definition, spec, clean_input, user_id, sink, registry, model_id)
+            briefed = _briefed(agent_id, spec, clean_input, user_id)
+            return _run_model(definition, spec, briefed, user_id, sink, registry, model_id)
 
     return callback_registry.run_agent(agent_id, run, context=callback_context)
 
@@ -584,32 +650,14 @@ def _purpose(definition: AgentDefinition) -> str:
     return f"{SUBAGENT_PREFIX}{definition.agent_id}"
 
 
-def _run_offline(
-    definition: AgentDefinition,
-    spec: SubagentSpec,
-    input: dict[str, Any],
-    user_id: uuid.UUID,
-    sink: EventSink | None,
-    registry: AgentRegistry,
-) -> SubagentResult:
-    events: list[AgentSessionEvent] = []
-    prompt = json.dumps(input, ensure_ascii=False)
-    if sink is not None:
-        events.append(_record_request(sink, definition, OFFLINE_MODEL, prompt, attempt=1))
+def _briefed(agent_id: str, spec: SubagentSpec, input: dict[str, Any], user_id: uuid.UUID) -> dict[str, Any]:
+    if spec.brief is None:
+        return input
     try:
-        data = spec.offline(input, user_id=user_id)
-    except (ValueError, KeyError, StopIteration) as exc:
-        data, problems = None, [f"{type(exc).__name__}: {exc}"]
-        output = None
-    else:
-        output, problems = _validated(definition, spec, data, input, user_id, registry)
-    if sink is not None:
-        events.append(
-            _record_response(sink, definition, OFFLINE_MODEL, {"offline": data}, Usage(), 0, 1, problems)
-        )
-    if problems or output is None:
-        raise SubagentError(definition.agent_id, problems, attempts=1)
-    return SubagentResult(output=output, attempts=1, model=OFFLINE_MODEL, events=events)
+        briefed = spec.brief(input, user_id)
+        return spec.input_model.model_validate(briefed).model_dump(mode="json")
+    except (ValueError, KeyError) as exc:  # e.g. preferred_days that do not fit days_per_week
+        raise SubagentError(agent_id, [f"{type(exc).__name__}: {exc}"], attempts=0) from None
 
 
 def _run_model(
@@ -672,7 +720,7 @@ def _run_model(
                 )
             )
         if output is not None and not problems:
-            return SubagentResult(output=output, attempts=attempt, model=model_id, events=events)
+            return SubagentResult(output=output, attempts=attempt, model=model_id, events=events, input=input)
         if "validation_error" not in policy.retry_on:
             raise SubagentError(definition.agent_id, problems, attempts=attempt)
     raise SubagentError(definition.agent_id, problems, attempts=attempts)

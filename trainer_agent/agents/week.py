@@ -31,12 +31,7 @@ from tools_app.plan_builder import WEEKDAYS, week_dates
 from tools_app.unit_conversion import workout_in_user_units
 from tools_app.workout_validation import fill_implements
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
-from trainer_agent.agents.subagents import (
-    MicrocycleDay,
-    SubagentError,
-    run_subagent,
-    workout_structure_input,
-)
+from trainer_agent.agents.subagents import SubagentError, run_subagent
 from trainer_agent.sink import EventSink
 from trainer_agent.tenancy import acting_for
 from trainer_agent.wakeups import wake_workers
@@ -107,7 +102,7 @@ def prepare_plan_week(
     sink = EventSink(session=session) if session is not None else None
     location_id = plan_location_id(plan)
     try:
-        cycle = run_subagent(
+        laid_out = run_subagent(
             "microcycle",
             input={
                 "week": week,
@@ -118,17 +113,26 @@ def prepare_plan_week(
             },
             user_id=user_id,
             sink=sink,
-        ).output
+        )
     except SubagentError as exc:
         reason = f"The week could not be laid out ({_first_problem(exc)}). {ASK_AGAIN}"
         for item in pending.values():
             _fail(outcome, item, reason)
         _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
         return _finish(outcome, user_id=user_id)
-    for day in cycle.days:
+    # Each day's drafted workout, as the microcycle was given it: the structure starts from the same draft.
+    drafts = {str(day["date"]): day.get("draft") for day in laid_out.input.get("training_days") or []}
+    for day in laid_out.output.days:
         found = pending.get(day.date.isoformat()) if not day.rest and day.date else None
         if found is not None:
-            _prepare_day(outcome, found, day, deload=cycle.deload, location_id=location_id, sink=sink)
+            _prepare_day(
+                outcome,
+                found,
+                day.markdown or "",
+                draft=drafts.get(day.date.isoformat()),
+                location_id=location_id,
+                sink=sink,
+            )
     for item in pending.values():
         if item.pk not in outcome.prepared and item.pk not in outcome.failed:
             _fail(outcome, item, f"The week's plan has no session on this day. {ASK_AGAIN}")
@@ -143,9 +147,9 @@ def _first_problem(error: SubagentError) -> str:
 def _prepare_day(
     outcome: WeekOutcome,
     item: ScheduledWorkout,
-    day: MicrocycleDay,
+    markdown: str,
     *,
-    deload: bool,
+    draft: dict[str, Any] | None,
     location_id: str | None,
     sink: EventSink | None,
 ) -> None:
@@ -154,16 +158,7 @@ def _prepare_day(
     try:
         structure = run_subagent(
             agent_id,
-            input=workout_structure_input(
-                user_id=item.user_id,
-                markdown=day.markdown or "",
-                title=item.title,
-                location_id=location_id,
-                session=day.session or day.focus,
-                minutes=day.duration_minutes,
-                deload=deload,
-                on=day.date,
-            ),
+            input={"markdown": markdown, "title": item.title, "location_id": location_id, "draft": draft},
             user_id=item.user_id,
             sink=sink,
             callback_context=context,

@@ -5,12 +5,13 @@ The package's modules import one way, each only those listed below it:
     wiring       → definitions, subagents, week, callbacks (and tools_app.plan_builder's registration hooks)
     week         → subagents, callbacks                 (the week chain, a task of its own)
     definitions  → subagents, registry                  (the built-in agents: prompts, schemas, models)
-    subagents    → offline_subagents, callbacks, registry (running a sub-agent; its input/output models, checks)
+    subagents    → callbacks, registry                  (running a sub-agent; its input/output models, briefs, checks)
     callbacks    → registry                             (hooks around every agent's run)
     registry                                            (AgentDefinition, AgentRegistry, the agent ids)
 
 Outside the package, the turn's own code (`context`, `initializer`, `loop`, `turns`) reads the registry and fires
-the callbacks; nothing in the package imports it back.
+the callbacks; nothing in the package imports it back. No caller branches on the model id: every agent asks its
+definition's model through the provider interface, the built-in `offline` model included.
 """
 
 from __future__ import annotations

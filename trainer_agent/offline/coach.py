@@ -43,6 +43,7 @@ from trainer_agent.offline.intents import (
     plan_ask,
 )
 from trainer_agent.offline.reading import UserData, artifact_blocks, knowledge
+from trainer_agent.offline.structured import StructuredAnswers
 
 TOOL_ID_PREFIX = "toolu_offline_"
 INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_question")
@@ -1308,7 +1309,7 @@ def _known(name: str | None, names: Sequence[str]) -> str | None:
 
 
 # --- The provider ---------------------------------------------------------------------------------------------------
-class OfflineCoach(SimulatedStreaming):
+class OfflineCoach(SimulatedStreaming, StructuredAnswers):
     """A deterministic `Provider`: one tool call per request, chosen from the request and the user's data."""
 
     def complete(self, request: LLMRequest) -> LLMResponse:

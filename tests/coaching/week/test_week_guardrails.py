@@ -21,25 +21,21 @@ from tests.coaching.week.conftest import (
     request_input,
     tools_of,
 )
-from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, StructuredRequest, tool_response
+from trainer_agent.offline.structured import answer_json
 
 PLAN = "Make me a 12-week strength plan, 3 days a week"
-OFFLINE = {
-    "fitness_plan": offline_subagents.fitness_plan,
-    "microcycle": offline_subagents.microcycle,
-    "workout_structure": offline_subagents.workout_structure,
-    "workout_message": offline_subagents.workout_message,
-}
 
 
 def good(user_id: uuid.UUID) -> Any:
-    """A model that answers every sub-agent as its offline variant would (valid output)."""
+    """A model that answers every sub-agent as the offline model does, from the request alone (valid output)."""
 
     def answer(request: StructuredRequest) -> dict[str, Any]:
-        return OFFLINE[request.schema_name](request_input(request), user_id=user_id)
+        return answer_json(
+            user=request.user, json_schema=request.json_schema, schema_name=request.schema_name
+        ).data
 
     return answer
 

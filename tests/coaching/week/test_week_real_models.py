@@ -22,7 +22,7 @@ from tests.coaching.week.test_week_guardrails import PLAN, barbell_squat, good
 from tools_app.registry import execute_tool
 from tools_app.types import ToolContext
 from tools_app.workout_validation import validate_workout
-from trainer_agent.agents.offline_subagents import microcycle
+from trainer_agent.agents.subagents import run_subagent
 from trainer_agent.frames import frame_kind, turn_frames
 from trainer_agent.llm.scripted import StructuredRequest
 
@@ -219,10 +219,12 @@ def test_the_offline_week_follows_the_calendar(coached: Coached) -> None:
             "status": "scheduled",
         },
     ]
-    cycle = microcycle({"week": 1, "plan": plan, "calendar": calendar}, user_id=coached.user_id)
-    training = [(day["weekday"], day.get("session")) for day in cycle["days"] if not day["rest"]]
+    cycle = run_subagent(
+        "microcycle", input={"week": 1, "plan": plan, "calendar": calendar}, user_id=coached.user_id
+    ).output
+    training = [(day.weekday, day.session) for day in cycle.days if not day.rest]
     assert training == [("Mon", days[0]["session"]), ("Thu", days[1]["session"])]
-    assert cycle["days_per_week"] == 2
+    assert cycle.days_per_week == 2
 
 
 def _tool(coached: Coached, name: str, args: dict[str, Any]) -> Any:

@@ -237,3 +237,18 @@ def events_of(session_id: Any, event_type: str) -> list[Body]:
         .order_by("sequence_number")
         .values_list("data", flat=True)
     )
+
+
+def trainer_events_of(session_id: Any, event_type: str) -> list[Body]:
+    """The trainer's model calls (`llm_request`/`llm_response`), not the initializer's or a sub-agent's."""
+    return [data for data in events_of(session_id, event_type) if data.get("purpose", "trainer") == "trainer"]
+
+
+def trainer_event_types(session_id: Any) -> list[str]:
+    """`event_types` without the initializer's and sub-agents' model calls."""
+    return [
+        event.event_type
+        for event in AgentSessionEvent.objects.filter(session_id=session_id).order_by("sequence_number")
+        if event.event_type not in ("llm_request", "llm_response")
+        or event.data.get("purpose", "trainer") == "trainer"
+    ]

@@ -14,10 +14,10 @@ from tests.trainer_agent.agent.scripting import (
     chest_turn_with_cache_usage,
     chest_workout,
     deliver,
-    events_of,
     idle,
     scripted_claude,
     serving,
+    trainer_events_of,
 )
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.turns import run_turn
@@ -31,7 +31,7 @@ def test_session_totals_equal_the_hand_computed_sum(demo_user: uuid.UUID) -> Non
     with serving("claude-haiku-4-5", transport):
         result = run_turn(user_id=demo_user, message="Chest workout", model="claude-haiku-4-5")
 
-    responses = events_of(result.session_id, "llm_response")
+    responses = trainer_events_of(result.session_id, "llm_response")
     assert [r["tokens"] for r in responses] == [
         {"prompt": 1000, "completion": 200, "cached": 0, "cache_write": 5000, "total": 6200},
         {"prompt": 150, "completion": 50, "cached": 5000, "cache_write": 300, "total": 5500},
@@ -50,7 +50,9 @@ def test_session_totals_equal_the_hand_computed_sum(demo_user: uuid.UUID) -> Non
         270,
         5420,
     )
-    assert usage["llm_calls"] == 3
+    assert (
+        usage["llm_calls"] == 4
+    )  # the initializer's (the offline model's, at no cost) and the trainer's three
     assert usage["cache_hit_rate"] == pytest.approx(10300 / (1230 + 10300 + 5420))
 
 
@@ -63,7 +65,7 @@ def test_openai_cached_tokens_are_taken_out_of_prompt_tokens(demo_user: uuid.UUI
     )
     with override_provider("gpt-4o-mini", openai_provider_for(transport)):
         result = run_turn(user_id=demo_user, message="Hello", model="gpt-4o-mini")
-    (response,) = events_of(result.session_id, "llm_response")
+    (response,) = trainer_events_of(result.session_id, "llm_response")
     assert response["tokens"] == {
         "prompt": 500,
         "completion": 100,
@@ -101,10 +103,15 @@ def test_console_log_follows_the_seed_format(demo_user: uuid.UUID, caplog: pytes
     assert all(f"[{short_id}]" in line for line in lines)
     details = [(m.group(1), m.group(2)) for m in parsed if m]
     assert details[0] == ("👤", 'User: "Give me a chest workout"')
-    assert details[1][0] == "📚" and details[1][1].startswith("Knowledge ← ")
-    request = next(d for icon, d in details if icon == "📤")
+    # The initializer's call (the offline model's, at no cost) comes before the knowledge it chose.
+    assert details[1] == (
+        "📤",
+        "LLM Request → offline (initializer)  est. " + details[1][1].split("est. ")[1],
+    )
+    assert details[2][0] == "📥" and details[3][0] == "📚" and details[3][1].startswith("Knowledge ← ")
+    request = next(d for icon, d in details if icon == "📤" and "(initializer)" not in d)
     assert re.fullmatch(r"LLM Request → claude-haiku-4-5  est\. \d+\.\dK tokens", request)
-    response = next(d for icon, d in details if icon == "📥")
+    response = next(d for icon, d in details[3:] if icon == "📥")
     assert re.fullmatch(
         r"LLM Response ← stop: tool_use → generate_workout  4\.4K tokens \(2\.8K cached\) \| \$0\.\d{4} \| \d+(ms|\.\ds)",
         response,

@@ -11,7 +11,9 @@ import pytest
 from datasources_app.selectors import local_today
 from datasources_app.services import schedule_workout
 from tests.trainer_agent.agent.scripting import events_of, idle, notify, scripted_claude, serving
-from trainer_agent.initializer import offline_selection
+from trainer_agent.agents.definitions import selection_schema
+from trainer_agent.initializer import today_text
+from trainer_agent.offline.structured import answer_json
 from trainer_agent.turns import run_turn
 
 pytestmark = pytest.mark.django_db
@@ -19,8 +21,17 @@ pytestmark = pytest.mark.django_db
 MODEL = "claude-haiku-4-5"
 
 
+def offline_choice(message: str, *, today: dt.date = dt.date(2025, 11, 13)) -> dict[str, int | None]:
+    """The offline model's selection for `message` with nothing loaded: source → days_back."""
+    request = {"user_message": message, "today": today_text(today), "loaded_sources": []}
+    answer = answer_json(
+        user=json.dumps(request), json_schema=selection_schema(), schema_name="knowledge_selection"
+    ).data
+    return {item["source"]: item["days_back"] for item in answer["append_knowledge"]}
+
+
 def test_whats_on_thursday_puts_thursdays_exercises_in_the_request(demo_user: uuid.UUID) -> None:
-    """The offline selector reads a weekday as a calendar question; the model's first request holds that day's
+    """The offline model reads a weekday as a calendar question; the model's first request holds that day's
     date, title and exercises, and the user data says which day today is."""
     today = local_today(user_id=demo_user)
     thursday = today + dt.timedelta(days=(3 - today.weekday()) % 7 or 7)
@@ -56,8 +67,7 @@ def test_whats_on_thursday_puts_thursdays_exercises_in_the_request(demo_user: uu
 )
 def test_day_words_load_the_schedule(message: str) -> None:
     """Weekday names, today, tomorrow, this week and the weekend are calendar questions."""
-    chosen = [item.source for item in offline_selection(message, []).append_knowledge]
-    assert "scheduled_workouts" in chosen
+    assert "scheduled_workouts" in offline_choice(message)
 
 
 @pytest.mark.parametrize(
@@ -66,6 +76,4 @@ def test_day_words_load_the_schedule(message: str) -> None:
 )
 def test_this_week_counts_from_monday(message: str, days: int) -> None:
     """On Thursday 13 November "this week" is the 4 days since Monday, "this month" the 13 since the 1st."""
-    selection = offline_selection(message, [], today=dt.date(2025, 11, 13))
-    history = next(item for item in selection.append_knowledge if item.source == "workout_history")
-    assert history.days_back == days
+    assert offline_choice(message, today=dt.date(2025, 11, 13))["workout_history"] == days

@@ -24,6 +24,8 @@ from tests.trainer_agent.agent.scripting import (
     scripted_claude,
     serving,
     text_only,
+    trainer_event_types,
+    trainer_events_of,
 )
 from tools_app.registry import registry_override
 from tools_app.types import Tool, ToolContext, ToolOutcome
@@ -53,7 +55,7 @@ def test_rate_limit_then_success_is_recovered_within_the_turn(demo_user: uuid.UU
     assert [a.tool for a in result.actions] == ["message_notify_user", "idle"]
     assert session_of(result).status == SessionStatus.COMPLETED
     assert "error" not in event_types(result.session_id)
-    assert event_types(result.session_id).count("llm_response") == 2
+    assert trainer_event_types(result.session_id).count("llm_response") == 2
 
 
 def test_overloaded_on_every_try_fails_the_turn_and_keeps_every_event(demo_user: uuid.UUID) -> None:
@@ -68,7 +70,7 @@ def test_overloaded_on_every_try_fails_the_turn_and_keeps_every_event(demo_user:
     error = caught.value
     assert error.kind == "overloaded" and "Overloaded" in error.message
     assert len(transport.requests) == 1 + 3  # one answer, then the first try and two retries
-    types = event_types(error.session_id)
+    types = trainer_event_types(error.session_id)
     assert types[0] == "user_message"
     assert types[-4:] == ["tool_call", "tool_result", "llm_request", "error"]
     assert types.count("knowledge") == 4 and types.count("llm_response") == 1
@@ -155,7 +157,9 @@ def test_response_without_tool_call_stops_the_loop(demo_user: uuid.UUID) -> None
     assert event_types(result.session_id)[-3:] == ["llm_response", "error", "error"]
     assert session_of(result).status == SessionStatus.ERROR
     assert result.response["messages"] == [APOLOGY]
-    assert events_of(result.session_id, "llm_response")[0]["text"] == "Sure, here is a workout: squats."
+    assert (
+        trainer_events_of(result.session_id, "llm_response")[0]["text"] == "Sure, here is a workout: squats."
+    )
 
 
 def test_several_tool_calls_run_the_first_and_answer_the_rest(demo_user: uuid.UUID) -> None:
@@ -189,7 +193,7 @@ def test_iteration_cap_stops_after_ten_model_calls(demo_user: uuid.UUID) -> None
     assert result.stop_reason == "max_iterations"
     (error,) = events_of(result.session_id, "error")
     assert error["message"] == "Max iterations (10) reached"
-    assert event_types(result.session_id).count("llm_request") == 10
+    assert trainer_event_types(result.session_id).count("llm_request") == 10
     assert session_of(result).status == SessionStatus.COMPLETED
 
 

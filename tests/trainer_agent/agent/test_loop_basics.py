@@ -32,7 +32,7 @@ def test_notify_then_idle_completes_the_turn() -> None:
     assert session.total_tokens > 0
     types = list(AgentSessionEvent.objects.filter(session=session).values_list("event_type", flat=True))
     assert types[0] == "user_message"
-    assert types.count("llm_request") == 2 and types.count("tool_result") == 2
+    assert types.count("llm_request") == 3 and types.count("tool_result") == 2  # the initializer's and two
 
 
 class _Timed:
@@ -65,8 +65,9 @@ def test_each_model_request_is_stamped_when_it_was_sent_and_its_answer_when_it_c
     with override_provider("claude-haiku-4-5", provider):
         result = run_turn(user_id=uuid.uuid4(), message="hello", model="claude-haiku-4-5")
     events = list(AgentSessionEvent.objects.filter(session_id=result.session_id).order_by("sequence_number"))
-    requests = [e for e in events if e.event_type == "llm_request"]
-    answers = [e for e in events if e.event_type == "llm_response"]
+    trainer = [e for e in events if e.data.get("purpose", "trainer") == "trainer"]
+    requests = [e for e in trainer if e.event_type == "llm_request"]
+    answers = [e for e in trainer if e.event_type == "llm_response"]
     assert len(requests) == len(answers) == len(provider.calls) == 2
     for request, answer, (started, returned) in zip(requests, answers, provider.calls, strict=True):
         assert request.sequence_number < answer.sequence_number

@@ -36,6 +36,7 @@ from tests.trainer_agent.agent.scripting import (
     scripted_claude,
     serving,
     tool_uses,
+    trainer_events_of,
 )
 from tools_app.registry import get_tool
 from trainer_agent.agents.definitions import selection_schema
@@ -231,7 +232,7 @@ def test_cache_hit_rate_above_half_on_second_iteration(model: str, demo_user: uu
     assert first.cache_read_input_tokens == 0 and first.cache_creation_input_tokens > 0
     assert second.hit_rate > 0.5
     assert third.hit_rate > 0.5
-    tokens = [e["tokens"] for e in events_of(result.session_id, "llm_response")]
+    tokens = [e["tokens"] for e in trainer_events_of(result.session_id, "llm_response")]
     assert tokens[1]["cached"] == second.cache_read_input_tokens
     assert tokens[1]["cache_write"] == second.cache_creation_input_tokens
 

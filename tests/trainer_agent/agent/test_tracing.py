@@ -4,7 +4,6 @@ attributes, the trace id on the turn row; and the same trace received over OTLP/
 from __future__ import annotations
 
 import gzip
-import json
 import threading
 import uuid
 from collections.abc import Iterator
@@ -23,10 +22,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from sessions_app.models import AgentTurn
 from tests.tools_app.test_calendar_tools import in_days, next_monday
 from trainer_agent import tracing
-from trainer_agent.agents.subagents import SPECS
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, StructuredRequest, tool_response
 from trainer_agent.llm.types import LLMRequest, LLMResponse
+from trainer_agent.offline.structured import answer_json
 from trainer_agent.turns import run_turn
 
 MODEL = "claude-haiku-4-5"
@@ -52,7 +51,9 @@ def _plan_turn(settings: Any, user_id: uuid.UUID) -> tuple[AgentTurn, _SeesTrace
     settings.PRIMARY_MODEL = MODEL  # the sub-agent runs on the scripted model too
 
     def plan(request: StructuredRequest) -> dict[str, Any]:  # what a good model answers: the offline plan
-        return dict(SPECS["fitness_plan"].offline(json.loads(request.user)["input"], user_id=user_id))
+        return answer_json(
+            user=request.user, json_schema=request.json_schema, schema_name=request.schema_name
+        ).data
 
     start = next_monday(in_days(1)).isoformat()
     provider = _SeesTraceId(
@@ -236,6 +237,7 @@ def test_the_trace_of_a_turn_arrives_over_otlp_http(
     assert names == sorted(
         [
             "invoke_agent trainer",
+            "chat offline",  # the initializer's
             *[f"chat {MODEL}"] * 4,
             "execute_tool message_notify_user",
             "execute_tool create_workout_plan",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -17,11 +18,16 @@ from datasources_app.workouts import Workout
 from sessions_app.models import AgentSessionEvent, EventType
 from sessions_app.services import create_session
 from tools_app.workout_validation import validate_workout
-from trainer_agent.agents import offline_subagents
 from trainer_agent.agents.callbacks import agent_metrics
-from trainer_agent.agents.subagents import SubagentError, run_subagent, workout_structure_input
+from trainer_agent.agents.subagents import (
+    SubagentError,
+    WorkoutMessage,
+    run_subagent,
+    workout_message_brief,
+)
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider
+from trainer_agent.offline.structured import answer_json
 
 MODEL = "claude-haiku-4-5"
 MARKDOWN = """# Upper and conditioning
@@ -228,6 +234,18 @@ def test_runs_fire_the_callbacks(demo_user: uuid.UUID, on_model: Any) -> None:
     assert after["failures"] == before["failures"] + 1
 
 
+def offline_message(input: dict[str, Any]) -> str:
+    """The offline model's workout_message for `input`, briefed as run_subagent briefs it (no user data read)."""
+    request = {"input": workout_message_brief(input, uuid.uuid4()), "user": {}}
+    return str(
+        answer_json(
+            user=json.dumps(request),
+            json_schema=WorkoutMessage.model_json_schema(),
+            schema_name="workout_message",
+        ).data["message"]
+    )
+
+
 _WORDS = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs")), min_size=1, max_size=40
 )
@@ -251,7 +269,7 @@ _EXERCISES = st.lists(
 def test_sms_never_exceeds_1600_characters(title: str, exercises: list[dict[str, Any]]) -> None:
     """However long the workout, the offline SMS fits 1,600 characters and says how many lines it left out."""
     workout = {"title": title, "exercises": [{"order": i + 1, **e} for i, e in enumerate(exercises)]}
-    message = offline_subagents.workout_message({"workout": workout}, user_id=uuid.uuid4())["message"]
+    message = offline_message({"workout": workout})
     assert len(message) <= 1600
     shown = sum(1 for line in message.splitlines() if line[:1].isdigit())
     if shown < len(exercises):
@@ -262,9 +280,7 @@ def test_sms_never_exceeds_1600_characters(title: str, exercises: list[dict[str,
 def test_sms_cuts_only_between_words(words: list[str]) -> None:
     """Markdown lines of ordinary words are cut at word boundaries: every word shown is a whole input word."""
     lines = [" ".join(words[i : i + 50]) for i in range(0, len(words), 50)]
-    message = offline_subagents.workout_message({"markdown": "\n".join(lines)}, user_id=uuid.uuid4())[
-        "message"
-    ]
+    message = offline_message({"markdown": "\n".join(lines)})
     assert len(message) <= 1600
     body = message.splitlines()[1:-1]
     for line in body:
@@ -275,27 +291,26 @@ def test_sms_cuts_only_between_words(words: list[str]) -> None:
 
 
 @pytest.mark.django_db
-def test_a_plan_days_structure_input_carries_a_draft_the_model_is_sent(
-    demo_user: uuid.UUID, on_model: Any
-) -> None:
-    """workout_structure is given the workout drafted for the day's session and minutes: valid for the user as
-    it stands (equipment, preferences), and in the request the model reads."""
-    input = workout_structure_input(
+def test_a_weeks_days_carry_drafts_the_structure_is_sent(demo_user: uuid.UUID, on_model: Any) -> None:
+    """The microcycle's brief drafts each training day's workout (valid for the user as they stand: equipment,
+    preferences); the day's workout_structure request carries that draft to the model."""
+    laid_out = run_subagent(
+        "microcycle",
+        input={"week": 1, "goal": "get stronger", "days_per_week": 3, "workouts": True},
         user_id=demo_user,
-        markdown=MARKDOWN,
-        title="Upper A",
-        location_id=None,
-        session="Upper A",
-        minutes=40,
-        deload=False,
-        on=None,
     )
-    draft = Workout.model_validate(input["draft"])
-    assert validate_workout(draft, user_id=demo_user) == []
-    muscles = {item.muscle for exercise in draft.exercises for item in exercise.muscles_utilized}
-    assert {"Chest", "Back"} <= muscles
+    days = laid_out.input["training_days"]
+    assert len(days) == 3 == laid_out.output.days_per_week
+    drafts = [Workout.model_validate(day["draft"]) for day in days]
+    assert all(validate_workout(draft, user_id=demo_user) == [] for draft in drafts)
+    assert len({frozenset(e.exercise_name for e in draft.exercises) for draft in drafts}) == 3, "varied"
+    monday = next(day for day in laid_out.output.days if not day.rest)
     answer = valid_answer("workout_structure", demo_user)
     with on_model([answer]) as provider:
-        run_subagent("workout_structure", input=input, user_id=demo_user)
+        run_subagent(
+            "workout_structure",
+            input={"markdown": monday.markdown, "title": "Full Body A", "draft": days[0]["draft"]},
+            user_id=demo_user,
+        )
     sent = str(provider.json_requests[0])
-    assert "draft" in sent and draft.exercises[1].exercise_name in sent
+    assert "draft" in sent and drafts[0].exercises[1].exercise_name in sent

@@ -84,7 +84,8 @@ def test_console_shows_why_a_response_without_text_stopped_and_the_tools_it_call
     """A response that only called a tool prints its stop reason and the tool's name, not "(empty)"."""
     session = _scripted_session()
     output = _run(session.pk)
-    responses = [line for line in output.splitlines() if "📥 LLM Response ← " in line]
+    # The trainer's four answers (each turn's initializer answer, the offline model's, has no tool call).
+    responses = [line for line in output.splitlines() if "📥 LLM Response ← stop: tool_use" in line]
     assert len(responses) == 4
     assert "📥 LLM Response ← stop: tool_use → message_notify_user  " in responses[0]
     assert "📥 LLM Response ← stop: tool_use → idle  " in responses[1]

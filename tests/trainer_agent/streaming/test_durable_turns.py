@@ -108,7 +108,8 @@ def _id(db: LiveDatabase, value: str) -> str:
 
 
 def events(db: LiveDatabase, session_id: str) -> list[tuple[int, str, str]]:
-    """(sequence number, event type, tool name) of every stored event of the session."""
+    """(sequence number, event type, tool name) of every stored event of the session; a model call that is not
+    the trainer's is typed with its purpose ("llm_request:initializer")."""
     rows = db.query(
         "SELECT sequence_number, event_type, data FROM agent_session_events WHERE session_id = %s "
         "ORDER BY sequence_number",
@@ -117,6 +118,9 @@ def events(db: LiveDatabase, session_id: str) -> list[tuple[int, str, str]]:
     out = []
     for number, kind, data in rows:
         value = json.loads(data) if isinstance(data, str) else data
+        purpose = value.get("purpose", "trainer")
+        if kind in ("llm_request", "llm_response") and purpose != "trainer":
+            kind = f"{kind}:{purpose}"
         out.append((int(number), str(kind), str(value.get("tool_name", ""))))
     return out
 

@@ -68,11 +68,18 @@ def _db_uuid(db: LiveDatabase, value: str) -> str:
 
 
 def stored_event_types(db: LiveDatabase, session_id: str) -> list[str]:
+    """The session's event types in order; a model call that is not the trainer's is typed with its purpose
+    ("llm_response:initializer")."""
     rows = db.query(
-        "SELECT event_type FROM agent_session_events WHERE session_id = %s ORDER BY sequence_number",
+        "SELECT event_type, data FROM agent_session_events WHERE session_id = %s ORDER BY sequence_number",
         [_db_uuid(db, session_id)],
     )
-    return [str(row[0]) for row in rows]
+    types = []
+    for kind, data in rows:
+        purpose = (json.loads(data) if isinstance(data, str) else data).get("purpose", "trainer")
+        trainer = kind not in ("llm_request", "llm_response") or purpose == "trainer"
+        types.append(str(kind) if trainer else f"{kind}:{purpose}")
+    return types
 
 
 def open_turns(db: LiveDatabase, session_id: str) -> int:
