@@ -14,7 +14,7 @@ scored (staple lifts, equipment that loads well, fit to the slot's muscles, leve
 go to the slug, so the same facts always give the same workout. Loads are rounded and stepped by
 `workout_coaching`'s one rule (the weights on hand at the location, else the implement's step).
 
-`draft_workout_for` drafts without saving (the week's sub-agents start from it); the `draft_workout` tool
+`draft_workout_for` drafts without saving (the week's drafts in `plan_drafting` compose each day the same way); the `draft_workout` tool
 drafts and saves it exactly as `generate_workout` does, listing the adaptations in its result.
 """
 
@@ -130,7 +130,7 @@ MIN_MINUTES = 10
 MAX_MINUTES = 120
 
 
-# What to draft: the `draft_workout` tool's input, and what the week's sub-agents draft from. (A comment, not a
+# What to draft: the `draft_workout` tool's input (and a week day's brief, `brief_for_session`). (A comment, not a
 # docstring: a docstring would be sent to the model as the schema's description.)
 class WorkoutBrief(BaseModel):
     model_config = ConfigDict(frozen=True)
