@@ -36,9 +36,8 @@ DATABASE_URL, B), and the table sets them side by side:
     DATABASE_ASSUME_ROLE=trainer_app DATABASE_URL=postgres://…/b .venv/bin/python benchmarks/loop.py \
         --against ../main --against-database postgres://…/a --runs 3
 
-Round trips are every exchange of this process with the server in the interval (psycopg's waits: the logged
-statements plus what Django does not log, such as row-level security's `set_config` and the pool's check of a
-connection it lends). `--statements EVENTS` prints the statements of one iteration at that history size.
+Round trips are the statements this process sends to the server in the interval: the logged ones plus what
+Django does not log, such as row-level security's `set_config` and the pool's check of a connection it lends. `--statements EVENTS` prints the statements of one iteration at that history size.
 
 Migrates the target database, creates the demo user's data if missing, and deletes its sessions afterwards.
 Prints Markdown tables (docs/benchmarks.md keeps the recorded results).
@@ -147,20 +146,20 @@ class ClockedProvider:
 
 
 class RoundTrips:
-    """Counts this thread's exchanges with the database server while active: every wait of psycopg for the
-    server (a statement, BEGIN/COMMIT, the tenant's `set_config`, the pool's check of a connection it lends),
-    and keeps their SQL (`sqls`) for `--statements`. PostgreSQL only (0 on SQLite)."""
+    """Notes the SQL this thread sends to the database server while active (`sqls`): every statement psycopg
+    executes, those Django does not log too (the tenant's `set_config`, the pool's check of a connection it
+    lends), and the transaction commands it sends itself (BEGIN, COMMIT). One round trip each. PostgreSQL only
+    (none on SQLite)."""
 
     def __init__(self) -> None:
         import threading
 
-        self.count = 0
         self.sqls: list[str] = []
         self.thread = threading.get_ident()
         self.saved: list[tuple[Any, str, Any]] = []
 
     def current(self) -> int:
-        return self.count
+        return len(self.sqls)
 
     def __enter__(self) -> RoundTrips:
         import threading
@@ -169,40 +168,20 @@ class RoundTrips:
             import psycopg
         except ImportError:
             return self
-        counter = self
-
-        def counted(original: Any) -> Any:
-            def wait(conn: Any, *args: Any, **kwargs: Any) -> Any:
-                if threading.get_ident() == counter.thread:
-                    counter.count += 1
-                return original(conn, *args, **kwargs)
-
-            return wait
+        sqls, thread = self.sqls, self.thread
 
         def noted(original: Any) -> Any:
-            def execute(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-                if threading.get_ident() == counter.thread:
-                    counter.sqls.append(query if isinstance(query, str) else repr(query))
-                return original(cursor, query, *args, **kwargs)
+            def send(owner: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+                if threading.get_ident() == thread:
+                    sqls.append(query.decode() if isinstance(query, bytes) else str(query))
+                return original(owner, query, *args, **kwargs)
 
-            return execute
+            return send
 
-        def command(original: Any) -> Any:
-            def exec_command(conn: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-                if threading.get_ident() == counter.thread:
-                    counter.sqls.append(query.decode() if isinstance(query, bytes) else str(query))
-                return original(conn, query, *args, **kwargs)
-
-            return exec_command
-
-        for owner, name, wrap in (
-            (psycopg.Connection, "wait", counted),
-            (psycopg.Cursor, "execute", noted),
-            (psycopg.Connection, "_exec_command", command),
-        ):
-            original = getattr(owner, name)
+        # Cursor.execute: every statement; Connection._exec_command: BEGIN, COMMIT, ROLLBACK.
+        for owner, name in ((psycopg.Cursor, "execute"), (psycopg.Connection, "_exec_command")):
             self.saved.append((owner, name, owner.__dict__.get(name)))
-            setattr(owner, name, wrap(original))
+            setattr(owner, name, noted(getattr(owner, name)))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -611,7 +590,7 @@ def print_statements(user_id: uuid.UUID, history: int) -> None:
     session = session_with_history(user_id, history)
     boundaries = Boundaries()
     trips = RoundTrips()
-    provider = ClockedProvider(scripted_turn_provider(), boundaries, lambda: len(trips.sqls))
+    provider = ClockedProvider(scripted_turn_provider(), boundaries, trips.current)
     try:
         with override_provider(MODEL, provider), trips:
             run_turn(user_id=user_id, message="hi", session=session, model=MODEL)

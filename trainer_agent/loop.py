@@ -9,8 +9,11 @@ never across a model call:
 - the `llm_response` with its `tool_call`s, when the model answers (followers see the tool start);
 - the tool's own writes with its `tool_result` (+ `artifact`) and the next `llm_request`, in one transaction, so
   a tool's writes are never half-done and never repeated, and the request is stored before its call (a crash
-  shows what was in flight; on recovery the call is made again). The turn's first request is stored on its own,
-  and its last events are committed with the turn's end (`finish_turn`).
+  shows what was in flight; on recovery the call is made again).
+
+A tool that writes nothing and returns at once (`Tool.writes` False: the communication tools) commits once: the
+answer, its calls, the result and the next request together. The turn's first request is stored on its own, and
+its last events are committed with the turn's end (`finish_turn`).
 """
 
 from __future__ import annotations
@@ -175,6 +178,7 @@ def run_loop(
     calls = position.pending_calls
     request_sequence = position.request_sequence
     request: LLMRequest | None = None
+    pending: list[NewEvent] = []  # the model's answer, when it is stored with its call's result
     if not calls and position.pending_request:
         request = build_context(session=session, user_id=user_id, cache=cache).to_request(model=model_id)
     elif not calls:
@@ -208,30 +212,32 @@ def run_loop(
                 )
                 return
             # The answer and all its calls, so the transcript shows the response as the model gave it. Committed
-            # before the tool runs: followers see the tool start at once.
-            stored = sink.record_all(
-                [
-                    answer,
-                    *(
-                        NewEvent(
-                            EventType.TOOL_CALL,
-                            ToolCallData(tool_name=each.name, arguments=each.arguments, call_id=each.id),
-                        )
-                        for each in calls
-                    ),
-                ]
-            )
-            cache.written(stored)
+            # before the tool runs, so followers see the tool start at once; with the result when the tool
+            # writes nothing (it returns at once: the communication tools).
+            answered = [
+                answer,
+                *(
+                    NewEvent(
+                        EventType.TOOL_CALL,
+                        ToolCallData(tool_name=each.name, arguments=each.arguments, call_id=each.id),
+                    )
+                    for each in calls
+                ),
+            ]
+            if _writes_nothing(calls[0].name):
+                pending = answered
+            else:
+                cache.written(sink.record_all(answered))
         call = calls[0]
         # The tool's own writes, its result and the next request commit together (its writes are never
         # half-done nor repeated; a crash before the commit leaves the call without a result, and the tool runs
-        # again). A read-only tool (`Tool.atomic` False: fetch_data, whose sources are fetched in parallel
-        # threads) runs before that transaction.
-        writes = _writes(call.name)
-        with transaction.atomic() if writes else nullcontext():
+        # again). A tool that fans out to threads (`Tool.atomic` False: fetch_data, whose sources are fetched in
+        # parallel) runs before that transaction.
+        before = _runs_before_transaction(call.name)
+        with nullcontext() if before else transaction.atomic():
             with deferred_writes(session) as held:
                 executed = _execute(call, sink, tool_ctx)
-            outcome = [*held, *_result_events(call, executed), *_extra_call_answers(calls[1:])]
+            outcome = [*pending, *held, *_result_events(call, executed), *_extra_call_answers(calls[1:])]
             stop_reason = ""
             if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
                 stop_reason = call.name
@@ -242,10 +248,11 @@ def run_loop(
                 _finish(sink, turn, outcome, stop_reason, iterations)
                 return
             iterations += 1
-            with nullcontext() if writes else transaction.atomic():
+            with transaction.atomic() if before else nullcontext():
                 request, request_sequence = _record_request(
                     sink, cache, turn=turn, model_id=model_id, iteration=iterations, after=outcome
                 )
+        calls, pending = [], []
         calls = []
 
 
@@ -355,9 +362,17 @@ def _record_request(
     return built[-1], stored[-1].sequence_number
 
 
-def _writes(tool_name: str) -> bool:
+def _runs_before_transaction(tool_name: str) -> bool:
     try:
-        return get_tool(tool_name).atomic
+        return not get_tool(tool_name).atomic
+    except UnknownToolError:
+        return False
+
+
+def _writes_nothing(tool_name: str) -> bool:
+    """The call's tool writes nothing and returns at once (`Tool.writes` False), or there is no such tool."""
+    try:
+        return not get_tool(tool_name).writes
     except UnknownToolError:
         return True
 
