@@ -5,7 +5,8 @@
     DATABASE_URL=... .venv/bin/python benchmarks/loop.py --profile 500   # cProfile of the iterations
     DATABASE_URL=... .venv/bin/python benchmarks/loop.py --tracing --runs 4 --sizes 10,500  # tracing off / on
 
-A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Turns run
+A zero-latency ScriptedProvider plays `message_notify_user` (or `--tool NAME --tool-arguments JSON`) three times,
+then `idle`, for each turn. Turns run
 through `trainer_agent.turns.run_turn` (admission, then `execute_turn`: the worker's claim, lease and loop) on
 the ImmediateBackend, in this process. Every turn runs in a fresh session whose history (10, 100, 500 or 5,000
 events of realistic turns: user messages,
@@ -323,11 +324,18 @@ def session_with_history(user_id: uuid.UUID, count: int) -> AgentSession:
     return session
 
 
+# The tool each measured iteration runs (`--tool`, `--tool-arguments`): by default `message_notify_user`.
+SCRIPTED_TOOL: tuple[str, dict[str, Any]] | None = None
+
+
 def scripted_turn_provider() -> Any:
     from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 
     steps = [
-        tool_response("message_notify_user", {"message": f"Update {n}."}) for n in range(NOTIFIES_PER_TURN)
+        tool_response(*SCRIPTED_TOOL)
+        if SCRIPTED_TOOL is not None
+        else tool_response("message_notify_user", {"message": f"Update {n}."})
+        for n in range(NOTIFIES_PER_TURN)
     ]
     return ScriptedProvider([*steps, tool_response("idle", {"reason": "done"})])
 
@@ -661,6 +669,11 @@ def compare_checkouts(against: Path, against_database: str, sizes: tuple[int, ..
                     "--run-json",
                     "--sizes",
                     ",".join(map(str, sizes)),
+                    *(
+                        ["--tool", SCRIPTED_TOOL[0], "--tool-arguments", json.dumps(SCRIPTED_TOOL[1])]
+                        if SCRIPTED_TOOL is not None
+                        else []
+                    ),
                 ],
                 env=env,
                 capture_output=True,
@@ -740,6 +753,14 @@ def main() -> None:
         default="",
         help="A's database (default: DATABASE_URL, shared with B)",
     )
+    parser.add_argument(
+        "--tool",
+        metavar="NAME",
+        help="the tool each measured iteration runs (default message_notify_user), e.g. set_current_location",
+    )
+    parser.add_argument(
+        "--tool-arguments", metavar="JSON", default="{}", help="its arguments, a JSON object (with --tool)"
+    )
     parser.add_argument("--run-json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--statements",
@@ -755,6 +776,11 @@ def main() -> None:
     args = parser.parse_args()
     runs: int = args.runs
     sizes: tuple[int, ...] = args.sizes
+    if args.tool:
+        import json
+
+        global SCRIPTED_TOOL
+        SCRIPTED_TOOL = (args.tool, json.loads(args.tool_arguments))
     if args.against is not None:
         compare_checkouts(args.against, args.against_database, sizes, runs)
         return
