@@ -26,7 +26,7 @@ class Meanwhile:
     """A scripted model that, while it answers its `at`-th call, lets something else happen (the app changes
     the user's settings, another writer stores an event): the next request must show it."""
 
-    def __init__(self, steps: list[LLMResponse], *, at: int, action: Callable[[], None]) -> None:
+    def __init__(self, steps: list[LLMResponse], *, at: int, action: Callable[[], object]) -> None:
         self.inner = ScriptedProvider(steps)
         self.at = at
         self.action = action
