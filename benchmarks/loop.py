@@ -424,15 +424,17 @@ def measure(user_id: uuid.UUID, sizes: tuple[int, ...]) -> list[Row]:
     return rows
 
 
-def profile(user_id: uuid.UUID, history: int, turns: int, top: int) -> None:
-    """cProfile of the measured intervals only (the profiler runs from a model answer to the next call)."""
+def profile(user_id: uuid.UUID, history: int, turns: int, top: int, *, cpu: bool = False) -> None:
+    """cProfile of the measured intervals only (the profiler runs from a model answer to the next call); with
+    `cpu` this process's CPU time instead of the wall clock (what the iteration costs the worker, without the
+    waits for the server)."""
     import cProfile
     import pstats
 
     from trainer_agent.llm.providers import override_provider
     from trainer_agent.turns import delete_session_everywhere, run_turn
 
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time) if cpu else cProfile.Profile()
 
     class Profiled:
         def __init__(self, inner: Any) -> None:
@@ -737,6 +739,11 @@ def main() -> None:
     )
     parser.add_argument("--profile", type=int, metavar="EVENTS", help="profile the loop at this history size")
     parser.add_argument(
+        "--profile-cpu",
+        action="store_true",
+        help="with --profile: this process's CPU time, not the wall clock",
+    )
+    parser.add_argument(
         "--metrics-overhead",
         action="store_true",
         help="compare the loop with the Prometheus metrics on and off",
@@ -806,7 +813,7 @@ def main() -> None:
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     if args.profile is not None:
-        profile(DEMO_USER_ID, args.profile, TURNS_PER_SIZE, 40)
+        profile(DEMO_USER_ID, args.profile, TURNS_PER_SIZE, 40, cpu=args.profile_cpu)
         return
     if args.statements is not None:
         print_statements(DEMO_USER_ID, args.statements)

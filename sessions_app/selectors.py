@@ -128,6 +128,10 @@ def last_sequence(*, session: AgentSession) -> int:
     return -1 if last is None else last
 
 
+# A prepared `session_state_query`: the session's row as a dict.
+StateQuery = QuerySet[AgentSession, Any]
+
+
 @dataclass(frozen=True)
 class SessionState:
     """The session as one query reads it (`session_state`): its last event's number (-1 with none), where its
@@ -138,23 +142,27 @@ class SessionState:
     extra: dict[str, Any]
 
 
-def session_state(
+def session_state_query(
     *, session: AgentSession, extra: Mapping[str, BaseExpression] | None = None
-) -> SessionState | None:
-    """The session's state now, in one query (None if the session is gone): its last sequence number (the first
-    entry of a backward scan of the unique (session, sequence_number) index), its context start, and `extra`,
-    expressions evaluated on the session's row (e.g. subqueries by its `user_id`: what a caller wants to know
-    in the same round trip)."""
+) -> StateQuery:
+    """The query `session_state` runs: the session's row with its last sequence number (the first entry of a
+    backward scan of the unique (session, sequence_number) index), its context start, and `extra`, expressions
+    evaluated on the session's row (e.g. subqueries by its `user_id`: what a caller wants to know in the same
+    round trip). Build it once and read it as often as needed: making the subqueries costs Django more CPU than
+    running the query."""
     last = Subquery(
         AgentSessionEvent.objects.filter(session=OuterRef("pk"))
         .order_by("-sequence_number")
         .values("sequence_number")[:1]
     )
-    found = (
-        AgentSession.objects.filter(pk=session.pk)
-        .values("context_start_sequence", _last_sequence=last, **(extra or {}))
-        .first()
+    return AgentSession.objects.filter(pk=session.pk).values(
+        "context_start_sequence", _last_sequence=last, **(extra or {})
     )
+
+
+def session_state(*, query: StateQuery) -> SessionState | None:
+    """The session's state now (`session_state_query`), in one query; None if the session is gone."""
+    found = next(iter(query.all()), None)
     if found is None:
         return None
     row: dict[str, Any] = dict(found)

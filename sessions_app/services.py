@@ -17,7 +17,6 @@ from uuid import UUID
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, connections, router, transaction
 from django.db.models import F, Q
-from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
 from sessions_app.events import EventData
@@ -31,7 +30,14 @@ from sessions_app.models import (
     TurnStatus,
     WorkerHeartbeat,
 )
-from sessions_app.selectors import SessionState, get_session_for_user, last_sequence, session_state
+from sessions_app.selectors import (
+    SessionState,
+    StateQuery,
+    get_session_for_user,
+    last_sequence,
+    session_state,
+    session_state_query,
+)
 
 # A JSON text escape for U+0000 that is not itself an escaped backslash followed by "u0000".
 _NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
@@ -119,7 +125,7 @@ def append_events(
     events: Sequence[NewEvent],
     holder: str | None = None,
     then: ThenAppend | None = None,
-    read: Mapping[str, BaseExpression] | None = None,
+    read: StateQuery | None = None,
 ) -> list[AgentSessionEvent]:
     """Append the events at consecutive numbers after the session's last one: all of them or none.
 
@@ -136,9 +142,9 @@ def append_events(
 
     `then` (a writer whose last event depends on the store, e.g. the loop's next `llm_request`, built from the
     context): called under the lock with the session's state (`selectors.session_state`: the last number, the
-    context start and `read`, expressions on the session's row, all in the one query that reads the last number)
-    and the events about to be stored, numbered; the events it returns are stored after them, in the same
-    INSERT.
+    context start and what else `read`, a `selectors.session_state_query` of the caller's, asks of the session's
+    row, all in the one query that reads the last number) and the events about to be stored, numbered; the
+    events it returns are stored after them, in the same INSERT.
 
     Followers of the session are woken when the transaction commits (on PostgreSQL by the INSERT itself:
     migration 0013's trigger). Validates every event before writing any (ValueError, InvalidEventData);
@@ -165,14 +171,14 @@ def _insert_events(
     rows: Sequence[_Row],
     *,
     then: ThenAppend | None = None,
-    read: Mapping[str, BaseExpression] | None = None,
+    read: StateQuery | None = None,
 ) -> list[AgentSessionEvent]:
     """Under the session's lock: the rows (and what `then` adds) at the numbers after its last one."""
     if then is None and read is None:
         first = last_sequence(session=session) + 1
         state = None
     else:
-        state = session_state(session=session, extra=read)
+        state = session_state(query=read if read is not None else session_state_query(session=session))
         if state is None:  # cannot happen: the lock was just taken on the row
             raise SessionNotFound(f"session {session.pk} does not exist")
         first = state.last_sequence + 1

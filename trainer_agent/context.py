@@ -28,13 +28,12 @@ from datetime import date
 from typing import Any
 
 from django.db.models import OuterRef
-from django.db.models.expressions import BaseExpression
 
 from datasources_app import formatters
 from datasources_app.selectors import UserDataSources, user_data_sources, user_data_version
 from datasources_app.sources import user_data_day, user_data_xml_of
 from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
-from sessions_app.selectors import SessionState, context_events_after
+from sessions_app.selectors import SessionState, StateQuery, context_events_after, session_state_query
 from sessions_app.transcript import ASK_USER_TOOL, call_of
 from tools_app.registry import tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
@@ -138,6 +137,13 @@ class ContextCache:
     # own writes move it on (`written`), so a build under the lock reads events only when someone else wrote.
     through: int = -1
     user_data: _UserData | None = None
+    state_query: StateQuery | None = None
+
+    def state_query_of(self, session: AgentSession) -> StateQuery:
+        """The turn's query of the session's state (`session_state_read`), made on first use."""
+        if self.state_query is None:
+            self.state_query = session_state_read(session)
+        return self.state_query
 
     def restart(self, context_start: int) -> None:
         self.context_start = context_start
@@ -208,10 +214,11 @@ def build_context(
     return _assemble(session, user_id, cache, user_data_xml_of(sources), tool_names)
 
 
-def user_data_read() -> dict[str, BaseExpression]:
-    """What `build_locked_context` needs the session's state to carry (`append_events(read=…)`): the version of
-    the session's user's data (`datasources_app.selectors.user_data_version`)."""
-    return user_data_version(user_id=OuterRef("user_id"))
+def session_state_read(session: AgentSession) -> StateQuery:
+    """The state query `build_locked_context` needs (`append_events(read=…)`): the session's last number and
+    context start, and the version of its user's data (`datasources_app.selectors.user_data_version`). Made once
+    per turn (`ContextCache.state_query`)."""
+    return session_state_query(session=session, extra=user_data_version(user_id=OuterRef("user_id")))
 
 
 def build_locked_context(
@@ -223,7 +230,7 @@ def build_locked_context(
     new: Sequence[AgentSessionEvent] = (),
 ) -> AgentContext:
     """The context for the loop's next request, built while the session is locked, from the session's `state`
-    (read with `user_data_read()`) and `new`, the events about to be stored before the request (numbered).
+    (read with `session_state_read`) and `new`, the events about to be stored before the request (numbered).
 
     Events are read only when someone else wrote since the turn's last write or the context start moved (the
     cache holds the turn's own), and the user data only when its version changed: the request is the one

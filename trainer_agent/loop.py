@@ -58,7 +58,6 @@ from trainer_agent.context import (
     ContextCache,
     build_context,
     build_locked_context,
-    user_data_read,
 )
 from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
@@ -357,7 +356,7 @@ def _record_request(
         built.append(context.to_request(model=model_id))
         return [NewEvent(EventType.LLM_REQUEST, _request_data(built[-1], context, iteration))]
 
-    stored = sink.record_all(after, then=request_after, read=user_data_read())
+    stored = sink.record_all(after, then=request_after, read=cache.state_query_of(turn.session))
     cache.through = stored[-1].sequence_number
     return built[-1], stored[-1].sequence_number
 

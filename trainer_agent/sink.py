@@ -18,11 +18,11 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
 from sessions_app.events import EventData
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
+from sessions_app.selectors import StateQuery
 from sessions_app.services import NewEvent, ThenAppend, TurnTakenOver, append_events, renew_lease
 from trainer_agent import metrics
 from trainer_agent.console import format_event
@@ -72,7 +72,7 @@ class EventSink:
         events: Sequence[NewEvent],
         *,
         then: ThenAppend | None = None,
-        read: Mapping[str, BaseExpression] | None = None,
+        read: StateQuery | None = None,
     ) -> list[AgentSessionEvent]:
         """Store the events at consecutive numbers, all or none, and log them in the console format. `then` and
         `read`: what `append_events` adds under the session's lock, from the session's state."""
