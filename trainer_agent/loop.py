@@ -252,7 +252,6 @@ def run_loop(
                     sink, cache, turn=turn, model_id=model_id, iteration=iterations, after=outcome
                 )
         calls, pending = [], []
-        calls = []
 
 
 def _finish(
