@@ -5,7 +5,8 @@
     DATABASE_URL=... .venv/bin/python benchmarks/loop.py --profile 500   # cProfile of the iterations
     DATABASE_URL=... .venv/bin/python benchmarks/loop.py --tracing --runs 4 --sizes 10,500  # tracing off / on
 
-A zero-latency ScriptedProvider plays `message_notify_user` three times, then `idle`, for each turn. Turns run
+A zero-latency ScriptedProvider plays `message_notify_user` (or `--tool NAME --tool-arguments JSON`) three times,
+then `idle`, for each turn. Turns run
 through `trainer_agent.turns.run_turn` (admission, then `execute_turn`: the worker's claim, lease and loop) on
 the ImmediateBackend, in this process. Every turn runs in a fresh session whose history (10, 100, 500 or 5,000
 events of realistic turns: user messages,
@@ -28,6 +29,17 @@ compares the two; the metrics are written in multiprocess mode, as `make run` an
 
     .venv/bin/python benchmarks/loop.py --metrics-overhead --runs 3 --sizes 10,500
 
+`--against CHECKOUT` is an A/B in one run: each run measures the code of CHECKOUT (A, e.g. a worktree of main)
+and this checkout's (B) in turn, A first in even runs and B first in odd ones, each in a process of its own
+(this harness, with the other checkout's code first on sys.path) on its own database (`--against-database`, A;
+DATABASE_URL, B), and the table sets them side by side:
+
+    DATABASE_ASSUME_ROLE=trainer_app DATABASE_URL=postgres://…/b .venv/bin/python benchmarks/loop.py \
+        --against ../main --against-database postgres://…/a --runs 3
+
+Round trips are the statements this process sends to the server in the interval: the logged ones plus what
+Django does not log, such as row-level security's `set_config` and the pool's check of a connection it lends. `--statements EVENTS` prints the statements of one iteration at that history size.
+
 Migrates the target database, creates the demo user's data if missing, and deletes its sessions afterwards.
 Prints Markdown tables (docs/benchmarks.md keeps the recorded results).
 """
@@ -48,8 +60,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-if str(BASE_DIR) not in sys.path:
-    sys.path.insert(0, str(BASE_DIR))
+# --against runs this harness on another checkout's code: that checkout first on sys.path.
+CODE_DIR = Path(os.environ.get("LOOP_CODE_DIR") or BASE_DIR).resolve()
+if str(CODE_DIR) not in sys.path:
+    sys.path.insert(0, str(CODE_DIR))
 
 from benchmarks.cluster import revision  # noqa: E402
 from benchmarks.event_store import (  # noqa: E402
@@ -81,6 +95,8 @@ class Boundaries:
     cpu_returned: list[float] = field(default_factory=list)
     queries_at_start: list[int] = field(default_factory=list)
     queries_at_return: list[int] = field(default_factory=list)
+    trips_at_start: list[int] = field(default_factory=list)
+    trips_at_return: list[int] = field(default_factory=list)
 
     def intervals_ms(self) -> list[float]:
         return [(s - r) * 1000 for r, s in zip(self.returned, self.started[1:], strict=False)]
@@ -90,6 +106,9 @@ class Boundaries:
 
     def query_counts(self) -> list[int]:
         return [s - r for r, s in zip(self.queries_at_return, self.queries_at_start[1:], strict=False)]
+
+    def round_trips(self) -> list[int]:
+        return [s - r for r, s in zip(self.trips_at_return, self.trips_at_start[1:], strict=False)]
 
     def statements(self, log: list[dict[str, Any]]) -> list[list[str]]:
         """The SQL of each interval, from the captured query log."""
@@ -102,20 +121,77 @@ class Boundaries:
 class ClockedProvider:
     """Wraps a provider and notes when each call starts and returns (and how many queries ran so far)."""
 
-    def __init__(self, inner: Any, boundaries: Boundaries, query_count: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        boundaries: Boundaries,
+        query_count: Callable[[], int],
+        trip_count: Callable[[], int] = lambda: 0,
+    ) -> None:
         self.inner = inner
         self.boundaries = boundaries
         self.query_count = query_count
+        self.trip_count = trip_count
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         self.boundaries.queries_at_start.append(self.query_count())
+        self.boundaries.trips_at_start.append(self.trip_count())
         self.boundaries.cpu_started.append(time.process_time())
         self.boundaries.started.append(time.perf_counter())
         response: LLMResponse = self.inner.complete(request)
         self.boundaries.returned.append(time.perf_counter())
         self.boundaries.cpu_returned.append(time.process_time())
+        self.boundaries.trips_at_return.append(self.trip_count())
         self.boundaries.queries_at_return.append(self.query_count())
         return response
+
+
+class RoundTrips:
+    """Notes the SQL this thread sends to the database server while active (`sqls`): every statement psycopg
+    executes, those Django does not log too (the tenant's `set_config`, the pool's check of a connection it
+    lends), and the transaction commands it sends itself (BEGIN, COMMIT). One round trip each. PostgreSQL only
+    (none on SQLite)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.sqls: list[str] = []
+        self.thread = threading.get_ident()
+        self.saved: list[tuple[Any, str, Any]] = []
+
+    def current(self) -> int:
+        return len(self.sqls)
+
+    def __enter__(self) -> RoundTrips:
+        import threading
+
+        try:
+            import psycopg
+        except ImportError:
+            return self
+        sqls, thread = self.sqls, self.thread
+
+        def noted(original: Any) -> Any:
+            def send(owner: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+                if threading.get_ident() == thread:
+                    sqls.append(query.decode() if isinstance(query, bytes) else str(query))
+                return original(owner, query, *args, **kwargs)
+
+            return send
+
+        # Cursor.execute: every statement; Connection._exec_command: BEGIN, COMMIT, ROLLBACK.
+        for owner, name in ((psycopg.Cursor, "execute"), (psycopg.Connection, "_exec_command")):
+            self.saved.append((owner, name, owner.__dict__.get(name)))
+            setattr(owner, name, noted(getattr(owner, name)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, name, original in reversed(self.saved):
+            if original is None:
+                delattr(owner, name)  # it was inherited
+            else:
+                setattr(owner, name, original)
+        self.saved = []
 
 
 def history_events(count: int) -> list[tuple[str, dict[str, Any]]]:
@@ -248,11 +324,18 @@ def session_with_history(user_id: uuid.UUID, count: int) -> AgentSession:
     return session
 
 
+# The tool each measured iteration runs (`--tool`, `--tool-arguments`): by default `message_notify_user`.
+SCRIPTED_TOOL: tuple[str, dict[str, Any]] | None = None
+
+
 def scripted_turn_provider() -> Any:
     from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 
     steps = [
-        tool_response("message_notify_user", {"message": f"Update {n}."}) for n in range(NOTIFIES_PER_TURN)
+        tool_response(*SCRIPTED_TOOL)
+        if SCRIPTED_TOOL is not None
+        else tool_response("message_notify_user", {"message": f"Update {n}."})
+        for n in range(NOTIFIES_PER_TURN)
     ]
     return ScriptedProvider([*steps, tool_response("idle", {"reason": "done"})])
 
@@ -264,12 +347,14 @@ class Statements:
     total: list[int] = field(default_factory=list)
     control: list[int] = field(default_factory=list)
     commits: list[int] = field(default_factory=list)
+    round_trips: list[int] = field(default_factory=list)
 
-    def add(self, intervals: list[list[str]]) -> None:
+    def add(self, intervals: list[list[str]], round_trips: list[int]) -> None:
         for sqls in intervals:
             self.total.append(len(sqls))
             self.control.append(sum(1 for sql in sqls if sql.split(" ", 1)[0].upper() in TRANSACTION_CONTROL))
             self.commits.append(sum(1 for sql in sqls if sql.upper().startswith("COMMIT")))
+        self.round_trips += round_trips
 
 
 def spread(values: list[int]) -> str:
@@ -294,19 +379,25 @@ def run_turns(
         created.append(session)
         boundaries = Boundaries()
         capture = CaptureQueriesContext(connection)
+        trips = RoundTrips()
         # The query log only grows while a CaptureQueriesContext is active (the counting pass).
-        provider = ClockedProvider(scripted_turn_provider(), boundaries, lambda: len(connection.queries_log))
+        provider = ClockedProvider(
+            scripted_turn_provider(),
+            boundaries,
+            lambda: len(connection.queries_log),
+            trips.current,
+        )
         with override_provider(MODEL, provider):
             if count_queries:
                 connection.queries_log.clear()  # the boundaries index this turn's statements from 0
-                with capture:
+                with capture, trips:
                     run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
             else:
                 run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
         intervals += boundaries.intervals_ms()
         cpu += boundaries.cpu_ms()
         if count_queries:
-            queries.add(boundaries.statements(list(connection.queries_log)))
+            queries.add(boundaries.statements(list(connection.queries_log)), boundaries.round_trips())
     return intervals, cpu, queries
 
 
@@ -333,15 +424,17 @@ def measure(user_id: uuid.UUID, sizes: tuple[int, ...]) -> list[Row]:
     return rows
 
 
-def profile(user_id: uuid.UUID, history: int, turns: int, top: int) -> None:
-    """cProfile of the measured intervals only (the profiler runs from a model answer to the next call)."""
+def profile(user_id: uuid.UUID, history: int, turns: int, top: int, *, cpu: bool = False) -> None:
+    """cProfile of the measured intervals only (the profiler runs from a model answer to the next call); with
+    `cpu` this process's CPU time instead of the wall clock (what the iteration costs the worker, without the
+    waits for the server)."""
     import cProfile
     import pstats
 
     from trainer_agent.llm.providers import override_provider
     from trainer_agent.turns import delete_session_everywhere, run_turn
 
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time) if cpu else cProfile.Profile()
 
     class Profiled:
         def __init__(self, inner: Any) -> None:
@@ -367,7 +460,7 @@ def profile(user_id: uuid.UUID, history: int, turns: int, top: int) -> None:
             delete_session_everywhere(session=session)
     stats = pstats.Stats(profiler)
     print(f"cProfile of {turns * NOTIFIES_PER_TURN} iterations at {history} events of history:")
-    ours = re.escape(str(BASE_DIR)) + r"/(?!\.venv)"  # the project's own functions
+    ours = re.escape(str(CODE_DIR)) + r"/(?!\.venv)"  # the project's own functions
     stats.sort_stats("cumulative").print_stats(ours, top)
     stats.sort_stats("tottime").print_stats(top)
 
@@ -499,6 +592,137 @@ def compare_tracing(user_id: uuid.UUID, sizes: tuple[int, ...], runs: int) -> No
         )
 
 
+def print_statements(user_id: uuid.UUID, history: int) -> None:
+    """The statements of one iteration (the second of a turn) at `history` events, as sent to the server."""
+    from trainer_agent.llm.providers import override_provider
+    from trainer_agent.turns import delete_session_everywhere, run_turn
+
+    session = session_with_history(user_id, history)
+    boundaries = Boundaries()
+    trips = RoundTrips()
+    provider = ClockedProvider(scripted_turn_provider(), boundaries, trips.current)
+    try:
+        with override_provider(MODEL, provider), trips:
+            run_turn(user_id=user_id, message="hi", session=session, model=MODEL)
+    finally:
+        delete_session_everywhere(session=session)
+    start, end = boundaries.queries_at_return[1], boundaries.queries_at_start[2]
+    print(f"One iteration at {history} events of history: {end - start} round trips")
+    for number, sql in enumerate(trips.sqls[start:end], 1):
+        print(f"{number:3d}. {' '.join(sql.split())[:160]}")
+
+
+def run_as_json(user_id: uuid.UUID, sizes: tuple[int, ...]) -> None:
+    """One run (`measure`) of this process's code, printed as one JSON line for `--against`."""
+    import json
+
+    from django.db import connection
+
+    vacuum_event_tables()
+    try:
+        rows = measure(user_id, sizes)
+        database = describe_database()
+    finally:
+        connection.close()
+    print(
+        json.dumps(
+            {
+                "revision": revision(),
+                "database": database,
+                "rows": [
+                    {
+                        "history": history,
+                        "timings": timings,
+                        "cpu": cpu,
+                        "statements": queries.total,
+                        "control": queries.control,
+                        "commits": queries.commits,
+                        "round_trips": queries.round_trips,
+                    }
+                    for history, timings, cpu, queries in rows
+                ],
+            }
+        )
+    )
+
+
+def compare_checkouts(against: Path, against_database: str, sizes: tuple[int, ...], runs: int) -> None:
+    """A/B: each run measures checkout `against` (A, on `against_database`) and this one (B, on DATABASE_URL),
+    each in a fresh process of this harness, in alternating order; prints both side by side."""
+    import json
+    import subprocess
+
+    sides = {
+        "A": (against.resolve(), against_database),
+        "B": (BASE_DIR, os.environ.get("DATABASE_URL", "")),
+    }
+    load_before = " / ".join(f"{value:.2f}" for value in os.getloadavg())
+    results: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
+    for run in range(runs):
+        for side in ("A", "B") if run % 2 == 0 else ("B", "A"):
+            checkout, database = sides[side]
+            env = {**os.environ, "LOOP_CODE_DIR": str(checkout)}
+            if database:
+                env["DATABASE_URL"] = database
+            completed = subprocess.run(
+                [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    "--run-json",
+                    "--sizes",
+                    ",".join(map(str, sizes)),
+                    *(
+                        ["--tool", SCRIPTED_TOOL[0], "--tool-arguments", json.dumps(SCRIPTED_TOOL[1])]
+                        if SCRIPTED_TOOL is not None
+                        else []
+                    ),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            results[side].append(json.loads(completed.stdout.strip().splitlines()[-1]))
+            print(
+                f"run {run + 1} {side} ({results[side][-1]['revision']}): "
+                + ", ".join(
+                    f"{row['history']}: {statistics.median(row['timings']):.2f} ms"
+                    for row in results[side][-1]["rows"]
+                ),
+                file=sys.stderr,
+            )
+    load = " / ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(
+        f"database: {results['B'][0]['database']}; A {results['A'][0]['revision']} ({sides['A'][0]}), "
+        f"B {results['B'][0]['revision']} ({sides['B'][0]}); {runs} run(s) of each, alternating (A first in "
+        f"odd runs); Python {platform.python_version()}; load average before: {load_before}, after: {load}"
+    )
+    print()
+    print(
+        "| history (events) | iterations (each) | median A / B (ms) | p95 A / B (ms) | CPU of the process, "
+        "median A / B (ms) | statements A / B | round trips A / B | commits A / B | median of each run, A / B (ms) |"
+    )
+    print("|---:|---:|---|---|---|---|---|---|---|")
+    for index, history in enumerate(sizes):
+
+        def pooled(side: str, key: str, index: int = index) -> list[Any]:
+            return [value for result in results[side] for value in result["rows"][index][key]]
+
+        def per_run(side: str, index: int = index) -> str:
+            return ", ".join(f"{statistics.median(r['rows'][index]['timings']):.2f}" for r in results[side])
+
+        a, b = pooled("A", "timings"), pooled("B", "timings")
+        print(
+            f"| {history} | {len(b)} | {statistics.median(a):.2f} / **{statistics.median(b):.2f}** "
+            f"| {percentile(a, 0.95):.2f} / {percentile(b, 0.95):.2f} "
+            f"| {statistics.median(pooled('A', 'cpu')):.2f} / {statistics.median(pooled('B', 'cpu')):.2f} "
+            f"| {spread(pooled('A', 'statements'))} / {spread(pooled('B', 'statements'))} "
+            f"| {spread(pooled('A', 'round_trips'))} / {spread(pooled('B', 'round_trips'))} "
+            f"| {spread(pooled('A', 'commits'))} / {spread(pooled('B', 'commits'))} "
+            f"| {per_run('A')} / {per_run('B')} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -515,9 +739,41 @@ def main() -> None:
     )
     parser.add_argument("--profile", type=int, metavar="EVENTS", help="profile the loop at this history size")
     parser.add_argument(
+        "--profile-cpu",
+        action="store_true",
+        help="with --profile: this process's CPU time, not the wall clock",
+    )
+    parser.add_argument(
         "--metrics-overhead",
         action="store_true",
         help="compare the loop with the Prometheus metrics on and off",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="A/B in one run: alternate runs of CHECKOUT's code (A) and this checkout's (B)",
+    )
+    parser.add_argument(
+        "--against-database",
+        metavar="URL",
+        default="",
+        help="A's database (default: DATABASE_URL, shared with B)",
+    )
+    parser.add_argument(
+        "--tool",
+        metavar="NAME",
+        help="the tool each measured iteration runs (default message_notify_user), e.g. set_current_location",
+    )
+    parser.add_argument(
+        "--tool-arguments", metavar="JSON", default="{}", help="its arguments, a JSON object (with --tool)"
+    )
+    parser.add_argument("--run-json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--statements",
+        type=int,
+        metavar="EVENTS",
+        help="print one iteration's statements at this history size",
     )
     parser.add_argument(
         "--tracing",
@@ -527,6 +783,14 @@ def main() -> None:
     args = parser.parse_args()
     runs: int = args.runs
     sizes: tuple[int, ...] = args.sizes
+    if args.tool:
+        import json
+
+        global SCRIPTED_TOOL
+        SCRIPTED_TOOL = (args.tool, json.loads(args.tool_arguments))
+    if args.against is not None:
+        compare_checkouts(args.against, args.against_database, sizes, runs)
+        return
     if args.metrics_overhead and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         import tempfile
 
@@ -549,7 +813,13 @@ def main() -> None:
     settings.INITIALIZER_MODEL = "offline"
     seed_demo_user()
     if args.profile is not None:
-        profile(DEMO_USER_ID, args.profile, TURNS_PER_SIZE, 40)
+        profile(DEMO_USER_ID, args.profile, TURNS_PER_SIZE, 40, cpu=args.profile_cpu)
+        return
+    if args.statements is not None:
+        print_statements(DEMO_USER_ID, args.statements)
+        return
+    if args.run_json:
+        run_as_json(DEMO_USER_ID, sizes)
         return
     if args.metrics_overhead:
         metrics_overhead(DEMO_USER_ID, sizes, runs)
@@ -577,20 +847,21 @@ def main() -> None:
     print(
         "| history (events) | iterations | median (ms) | p95 (ms) | min (ms) | CPU of this process, median (ms) "
         "| statements per iteration | of which BEGIN / COMMIT / SAVEPOINT / RELEASE | commits "
-        "| median of each run (ms) |"
+        "| round trips | median of each run (ms) |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---|---|---|---|")
+    print("|---:|---:|---:|---:|---:|---:|---|---|---|---|---|")
     for index, history in enumerate(sizes):
         timings = [t for rows in results for t in rows[index][1]]
         cpu = [c for rows in results for c in rows[index][2]]
         total = [q for rows in results for q in rows[index][3].total]
         control = [q for rows in results for q in rows[index][3].control]
         commits = [q for rows in results for q in rows[index][3].commits]
+        trips = [q for rows in results for q in rows[index][3].round_trips]
         each = ", ".join(f"{statistics.median(rows[index][1]):.2f}" for rows in results)
         print(
             f"| {history} | {len(timings)} | {statistics.median(timings):.2f} | {percentile(timings, 0.95):.2f} "
             f"| {min(timings):.2f} | {statistics.median(cpu):.2f} | {spread(total)} | {spread(control)} "
-            f"| {spread(commits)} | {each} |"
+            f"| {spread(commits)} | {spread(trips)} | {each} |"
         )
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Max, Prefetch, Q, QuerySet, Subquery
+from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
 from datasources_app.catalog import BODYWEIGHT, exercise_name_key
@@ -78,6 +79,30 @@ def user_data_sources(*, user_id: uuid.UUID) -> UserDataSources:
         settings=get_settings(user_id=user_id),
         locations=list_locations(user_id=user_id),
     )
+
+
+def user_data_version(*, user_id: Any) -> dict[str, BaseExpression]:
+    """Expressions whose values change whenever what `user_data_sources` reads changes, for one query to
+    evaluate by `user_id` (a value, or `OuterRef("user_id")` from a row that has it): the profile's and the
+    settings' `updated_at`, the number of locations and their latest `updated_at`, and the number and the
+    highest id of the location-equipment links (a link replaced gets a new id).
+
+    A reader that keeps the sources (the context builder, for the turn) reads them again only when these
+    values differ: the user data stays as fresh as reading it every time, for one round trip that can ride
+    on a query made anyway. It relies on every change of these rows going through `save()` (auto_now) or a
+    write that sets `updated_at`, as `datasources_app.services` does; the catalogue's equipment names are system
+    data and not covered."""
+    locations = Location.objects.filter(user_id=user_id).order_by().values("user_id")
+    through: Any = Location.equipment.through  # the auto-created link model
+    links = through.objects.filter(location__user_id=user_id).order_by().values("location__user_id")
+    return {
+        "profile_updated": Subquery(UserProfile.objects.filter(user_id=user_id).values("updated_at")[:1]),
+        "settings_updated": Subquery(UserSettings.objects.filter(user_id=user_id).values("updated_at")[:1]),
+        "locations": Subquery(locations.annotate(count=Count("pk")).values("count")),
+        "locations_updated": Subquery(locations.annotate(latest=Max("updated_at")).values("latest")),
+        "equipment_links": Subquery(links.annotate(count=Count("pk")).values("count")),
+        "equipment_latest_link": Subquery(links.annotate(latest=Max("pk")).values("latest")),
+    }
 
 
 def current_location(*, user_id: uuid.UUID) -> Location | None:

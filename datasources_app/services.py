@@ -222,7 +222,7 @@ def set_current_location(*, user_id: uuid.UUID, location_id: uuid.UUID) -> Locat
         location = Location.objects.select_for_update().get(id=location_id, user_id=user_id)
         # Clear first: the partial unique constraint allows only one current row per user at any moment.
         Location.objects.filter(user_id=user_id, is_current=True).exclude(id=location.id).update(
-            is_current=False
+            is_current=False, updated_at=timezone.now()
         )
         if not location.is_current:
             location.is_current = True

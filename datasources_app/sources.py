@@ -514,13 +514,19 @@ def build_user_data_xml(*, user_id: uuid.UUID) -> str:
     return user_data_xml_of(selectors.user_data_sources(user_id=user_id))
 
 
-def user_data_xml_of(sources: selectors.UserDataSources) -> str:
-    """`build_user_data_xml` of sources already read (`selectors.user_data_sources`)."""
+def user_data_xml_of(sources: selectors.UserDataSources, *, today: date | None = None) -> str:
+    """`build_user_data_xml` of sources already read (`selectors.user_data_sources`), on `today` (default: the
+    user's date now, `user_data_day`)."""
     units = units_of(sources.settings)
     return formatters.user_data_xml(
         profile=sources.profile,
         settings=sources.settings,
         locations=sources.locations,
         units=units,
-        today=selectors.today_in(units.tz),
+        today=today if today is not None else selectors.today_in(units.tz),
     )
+
+
+def user_data_day(sources: selectors.UserDataSources) -> date:
+    """The user's date now, in the time zone of their settings: the day the `<user_data>` block shows."""
+    return selectors.today_in(selectors.timezone_named(sources.settings.timezone))

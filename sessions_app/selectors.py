@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 from django.db import connections, router
-from django.db.models import Count, F, Min, Q, QuerySet, Subquery
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, F, Min, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import BaseExpression, RawSQL
 
 from sessions_app.events import trainer_purpose_q
 from sessions_app.models import (
@@ -124,6 +126,53 @@ def last_sequence(*, session: AgentSession) -> int:
         .first()
     )
     return -1 if last is None else last
+
+
+# A prepared `session_state_query`: the session's row as a dict.
+StateQuery = QuerySet[AgentSession, Any]
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """The session as one query reads it (`session_state`): its last event's number (-1 with none), where its
+    context starts, and the values of the caller's extra expressions (`extra`, by name)."""
+
+    last_sequence: int
+    context_start: int
+    extra: dict[str, Any]
+
+
+def session_state_query(
+    *, session: AgentSession, extra: Mapping[str, BaseExpression] | None = None
+) -> StateQuery:
+    """The query `session_state` runs: the session's row with its last sequence number (the first entry of a
+    backward scan of the unique (session, sequence_number) index), its context start, and `extra`, expressions
+    evaluated on the session's row (e.g. subqueries by its `user_id`: what a caller wants to know in the same
+    round trip). Build it once and read it as often as needed: making the subqueries costs Django more CPU than
+    running the query."""
+    last = Subquery(
+        AgentSessionEvent.objects.filter(session=OuterRef("pk"))
+        .order_by("-sequence_number")
+        .values("sequence_number")[:1]
+    )
+    return AgentSession.objects.filter(pk=session.pk).values(
+        "context_start_sequence", _last_sequence=last, **(extra or {})
+    )
+
+
+def session_state(*, query: StateQuery) -> SessionState | None:
+    """The session's state now (`session_state_query`), in one query; None if the session is gone."""
+    found = next(iter(query.all()), None)
+    if found is None:
+        return None
+    row: dict[str, Any] = dict(found)
+    last_sequence = row.pop("_last_sequence")
+    context_start = row.pop("context_start_sequence")
+    return SessionState(
+        last_sequence=-1 if last_sequence is None else int(last_sequence),
+        context_start=int(context_start),
+        extra=row,
+    )
 
 
 def context_events_after(

@@ -30,7 +30,14 @@ from sessions_app.models import (
     TurnStatus,
     WorkerHeartbeat,
 )
-from sessions_app.selectors import get_session_for_user, last_sequence
+from sessions_app.selectors import (
+    SessionState,
+    StateQuery,
+    get_session_for_user,
+    last_sequence,
+    session_state,
+    session_state_query,
+)
 
 # A JSON text escape for U+0000 that is not itself an escaped backslash followed by "u0000".
 _NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
@@ -107,8 +114,18 @@ def append_event(
     return append_events(session=session, events=[NewEvent(event_type, data, duration_ms)])[0]
 
 
+# What a writer appends once it holds the session's lock and knows its state (`append_events(then=…)`): the
+# events about to be stored before them (numbered, unsaved) → the events to store after them.
+ThenAppend = Callable[[SessionState, Sequence[AgentSessionEvent]], Sequence[NewEvent]]
+
+
 def append_events(
-    *, session: AgentSession, events: Sequence[NewEvent], holder: str | None = None
+    *,
+    session: AgentSession,
+    events: Sequence[NewEvent],
+    holder: str | None = None,
+    then: ThenAppend | None = None,
+    read: StateQuery | None = None,
 ) -> list[AgentSessionEvent]:
     """Append the events at consecutive numbers after the session's last one: all of them or none.
 
@@ -123,19 +140,25 @@ def append_events(
     statement that takes the lock, so a worker presumed dead cannot write once another has claimed the turn
     (`claim_turn` sets the holder under the same lock); TurnTakenOver, and nothing written, otherwise.
 
-    Followers of the session are woken when the transaction commits (`notify_session_changed`).
-    Validates every event before writing any (ValueError, InvalidEventData); SessionNotFound if the session
-    is gone.
+    `then` (a writer whose last event depends on the store, e.g. the loop's next `llm_request`, built from the
+    context): called under the lock with the session's state (`selectors.session_state`: the last number, the
+    context start and what else `read`, a `selectors.session_state_query` of the caller's, asks of the session's
+    row, all in the one query that reads the last number) and the events about to be stored, numbered; the
+    events it returns are stored after them, in the same INSERT.
+
+    Followers of the session are woken when the transaction commits (on PostgreSQL by the INSERT itself:
+    migration 0013's trigger). Validates every event before writing any (ValueError, InvalidEventData);
+    SessionNotFound if the session is gone.
     """
     rows = [_checked(each) for each in events]
-    if not rows:
+    if not rows and then is None:
         return []
     stored: list[AgentSessionEvent] | None = None
     # savepoint=False: nothing is written before the lock, and a refusal leaves the block normally (raised
     # below), so a caller's transaction is only marked for rollback by a database error.
     with transaction.atomic(savepoint=False):
         if _lock_session(session, holder=holder):
-            stored = _insert_events(session, rows)
+            stored = _insert_events(session, rows, then=then, read=read)
     if stored is None:
         if holder is not None:
             raise TurnTakenOver(f"session {session.pk} is no longer held by {holder}, or is gone")
@@ -143,10 +166,32 @@ def append_events(
     return stored
 
 
-def _insert_events(session: AgentSession, rows: Sequence[_Row]) -> list[AgentSessionEvent]:
-    """Under the session's lock: the rows at the numbers after its last one, and its followers' wake-up."""
-    first = last_sequence(session=session) + 1
-    made = [
+def _insert_events(
+    session: AgentSession,
+    rows: Sequence[_Row],
+    *,
+    then: ThenAppend | None = None,
+    read: StateQuery | None = None,
+) -> list[AgentSessionEvent]:
+    """Under the session's lock: the rows (and what `then` adds) at the numbers after its last one."""
+    if then is None and read is None:
+        first = last_sequence(session=session) + 1
+        state = None
+    else:
+        state = session_state(query=read if read is not None else session_state_query(session=session))
+        if state is None:  # cannot happen: the lock was just taken on the row
+            raise SessionNotFound(f"session {session.pk} does not exist")
+        first = state.last_sequence + 1
+    made = _numbered(session, rows, first)
+    if then is not None and state is not None:
+        made += _numbered(session, [_checked(each) for each in then(state, list(made))], first + len(made))
+    if not made:
+        return []
+    return AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
+
+
+def _numbered(session: AgentSession, rows: Sequence[_Row], first: int) -> list[AgentSessionEvent]:
+    return [
         AgentSessionEvent(
             session=session,
             sequence_number=first + index,
@@ -156,9 +201,6 @@ def _insert_events(session: AgentSession, rows: Sequence[_Row]) -> list[AgentSes
         )
         for index, row in enumerate(rows)
     ]
-    stored = AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
-    notify_session_changed(session_id=session.pk)
-    return stored
 
 
 def _lock_session(session: AgentSession, *, holder: str | None = None, **changes: Any) -> bool:
@@ -178,7 +220,8 @@ def _lock_session(session: AgentSession, *, holder: str | None = None, **changes
 
 
 def notify_session_changed(*, session_id: UUID) -> None:
-    """Wake the session's followers on every web process when the current transaction commits.
+    """Wake the session's followers on every web process when the current transaction commits, for a change
+    that stores no event (storing events wakes them by itself: migration 0013's trigger).
 
     PostgreSQL: `pg_notify` (delivered at commit, dropped on rollback; the framework has no API for it).
     SQLite has no push: followers poll there.

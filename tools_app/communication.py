@@ -103,6 +103,7 @@ MESSAGE_NOTIFY_USER = register(
         priority=10,
         observation="confirmation",
         aliases={"text": "message"},
+        writes=False,
     )
 )
 
@@ -119,6 +120,7 @@ MESSAGE_ASK_USER = register(
         observation="full",
         aliases={"text": "question"},
         terminates_loop=True,
+        writes=False,
     )
 )
 
@@ -137,5 +139,6 @@ IDLE = register(
         status_start="Wrapping up...",
         status_done="All done",
         terminates_loop=True,
+        writes=False,
     )
 )

@@ -224,8 +224,8 @@ def _run(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolOutcome:
         return _failure(describe_validation_error(tool, exc))
     try:
         # A savepoint: a handler that fails half-way leaves no partial writes, and on PostgreSQL the
-        # surrounding transaction stays usable for recording the failure.
-        if not tool.atomic:
+        # surrounding transaction stays usable for recording the failure. A tool that writes nothing needs none.
+        if not tool.atomic or not tool.writes:
             return tool.handler(parsed, ctx)
         with transaction.atomic():
             return tool.handler(parsed, ctx)

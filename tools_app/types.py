@@ -128,3 +128,9 @@ class Tool[InputT: BaseModel]:
     # worker threads (fetch_data) turn it off: threads cannot see rows of an open transaction, so
     # datasources_app.sources.fetch_many falls back to sequential fetching inside one.
     atomic: bool = True
+    # False: the handler writes nothing to the database and returns at once (the communication tools). It runs
+    # without a savepoint, inside the one transaction that stores the model's answer, the call's result and the
+    # next request (trainer_agent.loop): nothing to roll back, and followers would see its call and result at the
+    # same moment anyway. A database error in it fails that transaction (the turn ends in `error`) instead of
+    # becoming a failed result.
+    writes: bool = True

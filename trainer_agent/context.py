@@ -8,8 +8,14 @@ builders place the four `cache_control` breakpoints (see `llm.anthropic_provider
 
 Within a turn the loop passes one `ContextCache` to every build: events never change once written, so a build
 reads only the events added since the previous one and continues the message conversion where it stopped.
-The cost of an iteration then does not grow with the length of the session. The user data is still read
-fresh on every build (docs/contracts.md §8.2 (user data block)).
+The cost of an iteration then does not grow with the length of the session. The user data is fresh on every
+build (docs/contracts.md §8.2 (user data block)).
+
+The loop builds each next request under the session's lock, in the transaction that stores it
+(`build_locked_context`): the lock's query of the session's state tells it whether anyone else wrote since the
+turn's last write (then the new events are read, else the cache already holds them: the loop adds what it
+writes) and whether the user data changed (`datasources_app.selectors.user_data_version`; then it is read
+again, else the cache's is current). In the common case a build reads nothing beyond that one query.
 """
 
 from __future__ import annotations
@@ -18,13 +24,16 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from django.db.models import OuterRef
+
 from datasources_app import formatters
-from datasources_app.selectors import UserDataSources, user_data_sources
-from datasources_app.sources import user_data_xml_of
-from sessions_app.models import AgentSession, AgentSessionEvent, EventType
-from sessions_app.selectors import context_events_after
+from datasources_app.selectors import UserDataSources, user_data_sources, user_data_version
+from datasources_app.sources import user_data_day, user_data_xml_of
+from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
+from sessions_app.selectors import SessionState, StateQuery, context_events_after, session_state_query
 from sessions_app.transcript import ASK_USER_TOOL, call_of
 from tools_app.registry import tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
@@ -92,12 +101,28 @@ def trainer_tool_specs(names: Iterable[str] | None = None) -> list[ToolSpec]:
 
 
 @dataclass
+class _UserData:
+    """The turn's user data: its sources as last read, the version they were read at, and their XML for a day."""
+
+    version: tuple[Any, ...]
+    sources: UserDataSources
+    day: date | None = None
+    xml: str = ""
+
+    def xml_on(self, day: date) -> str:
+        if day != self.day:
+            self.day, self.xml = day, user_data_xml_of(self.sources, today=day)
+        return self.xml
+
+
+@dataclass
 class ContextCache:
     """What the context builds of one turn share, so that an iteration's cost does not grow with history.
 
-    Holds the events already read (from `context_start`), the message conversion so far, and the tool list.
-    Safe because events are append-only: a later build only adds what was written since. If the session's
-    context start moves (a checkpoint), the cache starts over.
+    Holds the events already read (from `context_start`), the message conversion so far, and the tool list;
+    for the loop's builds under the lock (`build_locked_context`) also how far the session was seen
+    (`through`) and the user data with its version. Safe because events are append-only: a later build only
+    adds what was written since. If the session's context start moves (a checkpoint), the cache starts over.
     """
 
     context_start: int | None = None
@@ -108,6 +133,17 @@ class ContextCache:
     tools: list[ToolSpec] | None = None
     tools_key: tuple[str, ...] | None = None
     tool_characters: int = 0
+    # Every event of the session numbered up to `through` has been seen (its context events added): the loop's
+    # own writes move it on (`written`), so a build under the lock reads events only when someone else wrote.
+    through: int = -1
+    user_data: _UserData | None = None
+    state_query: StateQuery | None = None
+
+    def state_query_of(self, session: AgentSession) -> StateQuery:
+        """The turn's query of the session's state (`session_state_read`), made on first use."""
+        if self.state_query is None:
+            self.state_query = session_state_read(session)
+        return self.state_query
 
     def restart(self, context_start: int) -> None:
         self.context_start = context_start
@@ -123,6 +159,14 @@ class ContextCache:
             self.last_sequence = event.sequence_number
             if event.event_type == EventType.CHECKPOINT:
                 self.checkpoints.append(event.sequence_number)
+
+    def written(self, stored: Sequence[AgentSessionEvent]) -> None:
+        """Events this turn just stored: added without reading them back when they directly follow what the
+        cache has seen (nobody else wrote in between); otherwise the next build under the lock reads them."""
+        if self.context_start is None or not stored or stored[0].sequence_number != self.through + 1:
+            return
+        self.add(event for event in stored if event.event_type in CONTEXT_EVENT_TYPES)
+        self.through = stored[-1].sequence_number
 
     def tool_list(self, names: Iterable[str] | None) -> tuple[list[ToolSpec], int]:
         key = tuple(names) if names is not None else None
@@ -152,6 +196,7 @@ def build_context(
     since the previous build with the same cache. User data is fetched fresh on every build (docs/contracts.md §8.2 (user data block)).
     Raises ContextBuildError when there are no events.
     """
+    sources: UserDataSources | None
     if events is not None or up_to_sequence is not None:
         cache = ContextCache()
         if events is not None:
@@ -165,13 +210,56 @@ def build_context(
         cache = cache if cache is not None else ContextCache()
         loaded, sources = _read_context(session, user_id, cache)
         cache.add(loaded)
+    assert sources is not None  # read with the events
+    return _assemble(session, user_id, cache, user_data_xml_of(sources), tool_names)
+
+
+def session_state_read(session: AgentSession) -> StateQuery:
+    """The state query `build_locked_context` needs (`append_events(read=…)`): the session's last number and
+    context start, and the version of its user's data (`datasources_app.selectors.user_data_version`). Made once
+    per turn (`ContextCache.state_query`)."""
+    return session_state_query(session=session, extra=user_data_version(user_id=OuterRef("user_id")))
+
+
+def build_locked_context(
+    *,
+    session: AgentSession,
+    user_id: uuid.UUID,
+    cache: ContextCache,
+    state: SessionState,
+    new: Sequence[AgentSessionEvent] = (),
+) -> AgentContext:
+    """The context for the loop's next request, built while the session is locked, from the session's `state`
+    (read with `session_state_read`) and `new`, the events about to be stored before the request (numbered).
+
+    Events are read only when someone else wrote since the turn's last write or the context start moved (the
+    cache holds the turn's own), and the user data only when its version changed: the request is the one
+    `build_context` would make once these events are stored."""
+    if state.context_start != cache.context_start or state.last_sequence != cache.through:
+        loaded, _ = _read_context(session, user_id, cache, with_user_data=False)
+        cache.add(loaded)
+    cache.through = state.last_sequence
+    cache.written(new)
+    version = tuple(sorted(state.extra.items()))
+    if cache.user_data is None or cache.user_data.version != version:
+        cache.user_data = _UserData(version=version, sources=user_data_sources(user_id=user_id))
+    user_data = cache.user_data
+    return _assemble(session, user_id, cache, user_data.xml_on(user_data_day(user_data.sources)), None)
+
+
+def _assemble(
+    session: AgentSession,
+    user_id: uuid.UUID,
+    cache: ContextCache,
+    user_data_xml: str,
+    tool_names: Iterable[str] | None,
+) -> AgentContext:
     if cache.event_count == 0:
         raise ContextBuildError(EMPTY_CONTEXT_ERROR)
     messages, message_characters = cache.builder.snapshot()
     if tool_names is None:  # the trainer's own list from the agent registry (all tools unless it names some)
         tool_names = get_agent(TRAINER_AGENT_ID).tool_names()
     tools, tool_characters = cache.tool_list(tool_names)
-    user_data_xml = user_data_xml_of(sources)
     system_prompt = get_agent(TRAINER_AGENT_ID).prompt
     return AgentContext(
         system_prompt=system_prompt,
@@ -188,13 +276,13 @@ def build_context(
 
 
 def _read_context(
-    session: AgentSession, user_id: uuid.UUID, cache: ContextCache
-) -> tuple[list[AgentSessionEvent], UserDataSources]:
+    session: AgentSession, user_id: uuid.UUID, cache: ContextCache, *, with_user_data: bool = True
+) -> tuple[list[AgentSessionEvent], UserDataSources | None]:
     """The context events after `cache.last_sequence` (restarting the cache if the context start moved) and the
     user's data, fresh. A second events query only when the start moved past events the cache already holds."""
     previous_last = cache.last_sequence
     found = context_events_after(session=session, after_sequence=cache.last_sequence)
-    sources = user_data_sources(user_id=user_id)
+    sources = user_data_sources(user_id=user_id) if with_user_data else None
     if found is None:
         return [], sources  # the session is gone
     rows, start = found

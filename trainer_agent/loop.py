@@ -3,19 +3,24 @@
 Synchronous by design: a worker runs it (`trainer_agent.turns.execute_turn`), or the view itself under the
 ImmediateBackend. It keeps nothing between iterations that the event store does not have, and it starts from
 the store: `run_loop` reads where the turn stands from its events, so a worker that takes over the turn of a
-dead one continues exactly where the store says (docs/architecture.md "Recovery"). An iteration commits three
-times, never across a model call:
+dead one continues exactly where the store says (docs/architecture.md "Recovery"). An iteration commits twice,
+never across a model call:
 
-- the `llm_request`, before the call (a crash shows what was in flight; on recovery the call is made again);
-- the `llm_response` with its `tool_call`s, when the model answers;
-- the tool's own writes with its `tool_result` (+ `artifact`) in one transaction, so a tool's writes are never
-  half-done and never repeated. The turn's last events are committed with the turn's end (`finish_turn`).
+- the `llm_response` with its `tool_call`s, when the model answers (followers see the tool start);
+- the tool's own writes with its `tool_result` (+ `artifact`) and the next `llm_request`, in one transaction, so
+  a tool's writes are never half-done and never repeated, and the request is stored before its call (a crash
+  shows what was in flight; on recovery the call is made again).
+
+A tool that writes nothing and returns at once (`Tool.writes` False: the communication tools) commits once: the
+answer, its calls, the result and the next request together. The turn's first request is stored on its own, and
+its last events are committed with the turn's end (`finish_turn`).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +41,7 @@ from sessions_app.events import (
     TrainerResponse,
 )
 from sessions_app.models import AgentSessionEvent, AgentTurn, EventType, TurnStatus
-from sessions_app.selectors import events_after
+from sessions_app.selectors import SessionState, events_after
 from sessions_app.services import NewEvent, finish_turn
 from sessions_app.transcript import Transcript
 from tools_app.formatting import wrap_in_xml
@@ -47,7 +52,13 @@ from trainer_agent import tracing
 from trainer_agent.agents.registry import get_agent
 from trainer_agent.checkpoint import maybe_checkpoint
 from trainer_agent.connection_pool import giving_back_after
-from trainer_agent.context import TRAINER_AGENT_ID, AgentContext, ContextCache, build_context
+from trainer_agent.context import (
+    TRAINER_AGENT_ID,
+    AgentContext,
+    ContextCache,
+    build_context,
+    build_locked_context,
+)
 from trainer_agent.initializer import initialize_context
 from trainer_agent.llm.cost import cost_cents
 from trainer_agent.llm.models import ModelConfig, get_model
@@ -164,19 +175,20 @@ def run_loop(
     cache = ContextCache()
     iterations = position.iterations
     calls = position.pending_calls
+    request_sequence = position.request_sequence
+    request: LLMRequest | None = None
+    pending: list[NewEvent] = []  # the model's answer, when it is stored with its call's result
+    if not calls and position.pending_request:
+        request = build_context(session=session, user_id=user_id, cache=cache).to_request(model=model_id)
+    elif not calls:
+        iterations += 1
+        with transaction.atomic():
+            request, request_sequence = _record_request(
+                sink, cache, turn=turn, model_id=model_id, iteration=iterations
+            )
     while True:
         if not calls:
-            if not position.pending_request:
-                iterations += 1
-                request, request_sequence = _record_request(
-                    sink, cache, turn=turn, model_id=model_id, iteration=iterations
-                )
-            else:
-                request = build_context(session=session, user_id=user_id, cache=cache).to_request(
-                    model=model_id
-                )
-                request_sequence = position.request_sequence
-            position.pending_request = False
+            assert request is not None  # recorded with the previous tool's result, or above
             publisher = (
                 preview_frames.publisher_for(turn=turn, request_sequence=request_sequence)
                 if previews
@@ -199,27 +211,32 @@ def run_loop(
                 )
                 return
             # The answer and all its calls, so the transcript shows the response as the model gave it. Committed
-            # before the tool runs: followers see the tool start at once.
-            sink.record_all(
-                [
-                    answer,
-                    *(
-                        NewEvent(
-                            EventType.TOOL_CALL,
-                            ToolCallData(tool_name=each.name, arguments=each.arguments, call_id=each.id),
-                        )
-                        for each in calls
-                    ),
-                ]
-            )
+            # before the tool runs, so followers see the tool start at once; with the result when the tool
+            # writes nothing (it returns at once: the communication tools).
+            answered = [
+                answer,
+                *(
+                    NewEvent(
+                        EventType.TOOL_CALL,
+                        ToolCallData(tool_name=each.name, arguments=each.arguments, call_id=each.id),
+                    )
+                    for each in calls
+                ),
+            ]
+            if _writes_nothing(calls[0].name):
+                pending = answered
+            else:
+                cache.written(sink.record_all(answered))
         call = calls[0]
-        # The tool's own writes and its result commit together (its writes are never half-done nor repeated);
-        # a read-only tool (`Tool.atomic` False: fetch_data, whose sources are fetched in parallel threads) runs
-        # before the result's transaction.
-        with transaction.atomic() if _writes(call.name) else nullcontext():
+        # The tool's own writes, its result and the next request commit together (its writes are never
+        # half-done nor repeated; a crash before the commit leaves the call without a result, and the tool runs
+        # again). A tool that fans out to threads (`Tool.atomic` False: fetch_data, whose sources are fetched in
+        # parallel) runs before that transaction.
+        before = _runs_before_transaction(call.name)
+        with nullcontext() if before else transaction.atomic():
             with deferred_writes(session) as held:
                 executed = _execute(call, sink, tool_ctx)
-            outcome = [*held, *_result_events(call, executed), *_extra_call_answers(calls[1:])]
+            outcome = [*pending, *held, *_result_events(call, executed), *_extra_call_answers(calls[1:])]
             stop_reason = ""
             if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
                 stop_reason = call.name
@@ -229,8 +246,12 @@ def run_loop(
             if stop_reason:
                 _finish(sink, turn, outcome, stop_reason, iterations)
                 return
-            sink.record_all(outcome)
-        calls = []
+            iterations += 1
+            with transaction.atomic() if before else nullcontext():
+                request, request_sequence = _record_request(
+                    sink, cache, turn=turn, model_id=model_id, iteration=iterations, after=outcome
+                )
+        calls, pending = [], []
 
 
 def _finish(
@@ -308,25 +329,48 @@ def _turn_error(
 
 
 def _record_request(
-    sink: EventSink, cache: ContextCache, *, turn: AgentTurn, model_id: str, iteration: int
+    sink: EventSink,
+    cache: ContextCache,
+    *,
+    turn: AgentTurn,
+    model_id: str,
+    iteration: int,
+    after: Sequence[NewEvent] = (),
 ) -> tuple[LLMRequest, int]:
-    """Build the context from the events (new ones only, through the turn's cache) and store the request
-    before the call.
+    """Store `after` (the previous tool's result) and the next request, built from the context, in one append:
+    the session is locked, its state read (the last number, the context start, the user data's version: one
+    query), the context built from the turn's cache (`build_locked_context`: events and user data are read
+    again only when they changed) and the request stored with `after` in one INSERT. Returns the request and its
+    number.
 
-    One transaction for the reads and the write: under row-level security (`acting_for`) every transaction
-    starts with a `set_config` and a lone read gets a transaction of its own, so the context's reads (the new
-    events, the user data) would each cost a BEGIN, a `set_config` and a COMMIT. The session is locked only by
-    the write at the end, as before."""
-    with transaction.atomic():
-        context = build_context(session=turn.session, user_id=turn.session.user_id, cache=cache)
-        request = context.to_request(model=model_id)
-        stored = sink.record(EventType.LLM_REQUEST, _request_data(request, context, iteration))
-    return request, stored.sequence_number
+    Always inside a transaction of the caller's (the tool's, or one for this write alone), so that a failure of
+    the build rolls back that block, a savepoint inside a longer one (a test's). Under row-level security every
+    transaction starts with a `set_config`, so the fewer the better."""
+    built: list[LLMRequest] = []
+
+    def request_after(state: SessionState, new: Sequence[AgentSessionEvent]) -> list[NewEvent]:
+        context = build_locked_context(
+            session=turn.session, user_id=turn.session.user_id, cache=cache, state=state, new=new
+        )
+        built.append(context.to_request(model=model_id))
+        return [NewEvent(EventType.LLM_REQUEST, _request_data(built[-1], context, iteration))]
+
+    stored = sink.record_all(after, then=request_after, read=cache.state_query_of(turn.session))
+    cache.through = stored[-1].sequence_number
+    return built[-1], stored[-1].sequence_number
 
 
-def _writes(tool_name: str) -> bool:
+def _runs_before_transaction(tool_name: str) -> bool:
     try:
-        return get_tool(tool_name).atomic
+        return not get_tool(tool_name).atomic
+    except UnknownToolError:
+        return False
+
+
+def _writes_nothing(tool_name: str) -> bool:
+    """The call's tool writes nothing and returns at once (`Tool.writes` False), or there is no such tool."""
+    try:
+        return not get_tool(tool_name).writes
     except UnknownToolError:
         return True
 

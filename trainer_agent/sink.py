@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from sessions_app.events import EventData
 from sessions_app.models import AgentSession, AgentSessionEvent, AgentTurn
-from sessions_app.services import NewEvent, TurnTakenOver, append_events, renew_lease
+from sessions_app.selectors import StateQuery
+from sessions_app.services import NewEvent, ThenAppend, TurnTakenOver, append_events, renew_lease
 from trainer_agent import metrics
 from trainer_agent.console import format_event
 
@@ -66,12 +67,19 @@ class EventSink:
         """Store the event (next sequence number) and log it in the console format."""
         return self.record_all([NewEvent(event_type, data, duration_ms)])[-1]
 
-    def record_all(self, events: Sequence[NewEvent]) -> list[AgentSessionEvent]:
-        """Store the events at consecutive numbers, all or none, and log them in the console format."""
-        if not events:
+    def record_all(
+        self,
+        events: Sequence[NewEvent],
+        *,
+        then: ThenAppend | None = None,
+        read: StateQuery | None = None,
+    ) -> list[AgentSessionEvent]:
+        """Store the events at consecutive numbers, all or none, and log them in the console format. `then` and
+        `read`: what `append_events` adds under the session's lock, from the session's state."""
+        if not events and then is None:
             return []
         target = getattr(_deferred, "target", None)
-        if target is not None and target[0] == self.session.pk:
+        if target is not None and target[0] == self.session.pk and then is None:
             target[1].extend(events)
             return [
                 AgentSessionEvent(
@@ -83,7 +91,8 @@ class EventSink:
         if self.turn is not None:
             holder = self.turn.worker
             self._renew_if_due(self.turn)
-        stored = append_events(session=self.session, events=events, holder=holder)  # LeaseLost if not ours
+        # LeaseLost if not ours
+        stored = append_events(session=self.session, events=events, holder=holder, then=then, read=read)
         if self.admitted_at is not None and self.turn is not None and stored:
             metrics.first_frame(model=self.turn.model, admitted_at=self.admitted_at, at=stored[0].timestamp)
             self.admitted_at = None

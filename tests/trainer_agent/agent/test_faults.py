@@ -249,7 +249,7 @@ def test_internal_bug_is_recorded_and_propagates(
     def broken_build(**kwargs: Any) -> Any:
         raise ZeroDivisionError("oops")
 
-    monkeypatch.setattr(loop_module, "build_context", broken_build)
+    monkeypatch.setattr(loop_module, "build_locked_context", broken_build)
     with override_provider(MODEL, ScriptedProvider([])), pytest.raises(TurnError) as caught:
         run_turn(user_id=demo_user, message="Hello", model=MODEL)
     assert caught.value.kind == "internal"
