@@ -147,7 +147,7 @@ def append_events(
     events it returns are stored after them, in the same INSERT.
 
     Followers of the session are woken when the transaction commits (on PostgreSQL by the INSERT itself:
-    migration 0013's trigger). Validates every event before writing any (ValueError, InvalidEventData);
+    `notify_session_changed`). Validates every event before writing any (ValueError, InvalidEventData);
     SessionNotFound if the session is gone.
     """
     rows = [_checked(each) for each in events]
@@ -187,7 +187,9 @@ def _insert_events(
         made += _numbered(session, [_checked(each) for each in then(state, list(made))], first + len(made))
     if not made:
         return []
-    return AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
+    stored = AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
+    notify_session_changed(session_id=session.pk)
+    return stored
 
 
 def _numbered(session: AgentSession, rows: Sequence[_Row], first: int) -> list[AgentSessionEvent]:
@@ -220,8 +222,7 @@ def _lock_session(session: AgentSession, *, holder: str | None = None, **changes
 
 
 def notify_session_changed(*, session_id: UUID) -> None:
-    """Wake the session's followers on every web process when the current transaction commits, for a change
-    that stores no event (storing events wakes them by itself: migration 0013's trigger).
+    """Wake the session's followers on every web process when the current transaction commits.
 
     PostgreSQL: `pg_notify` (delivered at commit, dropped on rollback; the framework has no API for it).
     SQLite has no push: followers poll there.

@@ -2,9 +2,8 @@
 enqueued (`wake_workers`).
 
 PostgreSQL: one `LISTEN agent_events` connection per process (an asyncio task on the process's event loop);
-storing events sends `pg_notify('agent_events', <session id>)` in the storing transaction (the INSERT's trigger,
-`sessions_app/0013`; `notify_session_changed` for a change without events: a turn's end, a deleted session),
-delivered when it commits, to every process. A follower subscribes before its first read
+`sessions_app.services.append_events` and `finish_turn` send `pg_notify('agent_events', <session id>)` in
+their transaction, delivered when it commits, to every process. A follower subscribes before its first read
 (`subscribe`), clears its flag before each read and waits on it after an empty one, so a notification that
 arrives while it reads is not lost; it re-reads the store anyway at least every `SSE_RECHECK_SECONDS` (a
 notification missed while the listening connection reconnects). SQLite has no push: followers poll every
