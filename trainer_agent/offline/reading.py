@@ -8,7 +8,7 @@ the current workout from the latest `<artifact type="exercise_list">` block (one
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -104,36 +104,33 @@ class Artifact:
     exercises: list[dict[str, Any]] = field(default_factory=list)
 
 
-def artifact_blocks(messages: Sequence[Mapping[str, Any]]) -> list[Artifact]:
-    """Every workout artifact block of the conversation, oldest first."""
-    found = []
+def _texts(messages: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+    """Every text block of the messages, in order (a string content is one block)."""
     for message in messages:
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
         for block in blocks:
-            text = str(block.get("text", "")) if isinstance(block, Mapping) else ""
-            head = re.match(
-                r'\s*<artifact type="(exercise_list|workout)" id="([^"]*)">\n(.*?)</artifact>', text, re.S
-            )
-            if head is None:
-                continue
-            title, *lines = head.group(3).strip().splitlines() or [""]
-            listed = [exercise for line in lines if (exercise := _listed_exercise(line)) is not None]
-            found.append(Artifact(head.group(2), title, listed))
+            if isinstance(block, Mapping):
+                yield str(block.get("text", ""))
+
+
+def artifact_blocks(messages: Sequence[Mapping[str, Any]]) -> list[Artifact]:
+    """Every workout artifact block of the conversation, oldest first."""
+    found = []
+    for text in _texts(messages):
+        head = re.match(
+            r'\s*<artifact type="(exercise_list|workout)" id="([^"]*)">\n(.*?)</artifact>', text, re.S
+        )
+        if head is None:
+            continue
+        title, *lines = head.group(3).strip().splitlines() or [""]
+        listed = [exercise for line in lines if (exercise := _listed_exercise(line)) is not None]
+        found.append(Artifact(head.group(2), title, listed))
     return found
 
 
 def knowledge(messages: Sequence[Mapping[str, Any]], source: str) -> str | None:
     """The latest `<knowledge source=...>` block of one source (append-only: the later one is current)."""
-    latest = None
-    for message in messages:
-        content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
-        for block in blocks:
-            text = str(block.get("text", "")) if isinstance(block, Mapping) else ""
-            found = re.match(
-                rf'\s*<knowledge source="{re.escape(source)}">\n?(.*)</knowledge>\s*$', text, re.S
-            )
-            if found:
-                latest = found.group(1).strip()
-    return latest
+    pattern = re.compile(rf'\s*<knowledge source="{re.escape(source)}">\n?(.*)</knowledge>\s*$', re.S)
+    found = [match.group(1).strip() for text in _texts(messages) if (match := pattern.match(text))]
+    return found[-1] if found else None
