@@ -541,7 +541,7 @@ def nudge(
 ) -> dict[str, Any]:
     """The adjust_exercise fields for one step of one kind ({} when nothing sensible changes): a set (a round
     of intervals) more or fewer, within 1-8; 2 reps (10 s of a hold or of interval work) more or fewer; the
-    load one implement step up or down (the reps, without a load); 30 s of rest more or less."""
+    load one step up or down (the reps, without a load or beyond the weights on hand); 30 s of rest more or less."""
     kind = str(exercise.get("exercise_type") or "")
     sets = int(exercise.get("sets") or 0)
     reps = [int(value) for value in exercise.get("reps") or ()]
@@ -567,9 +567,11 @@ def nudge(
             changes["work_sec"] = max(10, int(exercise.get("work_sec") or 30) + 10 * step)
     elif change in ("heavier", "lighter") and kind == "reps":
         gear = implement(exercise.get("equipment") or ())
-        changes["load_each"] = [
-            step_load(loads[0], unit=unit, gear=gear, steps=step, weights_kg=weights_kg)
-        ] * sets
+        load = step_load(loads[0], unit=unit, gear=gear, steps=step, weights_kg=weights_kg)
+        if load != loads[0] or not reps:
+            changes["load_each"] = [load] * sets
+        else:  # already the heaviest (lightest) weight on hand: the reps move instead
+            changes["reps"] = [max(1, reps[0] + 2 * step)] * sets
     elif change in ("more_rest", "less_rest") and exercise.get("rest_sec") is not None:
         changes["rest_sec"] = max(0, int(exercise.get("rest_sec") or 0) + 30 * step)
     return {key: value for key, value in changes.items() if exercise.get(key) != value}

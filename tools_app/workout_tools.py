@@ -918,18 +918,25 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         )
         if not adjustments:
             return _failure(
-                f"{exercises[index].exercise_name} cannot sensibly be made {args.change} by itself "
-                "(already at the limit); choose another exercise or give adjustments."
+                f"{exercises[index].exercise_name} cannot sensibly be made {args.change.replace('_', ' ')} by "
+                "itself (already at the limit); choose another exercise or give adjustments."
             )
         if args.change in ("heavier", "lighter") and "load_each" not in adjustments:
-            # No load to step (bodyweight or a band): the step moved the reps, holds or work instead; the user
-            # asked for weight, so the model must say what changed and why.
-            hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
-            unloaded = (
-                f"{exercises[index].exercise_name} has no load to make {args.change}, so the step changed "
-                f"{'the reps' if 'reps' in adjustments else 'the time'} instead: tell the user so ({hint} "
-                "would change the load). "
-            )
+            # No load to step (bodyweight or a band), or none heavier/lighter here: the step moved the reps,
+            # holds or work instead; the user asked for weight, so the model must say what changed and why.
+            what = "the reps" if "reps" in adjustments else "the time"
+            if current.get("load_each"):
+                extreme = "heaviest" if args.change == "heavier" else "lightest"
+                unloaded = (
+                    f"{exercises[index].exercise_name} is already at the {extreme} weight on hand here, so the "
+                    f"step changed {what} instead: tell the user so. "
+                )
+            else:
+                hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
+                unloaded = (
+                    f"{exercises[index].exercise_name} has no load to make {args.change}, so the step changed "
+                    f"{what} instead: tell the user so ({hint} would change the load). "
+                )
     if not adjustments:
         return _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.')
     protected = sorted(key for key in adjustments if key in PROTECTED_FIELDS)

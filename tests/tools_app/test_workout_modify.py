@@ -533,7 +533,7 @@ def test_a_step_that_changes_nothing_is_refused_with_the_reason(trainee: Trainee
     generate(trainee, {"title": "One", "exercises": [reps_exercise(rest_sec=0)]})
     result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "less_rest"})
     assert not result.success
-    assert "cannot sensibly be made less_rest" in result.formatted
+    assert "cannot sensibly be made less rest" in result.formatted
 
 
 def test_heavier_without_a_load_tells_the_model_the_reps_changed_instead(trainee: Trainee) -> None:
@@ -561,3 +561,16 @@ def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
     new = exercises_of(assert_new_version(result, generated, trainee))[0]
     assert "dumbbells" not in (new.get("equipment") or [])
     assert "Chest" in [item["muscle"] for item in new["muscles_utilized"]]
+
+
+def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(trainee: Trainee) -> None:
+    """The home dumbbells stop at 22.5 kg: "heavier" on a press already there adds reps, and the result tells
+    the model why, so the user hears it rather than a refusal."""
+    trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5]}
+    trainee.home.save()
+    generate(trainee, {"title": "One", "exercises": [reps_exercise(reps=[10, 10, 10], load_each=[22.5] * 3)]})
+    result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "heavier"})
+    assert result.success, result.formatted
+    (new,) = exercises_of(result.artifact or {})
+    assert new["load_each"] == [22.5, 22.5, 22.5] and new["reps"] == [12, 12, 12]
+    assert "already at the heaviest weight on hand" in result.formatted

@@ -317,8 +317,10 @@ class Turn:
         if last is not None and last.name in ("message_notify_user", "message_ask_user") and last.ok:
             return self._idle("Delivered the reply; nothing else to do.")
         for name in dict.fromkeys(step.name for step in transcript.steps):
-            if len(transcript.failed(name)) >= 2:
-                return self._give_up(transcript.failed(name)[-1])
+            # An exercise already at its limit is an answer, not an error to give up on.
+            failed = [step for step in transcript.failed(name) if "already at the limit" not in step.body]
+            if len(failed) >= 2:
+                return self._give_up(failed[-1])
         if len(transcript.steps) >= MAX_STEPS_PER_TURN:
             return self._wrap_up()
         if not transcript.user_text:
@@ -661,7 +663,7 @@ class Turn:
                     f"{target.get('exercise_name')}.",
                 )
         if not done:
-            if adjusts:
+            if adjusts and not all("already at the limit" in step.body for step in adjusts):
                 return self._give_up(adjusts[-1])
             return self._notify(
                 "That's already where I'd want it, so I left the workout as it is. Tell me exactly what to "
@@ -677,7 +679,7 @@ class Turn:
                 r"Tell the user what changed: (?P<what>.+?)\. Updated workout saved", step.body
             )
             if summary:
-                changed.append(summary.group("what"))
+                changed.append(summary.group("what").split(". ")[0])  # the tool's note to the model after it
         described = {
             ("overall", "down"): "made it easier",
             ("overall", "up"): "made it harder",
@@ -693,9 +695,14 @@ class Turn:
             (adjustment.field, adjustment.direction or ""),
             f"set the {adjustment.field} to {adjustment.value:g}" if adjustment.value else "updated it",
         )
+        limit = ""
+        if adjustment.field == "load" and any("so the step changed" in step.body for step in done):
+            up = adjustment.direction == "up"
+            described = "added reps rather than weight" if up else "took reps off rather than weight"
+            limit = f" That's already the {'heaviest' if up else 'lightest'} weight you have here."
         what = f" ({'; '.join(changed)})" if changed else ""
         return self._notify(
-            f"Done: I {described} on {_join(names)}{what}.",
+            f"Done: I {described} on {_join(names)}{what}.{limit}",
             "Delivering the adjusted workout.",
             _delivered_artifact(done[-1]),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from datasources_app.models import Location
 from datasources_app.selectors import get_current_workout
 from tests.coaching.convo.conftest import Chat, main_exercises, tools_of
 
@@ -79,3 +80,25 @@ def test_a_build_one_question_answered_yes_builds_a_workout(chat: Chat) -> None:
 
     assert "draft_workout" in tools_of(result)
     assert result.response["exercises"]
+
+
+def test_heavier_with_no_heavier_weight_here_adds_reps_and_says_why(chat: Chat) -> None:
+    """ "A bit heavier" on a dumbbell lift already at the heaviest dumbbell at home: the reps go up, the load
+    stays, and the reply says it is the heaviest weight there (not a refusal in the tool's words)."""
+    exercises = chat.workout("Give me a quick leg workout, no lunges")
+    lift = next((e for e in main_exercises(exercises) if e.get("load_each")), None)
+    if lift is None:
+        pytest.skip("this leg workout has no loaded lift")
+    home = Location.objects.get(user_id=chat.user_id, is_current=True)
+    home.available_weights_kg = {
+        **(home.available_weights_kg or {}),
+        "dumbbells": [5, max(lift["load_each"])],
+    }
+    home.save()
+
+    result = chat.say(f"make exercise {lift['order']} a bit heavier")
+
+    assert tools_of(result)[0] == "adjust_exercise"
+    (after,) = [e for e in result.response["exercises"] if e["exercise_name"] == lift["exercise_name"]]
+    assert after["load_each"] == lift["load_each"] and after["reps"][0] == lift["reps"][0] + 2
+    assert "heaviest weight you have here" in chat.reply(result)
