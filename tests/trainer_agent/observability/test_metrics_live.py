@@ -110,10 +110,17 @@ def test_a_turn_run_by_the_worker_is_in_the_web_process_scrape(
     assert response.status == 200, response.body_json()
     session_id = str(response.body_json()["sessionId"])
 
-    status, text = get_metrics(deployment.server, METRICS_TOKEN)
-    assert status == 200, text
-    found = samples(text)
-    # Counted by the worker process, served by daphne (multiprocess mode).
+    # Counted by the worker process, served by daphne (multiprocess mode). The worker counts a turn's end just
+    # after committing it, which is what answers the chat: scrape until that count is there (a few ms).
+    finished = ("trainer_turns_finished_total", (("model", "scripted-workout"), ("status", "completed")))
+    deadline = time.monotonic() + 10
+    while True:
+        status, text = get_metrics(deployment.server, METRICS_TOKEN)
+        assert status == 200, text
+        found = samples(text)
+        if found.get(finished) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert found[("trainer_turns_started_total", (("model", "scripted-workout"),))] >= 1
     assert (
         found[("trainer_turns_finished_total", (("model", "scripted-workout"), ("status", "completed")))] >= 1
