@@ -84,7 +84,8 @@ def test_log_single_exercise_appends_to_todays_log_of_the_session() -> None:
     """Two exercises on one day in one session share a log; another session gets its own."""
     user_id = uuid.uuid4()
     session_id = uuid.uuid4()
-    now = timezone.now()
+    # Midday, so five minutes later is the same day (a run at 23:56 UTC would cross into the next one).
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
     first = services.log_single_exercise(user_id=user_id, entry=_entry(), session_id=session_id, now=now)
     second = services.log_single_exercise(
         user_id=user_id,
