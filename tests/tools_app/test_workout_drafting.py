@@ -4,23 +4,20 @@ The composer's rules (formerly the offline coach's `offline/workouts.py`) are ex
 
 from __future__ import annotations
 
-import uuid
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from datasources_app.models import Exercise
 from datasources_app.selectors import get_current_workout
 from datasources_app.services import (
     create_preference,
-    record_workout_log,
     set_current_location,
     upsert_profile,
 )
 from datasources_app.workouts import Workout
 from sessions_app.services import append_event
+from tests.support.training import log_bench_press, log_heavy_legs
 from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee
 from tools_app.avoid_words import split_avoid
 from tools_app.workout_coaching import round_load, step_load
@@ -43,34 +40,6 @@ def draft(trainee: Trainee, **brief: Any) -> tuple[Any, list[dict[str, Any]]]:
 
 def main(exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in exercises if (e.get("group") or {}).get("type") not in ("warmup", "cooldown")]
-
-
-def trained_legs(user_id: uuid.UUID, *, hours_ago: float) -> None:
-    """A heavy leg session logged `hours_ago` hours ago."""
-
-    def entry(name: str, muscles: dict[str, float], load: float) -> dict[str, Any]:
-        return {
-            "exercise_name": name,
-            "exercise_type": "reps",
-            "muscles": [{"muscle": m, "share": s} for m, s in muscles.items()],
-            "goals": [{"goal": "strength", "share": 1.0}],
-            "target_sets": 5,
-            "target_reps": [5] * 5,
-            "actual_sets": 5,
-            "actual_reps": [5] * 5,
-            "actual_load_each": [load] * 5,
-            "load_unit": "kg",
-        }
-
-    record_workout_log(
-        user_id=user_id,
-        title="Heavy legs",
-        entries=[
-            entry("Barbell Back Squat", {"Quadriceps": 0.6, "Glutes": 0.25, "Hamstrings": 0.15}, 100),
-            entry("Romanian Deadlift", {"Hamstrings": 0.6, "Glutes": 0.3, "Lower Back": 0.1}, 80),
-        ],
-        completed_at=timezone.now() - timedelta(hours=hours_ago),
-    )
 
 
 def works_legs_hard(exercise: dict[str, Any]) -> bool:
@@ -152,7 +121,7 @@ def test_legs_trained_yesterday_are_left_out_of_an_open_brief_and_kept_light_whe
     """Recovery: an open brief skips yesterday's legs; a legs brief keeps them with lighter volume and says so."""
     trainee = make_trainee()
     set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
-    trained_legs(trainee.user_id, hours_ago=20)
+    log_heavy_legs(trainee.user_id, hours_ago=20)
     result, exercises = draft(trainee, focus=["full body"])
     assert not any(works_legs_hard(e) for e in main(exercises)), [e["exercise_name"] for e in exercises]
     assert "still recovering from yesterday" in result.formatted
@@ -271,22 +240,7 @@ def test_a_swap_and_a_draft_prescribe_a_lift_by_the_same_rule() -> None:
     swap puts it in: one progression rule for every model."""
     trainee = make_trainee()
     set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
-    record_workout_log(
-        user_id=trainee.user_id,
-        entries=[
-            {
-                "exercise_name": "Barbell Bench Press",
-                "exercise_slug": "barbell-bench-press",
-                "muscles": [{"muscle": "Chest", "share": 0.7}, {"muscle": "Triceps", "share": 0.3}],
-                "target_reps": [6, 6, 6],
-                "actual_sets": 3,
-                "actual_reps": [6, 6, 6],
-                "actual_load_each": [60, 60, 60],
-                "load_unit": "kg",
-            }
-        ],
-        completed_at=timezone.now() - timedelta(days=3),
-    )
+    log_bench_press(trainee.user_id, days_ago=3)
     _, drafted = draft(trainee, focus=["chest"])
     bench = next(e for e in drafted if e["exercise_name"] == "Barbell Bench Press")
     assert bench["load_each"][0] == 62.5 and "Up from 60 kg × 6 last time." in bench["reasoning"]

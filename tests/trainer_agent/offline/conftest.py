@@ -5,17 +5,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from datasources_app.demo import DEMO_USER_ID
 from datasources_app.models import Location
 from datasources_app.selectors import find_exercise_by_name
 from datasources_app.services import (
-    record_workout_log,
     seed_demo_user,
     set_current_location,
     upsert_profile,
@@ -23,6 +20,7 @@ from datasources_app.services import (
 from datasources_app.workouts import Workout
 from sessions_app.models import AgentSession
 from sessions_app.selectors import get_artifact
+from tests.support.training import log_heavy_legs
 from tools_app.workout_validation import validate_workout
 from trainer_agent.loop import TurnResult
 from trainer_agent.turns import run_turn
@@ -58,31 +56,7 @@ class DemoUser:
 
     def trained_legs(self, *, hours_ago: float) -> None:
         """A heavy leg session logged `hours_ago` hours ago."""
-
-        def entry(name: str, muscles: dict[str, float], load: float) -> dict[str, Any]:
-            return {
-                "exercise_name": name,
-                "exercise_type": "reps",
-                "muscles": [{"muscle": m, "share": s} for m, s in muscles.items()],
-                "goals": [{"goal": "strength", "share": 1.0}],
-                "target_sets": 5,
-                "target_reps": [5] * 5,
-                "actual_sets": 5,
-                "actual_reps": [5] * 5,
-                "actual_load_each": [load] * 5,
-                "load_unit": "kg",
-            }
-
-        record_workout_log(
-            user_id=self.user_id,
-            title="Heavy legs",
-            entries=[
-                entry("Barbell Back Squat", {"Quadriceps": 0.6, "Glutes": 0.25, "Hamstrings": 0.15}, 100),
-                entry("Romanian Deadlift", {"Hamstrings": 0.6, "Glutes": 0.3, "Lower Back": 0.1}, 80),
-                entry("Walking Lunge", {"Quadriceps": 0.5, "Glutes": 0.4, "Hamstrings": 0.1}, 20),
-            ],
-            completed_at=timezone.now() - timedelta(hours=hours_ago),
-        )
+        log_heavy_legs(self.user_id, hours_ago=hours_ago)
 
     def run(self, message: str, *, session_id: uuid.UUID | None = None) -> TurnResult:
         return run_turn(user_id=self.user_id, message=message, model="offline", session_id=session_id)

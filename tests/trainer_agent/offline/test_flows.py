@@ -3,17 +3,15 @@ multi-turn session, preferences, locations, statistics and determinism."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
 from datasources_app.models import Location, Preference, WorkoutLog
 from datasources_app.selectors import current_location, get_current_workout
-from datasources_app.services import record_workout_log, upsert_settings
+from datasources_app.services import upsert_settings
 from sessions_app.models import AgentSession, AgentSessionEvent
 from sessions_app.selectors import get_artifact
 from sessions_app.services import create_session
+from tests.support.training import log_bench_press
 from tests.trainer_agent.offline.conftest import DemoUser, generated, tools_of
 from trainer_agent.turns import run_turn
 
@@ -262,22 +260,7 @@ def test_loads_follow_the_users_weight_unit(demo: DemoUser) -> None:
 def test_progressive_overload_builds_on_the_last_logged_session(demo: DemoUser) -> None:
     """A lift completed as planned three days ago comes back one weight step heavier, and says so."""
     demo.at("Gym")
-    record_workout_log(
-        user_id=demo.user_id,
-        entries=[
-            {
-                "exercise_name": "Barbell Bench Press",
-                "exercise_slug": "barbell-bench-press",
-                "muscles": [{"muscle": "Chest", "share": 0.7}, {"muscle": "Triceps", "share": 0.3}],
-                "target_reps": [6, 6, 6],
-                "actual_sets": 3,
-                "actual_reps": [6, 6, 6],
-                "actual_load_each": [60, 60, 60],
-                "load_unit": "kg",
-            }
-        ],
-        completed_at=timezone.now() - timedelta(days=3),
-    )
+    log_bench_press(demo.user_id, days_ago=3)
     exercises = generated(demo.run("Give me a quick chest workout"))
     bench = next(e for e in exercises if e["exercise_name"] == "Barbell Bench Press")
     assert bench["load_each"] == [62.5] * bench["sets"]
