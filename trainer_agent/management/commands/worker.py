@@ -3,8 +3,10 @@
 One process runs N of django-tasks-db's own worker loops (`Worker.run_task` on the rows it claims with a row
 lock), each on its own thread: a turn waits on its model most of the time, so one process serves many turns at
 once. On PostgreSQL the threads borrow connections from the process's pool only while they use the database
-(`trainer_agent.connection_pool`), so N may exceed the pool's size. Idle threads sleep until a turn is enqueued (PostgreSQL `LISTEN
-agent_turns`) or `--interval` passes. One thread sweeps for turns whose worker died (their lease lapsed) and
+(`trainer_agent.connection_pool`), so N may exceed the pool's size. Idle threads sleep until a turn is enqueued
+(PostgreSQL `LISTEN agent_turns` wakes one per task) or `--interval` passes; on PostgreSQL only one idle thread
+per interval then looks (a fallback for a missed notification), so idle threads cost nothing however many there
+are. One thread sweeps for turns whose worker died (their lease lapsed) and
 re-enqueues them: they continue from the event store, and marks `FAILED` the task rows that killed workers
 left `RUNNING`. One thread beats: the process's row of `agent_workers` (every third of a lease), which tells
 every web process that a worker is alive (`/healthz`, and turns no worker would take: `turns.watch_open_turn`).
@@ -64,6 +66,11 @@ class WorkerPool:
         self.sweep_interval = sweep
         self.running = True
         self.wake = threading.Condition()
+        # PostgreSQL: every enqueue wakes a loop (`wakeups.wake_workers`), so polling is only a fallback, made by
+        # one idle loop per interval for the whole process (`next_poll`, under `wake`). SQLite has no wake-up:
+        # every idle loop polls.
+        self.woken_by_enqueue = connection.vendor == "postgresql"
+        self.next_poll = 0.0
         # The process's name (its `agent_workers` row); its loops' task-runner ids are `<name>-<index>`
         # (`turns.worker_process_of`), within django-tasks-db's 64 characters.
         self.name = worker_name()[:58]
@@ -119,6 +126,7 @@ class WorkerPool:
             worker_id=f"{self.name}-{index}"[:64],
             excluded_queue_names=[],
         )
+        polled = True  # the first look at start-up finds what was enqueued while no worker ran
         try:
             while self.running:
                 try:
@@ -127,10 +135,15 @@ class WorkerPool:
                     # task, so an idle loop holds none. One that failed is closed below and opened again.
                     task_result = self._claim(worker)
                     if task_result is not None:
+                        if polled and self.woken_by_enqueue:
+                            # Found by a poll, not announced: there may be more, so another loop looks too.
+                            self._notify(1)
                         try:
                             worker.run_task(task_result)
                         finally:
                             give_back_connection()
+                        # The look right after a task is a poll: what it finds was not announced.
+                        polled = True
                         continue
                     give_back_connection()
                 except Exception:
@@ -140,11 +153,21 @@ class WorkerPool:
                     connections.close_all()
                     time.sleep(min(5.0, max(self.interval, 1.0)))
                     continue
-                with self.wake:
-                    if self.running:
-                        self.wake.wait(self.interval)
+                polled = self._idle()
         finally:
             connections.close_all()
+
+    def _idle(self) -> bool:
+        """Sleep until woken (a task was enqueued, or stopping: False) or it is this loop's turn to poll (True)."""
+        with self.wake:
+            while self.running:
+                if self.wake.wait(self.interval):
+                    return False
+                now = time.monotonic()
+                if not self.woken_by_enqueue or now >= self.next_poll:
+                    self.next_poll = now + self.interval
+                    return True
+        return False
 
     @staticmethod
     def _claim(worker: Worker) -> DBTaskResult | None:
