@@ -62,6 +62,7 @@ from benchmarks.cluster import (  # noqa: E402
 )
 from tests.support.fake_model_server import FakeModelServer, WorkoutTurnScript  # noqa: E402
 
+WORKOUT_TOOLS = ("generate_workout", "draft_workout")
 MODEL_ID = "claude-haiku-4-5"
 MESSAGE = "Give me a full-body workout for today"
 EXERCISES = 6
@@ -130,8 +131,10 @@ def measure(turn: Turn, fake: FakeModelServer) -> Turn:
                 turn.cards[index] = frame.wall - written[index]
             if turn.first_card is None:
                 turn.first_card = frame.wall - turn.sent
-        elif kind == "generate_workout" and "formatted" in frame.data:
-            if turn.first_card is None and not turn.preview:
+        elif kind in WORKOUT_TOOLS and "formatted" in frame.data:
+            # The workout's tool_result carries it whole: the first card when nothing was previewed (a drafted
+            # workout is never previewed: the model writes a brief, the tool the workout).
+            if turn.first_card is None and (not turn.preview or kind == "draft_workout"):
                 turn.first_card = frame.wall - turn.sent
         elif kind == "message_notify_user" and frame.data.get("artifact") and turn.delivered is None:
             turn.delivered = frame.wall - turn.sent
@@ -145,7 +148,7 @@ STEPS = (
     "the initializer's call",
     "→ the trainer's first call at the model",
     "→ its first token",
-    "→ the first exercise written",
+    "→ the first exercise written (drafted: the brief written, the call's end)",
     "→ its card at the client",
 )
 
@@ -159,25 +162,24 @@ def first_card_steps(turn: Turn, marks: list[dict[str, Any]]) -> dict[str, float
         by_request[mark["request"]].setdefault(mark["event"], mark["t"])
         if mark["event"] == "first_token":
             tools[mark["request"]] = mark.get("tool")
-    trainer = next((r for r, tool in sorted(tools.items()) if tool == "generate_workout"), None)
+    trainer = next((r for r, tool in sorted(tools.items()) if tool in WORKOUT_TOOLS), None)
     if trainer is None:
         return {}
+    drafted = tools[trainer] == "draft_workout"
     first_preview = next(
         (f.wall for f in turn.stream.frames if f.data.get("type") == "exercise_preview"), None
     )
     workout = next(
-        (
-            f.wall
-            for f in turn.stream.frames
-            if f.data.get("type") == "generate_workout" and "formatted" in f.data
-        ),
+        (f.wall for f in turn.stream.frames if f.data.get("type") in WORKOUT_TOOLS and "formatted" in f.data),
         None,
     )
-    shown = first_preview if turn.preview else workout
+    shown = first_preview if turn.preview and not drafted else workout
     call = by_request[trainer]
     written = min(
         (m["t"] for m in marks if m["request"] == trainer and m["event"] == "exercise_written"), default=None
     )
+    if drafted:
+        written = call.get("response_end")
     if shown is None or written is None:
         return {}
     steps: dict[str, float] = {}
@@ -439,7 +441,7 @@ async def run(args: argparse.Namespace, running: Cluster, fake: FakeModelServer)
     print(
         f"Commit {revision()}; {platform.python_version()}; {running.engine}; 1 web (daphne) + 1 worker × "
         f"{args.threads} threads; fake model {args.ttft * 1000:.0f} ms to the first token, {args.tps:g} tokens/s; "
-        f"initializer: {args.initializer}; preview interval {running.env.get('PREVIEW_INTERVAL_SECONDS', '0.075 (default)')} s; "
+        f"initializer: {args.initializer}; workout: {args.workout}; preview interval {running.env.get('PREVIEW_INTERVAL_SECONDS', '0.075 (default)')} s; "
         f"load average at the end {load_average()}."
     )
     print_turn_table(
@@ -465,6 +467,12 @@ def main() -> None:
     parser.add_argument("--tps", type=float, default=150.0, help="fake model: output tokens per second")
     parser.add_argument("--threads", type=int, default=64, help="worker threads (concurrent turns)")
     parser.add_argument("--initializer", choices=("fake", "offline"), default="fake")
+    parser.add_argument(
+        "--workout",
+        choices=("write", "draft"),
+        default="write",
+        help="the fake writes the workout out (generate_workout, previewed) or drafts it from a brief (draft_workout)",
+    )
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the servers")
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
@@ -472,7 +480,8 @@ def main() -> None:
             "DATABASE_URL must point at a PostgreSQL server (a database of its own is made there)"
         )
 
-    fake = FakeModelServer(WorkoutTurnScript(EXERCISES), ttft=args.ttft, tps=args.tps).start()
+    script = WorkoutTurnScript(EXERCISES, draft=args.workout == "draft")
+    fake = FakeModelServer(script, ttft=args.ttft, tps=args.tps).start()
     extra = {
         "ANTHROPIC_BASE_URL": fake.base_url,
         "ANTHROPIC_API_KEY": "benchmark-key",

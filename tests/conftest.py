@@ -35,6 +35,15 @@ def _no_real_llm_keys(settings: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_catalogue_candidates() -> None:
+    """Drafting keeps the catalogue per process (`training_facts.load_catalog`); a test's rollback sends no
+    signal, so each test starts without what an earlier one read (its added exercises, or none after a flush)."""
+    from tools_app.training_facts import forget_catalog
+
+    forget_catalog()
+
+
+@pytest.fixture(autouse=True)
 def _exercise_catalogue_after_flush(request: pytest.FixtureRequest) -> None:
     """Transactional tests flush the database afterwards, data migrations included: reload the catalogue.
 

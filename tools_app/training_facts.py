@@ -11,9 +11,13 @@ injuries, preferences, muscles still recovering, distribution debt, recent loads
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
 
 from datasources_app import distribution, selectors
 from datasources_app.catalog import (
@@ -262,10 +266,33 @@ def candidate_from(exercise: Exercise) -> Candidate:
     )
 
 
+# The catalogue as candidates, per process: building it is most of a draft's time (~200 ms for ~870 exercises),
+# and it changes only when staff edit it. This process's own edits forget it at once (`forget_catalog`); another
+# process's reach drafting within CATALOG_TTL_SECONDS.
+CATALOG_TTL_SECONDS = 60.0
+_catalog: tuple[float, tuple[Candidate, ...]] | None = None
+
+
 def load_catalog() -> tuple[Candidate, ...]:
-    """Every catalogue exercise (one query plus one for equipment), sorted by slug."""
+    """Every catalogue exercise, sorted by slug (one query plus one for equipment, at most once a
+    CATALOG_TTL_SECONDS per process)."""
+    global _catalog
+    now = time.monotonic()
+    cached = _catalog
+    if cached is not None and now - cached[0] < CATALOG_TTL_SECONDS:
+        return cached[1]
     exercises = selectors.search_exercises(limit=100_000)
-    return tuple(sorted((candidate_from(exercise) for exercise in exercises), key=lambda c: c.slug))
+    candidates = tuple(sorted((candidate_from(exercise) for exercise in exercises), key=lambda c: c.slug))
+    _catalog = (now, candidates)
+    return candidates
+
+
+@receiver([post_save, post_delete], sender=Exercise)
+@receiver(m2m_changed, sender=Exercise.equipment.through)
+def forget_catalog(**kwargs: object) -> None:
+    """The catalogue changed in this process (an exercise or its equipment): read it again on the next draft."""
+    global _catalog
+    _catalog = None
 
 
 # --- Preferences ----------------------------------------------------------------------------------------------------

@@ -542,7 +542,9 @@ async def _follow(
                     return
             if events:
                 idle = 0.0
-                continue
+                if len(events) >= PAGE:
+                    continue  # more may be waiting: read on before anything else
+            # A short page: caught up with the store as of that read (a later commit notifies again).
             if previews is not None:  # caught up with the store: the previews of the call in flight
                 if read and preview_frames.polls_cache():
                     cached = await database(preview_frames.cached_previews)(session_id)
@@ -553,9 +555,10 @@ async def _follow(
                     idle = 0.0
                     yield encode(ready, None), after
             clock = asyncio.get_running_loop().time
-            if woken or clock() >= next_watch:
-                # The session's open turn (and whether the session is still there): on a notification, when the
-                # turn's state may change by time alone, and at least every SSE_RECHECK_SECONDS.
+            if (woken and not events) or clock() >= next_watch:
+                # The session's open turn (and whether the session is still there): on a notification that brought
+                # no event (a deletion, a claim), when the turn's state may change by time alone, and at least
+                # every SSE_RECHECK_SECONDS. A notification with events needs no look: its writer holds the turn.
                 state = await database(watch_open_turn, user_id=user_id)(session_id=session_id)
                 if state.deleted:
                     yield encode([SESSION_DELETED_FRAME], None), after  # nothing more will come

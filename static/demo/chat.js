@@ -390,6 +390,14 @@
       if (frame.type === "generate_workout") dropDrafts();
       return;
     }
+    if (frame.type !== "message_notify_user" && frame.artifact && frame.artifact.payload) {
+      // A tool made or changed the workout (generate_workout, draft_workout, a swap): its final cards show now,
+      // in place of what was previewed; the coach's delivery a moment later puts itself in their place, and a
+      // workout the turn never delivers goes at its end, as a draft does.
+      var made = placeWorkout(frame.artifact);
+      drafts.push({ callId: "result:" + (frame.artifact.artifact_id || ""), card: made, exercises: {} });
+      return;
+    }
     if (frame.type === "message_notify_user") {
       // The bubble the words were written in becomes the message (no second bubble).
       if (preview && !data.message) preview.box.remove();

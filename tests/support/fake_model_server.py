@@ -417,10 +417,12 @@ class WorkoutTurnScript:
     4. after the message → ``idle``.
     """
 
-    def __init__(self, exercises: int = 6) -> None:
+    def __init__(self, exercises: int = 6, *, draft: bool = False) -> None:
         if not 1 <= exercises <= len(HOME_EXERCISES):
             raise ValueError(f"exercises must be from 1 to {len(HOME_EXERCISES)}")
         self.exercises = exercises
+        # draft: ask `draft_workout` for the workout with a brief instead of writing it out (when offered).
+        self.draft = draft
 
     def __call__(self, call: ModelCall) -> Answer:
         structured = call.structured_schema()
@@ -433,9 +435,11 @@ class WorkoutTurnScript:
         steps = [step for step in call.steps() if step.ok is not None]
         offered = set(call.offered_tools)
         last = steps[-1] if steps else None
+        if last is None and self.draft and "draft_workout" in offered:
+            return Answer.tool("draft_workout", self.brief())
         if last is None and "generate_workout" in offered:
             return Answer.tool("generate_workout", self.workout())
-        if last is not None and last.name == "generate_workout":
+        if last is not None and last.name in ("generate_workout", "draft_workout"):
             found = _ARTIFACT_ID.search(last.result)
             if last.ok and found:
                 names = [
@@ -459,10 +463,15 @@ class WorkoutTurnScript:
         return {"workout": {"title": "Full Body Dumbbells at Home", "exercises": exercises}}
 
     @staticmethod
+    def brief() -> dict[str, Any]:
+        """The brief a model writes for `draft_workout` (~15 output tokens instead of the whole workout)."""
+        return {"focus": ["full body"], "minutes": 35}
+
+    @staticmethod
     def delivery(names: Sequence[str]) -> str:
         listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
         return (
-            f"Here's your full-body session for today at home: {listed}. Warm up for five minutes first, keep "
+            f"Here's your full-body session for today at home{': ' + listed if listed else ''}. Warm up for five minutes first, keep "
             "two reps in reserve on every set, and rest as long as each card says. The Romanian deadlift and "
             "the bridges keep your knee out of deep bends. Tell me how it felt when you're done and I'll "
             "adjust the loads for next time."

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from datasources_app.catalog import exercise_name_key
 from datasources_app.models import Exercise
 from datasources_app.selectors import get_current_workout
 from datasources_app.services import (
@@ -20,6 +21,7 @@ from sessions_app.services import append_event
 from tests.support.training import log_bench_press, log_heavy_legs
 from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee
 from tools_app.avoid_words import split_avoid
+from tools_app.training_facts import load_catalog
 from tools_app.workout_coaching import round_load, step_load
 from tools_app.workout_drafting import WorkoutBrief, draft_workout_for
 from tools_app.workout_tools import estimate_duration_min
@@ -252,3 +254,20 @@ def test_a_swap_and_a_draft_prescribe_a_lift_by_the_same_rule() -> None:
     new = swapped.data["new_exercise"]
     assert new["load_each"][0] == 62.5 and "Up from 60 kg × 6 last time." in new["reasoning"]
     assert new["reps"][0] == bench["reps"][0]  # the draft may lengthen rests to fit its minutes
+
+
+def test_a_catalogue_edit_reaches_the_next_draft_at_once() -> None:
+    """Drafting keeps the catalogue per process between drafts; an exercise staff rename (or re-equip) is what
+    the next draft chooses from, not the name it had."""
+    trainee = make_trainee()
+    _, before = draft(trainee, focus=["upper body"], minutes=45)
+    name = main(before)[0]["exercise_name"]
+    exercise = Exercise.objects.get(name=name)
+    exercise.name = f"Studio {name}"
+    exercise.name_key = exercise_name_key(exercise.name)  # as the admin's save does
+    exercise.save()
+    names = {candidate.name for candidate in load_catalog()}
+    assert f"Studio {name}" in names and name not in names
+    exercise.equipment.clear()
+    (studio,) = [c for c in load_catalog() if c.name == f"Studio {name}"]
+    assert studio.equipment == ()
