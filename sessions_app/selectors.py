@@ -140,6 +140,12 @@ class SessionState:
     last_sequence: int
     context_start: int
     extra: dict[str, Any]
+    # The query also woke the session's followers for when the transaction commits (`services.waking_followers`).
+    followers_woken: bool = False
+
+
+# The column of a state query that wakes the followers (`services.waking_followers`); not part of `extra`.
+FOLLOWERS_WOKEN = "_followers_woken"
 
 
 def session_state_query(
@@ -155,8 +161,12 @@ def session_state_query(
         .order_by("-sequence_number")
         .values("sequence_number")[:1]
     )
-    return AgentSession.objects.filter(pk=session.pk).values(
-        "context_start_sequence", _last_sequence=last, **(extra or {})
+    # order_by(): one row, so the model's default ordering (`-created_at`) would only cost a sort on the server
+    # and the ORM's compiling of it at every read.
+    return (
+        AgentSession.objects.filter(pk=session.pk)
+        .order_by()
+        .values("context_start_sequence", _last_sequence=last, **(extra or {}))
     )
 
 
@@ -168,10 +178,13 @@ def session_state(*, query: StateQuery) -> SessionState | None:
     row: dict[str, Any] = dict(found)
     last_sequence = row.pop("_last_sequence")
     context_start = row.pop("context_start_sequence")
+    woken = FOLLOWERS_WOKEN in row
+    row.pop(FOLLOWERS_WOKEN, None)
     return SessionState(
         last_sequence=-1 if last_sequence is None else int(last_sequence),
         context_start=int(context_start),
         extra=row,
+        followers_woken=woken,
     )
 
 

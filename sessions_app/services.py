@@ -16,7 +16,7 @@ from uuid import UUID
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, connections, router, transaction
-from django.db.models import F, Q
+from django.db.models import F, Func, Q, TextField, Value
 from django.utils import timezone
 
 from sessions_app.events import EventData
@@ -31,6 +31,7 @@ from sessions_app.models import (
     WorkerHeartbeat,
 )
 from sessions_app.selectors import (
+    FOLLOWERS_WOKEN,
     SessionState,
     StateQuery,
     get_session_for_user,
@@ -188,7 +189,8 @@ def _insert_events(
     if not made:
         return []
     stored = AgentSessionEvent.objects.bulk_create(made)  # marks them saved: no second save()
-    notify_session_changed(session_id=session.pk)
+    if state is None or not state.followers_woken:
+        notify_session_changed(session_id=session.pk)
     return stored
 
 
@@ -210,10 +212,8 @@ def _lock_session(session: AgentSession, *, holder: str | None = None, **changes
     `changes`); with `holder`, only while its `lease_holder` is that. False if no row matched (the session is
     gone, or held by another worker)."""
     now = timezone.now()
-    matching = AgentSession.objects.filter(pk=session.pk)
-    if holder is not None:
-        matching = matching.filter(lease_holder=holder)
-    if not matching.update(updated_at=now, **changes):
+    held = {"lease_holder": holder} if holder is not None else {}
+    if not AgentSession.objects.filter(pk=session.pk, **held).update(updated_at=now, **changes):
         return False
     session.updated_at = now
     for name, value in changes.items():
@@ -230,6 +230,20 @@ def notify_session_changed(*, session_id: UUID) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_notify(%s, %s)", [EVENTS_CHANNEL, str(session_id)])
+
+
+def waking_followers(query: StateQuery, *, session: AgentSession) -> StateQuery:
+    """`query` (a `selectors.session_state_query`, for `append_events(read=…)`) that also wakes the session's
+    followers when the transaction commits: on PostgreSQL the state query calls `pg_notify` itself, so the append
+    sends no statement of its own for it (one round trip less). For a writer that always stores after reading the
+    state (the loop's next request): the notification is queued with the read and, like any, delivered at
+    commit and dropped on rollback. SQLite has no push: `query` as it is."""
+    if connection.vendor != "postgresql":
+        return query
+    notify = Func(
+        Value(EVENTS_CHANNEL), Value(str(session.pk)), function="pg_notify", output_field=TextField()
+    )
+    return query.annotate(**{FOLLOWERS_WOKEN: notify})
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from datasources_app.selectors import UserDataSources, user_data_sources, user_d
 from datasources_app.sources import user_data_day, user_data_xml_of
 from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionEvent, EventType
 from sessions_app.selectors import SessionState, StateQuery, context_events_after, session_state_query
+from sessions_app.services import waking_followers
 from sessions_app.transcript import ASK_USER_TOOL, call_of
 from tools_app.registry import tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
@@ -218,7 +219,8 @@ def session_state_read(session: AgentSession) -> StateQuery:
     """The state query `build_locked_context` needs (`append_events(read=…)`): the session's last number and
     context start, and the version of its user's data (`datasources_app.selectors.user_data_version`). Made once
     per turn (`ContextCache.state_query`)."""
-    return session_state_query(session=session, extra=user_data_version(user_id=OuterRef("user_id")))
+    query = session_state_query(session=session, extra=user_data_version(user_id=OuterRef("user_id")))
+    return waking_followers(query, session=session)  # the read is always followed by the request's write
 
 
 def build_locked_context(
