@@ -7,15 +7,20 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+import psycopg
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from sessions_app.models import AgentSession, AgentSessionEvent, EventType, SessionNotFound, SessionStatus
+from sessions_app.selectors import session_state_query
 from sessions_app.services import (
+    EVENTS_CHANNEL,
     InvalidEventData,
     NewEvent,
     TurnInProgress,
     append_event,
+    append_events,
     create_session,
     delete_idle_session,
     delete_session,
@@ -25,6 +30,7 @@ from sessions_app.services import (
     open_turn,
     set_session_status,
     update_context_start,
+    waking_followers,
 )
 from tests.sessions_app.factories import AgentSessionEventFactory, AgentSessionFactory
 
@@ -409,3 +415,32 @@ def test_delete_idle_session_refuses_while_a_turn_is_open_and_deletes_once_it_en
     assert told == [[turn.pk]]
     assert not AgentSession.objects.filter(pk=session.pk).exists()
     assert not AgentSessionEvent.objects.filter(session_id=session.pk).exists()
+
+
+# --- waking followers ------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY is PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+def test_an_append_whose_state_query_wakes_the_followers_notifies_once_at_commit_and_sends_no_notify() -> (
+    None
+):
+    """The loop's append (`read=waking_followers(…)`): the followers get one notification when it commits,
+    queued by the state query, with no `pg_notify` statement of its own; a rolled-back one notifies nobody."""
+    session = AgentSessionFactory.create()
+    read = waking_followers(session_state_query(session=session), session=session)
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as listener:
+        listener.execute(f"LISTEN {EVENTS_CHANNEL}")
+        with pytest.raises(RuntimeError), transaction.atomic():
+            append_events(session=session, events=[NewEvent(EventType.ERROR, {"message": "no"})], read=read)
+            raise RuntimeError("rolled back")
+        with CaptureQueriesContext(connection) as queries:
+            append_events(session=session, events=[NewEvent(EventType.ERROR, {"message": "hi"})], read=read)
+        woken = [each.payload for each in listener.notifies(timeout=2, stop_after=2)]
+    assert woken == [str(session.pk)]
+    statements = [each["sql"] for each in queries.captured_queries]
+    assert sum("pg_notify" in sql for sql in statements) == 1
+    assert not any(sql.lstrip().upper().startswith("SELECT PG_NOTIFY") for sql in statements)
