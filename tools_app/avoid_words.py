@@ -104,8 +104,14 @@ def clean_phrase(phrase: str) -> str:
 
 def split_avoid(phrases: Iterable[str]) -> PreferenceAsk:
     """Phrases to leave out, sorted into exercise phrases and equipment ("the bench" is equipment, "burpees"
-    an exercise)."""
-    cleaned = [clean_phrase(phrase.lower()) for phrase in phrases]
+    an exercise). A phrase in the user's words ("legs today, no lunges") gives what it says to leave out."""
+    said = [parse_preference(phrase.lower()) for phrase in phrases]
+    phrases = [
+        item
+        for phrase, words in zip(phrases, said, strict=True)
+        for item in ([*words.phrases, *words.equipment] if words.phrases or words.equipment else [phrase])
+    ]
+    cleaned = [clean_phrase(phrase.lower().replace("_", " ")) for phrase in phrases]
     cleaned = [phrase for phrase in dict.fromkeys(cleaned) if phrase]
     equipment = parse_equipment(" ".join(cleaned))
     equipment_words = {singular(word) for word, slug in EQUIPMENT_WORDS.items() if slug in equipment}

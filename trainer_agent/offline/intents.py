@@ -13,9 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tools_app.avoid_words import PreferenceAsk, clean_phrase, parse_equipment, parse_preference, singular
-from tools_app.plan_builder import classify_goal
-
 # The draft_workout brief's style and intensity values (its schema lists them).
 Style = Literal["strength", "hiit", "cardio", "mobility"]
 Intensity = Literal["easy", "hard"]
@@ -175,11 +172,10 @@ class ExerciseRef:
     orders: tuple[int, ...] = ()  # 1-based positions named ("the 2nd", "exercise 3")
     last: bool = False
     words: tuple[str, ...] = ()  # content words that may name an exercise ("squat", "bench")
-    equipment: tuple[str, ...] = ()  # equipment slugs named ("no bench today")
 
     @property
     def is_empty(self) -> bool:
-        return not (self.orders or self.last or self.words or self.equipment)
+        return not (self.orders or self.last or self.words)
 
 
 @dataclass(frozen=True)
@@ -213,7 +209,7 @@ class Intent:
     logged: tuple[LoggedSet, ...] = ()
     skipped: tuple[tuple[str, ...], ...] = ()  # word groups of exercises the user skipped
     rpe: float | None = None
-    preference: PreferenceAsk | None = None
+    avoids: bool = False  # the message says what to leave out ("no bench today"); the tools read what
     location: str | None = None
     stats_days: int | None = None
     plan: PlanAsk | None = None
@@ -269,19 +265,13 @@ _PLAN_KIND = re.compile(
 
 
 def plan_goal(text: str) -> str:
-    """What the plan is for, in the user's words ("Get stronger", "Strength"); the whole request if it says
-    nothing the patterns know. The plan tool picks the plan's type from these words, so a shortened goal that
-    would lose the request's type keeps the request whole."""
-    found, kind = _PLAN_GOAL.search(text), _PLAN_KIND.search(text)
-    candidates = (
-        _PLAN_GOAL_TAIL.sub("", found.group("goal")).strip() if found else "",
-        kind.group(1).replace("-", " ") if kind else "",
-    )
-    plan_type = classify_goal(text)
-    for goal in candidates:
-        if goal and classify_goal(goal) == plan_type:
-            return goal[0].upper() + goal[1:]
-    return text
+    """What the plan is for, in the user's words: the kind the plan is named for ("a strength plan" →
+    "Strength"), else what it is "to" do ("… to get stronger, 3 days a week" → "Get stronger"), else the whole
+    request. The plan tool picks the plan's type from these words."""
+    kind, found = _PLAN_KIND.search(text), _PLAN_GOAL.search(text)
+    goal = kind.group(1).replace("-", " ") if kind else ""
+    goal = goal or (_PLAN_GOAL_TAIL.sub("", found.group("goal")).strip() if found else "")
+    return goal[0].upper() + goal[1:] if goal else text
 
 
 def plan_ask(text: str) -> PlanAsk:
@@ -301,6 +291,25 @@ def normalise(text: str) -> str:
     """Lower case, straight apostrophes, single spaces."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00d7", "x").lower()
     return " ".join(text.split())
+
+
+def singular(word: str) -> str:
+    """ "squats" → "squat", "benches" → "bench", "stretches" → "stretch" (good enough to match names)."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes")):
+        return word[:-2]
+    return word.removesuffix("s")
+
+
+def _clean(phrase: str) -> str:
+    """A name without the filler around it ("the fly please" → "fly")."""
+    phrase = re.sub(
+        r"^(?:the|a|an|my|some|doing)\s+|\s+(?:please|today|instead|for now|now)$", "", phrase.strip()
+    )
+    return phrase.strip(" .,!?'\"")
 
 
 def content_words(text: str) -> tuple[str, ...]:
@@ -394,12 +403,10 @@ def parse_ref(text: str) -> ExerciseRef:
     for match in re.finditer(r"(?:exercise|number|no\.?|#|ex)\s*#?\s*(\d{1,2})\b", text):
         orders.append(int(match.group(1)))
     last = _has(r"\b(?:last|final)\b(?!\s+(?:week|month|time|session|workout|year|night))", text)
-    equipment = parse_equipment(text)
     return ExerciseRef(
         orders=tuple(dict.fromkeys(orders)),
         last=last,
         words=content_words(text),
-        equipment=equipment,
     )
 
 
@@ -707,12 +714,12 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         if match := re.search(
             r"\b(?:with|for|by)\s+(?:a |an |some |the )?(?P<what>[a-z][a-z' -]+?)\s*[.!?]*$", text
         ):
-            what = clean_phrase(match.group("what"))
+            what = _clean(match.group("what"))
             if what and not re.search(r"\b(?:something|anything|else|different|alternative|other)\b", what):
                 replacement = what
         ref_text = re.split(r"\b(?:with|for)\b", text, maxsplit=1)[0] if replacement else text
-        preference = parse_preference(text) if _has(r"\bno \w+", text) else None
-        return Intent("swap", raw, ref=parse_ref(ref_text), replacement=replacement, preference=preference)
+        avoids = _has(r"\bno \w+", text)
+        return Intent("swap", raw, ref=parse_ref(ref_text), replacement=replacement, avoids=avoids)
 
     if _has(_REMOVE, text) and not creating and not _has(_PREFERENCE, text):
         return Intent("remove", raw, ref=parse_ref(text))
@@ -721,14 +728,12 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
     if adjustment is not None and not (creating and adjustment.field == "overall"):
         return Intent("adjust", raw, ref=adjust_ref or parse_ref(text), adjustment=adjustment)
 
-    if _has(_PREFERENCE, text) and not creating:
-        preference = parse_preference(text)
-        if preference.phrases or preference.equipment:
-            return Intent("preference", raw, preference=preference)
+    if _has(_PREFERENCE, text) and not creating and content_words(text):
+        return Intent("preference", raw, avoids=True)
 
     if _has(_STATS, text) and not creating:
         named = _EXERCISE_PROGRESS.search(text)
-        what = clean_phrase(named.group("what") or named.group("what2") or "") if named else ""
+        what = _clean(named.group("what") or named.group("what2") or "") if named else ""
         if what and not _has(r"\b(?:week|month|year|training|workouts?|overall|it|things|goals?)\b", what):
             return Intent(
                 "stats", raw, stats_days=_stats_days(text), stats_view="trends", stats_exercise=what
@@ -736,7 +741,8 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         return Intent("stats", raw, stats_days=_stats_days(text))
 
     if _looks_like_workout_request(text, ask):
-        return Intent("workout", raw, workout=ask, location=location)
+        avoids = _has(r"\b(?:no|without|avoid(?:ing)?|skip(?:ping)?|except|minus|hate)\b", text)
+        return Intent("workout", raw, workout=ask, location=location, avoids=avoids)
 
     if location is not None:
         return Intent("location", raw, location=location)
