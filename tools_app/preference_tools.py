@@ -62,7 +62,7 @@ class SetPreferenceInput(BaseModel):
     exclude_exercises: list[str] | None = Field(default=None, description="Exercise names, e.g. ['Burpee'].")
     exclude_equipment: list[str] | None = Field(
         default=None,
-        description="Equipment slugs, e.g. ['barbell']. Omit both to read them from description.",
+        description="Equipment slugs, e.g. ['barbell'].",
     )
     expires_at: str | None = Field(
         default=None,

@@ -95,48 +95,10 @@ _STYLE_PATTERNS: tuple[tuple[Style, str], ...] = (
 )
 
 # --- Vocabulary -------------------------------------------------------------------------------------------------
-_ORDINALS: dict[str, int] = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "1st": 1,
-    "2nd": 2,
-    "3rd": 3,
-    "4th": 4,
-    "5th": 5,
-    "6th": 6,
-    "7th": 7,
-    "8th": 8,
-    "9th": 9,
-    "10th": 10,
-}
-_NUMBER_WORDS: dict[str, int] = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "fifty": 50,
-    "sixty": 60,
-    "ninety": 90,
+_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()  # noqa: SIM905
+_ORDINALS = {word: number for number, word in enumerate(_ORDINAL_WORDS, start=1)}
+_ORDINALS |= {
+    f"{n}{suffix}": n for n, suffix in zip(range(1, 11), ["st", "nd", "rd", *["th"] * 7], strict=True)
 }
 # Words that never name an exercise on their own.
 _STOPWORDS = frozenset(
