@@ -19,13 +19,13 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import cached_property
 from typing import Any
 
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
-from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
+from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, Usage, total_characters
 from trainer_agent.offline.intents import (
     Adjustment,
     ExerciseRef,
@@ -41,147 +41,22 @@ from trainer_agent.offline.intents import (
     plan_ask,
     singular,
 )
-from trainer_agent.offline.reading import UserData, artifact_blocks, knowledge
+from trainer_agent.offline.reading import Step, UserData, artifact_blocks, knowledge, read_transcript
 from trainer_agent.offline.structured import StructuredAnswers
 
 TOOL_ID_PREFIX = "toolu_offline_"
-INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_question")
 # The loop allows 10 iterations; the coach wraps up before that with a message and idle.
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
 DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper body", "Legs and glutes"]
 _WEEKDAY_ABBREVIATIONS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
 _LEG_WORK = re.compile(r"squat|lunge|deadlift|leg|step-up|hip thrust|calf|split", re.I)
-_KNOWLEDGE = re.compile(r'\s*<knowledge source="([^"]+)">\n?(.*)</knowledge>\s*$', re.S)
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
 ASK_WHICH_LOGGED = "Which exercise was that?"
 _GENERIC_WORDS = frozenset(
     {"dumbbell", "barbell", "kettlebell", "cable", "machine", "band", "seated", "standing"}
 )
-
-
-# --- Reading the transcript ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Step:
-    """One tool call of the conversation and its result (`ok` None when no result has arrived)."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-    ok: bool | None
-    text: str
-
-    @property
-    def body(self) -> str:
-        """The observation without its `<tool_result>` / `<tool_error>` wrapper."""
-        return re.sub(r"^\s*<tool_(?:result|error)[^>]*>\s*|\s*</tool_(?:result|error)>\s*$", "", self.text)
-
-    def first_problem(self) -> str:
-        lines = [line.strip() for line in self.body.splitlines() if line.strip()]
-        listed = [line[2:] for line in lines if line.startswith("- ")]
-        return (listed or lines or ["it did not work"])[0]
-
-
-@dataclass
-class Transcript:
-    """The latest user message, this turn's steps, and what came before."""
-
-    user_text: str = ""
-    earlier_user_texts: list[str] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    earlier_steps: list[Step] = field(default_factory=list)
-    artifact_ids: list[str] = field(default_factory=list)
-    logged_artifacts: set[str] = field(default_factory=set)  # workouts shown, then logged
-    fresh_knowledge: dict[str, str] = field(default_factory=dict)  # source → data loaded for this message
-
-    def calls(self, name: str) -> list[Step]:
-        return [step for step in self.steps if step.name == name]
-
-    def succeeded(self, name: str) -> list[Step]:
-        return [step for step in self.steps if step.name == name and step.ok]
-
-    def failed(self, name: str) -> list[Step]:
-        return [step for step in self.steps if step.name == name and step.ok is False]
-
-    @property
-    def last(self) -> Step | None:
-        return self.steps[-1] if self.steps else None
-
-    def logged_after(self, artifact_id: str) -> bool:
-        """Whether the workout of `artifact_id` was logged (and so ended) after it was shown."""
-        return artifact_id in self.logged_artifacts
-
-    def previous_question(self) -> Step | None:
-        """The question the coach asked just before the latest user message, if that was its last act."""
-        last = self.earlier_steps[-1] if self.earlier_steps else None
-        return last if last is not None and last.name == "message_ask_user" else None
-
-
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [dict(block) for block in content or () if isinstance(block, Mapping)]
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(str(block.get("text", "")) for block in _blocks(content) if block.get("type") == "text")
-
-
-def is_user_text(text: str) -> bool:
-    """A text block the person wrote (not knowledge, an artifact or a checkpoint the system added)."""
-    return not text.lstrip().startswith(INJECTED_PREFIXES)
-
-
-def read_transcript(messages: Sequence[Mapping[str, Any]]) -> Transcript:
-    """Split the messages at the latest real user text: before it is history, after it is this turn."""
-    flat: list[tuple[str, dict[str, Any]]] = [
-        (str(message.get("role", "")), block)
-        for message in messages
-        for block in _blocks(message.get("content"))
-    ]
-    results: dict[str, tuple[bool, str]] = {}
-    for role, block in flat:
-        if role == "user" and block.get("type") == "tool_result":
-            text = _result_text(block.get("content"))
-            failed = bool(block.get("is_error")) or text.lstrip().startswith("<tool_error")
-            results[str(block.get("tool_use_id", ""))] = (not failed, text)
-    latest = max(
-        (
-            index
-            for index, (role, block) in enumerate(flat)
-            if role == "user" and block.get("type") == "text" and is_user_text(str(block.get("text", "")))
-        ),
-        default=-1,
-    )
-    transcript = Transcript()
-    shown = ""  # the latest workout artifact shown so far
-    for index, (role, block) in enumerate(flat):
-        kind = block.get("type")
-        if role == "user" and kind == "text":
-            text = str(block.get("text", ""))
-            if text.lstrip().startswith("<artifact"):
-                shown = next(iter(_ARTIFACT_ID.findall(text.split("\n", 1)[0])), shown)
-            if index == latest:
-                transcript.user_text = text.strip()
-            elif is_user_text(text) and index < latest:
-                transcript.earlier_user_texts.append(text.strip())
-            elif index > latest and (loaded := _KNOWLEDGE.match(text)):
-                transcript.fresh_knowledge[loaded.group(1)] = loaded.group(2)
-            elif index > latest and text.lstrip().startswith("<artifact"):
-                transcript.artifact_ids += _ARTIFACT_ID.findall(text.split("\n", 1)[0])
-        elif role == "assistant" and kind == "tool_use":
-            call_id = str(block.get("id", ""))
-            ok, text = results.get(call_id, (None, ""))
-            arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
-            step = Step(call_id, str(block.get("name", "")), dict(arguments or {}), ok, text)
-            if step.name == "log_workout" and ok and shown:
-                transcript.logged_artifacts.add(shown)
-            (transcript.steps if index > latest else transcript.earlier_steps).append(step)
-    return transcript
 
 
 # --- Decisions -----------------------------------------------------------------------------------------------------
@@ -206,13 +81,6 @@ def _sentence(text: str) -> str:
         return ""
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def _schema_properties(spec: ToolSpec | None) -> dict[str, Any]:
-    if spec is None:
-        return {}
-    properties = spec.input_schema.get("properties")
-    return dict(properties) if isinstance(properties, Mapping) else {}
 
 
 def _main(exercises: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -665,39 +533,18 @@ class Turn:
                 'change (e.g. "3 sets of 12 on exercise 2") if you want something different.',
                 "No applicable change.",
             )
-        names = []
-        changed = []
-        for step in done:
-            found = re.search(r"Updated \S+: (?P<name>.+?) - ", step.body)
-            names.append(found.group("name") if found else "one exercise")
-            summary = re.search(
-                r"Tell the user what changed: (?P<what>.+?)\. Updated workout saved", step.body
-            )
-            if summary:
-                changed.append(summary.group("what").split(". ")[0])  # the tool's note to the model after it
-        described = {
-            ("overall", "down"): "made it easier",
-            ("overall", "up"): "made it harder",
-            ("sets", "down"): "took a set off",
-            ("sets", "up"): "added a set",
-            ("reps", "down"): "lowered the reps",
-            ("reps", "up"): "raised the reps",
-            ("load", "down"): "lightened the load",
-            ("load", "up"): "increased the load",
-            ("rest", "down"): "shortened the rest",
-            ("rest", "up"): "lengthened the rest",
-        }.get(
-            (adjustment.field, adjustment.direction or ""),
-            f"set the {adjustment.field} to {adjustment.value:g}" if adjustment.value else "updated it",
-        )
+        # Each step's own note says what changed ("Goblet Squat: 3→2 sets"); the first sentence is for the user.
+        notes = [
+            re.search(r"Tell the user what changed: (.+?)\. Updated workout saved", step.body)
+            for step in done
+        ]
+        changed = [found.group(1).split(". ")[0] for found in notes if found]
         limit = ""
         if adjustment.field == "load" and any("so the step changed" in step.body for step in done):
-            up = adjustment.direction == "up"
-            described = "added reps rather than weight" if up else "took reps off rather than weight"
-            limit = f" That's already the {'heaviest' if up else 'lightest'} weight you have here."
-        what = f" ({'; '.join(changed)})" if changed else ""
+            extreme = "heaviest" if adjustment.direction == "up" else "lightest"
+            limit = f" That's already the {extreme} weight you have here, so I changed the reps instead."
         return self._notify(
-            f"Done: I {described} on {_join(names)}{what}.{limit}",
+            f"Done: {'; '.join(changed) or 'updated'}.{limit}",
             "Delivering the adjusted workout.",
             _delivered_artifact(done[-1]),
         )

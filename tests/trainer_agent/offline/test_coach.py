@@ -10,7 +10,8 @@ from tests.trainer_agent.offline.conftest import DemoUser
 from trainer_agent.context import trainer_tool_specs
 from trainer_agent.llm.providers import get_provider
 from trainer_agent.llm.types import LLMRequest, ToolSpec, total_characters
-from trainer_agent.offline.coach import OfflineCoach, read_transcript
+from trainer_agent.offline.coach import OfflineCoach
+from trainer_agent.offline.reading import read_transcript
 
 
 def _request(
