@@ -1217,10 +1217,9 @@ def brief_facts(facts: TrainingFacts, brief: WorkoutBrief) -> TrainingFacts:
     """The facts with what the brief says to leave out this time (exercise names, equipment words)."""
     if not brief.avoid:
         return facts
-    said = split_avoid(brief.avoid)
-    # Areas are left out by avoid_areas: "no legs" said in the user's words leaves no leg exercise by name.
-    phrases = [phrase for phrase in said.phrases if singular(phrase) not in NOT_EXERCISES]
-    return facts.with_exclusions(exclusions_from_phrases(phrases, said.equipment, catalog=facts.catalog))
+    # Areas are left out by avoid_areas: "no legs" in the user's words rules out no exercise by its name.
+    said = split_avoid(brief.avoid, not_exercises=NOT_EXERCISES)
+    return facts.with_exclusions(exclusions_from_phrases(said.phrases, said.equipment, catalog=facts.catalog))
 
 
 def draft_workout_for(

@@ -240,6 +240,9 @@ def test_avoid_words_in_the_users_words_give_what_they_leave_out() -> None:
     """A brief's `avoid` may be the user's own sentence: "leg day, no lunges" leaves out lunges."""
     said = split_avoid(["leg day, no lunges", "I don't have a barbell"])
     assert (said.phrases, said.equipment) == (("lunges",), ("barbell",))
+    # An area said so is left to avoid_areas; a bare word is the caller's exercise phrase as before.
+    assert split_avoid(["full body, no legs"], not_exercises={"leg"}).phrases == ()
+    assert split_avoid(["legs"], not_exercises={"leg"}).phrases == ("legs",)
 
 
 def test_one_load_rule_weights_on_hand_first_then_the_implements_step() -> None:

@@ -484,6 +484,17 @@ _AFFIRM = (
     r"absolutely|definitely|y)\b"
 )
 _DECLINE = r"^(?:no|nope|nah|not now|never ?mind|no thanks|maybe later|later|cancel|stop)\b"
+# A question about something else is small talk: the coach says what it does.
+_QUESTION = r"\?\s*$|^(?:what|who|when|where|why|how|is|are|can|could|do|does|will|would)\b"
+# Conversation without a request, in the order tried (the first that matches wins).
+_CONVERSATION: tuple[tuple[IntentKind, str], ...] = (
+    ("smalltalk", _SMALLTALK),
+    ("greeting", _GREETING),
+    ("thanks", _THANKS),
+    ("affirm", _AFFIRM),
+    ("decline", _DECLINE),
+    ("smalltalk", _QUESTION),
+)
 _AMBIGUOUS = (
     r"^\s*(?:help|help me|\?+|what should i do|what now|train\??|workout\??|exercise\??|gym\??|"
     r"what do you (?:suggest|recommend)|any ideas|ideas|suggestions?|i'?m bored|what'?s next)\s*[?!.]*\s*$"
@@ -708,16 +719,7 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
 
     if location is not None:
         return Intent("location", raw, location=location)
-    if _has(_SMALLTALK, text):
-        return Intent("smalltalk", raw)
-    if _has(_GREETING, text):
-        return Intent("greeting", raw)
-    if _has(_THANKS, text):
-        return Intent("thanks", raw)
-    if _has(_AFFIRM, text):
-        return Intent("affirm", raw)
-    if _has(_DECLINE, text):
-        return Intent("decline", raw)
-    if _has(r"\?\s*$|^(?:what|who|when|where|why|how|is|are|can|could|do|does|will|would)\b", text):
-        return Intent("smalltalk", raw)  # a question about something else: say what the coach does
+    for kind, pattern in _CONVERSATION:
+        if _has(pattern, text):
+            return Intent(kind, raw)
     return Intent("ambiguous", raw, location=location)
