@@ -175,6 +175,8 @@ def read_from_words(args: SetPreferenceInput, *, user_id: uuid.UUID) -> SetPrefe
         "exclude_exercises": list(said.phrases),
         "exclude_equipment": list(said.equipment),
     }
+    if args.category is None and (said.phrases or said.equipment):
+        update["category"] = "exercise" if said.phrases else "equipment"
     if not (args.expires_at or args.delete_after_use or args.preference_type):
         days = said.expires_in_days
         end = selectors.local_today(user_id=user_id) + timedelta(days=days) if days else None

@@ -74,7 +74,7 @@ def test_without_lists_the_users_words_say_what_to_leave_out_and_for_how_long(tr
     )
     assert result.success, result.formatted
     preference = Preference.objects.get(user_id=trainee.user_id)
-    assert preference.exclude_exercises == ["Dumbbell Bench Press"]
+    assert (preference.category, preference.exclude_exercises) == ("exercise", ["Dumbbell Bench Press"])
     assert preference.preference_type == "temporary" and preference.expires_at is not None
     assert "rules out of the current workout: ex_" in result.raw_formatted
     assert "(Dumbbell Bench Press)" in result.raw_formatted
