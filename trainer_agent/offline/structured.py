@@ -263,8 +263,33 @@ def markdown_exercise(exercise: dict[str, Any]) -> str:
     return f"{name} — {exercise.get('duration_min') or 20:g} min{distance}"
 
 
-# --- workout_message and workout_structure -----------------------------------------------------------------------
+# --- workout_message ----------------------------------------------------------------------------------------
 SMS_FALLBACK_LIMIT = 1600
+
+
+def markdown_lines(
+    markdown: str, *, headings: bool = True, skip_notes: bool = False
+) -> tuple[str | None, list[str]]:
+    """The markdown's first heading (the title) and its other lines, list markers dropped."""
+    title: str | None = None
+    lines: list[str] = []
+    in_notes = False
+    for raw in markdown.splitlines():
+        line = " ".join(raw.split())
+        if not line:
+            continue
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+            in_notes = heading.lower().startswith("notes")
+            if title is None and heading:
+                title = heading
+            elif heading and headings:
+                lines.append(heading.upper())
+            continue
+        if in_notes and skip_notes:
+            continue
+        lines.append(line.lstrip("-*• ").strip() or line)
+    return title, lines
 
 
 def workout_message(user: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -272,9 +297,10 @@ def workout_message(user: str, schema: dict[str, Any]) -> dict[str, Any]:
     schema's length limit, then "…and N more"."""
     input, _ = _subagent_request(user)
     limit = int(schema.get("properties", {}).get("message", {}).get("maxLength") or SMS_FALLBACK_LIMIT)
-    written = [line.strip("#-*• ") for line in str(input.get("markdown") or "").splitlines() if line.strip()]
-    lines = [str(line) for line in input["lines"]] if input.get("lines") is not None else written[1:]
-    title = (input.get("workout") or {}).get("title") or input.get("title") or next(iter(written), "Workout")
+    heading, lines = markdown_lines(input.get("markdown") or "")
+    if input.get("lines") is not None:
+        lines = [str(line) for line in input["lines"]]
+    title = (input.get("workout") or {}).get("title") or input.get("title") or heading or "Today's workout"
     message = ""
     for kept in range(len(lines), -1, -1):
         more = [f"…and {len(lines) - kept} more"] if kept < len(lines) else []
@@ -284,12 +310,99 @@ def workout_message(user: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"message": message[:limit]}
 
 
+# --- workout_structure --------------------------------------------------------------------------------------------
+_LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s*")
+_SETS = re.compile(r"(\d+)\s*[x×]\s*(\d+)\s*(s|sec|secs|seconds)?\b", re.IGNORECASE)
+_LOAD = re.compile(r"@\s*(\d+(?:\.\d+)?)\s*(kg|kgs|lb|lbs)\b", re.IGNORECASE)
+_REST = re.compile(r"rest\s*(\d+)\s*(s|sec|secs|seconds|min|mins|minutes)?\b", re.IGNORECASE)
+_ROUNDS = re.compile(r"(\d+)\s*rounds?\b", re.IGNORECASE)
+_WORK_REST = re.compile(r"(\d+)\s*/\s*(\d+)")
+_MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s*(min|mins|minutes)\b", re.IGNORECASE)
+_DISTANCE = re.compile(r"(\d+(?:\.\d+)?)\s*(km|mi|miles?)\b", re.IGNORECASE)
+_FIRST_NUMBER = re.compile(r"\s[—–:\-,]?\s*\d|\s[—–:\-,]\s|@")
+_CARDIO_WORDS = ("run", "jog", "bike", "cycl", "ride", "row", "swim", "walk", "cardio")
+_CARDIO_MUSCLES = (("Quadriceps", 0.35), ("Hamstrings", 0.25), ("Glutes", 0.2), ("Calves", 0.2))
+_FULL_BODY_MUSCLES = (("Quadriceps", 0.25), ("Chest", 0.25), ("Back", 0.25), ("Abs", 0.25))
+_GOAL_OF_TYPE = {"reps": "strength", "hold": "stability", "duration": "endurance", "intervals": "cardio"}
+_TABATA = (8, 20, 10)
+
+
+def _seconds(value: str, unit: str | None) -> int:
+    return int(value) * 60 if unit and unit.lower().startswith("min") else int(value)
+
+
+def _muscles(name: str, kind: str) -> list[dict[str, Any]]:
+    cardio = kind == "duration" or any(word in name.lower() for word in _CARDIO_WORDS)
+    return [
+        {"muscle": muscle, "share": share}
+        for muscle, share in (_CARDIO_MUSCLES if cardio else _FULL_BODY_MUSCLES)
+    ]
+
+
+def parse_line(line: str) -> dict[str, Any] | None:
+    """One exercise from a line like "Goblet Squat — 3x10 @ 16kg, rest 90s", "Plank 3x45s", "Run 20 min"
+    (loads and distances in the units written; the caller converts them to the user's)."""
+    text = _LIST_MARKER.sub("", line).strip()
+    if not text or text.startswith("#"):
+        return None
+    split = _FIRST_NUMBER.search(" " + text)
+    name = (text[: split.start() - 1] if split else text).strip(" —–-:,") or text
+    exercise: dict[str, Any] = {}
+    sets, rounds, rest = _SETS.search(text), _ROUNDS.search(text), _REST.search(text)
+    if rounds or "tabata" in text.lower():
+        work_rest = _WORK_REST.search(text)
+        default_rounds, default_work, default_rest = _TABATA
+        exercise |= {
+            "exercise_type": "intervals",
+            "rounds": int(rounds.group(1)) if rounds else default_rounds,
+            "work_sec": int(work_rest.group(1)) if work_rest else default_work,
+            "rest_sec": int(work_rest.group(2)) if work_rest else default_rest,
+        }
+    elif sets and sets.group(3):
+        count = int(sets.group(1))
+        exercise |= {"exercise_type": "hold", "sets": count, "hold_sec": [int(sets.group(2))] * count}
+        exercise["rest_sec"] = _seconds(rest.group(1), rest.group(2)) if rest else 30
+    elif sets:
+        count = int(sets.group(1))
+        exercise |= {"exercise_type": "reps", "sets": count, "reps": [int(sets.group(2))] * count}
+        exercise["rest_sec"] = _seconds(rest.group(1), rest.group(2)) if rest else 60
+        load = _LOAD.search(text)
+        if load:
+            unit = "lb" if load.group(2).lower().startswith("lb") else "kg"
+            exercise |= {"load_each": [float(load.group(1))] * count, "load_unit": unit}
+    else:
+        minutes, distance = _MINUTES.search(text), _DISTANCE.search(text)
+        if not minutes and not distance:
+            return None
+        exercise["exercise_type"] = "duration"
+        exercise["duration_min"] = float(minutes.group(1)) if minutes else 30.0
+        if distance:
+            unit = "km" if distance.group(2).lower() == "km" else "mi"
+            exercise |= {"distance": float(distance.group(1)), "distance_unit": unit}
+    kind = exercise["exercise_type"]
+    return {
+        "exercise_name": name,
+        **exercise,
+        "muscles_utilized": _muscles(name, kind),
+        "goals_addressed": [{"goal": _GOAL_OF_TYPE[kind], "share": 1.0}],
+        "reasoning": f"{name} as written in the workout.",
+    }
+
+
 def workout_structure(user: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The day's drafted workout (it respects the user's constraints) under the calendar's title; a day without
-    a draft has nothing that fits, and the offline model cannot answer it."""
+    """The day's drafted workout when the input has one (it respects the user's constraints); else the
+    markdown's exercise lines read one by one (skipping `## Notes`)."""
     input, _ = _subagent_request(user)
-    draft: dict[str, Any] = input["draft"]
-    return {**draft, "title": input.get("title") or draft.get("title") or "Workout"}
+    draft = input.get("draft")
+    if draft:
+        return {**draft, "title": input.get("title") or draft.get("title") or "Workout"}
+    title, lines = markdown_lines(input.get("markdown") or "", headings=False, skip_notes=True)
+    exercises: list[dict[str, Any]] = []
+    for line in lines:
+        parsed = parse_line(line)
+        if parsed is not None:
+            exercises.append({"order": len(exercises) + 1, **parsed})
+    return {"title": input.get("title") or title or "Workout", "exercises": exercises}
 
 
 ANSWERS = {
