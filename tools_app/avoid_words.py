@@ -8,7 +8,7 @@ message. Pure functions over text: no database, no clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from datasources_app.catalog import EQUIPMENT
@@ -102,10 +102,19 @@ def clean_phrase(phrase: str) -> str:
     return phrase.strip(" .,!?'\"")
 
 
-def split_avoid(phrases: Iterable[str]) -> PreferenceAsk:
+def split_avoid(phrases: Iterable[str], *, not_exercises: Collection[str] = ()) -> PreferenceAsk:
     """Phrases to leave out, sorted into exercise phrases and equipment ("the bench" is equipment, "burpees"
-    an exercise)."""
-    cleaned = [clean_phrase(phrase.lower()) for phrase in phrases]
+    an exercise). A phrase in the user's words ("legs today, no lunges") gives what it says to leave out, less
+    the words in `not_exercises` ("no legs" says an area, which is no exercise's name)."""
+    named: list[str] = []
+    for phrase in phrases:
+        said = parse_preference(phrase.lower())
+        if said.phrases or said.equipment:
+            named += [word for word in said.phrases if singular(word) not in not_exercises]
+            named += said.equipment
+        else:
+            named.append(phrase)
+    cleaned = [clean_phrase(phrase.lower().replace("_", " ")) for phrase in named]
     cleaned = [phrase for phrase in dict.fromkeys(cleaned) if phrase]
     equipment = parse_equipment(" ".join(cleaned))
     equipment_words = {singular(word) for word, slug in EQUIPMENT_WORDS.items() if slug in equipment}

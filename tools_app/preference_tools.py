@@ -27,9 +27,12 @@ from datasources_app.formatters import day
 from datasources_app.models import Preference, PreferenceType
 from datasources_app.sources import units_for
 from datasources_app.workouts import canonical_equipment
+from tools_app.avoid_words import parse_preference
 from tools_app.formatting import confirmation, shorten
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_tools import load_current_workout
+from tools_app.workout_validation import effective_equipment, excluded_by, find_catalog_match
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -58,7 +61,8 @@ class SetPreferenceInput(BaseModel):
     )
     exclude_exercises: list[str] | None = Field(default=None, description="Exercise names, e.g. ['Burpee'].")
     exclude_equipment: list[str] | None = Field(
-        default=None, description="Equipment slugs, e.g. ['barbell']."
+        default=None,
+        description="Equipment slugs, e.g. ['barbell'].",
     )
     expires_at: str | None = Field(
         default=None,
@@ -161,8 +165,41 @@ def _preference_data(preference: Preference) -> dict[str, Any]:
     }
 
 
+def read_from_words(args: SetPreferenceInput, *, user_id: uuid.UUID) -> SetPreferenceInput:
+    """With no exclusion lists, what the description says to leave out ("no push-ups this week") fills them, and
+    for how long it says when nothing else sets that: the same reading the drafting gives a stored description."""
+    if args.exclude_exercises is not None or args.exclude_equipment is not None:
+        return args
+    said = parse_preference(args.description.lower())
+    update: dict[str, Any] = {
+        "exclude_exercises": list(said.phrases),
+        "exclude_equipment": list(said.equipment),
+    }
+    if args.category is None and (said.phrases or said.equipment):
+        update["category"] = "exercise" if said.phrases else "equipment"
+    if not (args.expires_at or args.delete_after_use or args.preference_type):
+        days = said.expires_in_days
+        end = selectors.local_today(user_id=user_id) + timedelta(days=days) if days else None
+        update |= {"delete_after_use": said.today_only, "expires_at": end.isoformat() if end else None}
+    return args.model_copy(update=update)
+
+
+def ruled_out_now(preference: Preference, ctx: ToolContext) -> str:
+    """The current workout's exercises a new preference rules out, for the model to swap (or "")."""
+    current = load_current_workout(ctx)
+    hit = []
+    for exercise in current.exercises if current is not None else []:
+        match = find_catalog_match(exercise.exercise_name)
+        names = (exercise.exercise_name, *(match.names if match is not None else ()))
+        banned = set(effective_equipment(exercise, match)) & set(preference.exclude_equipment or ())
+        if excluded_by(preference, names) or banned:
+            hit.append(f"{exercise.id} ({exercise.exercise_name})")
+    return f" It rules out of the current workout: {', '.join(hit)}." if hit else ""
+
+
 def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
     """Store a preference the workout tools then respect."""
+    args = read_from_words(args, user_id=ctx.user_id)
     if is_unit_change(f"{args.description} {args.guidance}"):
         return _failure(
             "Not saved: this is a unit change. Use set_units (weight kg|lb, distance km|mi) so the user's "
@@ -218,7 +255,7 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
     temporary = f" (temporary{when})" if preference_type == "temporary" else ""
     text = (
         f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
-    )
+    ) + ruled_out_now(preference, ctx)
     return ToolOutcome(success=True, data={"preference": _preference_data(preference)}, text=text)
 
 

@@ -34,7 +34,7 @@ from datasources_app.catalog import (
     BODYWEIGHT,
 )
 from datasources_app.workouts import Workout
-from tools_app.avoid_words import split_avoid
+from tools_app.avoid_words import singular, split_avoid
 from tools_app.registry import register
 from tools_app.training_facts import (
     LEG_MUSCLES,
@@ -126,6 +126,8 @@ FOCUS_MUSCLES: dict[str, dict[str, float]] = {
 }
 # Areas that name the whole body rather than particular muscles: not an explicit ask for any one muscle.
 OPEN_FOCUS = frozenset({"full body"})
+# Words that say what to leave out without naming an exercise ("no legs", "no equipment").
+NOT_EXERCISES = frozenset({*(singular(area) for area in FOCUS_MUSCLES), "leg", "equipment", "weight"})
 MIN_MINUTES = 10
 MAX_MINUTES = 120
 
@@ -1215,7 +1217,8 @@ def brief_facts(facts: TrainingFacts, brief: WorkoutBrief) -> TrainingFacts:
     """The facts with what the brief says to leave out this time (exercise names, equipment words)."""
     if not brief.avoid:
         return facts
-    said = split_avoid(brief.avoid)
+    # Areas are left out by avoid_areas: "no legs" in the user's words rules out no exercise by its name.
+    said = split_avoid(brief.avoid, not_exercises=NOT_EXERCISES)
     return facts.with_exclusions(exclusions_from_phrases(said.phrases, said.equipment, catalog=facts.catalog))
 
 

@@ -64,6 +64,22 @@ def test_permanent_preference_is_saved_and_enforced(trainee: Trainee) -> None:
     assert not refused.success and "Hates dumbbell bench press" in refused.data["error"]
 
 
+def test_without_lists_the_users_words_say_what_to_leave_out_and_for_how_long(trainee: Trainee) -> None:
+    """Only the user's words: the tool reads the exclusions and the expiry from them, and names what the new
+    preference rules out of the current workout (for the model to swap)."""
+    assert generate(trainee).success
+    result = trainee.run(
+        "set_preference",
+        {"description": "no dumbbell bench press this week", "guidance": "Leave it out"},
+    )
+    assert result.success, result.formatted
+    preference = Preference.objects.get(user_id=trainee.user_id)
+    assert (preference.category, preference.exclude_exercises) == ("exercise", ["Dumbbell Bench Press"])
+    assert preference.preference_type == "temporary" and preference.expires_at is not None
+    assert "rules out of the current workout: ex_" in result.raw_formatted
+    assert "(Dumbbell Bench Press)" in result.raw_formatted
+
+
 def test_seed_001_type_becomes_category_and_expiry_makes_it_temporary(trainee: Trainee) -> None:
     """Seed 001's `type: injury` is the category; an ISO expiry in the future makes it temporary."""
     expires = (timezone.now() + dt.timedelta(days=14)).replace(microsecond=0)

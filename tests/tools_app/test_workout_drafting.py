@@ -20,7 +20,7 @@ from datasources_app.workouts import Workout
 from sessions_app.services import append_event
 from tests.support.training import log_bench_press, log_heavy_legs
 from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee
-from tools_app.avoid_words import split_avoid
+from tools_app.avoid_words import parse_preference, split_avoid
 from tools_app.training_facts import load_catalog
 from tools_app.workout_coaching import round_load, step_load
 from tools_app.workout_drafting import WorkoutBrief, draft_workout_for
@@ -212,6 +212,39 @@ def test_avoid_words_tell_equipment_from_exercises() -> None:
     said = split_avoid(["the bench", "Burpees", "dumbbells"])
     assert set(said.equipment) == {"bench", "dumbbells"}
     assert said.phrases == ("burpees",)
+
+
+@pytest.mark.parametrize(
+    ("message", "phrases", "equipment", "days", "today"),
+    [
+        ("I hate burpees", ("burpees",), (), None, False),
+        ("no running this week", ("running",), (), 7, False),
+        ("avoid jumping for 2 weeks", ("jumping",), (), 14, False),
+        ("I don't have a barbell", (), ("barbell",), None, False),
+        ("no push-ups from now on", ("push-ups",), (), None, False),
+    ],
+)
+def test_what_words_say_to_avoid_and_for_how_long(
+    message: str, phrases: tuple[str, ...], equipment: tuple[str, ...], days: int | None, today: bool
+) -> None:
+    """What a message says to avoid, whether it is equipment, and for how long (set_preference reads its
+    description so, the drafting tool its `avoid` words)."""
+    preference = parse_preference(message.lower())
+    assert (preference.phrases, preference.equipment, preference.expires_in_days, preference.today_only) == (
+        phrases,
+        equipment,
+        days,
+        today,
+    )
+
+
+def test_avoid_words_in_the_users_words_give_what_they_leave_out() -> None:
+    """A brief's `avoid` may be the user's own sentence: "leg day, no lunges" leaves out lunges."""
+    said = split_avoid(["leg day, no lunges", "I don't have a barbell"])
+    assert (said.phrases, said.equipment) == (("lunges",), ("barbell",))
+    # An area said so is left to avoid_areas; a bare word is the caller's exercise phrase as before.
+    assert split_avoid(["full body, no legs"], not_exercises={"leg"}).phrases == ()
+    assert split_avoid(["legs"], not_exercises={"leg"}).phrases == ("legs",)
 
 
 def test_one_load_rule_weights_on_hand_first_then_the_implements_step() -> None:

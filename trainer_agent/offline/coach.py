@@ -19,14 +19,13 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from dataclasses import dataclass, replace
+from datetime import timedelta
 from functools import cached_property
 from typing import Any
 
-from tools_app.avoid_words import PreferenceAsk, parse_preference, singular
 from trainer_agent.llm.simulated_stream import SimulatedStreaming
-from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage, total_characters
+from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, Usage, total_characters
 from trainer_agent.offline.intents import (
     Adjustment,
     ExerciseRef,
@@ -37,152 +36,27 @@ from trainer_agent.offline.intents import (
     WorkoutAsk,
     content_words,
     normalise,
-    parse_focus,
     parse_message,
     parse_ref,
     plan_ask,
+    singular,
 )
-from trainer_agent.offline.reading import UserData, artifact_blocks, knowledge
+from trainer_agent.offline.reading import Step, UserData, artifact_blocks, knowledge, read_transcript
 from trainer_agent.offline.structured import StructuredAnswers
 
 TOOL_ID_PREFIX = "toolu_offline_"
-INJECTED_PREFIXES = ("<knowledge", "<artifact", "<checkpoint", "<pending_question")
 # The loop allows 10 iterations; the coach wraps up before that with a message and idle.
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
 DEFAULT_OPTIONS = ["Full-body strength (45 min)", "Quick 20-minute HIIT", "Upper body", "Legs and glutes"]
 _WEEKDAY_ABBREVIATIONS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_ARTIFACT_ID = re.compile(r"\bart_[0-9a-zA-Z]+\b")
 _LEG_WORK = re.compile(r"squat|lunge|deadlift|leg|step-up|hip thrust|calf|split", re.I)
-_KNOWLEDGE = re.compile(r'\s*<knowledge source="([^"]+)">\n?(.*)</knowledge>\s*$', re.S)
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
 ASK_WHICH_LOGGED = "Which exercise was that?"
 _GENERIC_WORDS = frozenset(
     {"dumbbell", "barbell", "kettlebell", "cable", "machine", "band", "seated", "standing"}
 )
-
-
-# --- Reading the transcript ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Step:
-    """One tool call of the conversation and its result (`ok` None when no result has arrived)."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-    ok: bool | None
-    text: str
-
-    @property
-    def body(self) -> str:
-        """The observation without its `<tool_result>` / `<tool_error>` wrapper."""
-        return re.sub(r"^\s*<tool_(?:result|error)[^>]*>\s*|\s*</tool_(?:result|error)>\s*$", "", self.text)
-
-    def first_problem(self) -> str:
-        lines = [line.strip() for line in self.body.splitlines() if line.strip()]
-        listed = [line[2:] for line in lines if line.startswith("- ")]
-        return (listed or lines or ["it did not work"])[0]
-
-
-@dataclass
-class Transcript:
-    """The latest user message, this turn's steps, and what came before."""
-
-    user_text: str = ""
-    earlier_user_texts: list[str] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    earlier_steps: list[Step] = field(default_factory=list)
-    artifact_ids: list[str] = field(default_factory=list)
-    logged_artifacts: set[str] = field(default_factory=set)  # workouts shown, then logged
-    fresh_knowledge: dict[str, str] = field(default_factory=dict)  # source → data loaded for this message
-
-    def calls(self, name: str) -> list[Step]:
-        return [step for step in self.steps if step.name == name]
-
-    def succeeded(self, name: str) -> list[Step]:
-        return [step for step in self.steps if step.name == name and step.ok]
-
-    def failed(self, name: str) -> list[Step]:
-        return [step for step in self.steps if step.name == name and step.ok is False]
-
-    @property
-    def last(self) -> Step | None:
-        return self.steps[-1] if self.steps else None
-
-    def logged_after(self, artifact_id: str) -> bool:
-        """Whether the workout of `artifact_id` was logged (and so ended) after it was shown."""
-        return artifact_id in self.logged_artifacts
-
-    def previous_question(self) -> Step | None:
-        """The question the coach asked just before the latest user message, if that was its last act."""
-        last = self.earlier_steps[-1] if self.earlier_steps else None
-        return last if last is not None and last.name == "message_ask_user" else None
-
-
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [dict(block) for block in content or () if isinstance(block, Mapping)]
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(str(block.get("text", "")) for block in _blocks(content) if block.get("type") == "text")
-
-
-def is_user_text(text: str) -> bool:
-    """A text block the person wrote (not knowledge, an artifact or a checkpoint the system added)."""
-    return not text.lstrip().startswith(INJECTED_PREFIXES)
-
-
-def read_transcript(messages: Sequence[Mapping[str, Any]]) -> Transcript:
-    """Split the messages at the latest real user text: before it is history, after it is this turn."""
-    flat: list[tuple[str, dict[str, Any]]] = [
-        (str(message.get("role", "")), block)
-        for message in messages
-        for block in _blocks(message.get("content"))
-    ]
-    results: dict[str, tuple[bool, str]] = {}
-    for role, block in flat:
-        if role == "user" and block.get("type") == "tool_result":
-            text = _result_text(block.get("content"))
-            failed = bool(block.get("is_error")) or text.lstrip().startswith("<tool_error")
-            results[str(block.get("tool_use_id", ""))] = (not failed, text)
-    latest = max(
-        (
-            index
-            for index, (role, block) in enumerate(flat)
-            if role == "user" and block.get("type") == "text" and is_user_text(str(block.get("text", "")))
-        ),
-        default=-1,
-    )
-    transcript = Transcript()
-    shown = ""  # the latest workout artifact shown so far
-    for index, (role, block) in enumerate(flat):
-        kind = block.get("type")
-        if role == "user" and kind == "text":
-            text = str(block.get("text", ""))
-            if text.lstrip().startswith("<artifact"):
-                shown = next(iter(_ARTIFACT_ID.findall(text.split("\n", 1)[0])), shown)
-            if index == latest:
-                transcript.user_text = text.strip()
-            elif is_user_text(text) and index < latest:
-                transcript.earlier_user_texts.append(text.strip())
-            elif index > latest and (loaded := _KNOWLEDGE.match(text)):
-                transcript.fresh_knowledge[loaded.group(1)] = loaded.group(2)
-            elif index > latest and text.lstrip().startswith("<artifact"):
-                transcript.artifact_ids += _ARTIFACT_ID.findall(text.split("\n", 1)[0])
-        elif role == "assistant" and kind == "tool_use":
-            call_id = str(block.get("id", ""))
-            ok, text = results.get(call_id, (None, ""))
-            arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
-            step = Step(call_id, str(block.get("name", "")), dict(arguments or {}), ok, text)
-            if step.name == "log_workout" and ok and shown:
-                transcript.logged_artifacts.add(shown)
-            (transcript.steps if index > latest else transcript.earlier_steps).append(step)
-    return transcript
 
 
 # --- Decisions -----------------------------------------------------------------------------------------------------
@@ -207,13 +81,6 @@ def _sentence(text: str) -> str:
         return ""
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def _schema_properties(spec: ToolSpec | None) -> dict[str, Any]:
-    if spec is None:
-        return {}
-    properties = spec.input_schema.get("properties")
-    return dict(properties) if isinstance(properties, Mapping) else {}
 
 
 def _main(exercises: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -288,16 +155,12 @@ class Turn:
         return None
 
     @cached_property
-    def said_preferences(self) -> PreferenceAsk:
-        """Everything the user asked to avoid in this conversation (also honoured when it cannot be saved)."""
-        phrases: list[str] = []
-        equipment: list[str] = []
-        for text in [*self.transcript.earlier_user_texts, self.transcript.user_text]:
-            intent = parse_message(text)
-            if intent.preference is not None and intent.kind in ("preference", "swap"):
-                phrases += intent.preference.phrases
-                equipment += intent.preference.equipment
-        return PreferenceAsk(phrases=tuple(dict.fromkeys(phrases)), equipment=tuple(dict.fromkeys(equipment)))
+    def said_to_avoid(self) -> list[str]:
+        """The messages of this conversation that said what to leave out, in the user's words (the drafting tool
+        reads them; honoured even when they could not be saved)."""
+        texts = [*self.transcript.earlier_user_texts, self.transcript.user_text]
+        said = [text for text in texts if (intent := parse_message(text)).avoids and intent.kind != "workout"]
+        return said + [self.transcript.user_text] * (self.intent.kind == "workout" and self.intent.avoids)
 
     @cached_property
     def current_exercises(self) -> list[dict[str, Any]] | None:
@@ -462,17 +325,6 @@ class Turn:
 
     def _brief(self, ask: WorkoutAsk, *, safe: bool) -> dict[str, Any]:
         """draft_workout's brief: what the message asks for, and what this conversation said to leave out."""
-        said = self.said_preferences
-        inline = (
-            _inline_exclusions(self.transcript.user_text)
-            if self.intent.kind == "workout"
-            else PreferenceAsk()
-        )
-        avoid = [
-            *said.phrases,
-            *inline.phrases,
-            *(slug.replace("_", " ") for slug in (*said.equipment, *inline.equipment)),
-        ]
         values: dict[str, Any] = {
             "focus": list(ask.focus),
             "minutes": min(120, max(10, ask.duration_min)) if ask.duration_min else None,
@@ -480,7 +332,7 @@ class Turn:
             "intensity": ask.intensity,
             "bodyweight_only": ask.bodyweight_only or safe,
             "avoid_areas": list(ask.avoid),
-            "avoid": list(dict.fromkeys(avoid)),
+            "avoid": list(dict.fromkeys(self.said_to_avoid)),
         }
         return {key: value for key, value in values.items() if value not in (None, [], False)}
 
@@ -521,8 +373,10 @@ class Turn:
         return self._notify(message, f"Delivering the new workout {artifact_id}.", artifact_id)
 
     # -- intents: changing the current workout -------------------------------------------------------------------
-    def _resolve(self, ref: ExerciseRef, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The exercises `ref` points at: by order, 'last', equipment named, then by name words."""
+    def _resolve(
+        self, ref: ExerciseRef, exercises: list[dict[str, Any]], equipment: Sequence[str] = ()
+    ) -> list[dict[str, Any]]:
+        """The exercises `ref` points at: by order, 'last', then by name words, then by the `equipment` named."""
         found: list[dict[str, Any]] = []
         by_order = {int(e.get("order") or 0): e for e in exercises}
         for order in ref.orders:
@@ -547,10 +401,17 @@ class Turn:
             if scored:
                 best = max(score for score, _, _ in scored)
                 found = [exercise for score, _, exercise in scored if score == best and best >= 1.0]
-        if not found and ref.equipment:
+        if not found and equipment:
             # "swap the dumbbell bench press" names one exercise; only "swap the dumbbell exercises" means all.
-            found = [e for e in exercises if set(ref.equipment) & set(e.get("equipment") or ())]
+            found = [e for e in exercises if set(equipment) & set(e.get("equipment") or ())]
         return _unique(found)
+
+    def _equipment_named(self, exercises: list[dict[str, Any]]) -> list[str]:
+        """The equipment (of the workout, or at the user's location) the message names: "no bench today"."""
+        said = {_stem(word) for word in re.findall(r"[a-z]+", self.transcript.user_text.lower())}
+        slugs = [slug for e in exercises for slug in e.get("equipment") or ()]
+        slugs += [re.sub(r"\W+", "_", name.lower()) for name in self.user.equipment]
+        return [slug for slug in dict.fromkeys(slugs) if all(_stem(w) in said for w in slug.split("_"))]
 
     def _named_in_message(self, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The exercises whose full name the user's message holds ("swap the dumbbell bench press"): exactly
@@ -579,22 +440,23 @@ class Turn:
         swaps = self.transcript.calls("swap_exercise")
         done = [step for step in swaps if step.ok]
         if exercises is None and not done:
-            if intent.preference is not None and (intent.preference.phrases or intent.preference.equipment):
+            if intent.avoids:
                 return self._on_preference()
             return self._offer_workout("There's no workout to change yet.")
         exercises = exercises or []
         created = {found for step in done for found in _EXERCISE_ID.findall(step.body.split("→", 1)[-1])[:1]}
         attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
-        targets = self._resolve(intent.ref, exercises)
+        equipment = self._equipment_named(exercises)
+        targets = self._resolve(intent.ref, exercises, equipment)
         pending = [e for e in targets if e.get("id") not in created and str(e.get("id")) not in attempted]
         said = _name_key(self.transcript.user_text)
         replaced = [re.search(r"Replaced \S+ \((?P<old>[^)]*)\)", step.body) for step in done]
         if any(found and _name_key(found.group("old")) in said for found in replaced):
             pending = []  # the exercise the user named is swapped: one swap, nothing else touched
         if not targets and not done:
-            if intent.ref.equipment:
+            if equipment:
                 return self._notify(
-                    f"Good news: nothing in your current workout uses the {_join(intent.ref.equipment).replace('_', ' ')}.",
+                    f"Good news: nothing in your current workout uses the {_join(equipment).replace('_', ' ')}.",
                     "No exercise of the current workout uses the equipment named.",
                 )
             return self._pick_exercise_question("swap", exercises)
@@ -610,8 +472,8 @@ class Turn:
                 "exercise_id": str(target.get("id")),
                 "reason": f"User asked to replace {target.get('exercise_name')}.",
             }
-            if intent.ref.equipment and not self._named_in_message(exercises):
-                arguments["avoid_equipment"] = list(intent.ref.equipment)  # only this message says so
+            if equipment and not self._named_in_message(exercises):
+                arguments["avoid_equipment"] = list(equipment)  # only this message says so
             elif intent.replacement and not swaps:
                 arguments["replacement_name"] = intent.replacement
             # Otherwise swap_exercise picks the replacement (same movement and muscles, fits the user) and
@@ -648,7 +510,8 @@ class Turn:
         if exercises is None and not done:
             return self._offer_workout("There's no workout to adjust yet.")
         exercises = exercises or []
-        targets = self._resolve(intent.ref, exercises) if not intent.ref.is_empty else []
+        equipment = self._equipment_named(exercises)
+        targets = self._resolve(intent.ref, exercises, equipment) if not intent.ref.is_empty else []
         if not targets:
             targets = list(_main(exercises))  # type: ignore[arg-type]
         attempted = {str(step.arguments.get("exercise_id")) for step in adjusts}
@@ -670,39 +533,18 @@ class Turn:
                 'change (e.g. "3 sets of 12 on exercise 2") if you want something different.',
                 "No applicable change.",
             )
-        names = []
-        changed = []
-        for step in done:
-            found = re.search(r"Updated \S+: (?P<name>.+?) - ", step.body)
-            names.append(found.group("name") if found else "one exercise")
-            summary = re.search(
-                r"Tell the user what changed: (?P<what>.+?)\. Updated workout saved", step.body
-            )
-            if summary:
-                changed.append(summary.group("what").split(". ")[0])  # the tool's note to the model after it
-        described = {
-            ("overall", "down"): "made it easier",
-            ("overall", "up"): "made it harder",
-            ("sets", "down"): "took a set off",
-            ("sets", "up"): "added a set",
-            ("reps", "down"): "lowered the reps",
-            ("reps", "up"): "raised the reps",
-            ("load", "down"): "lightened the load",
-            ("load", "up"): "increased the load",
-            ("rest", "down"): "shortened the rest",
-            ("rest", "up"): "lengthened the rest",
-        }.get(
-            (adjustment.field, adjustment.direction or ""),
-            f"set the {adjustment.field} to {adjustment.value:g}" if adjustment.value else "updated it",
-        )
+        # Each step's own note says what changed ("Goblet Squat: 3→2 sets"); the first sentence is for the user.
+        notes = [
+            re.search(r"Tell the user what changed: (.+?)\. Updated workout saved", step.body)
+            for step in done
+        ]
+        changed = [found.group(1).split(". ")[0] for found in notes if found]
         limit = ""
         if adjustment.field == "load" and any("so the step changed" in step.body for step in done):
-            up = adjustment.direction == "up"
-            described = "added reps rather than weight" if up else "took reps off rather than weight"
-            limit = f" That's already the {'heaviest' if up else 'lightest'} weight you have here."
-        what = f" ({'; '.join(changed)})" if changed else ""
+            extreme = "heaviest" if adjustment.direction == "up" else "lightest"
+            limit = f" That's already the {extreme} weight you have here, so I changed the reps instead."
         return self._notify(
-            f"Done: I {described} on {_join(names)}{what}.{limit}",
+            f"Done: {'; '.join(changed) or 'updated'}.{limit}",
             "Delivering the adjusted workout.",
             _delivered_artifact(done[-1]),
         )
@@ -726,7 +568,7 @@ class Turn:
             by_order = {int(e.get("order") or 0): e for e in exercises}
             pending = [by_order[order] for order in remaining[:1] if order in by_order]
         elif len(removals) < 3:
-            pending = self._resolve(intent.ref, exercises)
+            pending = self._resolve(intent.ref, exercises, self._equipment_named(exercises))
         if pending and len(exercises) > 1:
             target = pending[0]
             return Decision(
@@ -862,91 +704,42 @@ class Turn:
 
     # -- intents: preferences, data, places ---------------------------------------------------------------------
     def _on_preference(self) -> Decision:
-        preference = self.intent.preference or PreferenceAsk()
+        """What to avoid, saved in the user's words (set_preference reads what and for how long), then each
+        exercise it rules out of the current workout swapped (the tool lists them), then a confirmation."""
         transcript = self.transcript
         saving = self.has("set_preference")
         if saving and not transcript.calls("set_preference"):
-            return Decision(
-                "set_preference",
-                self._preference_arguments(preference),
-                "preference",
-                f"Saving what to avoid: {_join([*preference.phrases, *preference.equipment])}.",
-            )
-        exercises = self.current_exercises
-        swaps = transcript.calls("swap_exercise")
-        attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
-        if exercises and self.has("swap_exercise") and len(swaps) < MAX_CHANGES_PER_TURN:
-            affected = [
-                exercise
-                for phrase in preference.phrases
-                for exercise in self._resolve(ExerciseRef(words=content_words(phrase)), exercises)
-            ]
-            affected += [e for e in exercises if set(preference.equipment) & set(e.get("equipment") or ())]
-            for exercise in _unique(affected):
-                if str(exercise.get("id")) not in attempted:
-                    # The saved preference rules the same exercises out for the tool's pick.
-                    arguments: dict[str, Any] = {
-                        "exercise_id": str(exercise.get("id")),
-                        "reason": "It goes against what the user just asked to avoid.",
-                    }
-                    if preference.equipment:
-                        arguments["avoid_equipment"] = list(preference.equipment)
-                    return Decision(
-                        "swap_exercise",
-                        arguments,
-                        "preference",
-                        f"Replacing {exercise.get('exercise_name')} in the current workout.",
-                    )
-        things = _join([*preference.phrases, *(slug.replace("_", " ") for slug in preference.equipment)])
-        saved = bool(transcript.succeeded("set_preference"))
-        if preference.today_only:
-            when = "today"
-        elif preference.expires_in_days:
-            when = f"for the next {preference.expires_in_days} days"
-        else:
-            when = "from now on"
-        if saved or not saving:
-            message = f"Got it: no {things} {when}. I'll leave {'it' if ' ' not in things and not things.endswith('s') else 'them'} out of your workouts."
-            if not saving:
-                message = (
-                    f"Got it: no {things}. I'll leave that out of every workout I build for you in this chat."
-                )
-        else:
-            message = f"Got it: no {things} {when}. I couldn't save that permanently, but I'll respect it in this chat."
+            arguments = {
+                "description": transcript.user_text[:300],
+                "guidance": "Leave out what the user said; choose alternatives for the same muscles.",
+            }
+            return Decision("set_preference", arguments, "preference", "Saving what the user said to avoid.")
+        saved = transcript.succeeded("set_preference")
+        ruled_out = saved[-1].body.partition("rules out of the current workout:")[2] if saved else ""
+        attempted = {str(step.arguments.get("exercise_id")) for step in transcript.calls("swap_exercise")}
+        pending = [found for found in _EXERCISE_ID.findall(ruled_out) if found not in attempted]
+        if pending and self.has("swap_exercise") and len(attempted) < MAX_CHANGES_PER_TURN:
+            arguments = {
+                "exercise_id": pending[0],
+                "reason": "It goes against what the user just asked to avoid.",
+            }
+            return Decision("swap_exercise", arguments, "preference", f"Replacing {pending[0]}.")
+        until = re.search(
+            r"\(temporary(?: until (?P<when>[^)]+)| next workout only)\)", saved[-1].body if saved else ""
+        )
+        when = " from now on"
+        if until:
+            when = f" until {until.group('when')}" if until.group("when") else " in your next workout"
+        message = f"Got it: I'll leave that out of your workouts{when}."
+        if not saving:
+            message = "Got it: I'll leave that out of every workout I build for you in this chat."
+        elif not saved:
+            message = "Got it. I couldn't save that permanently, but I'll respect it in this chat."
         swapped = transcript.succeeded("swap_exercise")
         if swapped:
             message += f" I also swapped {len(swapped)} exercise{'s' if len(swapped) != 1 else ''} in your current workout."
-        return self._notify(
-            message,
-            "Confirming the preference.",
-            _delivered_artifact(swapped[-1]) if swapped else None,
-        )
-
-    def _preference_arguments(self, preference: PreferenceAsk) -> dict[str, Any]:
-        """set_preference arguments for whichever of the usual fields its schema has."""
-        properties = _schema_properties(self.specs.get("set_preference"))
-        names = list(preference.phrases)  # the tool matches them to the catalogue
-        temporary = preference.today_only or preference.expires_in_days is not None
-        things = _join([*preference.phrases, *(slug.replace("_", " ") for slug in preference.equipment)])
-        values: dict[str, Any] = {
-            "preference_type": "temporary" if temporary else "permanent",
-            "type": "temporary" if temporary else "permanent",
-            "category": "equipment" if preference.equipment and not preference.phrases else "exercise",
-            "description": self.transcript.user_text[:300],
-            "text": self.transcript.user_text[:300],
-            "guidance": f"Do not program {things}; choose alternatives for the same muscles.",
-            "exclude_exercises": names,
-            "exclude_equipment": list(preference.equipment),
-            "delete_after_use": preference.today_only,
-        }
-        if preference.expires_in_days:
-            end = (self.user.today or date.today()) + timedelta(days=preference.expires_in_days)
-            values["expires_at"] = f"{end.isoformat()}T23:59:59"
-        if not properties:
-            return {key: values[key] for key in ("preference_type", "description", "guidance")}
-        return {
-            key: value for key, value in values.items() if key in properties and value not in (None, [], "")
-        }
+        artifact = _delivered_artifact(swapped[-1]) if swapped else None
+        return self._notify(message, "Confirming the preference.", artifact)
 
     def _on_plan(self, ask: PlanAsk | None = None) -> Decision:
         """A multi-week plan: create_workout_plan (which starts preparing week 1), then say what it holds."""
@@ -1250,17 +1043,6 @@ def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             seen.add(key)
             unique.append(item)
     return unique
-
-
-def _inline_exclusions(text: str) -> PreferenceAsk:
-    """Exercises a workout request itself rules out ("leg workout, no lunges")."""
-    said = parse_preference(text.lower())
-    phrases = tuple(
-        phrase
-        for phrase in said.phrases
-        if not parse_focus(phrase) and phrase not in ("equipment", "weights")
-    )
-    return PreferenceAsk(phrases=phrases, equipment=said.equipment)
 
 
 def _delivered_artifact(step: Step) -> str | None:

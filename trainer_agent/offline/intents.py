@@ -13,9 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tools_app.avoid_words import PreferenceAsk, clean_phrase, parse_equipment, parse_preference, singular
-from tools_app.plan_builder import classify_goal
-
 # The draft_workout brief's style and intensity values (its schema lists them).
 Style = Literal["strength", "hiit", "cardio", "mobility"]
 Intensity = Literal["easy", "hard"]
@@ -98,48 +95,10 @@ _STYLE_PATTERNS: tuple[tuple[Style, str], ...] = (
 )
 
 # --- Vocabulary -------------------------------------------------------------------------------------------------
-_ORDINALS: dict[str, int] = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "1st": 1,
-    "2nd": 2,
-    "3rd": 3,
-    "4th": 4,
-    "5th": 5,
-    "6th": 6,
-    "7th": 7,
-    "8th": 8,
-    "9th": 9,
-    "10th": 10,
-}
-_NUMBER_WORDS: dict[str, int] = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "fifty": 50,
-    "sixty": 60,
-    "ninety": 90,
+_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()  # noqa: SIM905
+_ORDINALS = {word: number for number, word in enumerate(_ORDINAL_WORDS, start=1)}
+_ORDINALS |= {
+    f"{n}{suffix}": n for n, suffix in zip(range(1, 11), ["st", "nd", "rd", *["th"] * 7], strict=True)
 }
 # Words that never name an exercise on their own.
 _STOPWORDS = frozenset(
@@ -175,11 +134,10 @@ class ExerciseRef:
     orders: tuple[int, ...] = ()  # 1-based positions named ("the 2nd", "exercise 3")
     last: bool = False
     words: tuple[str, ...] = ()  # content words that may name an exercise ("squat", "bench")
-    equipment: tuple[str, ...] = ()  # equipment slugs named ("no bench today")
 
     @property
     def is_empty(self) -> bool:
-        return not (self.orders or self.last or self.words or self.equipment)
+        return not (self.orders or self.last or self.words)
 
 
 @dataclass(frozen=True)
@@ -213,7 +171,7 @@ class Intent:
     logged: tuple[LoggedSet, ...] = ()
     skipped: tuple[tuple[str, ...], ...] = ()  # word groups of exercises the user skipped
     rpe: float | None = None
-    preference: PreferenceAsk | None = None
+    avoids: bool = False  # the message says what to leave out ("no bench today"); the tools read what
     location: str | None = None
     stats_days: int | None = None
     plan: PlanAsk | None = None
@@ -269,19 +227,13 @@ _PLAN_KIND = re.compile(
 
 
 def plan_goal(text: str) -> str:
-    """What the plan is for, in the user's words ("Get stronger", "Strength"); the whole request if it says
-    nothing the patterns know. The plan tool picks the plan's type from these words, so a shortened goal that
-    would lose the request's type keeps the request whole."""
-    found, kind = _PLAN_GOAL.search(text), _PLAN_KIND.search(text)
-    candidates = (
-        _PLAN_GOAL_TAIL.sub("", found.group("goal")).strip() if found else "",
-        kind.group(1).replace("-", " ") if kind else "",
-    )
-    plan_type = classify_goal(text)
-    for goal in candidates:
-        if goal and classify_goal(goal) == plan_type:
-            return goal[0].upper() + goal[1:]
-    return text
+    """What the plan is for, in the user's words: the kind the plan is named for ("a strength plan" →
+    "Strength"), else what it is "to" do ("… to get stronger, 3 days a week" → "Get stronger"), else the whole
+    request. The plan tool picks the plan's type from these words."""
+    kind, found = _PLAN_KIND.search(text), _PLAN_GOAL.search(text)
+    goal = kind.group(1).replace("-", " ") if kind else ""
+    goal = goal or (_PLAN_GOAL_TAIL.sub("", found.group("goal")).strip() if found else "")
+    return goal[0].upper() + goal[1:] if goal else text
 
 
 def plan_ask(text: str) -> PlanAsk:
@@ -301,6 +253,25 @@ def normalise(text: str) -> str:
     """Lower case, straight apostrophes, single spaces."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00d7", "x").lower()
     return " ".join(text.split())
+
+
+def singular(word: str) -> str:
+    """ "squats" → "squat", "benches" → "bench", "stretches" → "stretch" (good enough to match names)."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes")):
+        return word[:-2]
+    return word.removesuffix("s")
+
+
+def _clean(phrase: str) -> str:
+    """A name without the filler around it ("the fly please" → "fly")."""
+    phrase = re.sub(
+        r"^(?:the|a|an|my|some|doing)\s+|\s+(?:please|today|instead|for now|now)$", "", phrase.strip()
+    )
+    return phrase.strip(" .,!?'\"")
 
 
 def content_words(text: str) -> tuple[str, ...]:
@@ -394,12 +365,10 @@ def parse_ref(text: str) -> ExerciseRef:
     for match in re.finditer(r"(?:exercise|number|no\.?|#|ex)\s*#?\s*(\d{1,2})\b", text):
         orders.append(int(match.group(1)))
     last = _has(r"\b(?:last|final)\b(?!\s+(?:week|month|time|session|workout|year|night))", text)
-    equipment = parse_equipment(text)
     return ExerciseRef(
         orders=tuple(dict.fromkeys(orders)),
         last=last,
         words=content_words(text),
-        equipment=equipment,
     )
 
 
@@ -515,6 +484,17 @@ _AFFIRM = (
     r"absolutely|definitely|y)\b"
 )
 _DECLINE = r"^(?:no|nope|nah|not now|never ?mind|no thanks|maybe later|later|cancel|stop)\b"
+# A question about something else is small talk: the coach says what it does.
+_QUESTION = r"\?\s*$|^(?:what|who|when|where|why|how|is|are|can|could|do|does|will|would)\b"
+# Conversation without a request, in the order tried (the first that matches wins).
+_CONVERSATION: tuple[tuple[IntentKind, str], ...] = (
+    ("smalltalk", _SMALLTALK),
+    ("greeting", _GREETING),
+    ("thanks", _THANKS),
+    ("affirm", _AFFIRM),
+    ("decline", _DECLINE),
+    ("smalltalk", _QUESTION),
+)
 _AMBIGUOUS = (
     r"^\s*(?:help|help me|\?+|what should i do|what now|train\??|workout\??|exercise\??|gym\??|"
     r"what do you (?:suggest|recommend)|any ideas|ideas|suggestions?|i'?m bored|what'?s next)\s*[?!.]*\s*$"
@@ -707,12 +687,12 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         if match := re.search(
             r"\b(?:with|for|by)\s+(?:a |an |some |the )?(?P<what>[a-z][a-z' -]+?)\s*[.!?]*$", text
         ):
-            what = clean_phrase(match.group("what"))
+            what = _clean(match.group("what"))
             if what and not re.search(r"\b(?:something|anything|else|different|alternative|other)\b", what):
                 replacement = what
         ref_text = re.split(r"\b(?:with|for)\b", text, maxsplit=1)[0] if replacement else text
-        preference = parse_preference(text) if _has(r"\bno \w+", text) else None
-        return Intent("swap", raw, ref=parse_ref(ref_text), replacement=replacement, preference=preference)
+        avoids = _has(r"\bno \w+", text)
+        return Intent("swap", raw, ref=parse_ref(ref_text), replacement=replacement, avoids=avoids)
 
     if _has(_REMOVE, text) and not creating and not _has(_PREFERENCE, text):
         return Intent("remove", raw, ref=parse_ref(text))
@@ -721,14 +701,12 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
     if adjustment is not None and not (creating and adjustment.field == "overall"):
         return Intent("adjust", raw, ref=adjust_ref or parse_ref(text), adjustment=adjustment)
 
-    if _has(_PREFERENCE, text) and not creating:
-        preference = parse_preference(text)
-        if preference.phrases or preference.equipment:
-            return Intent("preference", raw, preference=preference)
+    if _has(_PREFERENCE, text) and not creating and content_words(text):
+        return Intent("preference", raw, avoids=True)
 
     if _has(_STATS, text) and not creating:
         named = _EXERCISE_PROGRESS.search(text)
-        what = clean_phrase(named.group("what") or named.group("what2") or "") if named else ""
+        what = _clean(named.group("what") or named.group("what2") or "") if named else ""
         if what and not _has(r"\b(?:week|month|year|training|workouts?|overall|it|things|goals?)\b", what):
             return Intent(
                 "stats", raw, stats_days=_stats_days(text), stats_view="trends", stats_exercise=what
@@ -736,20 +714,12 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         return Intent("stats", raw, stats_days=_stats_days(text))
 
     if _looks_like_workout_request(text, ask):
-        return Intent("workout", raw, workout=ask, location=location)
+        avoids = _has(r"\b(?:no|without|avoid(?:ing)?|skip(?:ping)?|except|minus|hate)\b", text)
+        return Intent("workout", raw, workout=ask, location=location, avoids=avoids)
 
     if location is not None:
         return Intent("location", raw, location=location)
-    if _has(_SMALLTALK, text):
-        return Intent("smalltalk", raw)
-    if _has(_GREETING, text):
-        return Intent("greeting", raw)
-    if _has(_THANKS, text):
-        return Intent("thanks", raw)
-    if _has(_AFFIRM, text):
-        return Intent("affirm", raw)
-    if _has(_DECLINE, text):
-        return Intent("decline", raw)
-    if _has(r"\?\s*$|^(?:what|who|when|where|why|how|is|are|can|could|do|does|will|would)\b", text):
-        return Intent("smalltalk", raw)  # a question about something else: say what the coach does
+    for kind, pattern in _CONVERSATION:
+        if _has(pattern, text):
+            return Intent(kind, raw)
     return Intent("ambiguous", raw, location=location)

@@ -263,9 +263,8 @@ def markdown_exercise(exercise: dict[str, Any]) -> str:
     return f"{name} — {exercise.get('duration_min') or 20:g} min{distance}"
 
 
-# --- workout_message --------------------------------------------------------------------------------------------
+# --- workout_message ----------------------------------------------------------------------------------------
 SMS_FALLBACK_LIMIT = 1600
-ELLIPSIS = "…"
 
 
 def markdown_lines(
@@ -293,53 +292,22 @@ def markdown_lines(
     return title, lines
 
 
-def _cut_words(text: str, limit: int) -> str:
-    """`text` shortened to at most `limit` characters at a word boundary, with an ellipsis when cut."""
-    if len(text) <= limit:
-        return text
-    if limit <= len(ELLIPSIS):
-        return ELLIPSIS[:limit]
-    room = limit - len(ELLIPSIS)
-    cut = text[: room + 1]
-    boundary = cut.rfind(" ")
-    # A single word longer than the room cannot be kept whole: then (only then) it is cut.
-    kept = cut[:boundary].rstrip() if boundary > 0 else text[:room]
-    return kept + ELLIPSIS
-
-
-def fit_sms(header: str, lines: list[str], footer: str, *, limit: int) -> str:
-    """Header, as many whole lines as fit, "…and N more" for the rest, footer: never above `limit`."""
-    header = _cut_words(header, limit // 4)
-    footer = _cut_words(footer, limit // 8)
-    line_limit = limit // 2
-    lines = [_cut_words(line, line_limit) for line in lines]
-
-    def compose(kept: list[str], dropped: int) -> str:
-        body = list(kept)
-        if dropped:
-            body.append(f"{ELLIPSIS}and {dropped} more")
-        return "\n".join([header, *body, footer]).strip()
-
-    kept: list[str] = []
-    for index, line in enumerate(lines):
-        remaining = len(lines) - index - 1
-        if len(compose([*kept, line], remaining)) > limit:
-            return compose(kept, len(lines) - index)
-        kept.append(line)
-    return compose(kept, 0)
-
-
 def workout_message(user: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The workout's lines (as the input gives them, else the markdown's) under a title, fitted to the
-    schema's length limit."""
+    """The workout's lines (as the input gives them, else the markdown's) under its title, as many as fit the
+    schema's length limit, then "…and N more"."""
     input, _ = _subagent_request(user)
     limit = int(schema.get("properties", {}).get("message", {}).get("maxLength") or SMS_FALLBACK_LIMIT)
-    workout = input.get("workout") or {}
     heading, lines = markdown_lines(input.get("markdown") or "")
     if input.get("lines") is not None:
         lines = [str(line) for line in input["lines"]]
-    title = workout.get("title") or input.get("title") or heading or "Today's workout"
-    return {"message": fit_sms(f"🏋️ {title}", lines, "💪 Reply when done!", limit=limit)}
+    title = (input.get("workout") or {}).get("title") or input.get("title") or heading or "Today's workout"
+    message = ""
+    for kept in range(len(lines), -1, -1):
+        more = [f"…and {len(lines) - kept} more"] if kept < len(lines) else []
+        message = "\n".join([f"🏋️ {title}", *lines[:kept], *more, "💪 Reply when done!"])
+        if len(message) <= limit:
+            break
+    return {"message": message[:limit]}
 
 
 # --- workout_structure --------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from tests.trainer_agent.offline.conftest import DemoUser
 from trainer_agent.context import trainer_tool_specs
 from trainer_agent.llm.providers import get_provider
 from trainer_agent.llm.types import LLMRequest, ToolSpec, total_characters
-from trainer_agent.offline.coach import OfflineCoach, read_transcript
+from trainer_agent.offline.coach import OfflineCoach
+from trainer_agent.offline.reading import read_transcript
 
 
 def _request(
@@ -144,7 +145,8 @@ def test_the_coach_decides_from_the_request_alone() -> None:
     call = OfflineCoach().complete(request).tool_calls[0]
     assert call.name == "draft_workout"
     assert call.arguments["focus"] == ["legs"] and call.arguments["minutes"] == 30
-    assert "lunges" in call.arguments["avoid"]
+    # What to leave out goes to the tool in the user's words; the tool reads "lunges" from them.
+    assert call.arguments["avoid"] == ["a 30 minute leg workout at home, no lunges"]
 
 
 @pytest.mark.django_db

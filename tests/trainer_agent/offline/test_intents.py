@@ -91,7 +91,7 @@ def test_references_to_exercises() -> None:
     assert parse_message("remove exercise 4").ref.orders == (4,)
     assert parse_message("remove the last one").ref.last
     assert parse_message("replace squats with something else").ref.words == ("squat",)
-    assert parse_message("no bench today").ref.equipment == ("bench",)
+    assert parse_message("no bench today").avoids
     swap = parse_message("replace the fly with push-ups")
     assert swap.replacement == "push-ups" and swap.ref.words == ("fly",)
 
@@ -124,30 +124,6 @@ def test_logged_numbers() -> None:
     )
     skipped = parse_message("done, but I skipped the planks")
     assert skipped.kind == "log" and skipped.skipped == (("plank",),)
-
-
-@pytest.mark.parametrize(
-    ("message", "phrases", "equipment", "days", "today"),
-    [
-        ("I hate burpees", ("burpees",), (), None, False),
-        ("no running this week", ("running",), (), 7, False),
-        ("avoid jumping for 2 weeks", ("jumping",), (), 14, False),
-        ("I don't have a barbell", (), ("barbell",), None, False),
-        ("no push-ups from now on", ("push-ups",), (), None, False),
-    ],
-)
-def test_preferences(
-    message: str, phrases: tuple[str, ...], equipment: tuple[str, ...], days: int | None, today: bool
-) -> None:
-    """What to avoid, whether it is equipment, and for how long."""
-    preference = parse_message(message).preference
-    assert preference is not None
-    assert (preference.phrases, preference.equipment, preference.expires_in_days, preference.today_only) == (
-        phrases,
-        equipment,
-        days,
-        today,
-    )
 
 
 def test_location_names_come_from_the_user() -> None:
