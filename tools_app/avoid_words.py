@@ -90,6 +90,17 @@ def parse_equipment(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(slug for _, slug in sorted(found)))
 
 
+def equipment_named(phrase: str) -> tuple[str, ...]:
+    """The equipment a phrase names as a whole ("the bench", "dumbbells or bands"); none for an exercise that
+    names its equipment ("bench press", "dumbbell curl": leaving the exercise out keeps the bench)."""
+    found = parse_equipment(phrase)
+    rest = phrase
+    for word in sorted(EQUIPMENT_WORDS, key=len, reverse=True):
+        rest = re.sub(rf"\b{re.escape(word)}s?\b", " ", rest)
+    rest = re.sub(r"\b(?:the|a|an|my|and|or|any)\b|[,&/]", " ", rest)
+    return found if not rest.strip() else ()
+
+
 def clean_phrase(phrase: str) -> str:
     """An exercise phrase without its filler ("doing burpees this week" → "burpees")."""
     phrase = re.sub(r"^(?:doing|to do|any|the|a|an|all|more|those|these|with)\s+", "", phrase.strip())
@@ -116,10 +127,9 @@ def split_avoid(phrases: Iterable[str], *, not_exercises: Collection[str] = ()) 
             named.append(phrase)
     cleaned = [clean_phrase(phrase.lower().replace("_", " ")) for phrase in named]
     cleaned = [phrase for phrase in dict.fromkeys(cleaned) if phrase]
-    equipment = parse_equipment(" ".join(cleaned))
-    equipment_words = {singular(word) for word, slug in EQUIPMENT_WORDS.items() if slug in equipment}
+    equipment = tuple(dict.fromkeys(slug for phrase in cleaned for slug in equipment_named(phrase)))
     return PreferenceAsk(
-        phrases=tuple(phrase for phrase in cleaned if singular(phrase) not in equipment_words),
+        phrases=tuple(phrase for phrase in cleaned if not equipment_named(phrase)),
         equipment=equipment,
     )
 
@@ -136,14 +146,8 @@ def parse_preference(text: str) -> PreferenceAsk:
         phrase = clean_phrase(match.group("what"))
         if phrase and phrase not in ("it", "that", "this", "them", "those"):
             phrases.append(phrase)
-    equipment = parse_equipment(" ".join(phrases))
-    equipment_words = {word for word, slug in EQUIPMENT_WORDS.items() if slug in equipment}
-    exercise_phrases = tuple(
-        phrase
-        for phrase in dict.fromkeys(phrases)
-        if phrase not in equipment_words
-        and singular(phrase) not in {singular(word) for word in equipment_words}
-    )
+    equipment = tuple(dict.fromkeys(slug for phrase in phrases for slug in equipment_named(phrase)))
+    exercise_phrases = tuple(phrase for phrase in dict.fromkeys(phrases) if not equipment_named(phrase))
     expires: int | None = None
     today_only = _has(r"\btoday\b|\btonight\b|\bthis session\b|\bright now\b", text)
     if weeks := re.search(r"\bfor (\d+|a|one|two|three|four) weeks?\b", text):

@@ -11,6 +11,7 @@ injuries, preferences, muscles still recovering, distribution debt, recent loads
 from __future__ import annotations
 
 import re
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -268,22 +269,39 @@ def candidate_from(exercise: Exercise) -> Candidate:
 
 # The catalogue as candidates, per process: building it is most of a draft's time (~200 ms for ~870 exercises),
 # and it changes only when staff edit it. This process's own edits forget it at once (`forget_catalog`); another
-# process's reach drafting within CATALOG_TTL_SECONDS.
+# process's reach drafting within CATALOG_TTL_SECONDS. One thread rebuilds it while the others go on with the copy
+# they have (a burst of drafts once built it fifty times at once); with none yet, they wait for that one.
 CATALOG_TTL_SECONDS = 60.0
 _catalog: tuple[float, tuple[Candidate, ...]] | None = None
+_catalog_lock = threading.Lock()
 
 
 def load_catalog() -> tuple[Candidate, ...]:
     """Every catalogue exercise, sorted by slug (one query plus one for equipment, at most once a
     CATALOG_TTL_SECONDS per process)."""
-    global _catalog
-    now = time.monotonic()
     cached = _catalog
-    if cached is not None and now - cached[0] < CATALOG_TTL_SECONDS:
+    if cached is not None and time.monotonic() - cached[0] < CATALOG_TTL_SECONDS:
         return cached[1]
+    if cached is not None and not _catalog_lock.acquire(blocking=False):
+        return cached[1]  # another thread is reading it again
+    if cached is None:
+        _catalog_lock.acquire()
+    try:
+        return _read_catalog()
+    finally:
+        _catalog_lock.release()
+
+
+def _read_catalog() -> tuple[Candidate, ...]:
+    global _catalog
+    cached = _catalog
+    if cached is not None and time.monotonic() - cached[0] < CATALOG_TTL_SECONDS:
+        return cached[1]  # read by the thread this one waited for
+    started = time.monotonic()
     exercises = selectors.search_exercises(limit=100_000)
     candidates = tuple(sorted((candidate_from(exercise) for exercise in exercises), key=lambda c: c.slug))
-    _catalog = (now, candidates)
+    if _catalog is cached:  # not forgotten meanwhile (an edit while reading: the next draft reads again)
+        _catalog = (started, candidates)
     return candidates
 
 
@@ -333,8 +351,9 @@ class Exclusions:
 
 
 def _plural_label(phrase: str) -> str:
+    """ "burpee" → "burpees"; a phrase, a plural or an activity ("jumping", "running") stays as said."""
     label = phrase.strip().lower()
-    return label if label.endswith("s") or " " in label else label + "s"
+    return label if label.endswith(("s", "ing")) or " " in label else label + "s"
 
 
 def exclusions_from_phrases(

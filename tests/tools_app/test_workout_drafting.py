@@ -4,6 +4,8 @@ The composer's rules (formerly the offline coach's `offline/workouts.py`) are ex
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -222,6 +224,8 @@ def test_avoid_words_tell_equipment_from_exercises() -> None:
         ("avoid jumping for 2 weeks", ("jumping",), (), 14, False),
         ("I don't have a barbell", (), ("barbell",), None, False),
         ("no push-ups from now on", ("push-ups",), (), None, False),
+        ("no bench press please", ("bench press",), (), None, False),
+        ("I don't have a bench or bands", (), ("bench", "resistance_bands"), None, False),
     ],
 )
 def test_what_words_say_to_avoid_and_for_how_long(
@@ -236,6 +240,24 @@ def test_what_words_say_to_avoid_and_for_how_long(
         days,
         today,
     )
+
+
+def test_an_exercise_that_names_its_equipment_leaves_the_equipment_in() -> None:
+    """ "No bench press" leaves out the bench press, not the bench (the trial's model passed "bench press" and got
+    "no bench, bench press"); "no bench" is the bench."""
+    assert (split_avoid(["bench press"]).phrases, split_avoid(["bench press"]).equipment) == (
+        ("bench press",),
+        (),
+    )
+    assert split_avoid(["no bench today"]).equipment == ("bench",)
+    assert split_avoid(["dumbbell curls"]).equipment == ()
+
+
+def test_what_was_left_out_is_said_as_the_user_said_it() -> None:
+    """The draft's note names what it left out in the user's words: "no burpees, jumping", not "jumpings"."""
+    trainee = make_trainee()
+    result, _ = draft(trainee, style="hiit", minutes=25, avoid=["burpee", "jumping"])
+    assert "no burpees, jumping, as you asked" in result.formatted
 
 
 def test_avoid_words_in_the_users_words_give_what_they_leave_out() -> None:
@@ -304,3 +326,44 @@ def test_a_catalogue_edit_reaches_the_next_draft_at_once() -> None:
     exercise.equipment.clear()
     (studio,) = [c for c in load_catalog() if c.name == f"Studio {name}"]
     assert studio.equipment == ()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_drafts_at_once_read_the_catalogue_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of drafts on a process with no catalogue yet (or an old one) reads it once, not once per draft:
+    fifty concurrent drafts each built it and the burst's first cards came 10 s late."""
+    from django.db import connection as default_connection
+
+    from datasources_app import selectors
+    from tools_app import training_facts
+
+    reads: list[int] = []
+    real = selectors.search_exercises
+
+    def counted(**kwargs: Any) -> Any:
+        reads.append(1)
+        time.sleep(0.2)  # a slow read, so the other threads arrive while it runs
+        return real(**kwargs)
+
+    monkeypatch.setattr(selectors, "search_exercises", counted)
+
+    def load() -> int:
+        try:
+            return len(training_facts.load_catalog())
+        finally:
+            from django.db import connection
+
+            if connection is not default_connection:
+                connection.close()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        sizes = list(pool.map(lambda _: load(), range(8)))
+    assert len(reads) == 1 and len(set(sizes)) == 1 and sizes[0] > 100
+    # An old copy: one thread reads it again while the others go on with the copy they have.
+    training_facts._catalog = (
+        time.monotonic() - training_facts.CATALOG_TTL_SECONDS - 1,
+        training_facts._catalog[1],
+    )  # type: ignore[index]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda _: load(), range(8)))
+    assert len(reads) == 2
