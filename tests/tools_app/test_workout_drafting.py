@@ -360,10 +360,9 @@ def test_drafts_at_once_read_the_catalogue_once(monkeypatch: pytest.MonkeyPatch)
         sizes = list(pool.map(lambda _: load(), range(8)))
     assert len(reads) == 1 and len(set(sizes)) == 1 and sizes[0] > 100
     # An old copy: one thread reads it again while the others go on with the copy they have.
-    training_facts._catalog = (
-        time.monotonic() - training_facts.CATALOG_TTL_SECONDS - 1,
-        training_facts._catalog[1],
-    )  # type: ignore[index]
+    kept = training_facts._catalog
+    assert kept is not None
+    training_facts._catalog = (time.monotonic() - training_facts.CATALOG_TTL_SECONDS - 1, kept[1])
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda _: load(), range(8)))
     assert len(reads) == 2
