@@ -118,28 +118,22 @@ def test_a_turn_with_nothing_before_it_in_the_context_is_never_checkpointed(demo
     """A session's first turn (its message is the context's start) has nothing to summarise: even at threshold 0
     no empty checkpoint is written; the next turn, with the first one before it, is checkpointed."""
     session = create_session(user_id=demo_user)
-    first = append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "hi"})
     sink = EventSink(session=session)
-    assert (
-        maybe_checkpoint(
+
+    def turn(message: str) -> AgentSessionEvent | None:
+        """A turn's message, then the check made before its first model call, at threshold 0."""
+        start = append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": message})
+        return maybe_checkpoint(
             session=session,
             user_id=demo_user,
             model_id="claude-haiku-4-5",
             sink=sink,
             threshold=0.0,
-            keep_from=first.sequence_number,
+            keep_from=start.sequence_number,
         )
-        is None
-    )
-    second = append_event(session=session, event_type=EventType.USER_MESSAGE, data={"message": "and now?"})
-    event = maybe_checkpoint(
-        session=session,
-        user_id=demo_user,
-        model_id="claude-haiku-4-5",
-        sink=sink,
-        threshold=0.0,
-        keep_from=second.sequence_number,
-    )
+
+    assert turn("hi") is None
+    event = turn("and now?")
     assert event is not None and event.event_type == EventType.CHECKPOINT
     assert (
         not AgentSessionEvent.objects.filter(session=session, event_type=EventType.CHECKPOINT)
