@@ -39,10 +39,13 @@ from benchmarks.cluster import (  # noqa: E402
     StreamResult,
     WorkerServer,
     cluster,
+    cpu_seconds,
     load_average,
     median,
     p50_p95_max,
     percentile,
+    postgres_cpu,
+    process_cpu,
     revision,
     scripted_steps,
     stream_turn,
@@ -114,6 +117,19 @@ async def lone_turns(running: Cluster, count: int) -> list[float]:
     return seconds
 
 
+def cpu_now(running: Cluster, postmaster: int | None) -> dict[str, float]:
+    """CPU seconds so far of the web, the worker, this benchmark (the clients and the scripted model's
+    HTTP-free provider run in the worker; the clients here) and the PostgreSQL server."""
+    found = {
+        "web": cpu_seconds(running.webs[0].pid),
+        "worker": cpu_seconds(running.workers[0].pid),
+        "clients": process_cpu(),
+    }
+    if postmaster:
+        found["postgres"] = postgres_cpu(postmaster)
+    return found
+
+
 async def burst(running: Cluster, count: int) -> tuple[list[StreamResult], float, ConnectionSampler]:
     sampler = ConnectionSampler(running)
     sampling = asyncio.create_task(sampler.run())
@@ -160,7 +176,10 @@ def main() -> None:
         asyncio.run(lone_turns(running, 1))  # warm-up: imports, first connections
         lone = asyncio.run(lone_turns(running, args.lone))
         print(f"{args.turns} streams ...", file=sys.stderr)
+        postmaster = running.postmaster()
+        cpu_before = cpu_now(running, postmaster)
         results, wall, sampler = asyncio.run(burst(running, args.turns))
+        cpu_after = cpu_now(running, postmaster)
         load_after = load_average()
         completed = running.count_sessions([r.session_id for r in results if r.session_id])
         recovered = int(running.scalar("SELECT COUNT(*) FROM agent_turns WHERE attempts > 1"))
@@ -197,6 +216,10 @@ def main() -> None:
         f"worker {worker_peak}, web {web_peak}, both at once {sampler.peak_total} (goal: worker <= 20).\n"
         f"- Worker log: {too_many} 'too many clients', {pool_timeouts} pool timeouts."
     )
+    per_turn = ", ".join(
+        f"{name} {1000 * (cpu_after[name] - cpu_before[name]) / args.turns:.0f}" for name in cpu_after
+    )
+    print(f"- CPU per turn during the burst (ms): {per_turn}.")
     other = {k: v for k, v in sampler.peaks.items() if not k.startswith("bench-")}
     if other:
         print(f"- Other connections to the database (peaks): {dict(other)}.")

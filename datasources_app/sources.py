@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from django.db.models import Count, Q
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -442,10 +442,18 @@ def runs_concurrently() -> bool:
 
 
 def _fetch_one(
-    user_id: uuid.UUID, source: str, params: Mapping[str, Any] | None, units: Units | None
+    user_id: uuid.UUID,
+    source: str,
+    params: Mapping[str, Any] | None,
+    units: Units | None,
+    *,
+    savepoint: bool = False,
 ) -> FormattedSource | SourceError:
     try:
-        return fetch_and_format(user_id=user_id, source=source, params=params, units=units)
+        # In a transaction shared with other sources, a savepoint: a database error here undoes only this
+        # source's reads, and the others still run.
+        with transaction.atomic() if savepoint else nullcontext():
+            return fetch_and_format(user_id=user_id, source=source, params=params, units=units)
     except (UnknownSourceError, InvalidSourceParamsError) as error:
         return SourceError(source=source, params=dict(params or {}), error=str(error))
     except Exception as error:  # one failing source must not sink the others (docs/contracts.md §9.2)
@@ -493,9 +501,16 @@ def fetch_many(
     """
     if not requests:
         return []
-    units = units_for(user_id=user_id)
     if len(requests) == 1 or max_workers <= 1 or not runs_concurrently():
-        return [_fetch_one(user_id, source, params, units) for source, params in requests]
+        # One after another in one transaction (the caller's, or one of their own): its reads then cost one
+        # BEGIN and COMMIT, not one each (under row-level security every transaction also sets the tenant).
+        with transaction.atomic(savepoint=False):
+            units = units_for(user_id=user_id)
+            isolate = len(requests) > 1
+            return [
+                _fetch_one(user_id, source, params, units, savepoint=isolate) for source, params in requests
+            ]
+    units = units_for(user_id=user_id)
     with ThreadPoolExecutor(
         max_workers=min(max_workers, len(requests)), thread_name_prefix="datasource"
     ) as pool:

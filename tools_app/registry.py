@@ -73,6 +73,21 @@ class ReservedToolNameError(ValueError):
     """Raised when a tool is registered under one of the stream's frame types (`RESERVED_TOOL_NAMES`)."""
 
 
+# Bumped by every change of what the active registry holds (a registration, `clear`, an override entered or
+# left): a caller that keeps something derived from the specs keeps it only for one generation.
+_generation = 0
+
+
+def _changed() -> None:
+    global _generation
+    _generation += 1
+
+
+def registry_generation() -> int:
+    """A number that changes whenever the active registry's tools may have (see `_generation`)."""
+    return _generation
+
+
 class ToolRegistry:
     """A set of tools keyed by name, with their LLM-facing specs generated once at registration."""
 
@@ -97,6 +112,7 @@ class ToolRegistry:
         }
         self._tools[tool.name] = tool
         self._specs[tool.name] = spec
+        _changed()
         return tool
 
     def get(self, name: str) -> Tool[Any]:
@@ -120,6 +136,7 @@ class ToolRegistry:
     def clear(self) -> None:
         self._tools.clear()
         self._specs.clear()
+        _changed()
 
 
 _active = ToolRegistry()
@@ -164,10 +181,12 @@ def registry_override(*tools: Tool[Any], include_registered: bool = False) -> It
     global _active
     previous = _active
     _active = ToolRegistry([*(previous.all() if include_registered else ()), *tools])
+    _changed()
     try:
         yield _active
     finally:
         _active = previous
+        _changed()
 
 
 # ---------------------------------------------------------------------------------------------------

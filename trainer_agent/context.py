@@ -36,7 +36,7 @@ from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionE
 from sessions_app.selectors import SessionState, StateQuery, context_events_after, session_state_query
 from sessions_app.services import waking_followers
 from sessions_app.transcript import ASK_USER_TOOL, call_of
-from tools_app.registry import tool_specs
+from tools_app.registry import registry_generation, tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
 
@@ -99,6 +99,30 @@ class AgentContext:
 def trainer_tool_specs(names: Iterable[str] | None = None) -> list[ToolSpec]:
     """The registry's tools in their stable order, as provider-neutral specs."""
     return [ToolSpec(spec["name"], spec["description"], spec["input_schema"]) for spec in tool_specs(names)]
+
+
+# The tool lists of this process, with their size in characters, by the names asked for: the same for every
+# turn while the registry does not change (`registry_generation`), so a turn does not copy ~25 JSON schemas
+# again. Shared read-only: the providers copy a spec before adding anything to it.
+_tool_lists: tuple[int, dict[tuple[str, ...] | None, tuple[list[ToolSpec], int]]] = (-1, {})
+
+
+def shared_tool_list(key: tuple[str, ...] | None) -> tuple[list[ToolSpec], int]:
+    """`trainer_tool_specs(key)` and its characters, made once per registry generation."""
+    global _tool_lists
+    generation = registry_generation()
+    held, lists = _tool_lists
+    if held != generation:
+        lists = {}
+        _tool_lists = (generation, lists)
+    found = lists.get(key)
+    if found is None:
+        tools = trainer_tool_specs(key)
+        characters = total_characters(
+            LLMRequest(model="", system_prompt="", user_data_xml="", messages=[], tools=tools)
+        )
+        found = lists[key] = (tools, characters)
+    return found
 
 
 @dataclass
@@ -172,11 +196,8 @@ class ContextCache:
     def tool_list(self, names: Iterable[str] | None) -> tuple[list[ToolSpec], int]:
         key = tuple(names) if names is not None else None
         if self.tools is None or key != self.tools_key:
-            self.tools = trainer_tool_specs(key)
+            self.tools, self.tool_characters = shared_tool_list(key)
             self.tools_key = key
-            self.tool_characters = total_characters(
-                LLMRequest(model="", system_prompt="", user_data_xml="", messages=[], tools=self.tools)
-            )
         return self.tools, self.tool_characters
 
 

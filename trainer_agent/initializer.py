@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
+from django.db import transaction
+
 from datasources_app.selectors import local_today
 from datasources_app.sources import (
     SourceError,
@@ -197,8 +199,9 @@ def initialize_context(
 def _initialize_context(
     *, session: AgentSession, user_id: uuid.UUID, message: str, sink: EventSink
 ) -> Selection:
-    existing = existing_knowledge_sources(session=session)
-    today = local_today(user_id=user_id)
+    with transaction.atomic(savepoint=False):  # two reads, one BEGIN/COMMIT (and tenant) between them
+        existing = existing_knowledge_sources(session=session)
+        today = local_today(user_id=user_id)
     agent = get_agent(INITIALIZER_AGENT_ID)
     try:
         selection = select_with_model(agent=agent, message=message, existing=existing, sink=sink, today=today)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from sessions_app.models import AgentTurn, TurnStatus
 from sessions_app.selectors import events_after
 from sessions_app.transcript import Transcript
@@ -10,8 +12,11 @@ from trainer_agent.loop import APOLOGY, Action, TurnResult, client_response
 
 def turn_result(turn: AgentTurn) -> TurnResult:
     """What the turn did, read from its events: the actions, the client response, how it ended."""
-    turn.refresh_from_db()
-    events = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
+    with transaction.atomic(savepoint=False):  # two reads, one BEGIN/COMMIT (and tenant) between them
+        turn.refresh_from_db()
+        events = events_after(
+            session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
+        )
     transcript = Transcript.read(
         e for e in events if turn.end_sequence is None or e.sequence_number <= turn.end_sequence
     )
