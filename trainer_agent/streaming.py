@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, cast
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import Error
+from django.db import Error, transaction
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
@@ -444,11 +444,13 @@ def _prime(session_id: uuid.UUID, after: int) -> Projector:
 
 def _next_page(session_id: uuid.UUID, after: int) -> tuple[list[Any], dict[int, AgentTurn]]:
     """The events after `after` and the turns that end among them (read after the events: a turn's last event
-    and its end commit together, so a turn that ends at an event read here is seen as ended)."""
-    events = events_after(session_id=session_id, after_sequence=after, limit=PAGE)
-    if not events:
-        return [], {}
-    ends = finished_turns_between(session_id=session_id, after=after, up_to=events[-1].sequence_number)
+    and its end commit together, so a turn that ends at an event read here is seen as ended). One transaction
+    for both: one BEGIN/COMMIT (and tenant) instead of two; each read still sees what committed before it."""
+    with transaction.atomic(savepoint=False):
+        events = events_after(session_id=session_id, after_sequence=after, limit=PAGE)
+        if not events:
+            return [], {}
+        ends = finished_turns_between(session_id=session_id, after=after, up_to=events[-1].sequence_number)
     return events, {turn.end_sequence: turn for turn in ends if turn.end_sequence is not None}
 
 
