@@ -113,14 +113,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # A borrower waits up to DATABASE_POOL_TIMEOUT s for a free connection, then fails as on a lost connection.
 DATABASE_POOL = env_bool("DATABASE_POOL", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DATABASE_POOL:
-    from psycopg_pool import ConnectionPool
+    from trainer_agent.connection_pool import check_unless_just_given_back
 
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2")),
         "max_size": int(os.environ.get("DATABASE_POOL_MAX_SIZE", "16")),
         "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "30")),
-        # A connection the database dropped while it sat in the pool (a restart) is replaced before it is lent.
-        "check": ConnectionPool.check_connection,
+        # A connection the database dropped while it sat in the pool (a restart) is replaced before it is lent;
+        # one a worker gave back a moment ago is lent without the round trip (trainer_agent.connection_pool).
+        "check": check_unless_just_given_back,
     }
 
 # --- Row-level security (PostgreSQL; docs/architecture.md "Tenant isolation in PostgreSQL") ---------------

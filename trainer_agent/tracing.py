@@ -208,8 +208,9 @@ def model_call_span(
     """A `chat {model}` client span around one model call (`purpose`: trainer, initializer, subagent:…).
 
     Every model call passes here, so here the thread gives its pooled connection back for the call's duration
-    (`connection_pool`; not inside a transaction): the turn's next statement borrows one again."""
-    give_back_connection()
+    (`connection_pool`; not inside a transaction): the turn's next statement borrows one again, unchecked if
+    it is back within moments."""
+    give_back_connection(lend_unchecked=True)
     tracer = _tracer()
     if tracer is None:
         yield ModelCallSpan(None)

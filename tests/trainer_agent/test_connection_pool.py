@@ -18,7 +18,12 @@ from pytest_django import Settings
 
 from sessions_app.models import AgentSession
 from tests.trainer_agent.test_row_level_security import ALICE, APP_ROLE, BOB, two_users_data
-from trainer_agent.connection_pool import give_back_connection, giving_back_after, pooled
+from trainer_agent.connection_pool import (
+    check_unless_just_given_back,
+    give_back_connection,
+    giving_back_after,
+    pooled,
+)
 from trainer_agent.tenancy import acting_for
 
 pytestmark = pytest.mark.skipif(
@@ -149,3 +154,69 @@ def test_a_model_callback_gives_the_connection_back_after_each_call(monkeypatch:
     publish = giving_back_after(lambda value: value * 2)
     assert publish(21) == 42
     assert given_back == ["back"]
+
+
+def terminate_backend(pid: int) -> None:
+    """End one server backend from a connection of its own (what a database restart does to it)."""
+    import psycopg
+
+    with psycopg.connect(connection_url(), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+def connection_url() -> str:
+    params = connections["default"].get_connection_params()
+    return (
+        f"host={params.get('host') or 'localhost'} port={params.get('port') or 5432} "
+        f"dbname={params['dbname']} user={params.get('user') or 'postgres'}"
+    )
+
+
+@pytest.fixture
+def checked_pool_of_one(pool_of_one: str) -> str:
+    """`pool_of_one` with the service's check of a connection before it is lent (config/settings.py)."""
+    options = connections[pool_of_one].settings_dict["OPTIONS"]
+    options["pool"] = {**options["pool"], "check": check_unless_just_given_back}
+    return pool_of_one
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_dropped_in_the_pool_is_replaced_before_it_is_lent(
+    checked_pool_of_one: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given back a while ago, then ended by the server: the next borrower gets a new backend that answers."""
+    monkeypatch.setattr("trainer_agent.connection_pool.JUST_GIVEN_BACK_SECONDS", 0.0)
+    first = backend(checked_pool_of_one)["pid"]
+    give_back_connection(using=checked_pool_of_one, lend_unchecked=True)
+    terminate_backend(first)
+    after = backend(checked_pool_of_one)
+    assert after["pid"] != first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_given_back_a_moment_ago_is_lent_unchecked_and_a_drop_fails_once(
+    checked_pool_of_one: str,
+) -> None:
+    """The trade of the unchecked lend: a backend the server ended in that moment fails its first statement
+    with Django's error (which the worker and the stream treat as a lost connection); the next one reconnects."""
+    from django.db import OperationalError
+
+    first = backend(checked_pool_of_one)["pid"]
+    give_back_connection(using=checked_pool_of_one, lend_unchecked=True)  # around a worker's model call
+    assert backend(checked_pool_of_one)["pid"] == first  # lent again, the same backend
+    give_back_connection(using=checked_pool_of_one, lend_unchecked=True)
+    terminate_backend(first)
+    with pytest.raises(OperationalError):
+        backend(checked_pool_of_one)
+    connections[checked_pool_of_one].close()
+    assert backend(checked_pool_of_one)["pid"] != first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_a_request_gave_back_is_always_checked(checked_pool_of_one: str) -> None:
+    """Given back by anything but a worker's model call (a web request, a stream's read): a backend the server
+    ended is replaced before the next borrower sees it, however soon."""
+    first = backend(checked_pool_of_one)["pid"]
+    give_back_connection(using=checked_pool_of_one)
+    terminate_backend(first)
+    assert backend(checked_pool_of_one)["pid"] != first
