@@ -70,17 +70,17 @@ class Decision:
 
 def _join(items: Sequence[str]) -> str:
     items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"
 
 
 def _sentence(text: str) -> str:
     text = text.strip()
-    if not text:
-        return ""
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
+    text = text[:1].upper() + text[1:]
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
 
 
 def _main(exercises: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -136,11 +136,10 @@ class Turn:
             # The exercise named exactly (an option is a name): that one; else by position or name words
             # only. The equipment a name mentions ("Dumbbell …") must not pull in every dumbbell exercise.
             exact = [e for e in exercises if normalise(str(e.get("exercise_name"))) == normalise(answer)]
-            typed = parse_ref(normalise(answer))
             ref = (
                 ExerciseRef(orders=(int(exact[0].get("order") or 0),))
                 if exact
-                else ExerciseRef(orders=typed.orders, last=typed.last, words=typed.words)
+                else parse_ref(normalise(answer))
             )
             if ref.is_empty:
                 return None
@@ -166,7 +165,7 @@ class Turn:
     def current_exercises(self) -> list[dict[str, Any]] | None:
         """The latest workout the conversation shows (its artifact block), unless it was logged since."""
         artifacts = artifact_blocks(self.request.messages)
-        if not artifacts or self.transcript.logged_after(artifacts[-1].artifact_id):
+        if not artifacts or artifacts[-1].artifact_id in self.transcript.logged_artifacts:
             return None
         return artifacts[-1].exercises or None
 
@@ -190,10 +189,7 @@ class Turn:
             return self._ask(
                 "What would you like to train today?", self._options(), "No user message found; asking."
             )
-        kind = self.intent.kind
-        handler = getattr(self, f"_on_{kind}")
-        decision: Decision = handler()
-        return self._offered(decision)
+        return self._offered(getattr(self, f"_on_{self.intent.kind}")())
 
     def _offered(self, decision: Decision) -> Decision | None:
         """Only tools offered in the request may be called: fall back to a message, then to idle."""
@@ -204,31 +200,28 @@ class Turn:
                 decision.arguments.get("question")
                 or "I can't do that here, sorry: that feature isn't available."
             )
-            return Decision(
-                "message_notify_user",
-                {"message": str(text)},
-                decision.intent,
-                f"{decision.tool} is not offered; telling the user instead.",
-            )
+            return self._notify(str(text), f"{decision.tool} is not offered; telling the user instead.")
         if self.has("idle"):
-            return Decision("idle", {"reason": "No suitable tool available."}, decision.intent, "fallback")
+            return self._call("idle", "fallback", reason="No suitable tool available.")
         return None
 
     # -- small builders ------------------------------------------------------------------------------------------
+    def _call(self, tool: str, reasoning: str, **arguments: Any) -> Decision:
+        return Decision(tool, arguments, self.intent.kind, reasoning)
+
     def _notify(self, message: str, reasoning: str, artifact_id: str | None = None) -> Decision:
-        arguments: dict[str, Any] = {"message": message}
-        if artifact_id:
-            arguments["artifact_id"] = artifact_id
-        return Decision("message_notify_user", arguments, self.intent.kind, reasoning)
+        extra = {"artifact_id": artifact_id} if artifact_id else {}
+        return self._call("message_notify_user", reasoning, message=message, **extra)
 
     def _ask(self, question: str, options: list[str], reasoning: str) -> Decision:
-        arguments: dict[str, Any] = {"question": question}
-        if options:
-            arguments["options"] = options
-        return Decision("message_ask_user", arguments, self.intent.kind, reasoning)
+        extra = {"options": options} if options else {}
+        return self._call("message_ask_user", reasoning, question=question, **extra)
+
+    def _fetch(self, source: str, params: dict[str, Any], reasoning: str) -> Decision:
+        return self._call("fetch_data", reasoning, sources=[source], params={source: params})
 
     def _idle(self, reason: str) -> Decision:
-        return Decision("idle", {"reason": reason}, self.intent.kind, reason)
+        return self._call("idle", reason, reason=reason)
 
     def _give_up(self, step: Step) -> Decision:
         what = {
@@ -248,20 +241,18 @@ class Turn:
         )
 
     def _wrap_up(self) -> Decision:
-        artifact = self._latest_artifact_id()
         return self._notify(
             "I've made the changes I could in one go. Here's where things stand; tell me what else to adjust.",
             "Step budget for this turn used up; delivering what exists.",
-            artifact,
+            self._latest_artifact_id(),
         )
 
     def _latest_artifact_id(self) -> str | None:
-        for step in reversed(self.transcript.steps):
-            if step.ok:
-                found = _delivered_artifact(step)
-                if found:
-                    return found
-        return self.transcript.artifact_ids[-1] if self.transcript.artifact_ids else None
+        created = [
+            found for step in self.transcript.steps if step.ok and (found := _delivered_artifact(step))
+        ]
+        latest = created or self.transcript.artifact_ids
+        return latest[-1] if latest else None
 
     def _options(self) -> list[str]:
         options = list(DEFAULT_OPTIONS)
@@ -297,12 +288,8 @@ class Turn:
         transcript = self.transcript
         switch = self._location_to_switch(self.intent.location)
         if switch and self.has("set_current_location") and not transcript.calls("set_current_location"):
-            return Decision(
-                "set_current_location",
-                {"location_name": switch},
-                "workout",
-                f"The user says they are at {switch}; switching before building the workout.",
-            )
+            reasoning = f"The user says they are at {switch}; switching before building the workout."
+            return self._call("set_current_location", reasoning, location_name=switch)
         done = transcript.succeeded("draft_workout")
         if done:
             return self._deliver_workout(done[-1])
@@ -317,11 +304,8 @@ class Turn:
         brief = self._brief(ask, safe=bool(failures))
         reasoning = f"Workout request: drafting from the brief {brief}."
         if failures:
-            reasoning = (
-                f"draft_workout failed ({failures[-1].first_problem()}); retrying bodyweight-only. "
-                + reasoning
-            )
-        return Decision("draft_workout", brief, "workout", reasoning)
+            reasoning = f"draft_workout failed ({failures[-1].first_problem()}); retrying bodyweight-only. {reasoning}"
+        return self._call("draft_workout", reasoning, **brief)
 
     def _brief(self, ask: WorkoutAsk, *, safe: bool) -> dict[str, Any]:
         """draft_workout's brief: what the message asks for, and what this conversation said to leave out."""
@@ -345,22 +329,12 @@ class Turn:
         """The drafted workout, delivered with what it holds and the adaptations the tool made."""
         artifact_id = _delivered_artifact(step) or self._latest_artifact_id()
         shown = [
-            artifact
-            for artifact in artifact_blocks(self.request.messages)
-            if artifact.artifact_id == artifact_id
+            found for found in artifact_blocks(self.request.messages) if found.artifact_id == artifact_id
         ]
-        exercises = shown[-1].exercises if shown else []
-        title = shown[-1].title if shown else "workout"
+        exercises, title = (shown[-1].exercises, shown[-1].title) if shown else ([], "workout")
         minutes = re.search(r"~(\d+) min", step.body)
-        notes = (
-            [
-                line.strip()[2:]
-                for line in step.body.split("Adaptations made", 1)[-1].splitlines()[1:]
-                if line.strip().startswith("- ")
-            ]
-            if "Adaptations made" in step.body
-            else []
-        )
+        adaptations = step.body.partition("Adaptations made")[2].splitlines()[1:]
+        notes = [line.strip()[2:] for line in adaptations if line.strip().startswith("- ")]
         where = f" at {self.user.location}" if self.user.location else ""
         warm = any((e.get("group") or {}).get("type") == "warmup" for e in exercises)
         opening = (
@@ -390,17 +364,14 @@ class Turn:
         if named:
             return named
         if ref.words:
+            # A name's generic words (its equipment, "seated") count less than the words that say what it is.
             wanted = {_stem(word) for word in ref.words}
-            scored: list[tuple[float, int, dict[str, Any]]] = []
-            for index, exercise in enumerate(exercises):
-                words = {_stem(word) for word in content_words(str(exercise.get("exercise_name", "")))}
-                overlap = wanted & words
-                score = sum(0.3 if word in _GENERIC_WORDS else 1.0 for word in overlap)
-                if score > 0:
-                    scored.append((score, index, exercise))
-            if scored:
-                best = max(score for score, _, _ in scored)
-                found = [exercise for score, _, exercise in scored if score == best and best >= 1.0]
+            scored = [
+                (sum(0.3 if word in _GENERIC_WORDS else 1.0 for word in wanted & _name_stems(e)), e)
+                for e in exercises
+            ]
+            best = max((score for score, _ in scored), default=0.0)
+            found = [exercise for score, exercise in scored if score == best and best >= 1.0]
         if not found and equipment:
             # "swap the dumbbell bench press" names one exercise; only "swap the dumbbell exercises" means all.
             found = [e for e in exercises if set(equipment) & set(e.get("equipment") or ())]
@@ -419,9 +390,9 @@ class Turn:
         said = _name_key(self.transcript.user_text)
         return [e for e in exercises if (key := _name_key(str(e.get("exercise_name", "")))) and key in said]
 
-    def _pick_exercise_question(self, verb: str, exercises: list[dict[str, Any]]) -> Decision:
+    def _which_exercise(self, question: str, exercises: list[dict[str, Any]]) -> Decision:
         names = [str(e.get("exercise_name")) for e in _main(exercises)][:4]
-        return self._ask(ask_which_exercise(verb), names, f"Could not tell which exercise to {verb}; asking.")
+        return self._ask(question, names, "Could not tell which exercise the user meant; asking.")
 
     def _logged_targets(self, logged: LoggedSet, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The exercises of the current workout reported sets point at: "the first one" counts the main
@@ -434,11 +405,14 @@ class Turn:
             return _unique(picked)  # type: ignore[arg-type]
         return self._resolve(ExerciseRef(words=logged.words), exercises) if logged.words else []
 
+    def _changing(self, tool: str) -> tuple[list[dict[str, Any]] | None, list[Step], list[Step]]:
+        """The current workout's exercises (None without one), this turn's calls of `tool`, those that worked."""
+        calls = self.transcript.calls(tool)
+        return self.current_exercises, calls, [step for step in calls if step.ok]
+
     def _on_swap(self) -> Decision:
         intent = self.intent
-        exercises = self.current_exercises
-        swaps = self.transcript.calls("swap_exercise")
-        done = [step for step in swaps if step.ok]
+        exercises, swaps, done = self._changing("swap_exercise")
         if exercises is None and not done:
             if intent.avoids:
                 return self._on_preference()
@@ -459,7 +433,7 @@ class Turn:
                     f"Good news: nothing in your current workout uses the {_join(equipment).replace('_', ' ')}.",
                     "No exercise of the current workout uses the equipment named.",
                 )
-            return self._pick_exercise_question("swap", exercises)
+            return self._which_exercise(ask_which_exercise("swap"), exercises)
         refused = [step for step in swaps if step.ok is False and step.arguments.get("replacement_name")]
         if refused and not done and len(swaps) < 2:
             # The replacement the user named does not fit them: the tool picks one instead, and says why.
@@ -478,7 +452,7 @@ class Turn:
                 arguments["replacement_name"] = intent.replacement
             # Otherwise swap_exercise picks the replacement (same movement and muscles, fits the user) and
             # prescribes it: the coaching lives in the tool, for every model.
-            return Decision("swap_exercise", arguments, "swap", f"Swapping {target.get('exercise_name')}.")
+            return self._call("swap_exercise", f"Swapping {target.get('exercise_name')}.", **arguments)
         if swaps and not done and "No catalogue exercise fits" in swaps[-1].body:
             return self._notify(
                 f"I couldn't find a good alternative to {_names_in(swaps[-1])} with the equipment you have "
@@ -486,15 +460,17 @@ class Turn:
                 "No replacement fits.",
             )
         if not done:
-            return self._give_up(swaps[-1]) if swaps else self._pick_exercise_question("swap", exercises)
-        pairs = []
-        for step in done:
-            old = re.search(
-                r"Replaced \S+ \((?P<old>[^)]*)\) → \S+: (?P<new>.+?) \((?:reps|hold|duration|intervals)\)",
-                step.body,
+            return (
+                self._give_up(swaps[-1])
+                if swaps
+                else self._which_exercise(ask_which_exercise("swap"), exercises)
             )
-            new_name = old.group("new") if old else "a new exercise"
-            pairs.append(f"{old.group('old') if old else 'that exercise'} for {new_name}")
+        swapped = r"Replaced \S+ \(([^)]*)\) → \S+: (.+?) \((?:reps|hold|duration|intervals)\)"
+        found = [re.search(swapped, step.body) for step in done]
+        pairs = [
+            f"{pair.group(1)} for {pair.group(2)}" if pair else "that exercise for a new exercise"
+            for pair in found
+        ]
         message = f"Done: I swapped {_join(pairs)}."
         if refused:
             message += f" I didn't use {intent.replacement}: {_sentence(refused[-1].first_problem())}"
@@ -504,9 +480,7 @@ class Turn:
     def _on_adjust(self) -> Decision:
         intent = self.intent
         adjustment = intent.adjustment or Adjustment("overall", "down")
-        exercises = self.current_exercises
-        adjusts = self.transcript.calls("adjust_exercise")
-        done = [step for step in adjusts if step.ok]
+        exercises, adjusts, done = self._changing("adjust_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to adjust yet.")
         exercises = exercises or []
@@ -518,12 +492,10 @@ class Turn:
         for target in targets[:MAX_CHANGES_PER_TURN]:
             if str(target.get("id")) not in attempted:
                 # The tool knows what a step up or down means for each kind of exercise and implement.
-                return Decision(
-                    "adjust_exercise",
-                    {"exercise_id": str(target.get("id")), **_adjust_arguments(adjustment, target)},
-                    "adjust",
-                    f"Applying {adjustment.field} {adjustment.direction or adjustment.value} to "
-                    f"{target.get('exercise_name')}.",
+                change = f"{adjustment.field} {adjustment.direction or adjustment.value}"
+                arguments = {"exercise_id": str(target.get("id")), **_adjust_arguments(adjustment, target)}
+                return self._call(
+                    "adjust_exercise", f"Applying {change} to {target.get('exercise_name')}.", **arguments
                 )
         if not done:
             if adjusts and not all("already at the limit" in step.body for step in adjusts):
@@ -551,9 +523,7 @@ class Turn:
 
     def _on_remove(self) -> Decision:
         intent = self.intent
-        exercises = self.current_exercises
-        removals = self.transcript.calls("remove_exercise")
-        done = [step for step in removals if step.ok]
+        exercises, removals, done = self._changing("remove_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to change yet.")
         exercises = exercises or []
@@ -571,12 +541,8 @@ class Turn:
             pending = self._resolve(intent.ref, exercises, self._equipment_named(exercises))
         if pending and len(exercises) > 1:
             target = pending[0]
-            return Decision(
-                "remove_exercise",
-                {"exercise_id": str(target.get("id")), "reason": "User asked to remove it."},
-                "remove",
-                f"Removing {target.get('exercise_name')}.",
-            )
+            reasoning, reason = f"Removing {target.get('exercise_name')}.", "User asked to remove it."
+            return self._call("remove_exercise", reasoning, exercise_id=str(target.get("id")), reason=reason)
         if not done:
             if removals:
                 return self._give_up(removals[-1])
@@ -585,14 +551,11 @@ class Turn:
                     "That's the only exercise left, so I kept it. Want a different workout instead?",
                     "Cannot remove the last exercise.",
                 )
-            return self._pick_exercise_question("remove", exercises)
-        names = []
-        for step in done:
-            found = re.search(r"Removed \S+ \((?P<name>[^)]*)\)", step.body)
-            names.append(found.group("name") if found else "that exercise")
-        left = len(exercises)
+            return self._which_exercise(ask_which_exercise("remove"), exercises)
+        found = [re.search(r"Removed \S+ \(([^)]*)\)", step.body) for step in done]
+        names = [removed.group(1) if removed else "that exercise" for removed in found]
         return self._notify(
-            f"Removed {_join(names)}. You have {left} exercise{'s' if left != 1 else ''} left.",
+            f"Removed {_join(names)}. You have {_count(len(exercises), 'exercise')} left.",
             "Delivering the shorter workout.",
             _delivered_artifact(done[-1]),
         )
@@ -604,11 +567,10 @@ class Turn:
         if done:
             counted = re.search(r"Logged (\d+) of (\d+)", done[-1].body)
             earlier = re.search(r"Already logged earlier, not logged again: (.+?)\.", done[-1].body)
-            count = (int(counted.group(1)) if counted else 0) + (
-                len(earlier.group(1).split(", ")) if earlier else 0
-            )
+            count = int(counted.group(1)) if counted else 0
+            count += len(earlier.group(1).split(", ")) if earlier else 0
             skipped = re.search(r"\((\d+) skipped\)", done[-1].body)
-            message = f"Logged {count} exercise{'s' if count != 1 else ''}"
+            message = f"Logged {_count(count, 'exercise')}"
             if earlier:
                 message += f" (with {earlier.group(1)} from earlier, in the same workout)"
             if skipped:
@@ -621,17 +583,15 @@ class Turn:
         exercises = self.current_exercises
         if exercises is None:
             return self._offer_workout("I don't see a workout to log yet.")
-        plain = bool(logs)  # after a failure, log the plan as done without the parsed numbers
-        completed = []
-        for exercise in exercises:
-            item: dict[str, Any] = {"exercise_id": str(exercise.get("id"))}
-            if not plain:
-                item.update(self._reported(exercise, exercises))
-            completed.append(item)
+        # After a failure, the plan is logged as done without the numbers read from the message.
+        completed = [
+            {"exercise_id": str(e.get("id")), **({} if logs else self._reported(e, exercises))}
+            for e in exercises
+        ]
         arguments: dict[str, Any] = {"completed_exercises": completed}
         if intent.rpe is not None:
             arguments["workout_notes"] = f"Session RPE {intent.rpe:g}."
-        return Decision("log_workout", arguments, "log", "Logging the current workout as done.")
+        return self._call("log_workout", "Logging the current workout as done.", **arguments)
 
     def _log_single(self) -> Decision | None:
         """ "I did 3x8 at 20 kg on bench": log just those sets with log_completed_exercise, when offered."""
@@ -647,27 +607,15 @@ class Turn:
         if len(calls) < len(entries) and not self.transcript.failed("log_completed_exercise"):
             logged = entries[len(calls)]
             matches = self._logged_targets(logged, exercises)
-            arguments: dict[str, Any] = {}
             if matches:
-                arguments["exercise_id"] = str(matches[0].get("id"))
+                arguments: dict[str, Any] = {"exercise_id": str(matches[0].get("id"))}
+            elif logged.words:  # a name the workout does not have: the tool finds it in the catalogue
+                arguments = {"exercise_name": " ".join(logged.words)}
             else:
-                if not logged.words:
-                    return self._ask(
-                        ASK_WHICH_LOGGED,
-                        [str(e.get("exercise_name")) for e in _main(exercises)][:4],
-                        "Could not tell which exercise the numbers belong to.",
-                    )
-                arguments["exercise_name"] = " ".join(logged.words)  # the tool finds it in the catalogue
-            sets = logged.sets or 1
-            arguments["sets"] = sets
-            if logged.reps:
-                arguments["reps"] = [logged.reps] * sets
-            if logged.load is not None:
-                arguments["load_each"] = [logged.load] * sets
-                arguments["load_unit"] = logged.unit or self.user.weight_unit
-            if intent.rpe is not None:
-                arguments["rpe"] = intent.rpe
-            return Decision("log_completed_exercise", arguments, "log", "Logging the sets the user reported.")
+                return self._which_exercise(ASK_WHICH_LOGGED, exercises)
+            arguments |= self._numbers(logged, logged.sets or 1)
+            arguments |= {"rpe": intent.rpe} if intent.rpe is not None else {}
+            return self._call("log_completed_exercise", "Logging the sets the user reported.", **arguments)
         done = [step for step in calls if step.ok]
         if not done:
             return self._give_up(calls[-1]) if calls else None
@@ -693,14 +641,17 @@ class Turn:
             matches = self._logged_targets(logged, exercises) or (exercises if len(exercises) == 1 else [])
             if exercise not in matches or exercise.get("exercise_type") != "reps":
                 continue
-            sets = logged.sets or int(exercise.get("sets") or 1)
-            changes["sets"] = sets
-            if logged.reps:
-                changes["reps"] = [logged.reps] * sets
-            if logged.load is not None:
-                changes["load_each"] = [logged.load] * sets
-                changes["load_unit"] = logged.unit or self.user.weight_unit  # the tool converts
+            changes |= self._numbers(logged, logged.sets or int(exercise.get("sets") or 1))
         return changes
+
+    def _numbers(self, logged: LoggedSet, sets: int) -> dict[str, Any]:
+        """The numbers reported, per set (a load in the unit said, else the user's: the tool converts)."""
+        numbers: dict[str, Any] = {"sets": sets}
+        if logged.reps:
+            numbers["reps"] = [logged.reps] * sets
+        if logged.load is not None:
+            numbers |= {"load_each": [logged.load] * sets, "load_unit": logged.unit or self.user.weight_unit}
+        return numbers
 
     # -- intents: preferences, data, places ---------------------------------------------------------------------
     def _on_preference(self) -> Decision:
@@ -713,23 +664,24 @@ class Turn:
                 "description": transcript.user_text[:300],
                 "guidance": "Leave out what the user said; choose alternatives for the same muscles.",
             }
-            return Decision("set_preference", arguments, "preference", "Saving what the user said to avoid.")
+            return self._call("set_preference", "Saving what the user said to avoid.", **arguments)
         saved = transcript.succeeded("set_preference")
         ruled_out = saved[-1].body.partition("rules out of the current workout:")[2] if saved else ""
         attempted = {str(step.arguments.get("exercise_id")) for step in transcript.calls("swap_exercise")}
         pending = [found for found in _EXERCISE_ID.findall(ruled_out) if found not in attempted]
         if pending and self.has("swap_exercise") and len(attempted) < MAX_CHANGES_PER_TURN:
-            arguments = {
-                "exercise_id": pending[0],
-                "reason": "It goes against what the user just asked to avoid.",
-            }
-            return Decision("swap_exercise", arguments, "preference", f"Replacing {pending[0]}.")
+            reason = "It goes against what the user just asked to avoid."
+            return self._call(
+                "swap_exercise", f"Replacing {pending[0]}.", exercise_id=pending[0], reason=reason
+            )
         until = re.search(
-            r"\(temporary(?: until (?P<when>[^)]+)| next workout only)\)", saved[-1].body if saved else ""
+            r"\(temporary(?: until ([^)]+)| next workout only)\)", saved[-1].body if saved else ""
         )
-        when = " from now on"
-        if until:
-            when = f" until {until.group('when')}" if until.group("when") else " in your next workout"
+        when = (
+            (f" until {until.group(1)}" if until.group(1) else " in your next workout")
+            if until
+            else " from now on"
+        )
         message = f"Got it: I'll leave that out of your workouts{when}."
         if not saving:
             message = "Got it: I'll leave that out of every workout I build for you in this chat."
@@ -737,7 +689,7 @@ class Turn:
             message = "Got it. I couldn't save that permanently, but I'll respect it in this chat."
         swapped = transcript.succeeded("swap_exercise")
         if swapped:
-            message += f" I also swapped {len(swapped)} exercise{'s' if len(swapped) != 1 else ''} in your current workout."
+            message += f" I also swapped {_count(len(swapped), 'exercise')} in your current workout."
         artifact = _delivered_artifact(swapped[-1]) if swapped else None
         return self._notify(message, "Confirming the preference.", artifact)
 
@@ -746,14 +698,10 @@ class Turn:
         ask = ask or self.intent.plan
         done = self.transcript.calls("create_workout_plan")
         if not done and ask is not None:
+            said = {"weeks": ask.weeks, "days_per_week": ask.days_per_week}
             arguments: dict[str, Any] = {"name": f"{ask.weeks or 12}-week plan", "goal": ask.goal}
-            if ask.weeks:
-                arguments["weeks"] = ask.weeks
-            if ask.days_per_week:
-                arguments["days_per_week"] = ask.days_per_week
-            return Decision(
-                "create_workout_plan", arguments, "plan", "Building the multi-week plan asked for."
-            )
+            arguments |= {key: value for key, value in said.items() if value}
+            return self._call("create_workout_plan", "Building the multi-week plan asked for.", **arguments)
         step = done[-1] if done else None
         if step is None or not step.ok:
             problem = step.first_problem() if step is not None else "I could not read the request"
@@ -761,26 +709,18 @@ class Turn:
         lines = step.body.splitlines()
         overview = next((line for line in lines if line.startswith("Plan:")), lines[0] if lines else "")
         summary = re.sub(r"\s*id=\S+", "", overview.removeprefix("Plan: "))
-        preparing = any(line.startswith("Preparing week") for line in lines)
-        tail = (
-            " I'm preparing week 1's workouts now; each day shows up in your schedule with its message as "
-            "soon as it's ready."
-            if preparing
-            else ""
-        )
-        return self._notify(f"Your plan is set: {summary}{tail}", "Summarising the new plan.")
+        message = f"Your plan is set: {summary}"
+        if any(line.startswith("Preparing week") for line in lines):
+            message += " I'm preparing week 1's workouts now; each day shows up in your schedule with its "
+            message += "message as soon as it's ready."
+        return self._notify(message, "Summarising the new plan.")
 
     def _on_week(self) -> Decision:
         """Prepare a plan week (prepare_week), or show what is on the schedule (this week, or one day)."""
         if self.intent.show_week:
             fetched = self.transcript.calls("fetch_data")
             if not fetched:
-                return Decision(
-                    "fetch_data",
-                    {"sources": ["scheduled_workouts"], "params": {"scheduled_workouts": {"days_ahead": 7}}},
-                    "week",
-                    "Reading this week's schedule.",
-                )
+                return self._fetch("scheduled_workouts", {"days_ahead": 7}, "Reading this week's schedule.")
             return self._notify(self._schedule_reply(fetched[-1].body), "Showing the schedule.")
         done = self.transcript.calls("prepare_week")
         # prepare_week says when there is no plan (plans loaded in earlier turns may be out of date).
@@ -791,7 +731,7 @@ class Turn:
             return self._plan_for_week()
         if not done:
             arguments = {"week": self.intent.week} if self.intent.week else {}
-            return Decision("prepare_week", arguments, "week", "Preparing the plan week asked for.")
+            return self._call("prepare_week", "Preparing the plan week asked for.", **arguments)
         step = done[-1]
         if not step.ok:
             return self._notify(
@@ -809,18 +749,14 @@ class Turn:
         """Statistics, what was logged, or one exercise's progress: the statistics tool's own report, passed on."""
         intent = self.intent
         days = intent.stats_days or 30
-        name, arguments = stats_call(intent.stats_view, days=days, exercise=intent.stats_exercise)
+        name = "get_training_stats"
+        arguments = stats_arguments(intent.stats_view, days=days, exercise=intent.stats_exercise)
         fetched = [step for step in self.transcript.steps if step.name in (name, "fetch_data")]
         if not fetched:
             if self.has(name):
-                return Decision(
-                    name, arguments, "stats", f"Reading the user's training ({intent.stats_view})."
-                )
-            return Decision(
-                "fetch_data",
-                {"sources": ["workout_history"], "params": {"workout_history": {"days_back": days}}},
-                "stats",
-                f"Reading {days} days of workout history.",
+                return self._call(name, f"Reading the user's training ({intent.stats_view}).", **arguments)
+            return self._fetch(
+                "workout_history", {"days_back": days}, f"Reading {days} days of workout history."
             )
         step = fetched[-1]
         logged = re.search(r"Exercises logged: (.+)\.\s*$", step.body) if not step.ok else None
@@ -829,8 +765,8 @@ class Turn:
             words = set(content_words(intent.stats_exercise))
             named = [name for name in logged.group(1).split(", ") if words & set(content_words(name))]
             if named:
-                return Decision(
-                    name, {**arguments, "exercise_name": named[0]}, "stats", "Retrying by logged name."
+                return self._call(
+                    name, "Retrying by logged name.", **(arguments | {"exercise_name": named[0]})
                 )
         report = _for_the_user(step.body) if step.ok else _sentence(step.first_problem())
         if not step.ok or re.match(r"No (?:workouts|exercises) logged", report):
@@ -884,7 +820,7 @@ class Turn:
         """ "Use pounds from now on": the unit setting (set_units), then a confirmation in words."""
         units = dict(self.intent.units or {})
         if not self.transcript.succeeded("set_units"):
-            return Decision("set_units", units, "units", "Changing the user's units.")
+            return self._call("set_units", "Changing the user's units.", **units)
         names = {"lb": "pounds", "kg": "kilograms", "mi": "miles", "km": "kilometres"}
         said = " and ".join(
             f"{names[unit]} for {'weights' if kind == 'weight' else 'distances'}"
@@ -905,28 +841,19 @@ class Turn:
             return self._notify(
                 f"I don't know a location called {name}. Your locations: {known}.", "Unknown location."
             )
-        if (
-            not switched
-            and target is not None
-            and target != self.user.location
-            and self.has("set_current_location")
-        ):
-            return Decision(
-                "set_current_location",
-                {"location_name": target},
-                "location",
-                f"Switching to {target}.",
-            )
-        place = target or name
+        elsewhere = target is not None and target != self.user.location
+        if not switched and elsewhere and self.has("set_current_location"):
+            return self._call("set_current_location", f"Switching to {target}.", location_name=target)
+        found = re.search(r"\((\d+) equipment: (.+?)\)\s*$", switched[-1].body) if switched else None
         summary = ""
-        if switched:
-            found = re.search(r"\((\d+) equipment: (.+?)\)\s*$", switched[-1].body)
-            if found and " more" in found.group(2):
-                summary = f" ({found.group(1)} pieces of equipment)"
-            elif found:
-                summary = f" ({found.group(2)})"
+        if found:  # a long list is counted, not read out
+            summary = (
+                f" ({found.group(1)} pieces of equipment)"
+                if " more" in found.group(2)
+                else f" ({found.group(2)})"
+            )
         return self._ask(
-            f"You're set to {place}{summary}. What are we training?",
+            f"You're set to {target or name}{summary}. What are we training?",
             self._options(),
             "Location set; asking what to train.",
         )
@@ -979,12 +906,9 @@ class Turn:
 
     def _on_ambiguous(self) -> Decision:
         if not self.current_exercises and self._history() is None and self.has("fetch_data"):
-            return Decision(  # what was trained lately decides which options to offer
-                "fetch_data",
-                {"sources": ["workout_history"], "params": {"workout_history": {"days_back": 3}}},
-                "ambiguous",
-                "Reading the last days' training before suggesting what to do.",
-            )
+            # What was trained lately decides which options to offer.
+            reasoning = "Reading the last days' training before suggesting what to do."
+            return self._fetch("workout_history", {"days_back": 3}, reasoning)
         if self.current_exercises:
             return self._ask(
                 "What would you like to do with your current workout?",
@@ -998,20 +922,16 @@ class Turn:
         )
 
 
-def stats_call(view: StatsView, *, days: int, exercise: str | None = None) -> tuple[str, dict[str, Any]]:
-    """The statistics tool and its arguments for one view of the last `days` days: the one place naming them.
-
-    summary/totals: workouts, sets, volume and top exercises; breakdown: each exercise logged, with its sets,
-    volume and best set; trends: week by week (one exercise's best estimated 1RM when named, else volume).
-    """
+def stats_arguments(view: StatsView, *, days: int, exercise: str | None = None) -> dict[str, Any]:
+    """get_training_stats' arguments for one view of the last `days` days: summary/totals (workouts, sets,
+    volume, top exercises), breakdown (each exercise logged) or trends (week by week; one exercise's best
+    estimated 1RM when named, else volume)."""
     if view == "breakdown":
-        return "get_training_stats", {"view": "breakdown", "days": days, "group_by": "exercise"}
-    if view == "trends":
-        arguments: dict[str, Any] = {"view": "trends", "days": max(14, min(364, days))}
-        if exercise:
-            arguments |= {"metric": "e1rm", "exercise_name": exercise}
-        return "get_training_stats", arguments
-    return "get_training_stats", {"view": "totals", "days": days}
+        return {"view": "breakdown", "days": days, "group_by": "exercise"}
+    if view != "trends":
+        return {"view": "totals", "days": days}
+    named = {"metric": "e1rm", "exercise_name": exercise} if exercise else {}
+    return {"view": "trends", "days": max(14, min(364, days)), **named}
 
 
 def _for_the_user(text: str) -> str:
@@ -1035,14 +955,8 @@ def _chosen_option(text: str, options: Sequence[str]) -> str | None:
 
 
 def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen: set[str] = set()
-    unique = []
-    for item in items:
-        key = str(item.get("id") or id(item))
-        if key not in seen:
-            seen.add(key)
-            unique.append(item)
-    return unique
+    """The items without repeats (by id), in order (a repeated id is the same exercise)."""
+    return list({str(item.get("id") or id(item)): item for item in items}.values())
 
 
 def _delivered_artifact(step: Step) -> str | None:
@@ -1081,6 +995,10 @@ def _names_in(step: Step) -> str:
     return found.group(1) if found else "that exercise"
 
 
+def _name_stems(exercise: Mapping[str, Any]) -> set[str]:
+    return {_stem(word) for word in content_words(str(exercise.get("exercise_name", "")))}
+
+
 def _name_key(name: str) -> str:
     """A name with case, spacing, punctuation and plurals ignored ("Push-Ups" → "pushup"), to find it in text."""
     return "".join(_stem(word) for word in re.findall(r"[a-z0-9]+", name.lower()))
@@ -1111,35 +1029,26 @@ def build_response(request: LLMRequest, decision: Decision | None) -> LLMRespons
     count = len(request.messages)
     last = json.dumps(request.messages[-1] if request.messages else {}, sort_keys=True, default=str)
     digest = hashlib.sha256(last.encode()).hexdigest()[:8]
-    calls: list[ToolCall] = []
-    content: list[dict[str, Any]] = []
-    if decision is not None:
-        call = ToolCall(
-            id=f"{TOOL_ID_PREFIX}{count}_{digest}", name=decision.tool, arguments=decision.arguments
-        )
-        calls.append(call)
-        content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+    calls = (
+        [ToolCall(f"{TOOL_ID_PREFIX}{count}_{digest}", decision.tool, decision.arguments)] if decision else []
+    )
+    content = [
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments} for call in calls
+    ]
     output = json.dumps(content, sort_keys=True, default=str)
     usage = Usage(input_tokens=total_characters(request) // 4, output_tokens=max(1, len(output) // 4))
+    stop_reason = "tool_use" if calls else "end_turn"
     raw = {
         "id": f"msg_offline_{count}_{digest}",
         "type": "message",
         "role": "assistant",
         "model": request.model,
         "content": content,
-        "stop_reason": "tool_use" if calls else "end_turn",
+        "stop_reason": stop_reason,
         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
         "offline_coach": {
             "intent": decision.intent if decision else None,
             "reasoning": decision.reasoning if decision else "No tool is available to answer with.",
         },
     }
-    return LLMResponse(
-        tool_calls=calls,
-        text="",
-        usage=usage,
-        stop_reason="tool_use" if calls else "end_turn",
-        model=request.model,
-        raw=raw,
-        duration_ms=0,
-    )
+    return LLMResponse(calls, "", usage, stop_reason, request.model, raw=raw, duration_ms=0)

@@ -123,7 +123,6 @@ class WorkoutAsk:
     style: Style | None = None
     intensity: Intensity | None = None
     bodyweight_only: bool = False
-    quick: bool = False
     avoid: tuple[str, ...] = ()  # areas the user said to leave out ("full body, no legs")
 
 
@@ -179,9 +178,8 @@ class Intent:
     show_week: bool = False  # "what's on this week" (read) rather than "prepare my week" (write)
     stats_view: StatsView = "summary"  # "what did I log" → breakdown; "progress on squats" → trends
     stats_exercise: str | None = None  # the exercise a stats question is about ("squats")
-    weekday: str | None = (
-        None  # the day a schedule question is about: "thursday", "today", "tomorrow", "next"
-    )
+    # The day a schedule question is about: "thursday", "today", "tomorrow", "next".
+    weekday: str | None = None
     units: dict[str, str] | None = None  # "use pounds from now on" → {"weight": "lb"}
 
 
@@ -237,15 +235,10 @@ def plan_goal(text: str) -> str:
 
 
 def plan_ask(text: str) -> PlanAsk:
-    weeks = _PLAN_WEEKS.search(text)
-    days = _PLAN_DAYS.search(text)
-    count = days.group("n") if days else None
-    per_week = (int(count) if count.isdigit() else _NUMBER_WORDS[count]) if count else None
-    return PlanAsk(
-        goal=plan_goal(text),
-        weeks=int(weeks.group(1)) if weeks else None,
-        days_per_week=per_week if per_week is not None and 1 <= per_week <= 7 else None,
-    )
+    weeks, days = _PLAN_WEEKS.search(text), _PLAN_DAYS.search(text)
+    per_week = _number(days.group("n")) if days else None
+    days_per_week = per_week if per_week is not None and 1 <= per_week <= 7 else None
+    return PlanAsk(plan_goal(text), int(weeks.group(1)) if weeks else None, days_per_week)
 
 
 # --- Helpers ------------------------------------------------------------------------------------------------------
@@ -277,12 +270,8 @@ def _clean(phrase: str) -> str:
 def content_words(text: str) -> tuple[str, ...]:
     """Singular content words of `text`, in order, without duplicates and stopwords."""
     words = [singular(word.strip("'")) for word in _WORD.findall(normalise(text))]
-    kept = [
-        word
-        for word in words
-        if word and word not in _STOPWORDS and word not in _ORDINALS and not word.isdigit()
-    ]
-    return tuple(dict.fromkeys(kept))
+    skipped = _STOPWORDS | _ORDINALS.keys()
+    return tuple(dict.fromkeys(word for word in words if word and word not in skipped and not word.isdigit()))
 
 
 def _has(pattern: str, text: str) -> bool:
@@ -290,9 +279,7 @@ def _has(pattern: str, text: str) -> bool:
 
 
 def _number(token: str) -> int | None:
-    if token.isdigit():
-        return int(token)
-    return _NUMBER_WORDS.get(token)
+    return int(token) if token.isdigit() else _NUMBER_WORDS.get(token)
 
 
 _MINUTES = re.compile(
@@ -302,8 +289,8 @@ _MINUTES = re.compile(
 )
 
 
-def parse_duration(text: str) -> tuple[int | None, bool]:
-    """Minutes asked for and whether the user said it should be quick."""
+def parse_duration(text: str) -> int | None:
+    """Minutes asked for (in minutes or hours; "quick" is 20 and "long" 60), within 10-120."""
     quick = _has(r"\b(?:quick|short|fast|brief|little|mini|express|in a hurry|no time|busy)\b", text)
     minutes: int | None = None
     match = _MINUTES.search(text)
@@ -322,9 +309,7 @@ def parse_duration(text: str) -> tuple[int | None, bool]:
             minutes = QUICK_MINUTES
         elif _has(r"\blong\b|\bbig\b|\bfull session\b", text):
             minutes = LONG_MINUTES
-    if minutes is not None:
-        minutes = max(MIN_MINUTES, min(MAX_MINUTES, minutes))
-    return minutes, quick
+    return max(MIN_MINUTES, min(MAX_MINUTES, minutes)) if minutes is not None else None
 
 
 def parse_focus(text: str) -> tuple[str, ...]:
@@ -524,18 +509,10 @@ def _adjustment(text: str) -> tuple[Adjustment | None, ExerciseRef | None]:
     match = _ADJUST_VALUE.search(text)
     if match:
         groups = match.groupdict()
-        field_word = groups["field"] or groups["field2"] or groups["field3"] or ""
+        word = (groups["field"] or groups["field2"] or groups["field3"] or "").removesuffix("s")
         value = float(groups["value"] or groups["value2"] or groups["value3"] or 0)
         target = groups["target"] or groups["target2"] or ""
-        field_name: AdjustField = {
-            "rep": "reps",
-            "reps": "reps",
-            "set": "sets",
-            "sets": "sets",
-            "rest": "rest",
-            "weight": "load",
-            "load": "load",
-        }[field_word]  # type: ignore[assignment]
+        field_name: AdjustField = {"rep": "reps", "set": "sets", "weight": "load"}.get(word, word)  # type: ignore[assignment]
         return Adjustment(field_name, None, value), parse_ref(target) if target else None
     for pattern, adjustment in _ADJUST_PATTERNS:
         if _has(pattern, text):
@@ -579,7 +556,7 @@ def _stats_days(text: str) -> int:
 
 
 def workout_ask(text: str) -> WorkoutAsk:
-    minutes, quick = parse_duration(text)
+    minutes = parse_duration(text)
     style = parse_style(text)
     avoided = re.findall(
         r"\b(?:no|without|skip(?:ping)?|except|not|avoid(?:ing)?|minus|but not)\s+(?:any\s+|the\s+|my\s+)?"
@@ -599,7 +576,6 @@ def workout_ask(text: str) -> WorkoutAsk:
         style=style,
         intensity=parse_intensity(text),
         bodyweight_only=bodyweight,
-        quick=quick,
         avoid=avoid,
     )
 

@@ -34,14 +34,13 @@ def _field(text: str, name: str) -> str:
 
 @dataclass(frozen=True)
 class UserData:
-    """The `<user_data>` block: today, units, injuries, the current location and the others."""
+    """The `<user_data>` block: today, units, name, the current location and the others."""
 
     today: date | None = None
     weight_unit: str = "kg"
     location: str | None = None
     equipment: tuple[str, ...] = ()  # names as listed ("Dumbbells", "Pull-up Bar")
     other_locations: tuple[str, ...] = ()
-    injuries: str = ""
     name: str = ""
 
     @classmethod
@@ -64,7 +63,6 @@ class UserData:
             location=_field(current, "Location") or None,
             equipment=equipment,
             other_locations=others,
-            injuries=_field(_section(xml, "body_stats"), "Injuries"),
             name=_field(_section(xml, "body_stats"), "Name"),
         )
 
@@ -192,10 +190,6 @@ class Transcript:
     @property
     def last(self) -> Step | None:
         return self.steps[-1] if self.steps else None
-
-    def logged_after(self, artifact_id: str) -> bool:
-        """Whether the workout of `artifact_id` was logged (and so ended) after it was shown."""
-        return artifact_id in self.logged_artifacts
 
     def previous_question(self) -> Step | None:
         """The question the coach asked just before the latest user message, if that was its last act."""

@@ -77,6 +77,14 @@ _CALENDAR = re.compile(
     re.I,
 )
 _MILESTONES = re.compile(r"\b(milestone\w*|target|achieve\w*)\b", re.I)
+# Keywords → the sources they need besides the history, in the order they are appended.
+_NEEDS = (
+    (_GOALS, ("category_goals", "muscle_goals")),
+    (_PREFS, ("active_preferences",)),
+    (_CURRENT, ("current_workout_session",)),
+    (_CALENDAR, ("scheduled_workouts", "workout_plans")),
+    (_MILESTONES, ("milestone_goals",)),
+)
 _RANGE = re.compile(r"\b(?:last|past)\s+(\d+)?\s*(day|week|month|year)s?\b", re.I)
 _THIS = re.compile(r"\bthis\s+(week|month|year)\b", re.I)
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -105,21 +113,13 @@ def wanted_sources(message: str, *, today: date | None = None) -> dict[str, int 
     """The sources a message needs (in the order they are appended), with the days of history it asks for."""
     wanted: dict[str, int | None] = {}
     if _STATS.search(message):
-        wanted["workout_history"] = requested_days(message, 30, today=today)
-        wanted["category_goals"] = None
-    if _WORKOUT.search(message) and not _STATS.search(message):
-        wanted.update({"category_goals": None, "muscle_goals": None, "active_preferences": None})
-        wanted["workout_history"] = max(wanted.get("workout_history") or 0, 14)
-    if _GOALS.search(message):
-        wanted.update({"category_goals": None, "muscle_goals": None})
-    if _PREFS.search(message):
-        wanted["active_preferences"] = None
-    if _CURRENT.search(message):
-        wanted["current_workout_session"] = None
-    if _CALENDAR.search(message):
-        wanted.update({"scheduled_workouts": None, "workout_plans": None})
-    if _MILESTONES.search(message):
-        wanted["milestone_goals"] = None
+        wanted |= {"workout_history": requested_days(message, 30, today=today), "category_goals": None}
+    elif _WORKOUT.search(message):
+        wanted |= {"category_goals": None, "muscle_goals": None, "active_preferences": None}
+        wanted["workout_history"] = 14
+    for pattern, sources in _NEEDS:
+        if pattern.search(message):
+            wanted |= dict.fromkeys(sources)
     return wanted
 
 
@@ -192,13 +192,12 @@ def microcycle(user: str, schema: dict[str, Any]) -> dict[str, Any]:
     week = next(item for item in input["plan"]["weeks"] if item["week"] == number)
     training = input.get("training_days")
     sessions = {_weekday(day["date"]): day for day in (training if training is not None else week["days"])}
+    rest = {"rest": True, "focus": "Rest", "session": None, "duration_minutes": 0}
     days: list[dict[str, Any]] = []
     for weekday in WEEKDAYS:
         session = sessions.get(weekday)
         if session is None:
-            days.append(
-                {"weekday": weekday, "rest": True, "focus": "Rest", "session": None, "duration_minutes": 0}
-            )
+            days.append({"weekday": weekday, **rest})
             continue
         day = {
             "weekday": weekday,
@@ -227,8 +226,9 @@ SECTIONS = {"warmup": "Warm-Up", "cooldown": "Cool Down"}
 def day_markdown(day: dict[str, Any], session: dict[str, Any], week: dict[str, Any]) -> str:
     """A training day as seed 003's markdown workout: its drafted workout's exercises by section, the
     prescription and the draft's notes."""
-    deload = bool(week.get("deload"))
-    title = f"{day['weekday']} {day['session']} (week {week['week']}{', deload' if deload else ''})"
+    title = (
+        f"{day['weekday']} {day['session']} (week {week['week']}{', deload' if week.get('deload') else ''})"
+    )
     sections: dict[str, list[str]] = {"Warm-Up": [], "Main Workout": [], "Cool Down": []}
     draft = session.get("draft") or {}
     for exercise in draft.get("exercises") or []:
@@ -238,9 +238,7 @@ def day_markdown(day: dict[str, Any], session: dict[str, Any], week: dict[str, A
     lines = [f"# {title}"]
     for heading, entries in sections.items():
         lines += ["", f"## {heading}"]
-        lines += [f"{number}. {entry}" for number, entry in enumerate(entries, start=1)] or [
-            "- easy movement"
-        ]
+        lines += [f"{number}. {entry}" for number, entry in enumerate(entries, 1)] or ["- easy movement"]
     lines += ["", "## Notes", *(f"- {note}" for note in notes if note)]
     return "\n".join(lines)
 
@@ -298,8 +296,7 @@ def workout_message(user: str, schema: dict[str, Any]) -> dict[str, Any]:
     input, _ = _subagent_request(user)
     limit = int(schema.get("properties", {}).get("message", {}).get("maxLength") or SMS_FALLBACK_LIMIT)
     heading, lines = markdown_lines(input.get("markdown") or "")
-    if input.get("lines") is not None:
-        lines = [str(line) for line in input["lines"]]
+    lines = [str(line) for line in input["lines"]] if input.get("lines") is not None else lines
     title = (input.get("workout") or {}).get("title") or input.get("title") or heading or "Today's workout"
     message = ""
     for kept in range(len(lines), -1, -1):
@@ -327,8 +324,11 @@ _GOAL_OF_TYPE = {"reps": "strength", "hold": "stability", "duration": "endurance
 _TABATA = (8, 20, 10)
 
 
-def _seconds(value: str, unit: str | None) -> int:
-    return int(value) * 60 if unit and unit.lower().startswith("min") else int(value)
+def _rest(found: re.Match[str] | None, default: int) -> int:
+    """The rest written ("rest 90s", "rest 2 min") in seconds, else the default."""
+    if found is None:
+        return default
+    return int(found.group(1)) * (60 if (found.group(2) or "").lower().startswith("min") else 1)
 
 
 def _muscles(name: str, kind: str) -> list[dict[str, Any]]:
@@ -361,11 +361,11 @@ def parse_line(line: str) -> dict[str, Any] | None:
     elif sets and sets.group(3):
         count = int(sets.group(1))
         exercise |= {"exercise_type": "hold", "sets": count, "hold_sec": [int(sets.group(2))] * count}
-        exercise["rest_sec"] = _seconds(rest.group(1), rest.group(2)) if rest else 30
+        exercise["rest_sec"] = _rest(rest, 30)
     elif sets:
         count = int(sets.group(1))
         exercise |= {"exercise_type": "reps", "sets": count, "reps": [int(sets.group(2))] * count}
-        exercise["rest_sec"] = _seconds(rest.group(1), rest.group(2)) if rest else 60
+        exercise["rest_sec"] = _rest(rest, 60)
         load = _LOAD.search(text)
         if load:
             unit = "lb" if load.group(2).lower().startswith("lb") else "kg"
@@ -397,11 +397,8 @@ def workout_structure(user: str, schema: dict[str, Any]) -> dict[str, Any]:
     if draft:
         return {**draft, "title": input.get("title") or draft.get("title") or "Workout"}
     title, lines = markdown_lines(input.get("markdown") or "", headings=False, skip_notes=True)
-    exercises: list[dict[str, Any]] = []
-    for line in lines:
-        parsed = parse_line(line)
-        if parsed is not None:
-            exercises.append({"order": len(exercises) + 1, **parsed})
+    parsed = [exercise for line in lines if (exercise := parse_line(line)) is not None]
+    exercises = [{"order": order, **exercise} for order, exercise in enumerate(parsed, 1)]
     return {"title": input.get("title") or title or "Workout", "exercises": exercises}
 
 
