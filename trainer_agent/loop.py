@@ -259,7 +259,7 @@ def _finish(
 ) -> None:
     """End the turn with its last events. A turn that delivered nothing to the user (no message, question or
     workout: every tool failed, the cap, no tool call) ends in `error` with the reason, so the client can tell."""
-    delivered = _delivered_anything(turn, events)
+    delivered = _delivered_anything(turn, sink, events)
     if delivered:
         stored = finish_turn(
             turn=turn,
@@ -287,7 +287,11 @@ def _finish(
     sink.observe(stored)
 
 
-def _delivered_anything(turn: AgentTurn, pending: list[NewEvent]) -> bool:
+def _delivered_anything(turn: AgentTurn, sink: EventSink, pending: list[NewEvent]) -> bool:
+    """Whether the turn delivered a message or a question: seen in what this attempt wrote (no read), else in
+    the turn's stored events (an earlier attempt's, for a turn continued after its worker died)."""
+    if Transcript.read([*sink.stored, *pending]).delivered:
+        return True
     stored = events_after(session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000)
     return Transcript.read([*stored, *pending]).delivered
 

@@ -60,6 +60,8 @@ class EventSink:
         # When the turn's user message was stored (a worker's first attempt sets it): the first event this sink
         # stores is the turn's first frame after "Message received" (`metrics.first_frame`).
         self.admitted_at: datetime | None = None
+        # Every event stored through this sink (`observe`): what this attempt of the turn wrote.
+        self.stored: list[AgentSessionEvent] = []
 
     def record(
         self, event_type: str, data: Mapping[str, Any] | EventData, *, duration_ms: int | None = None
@@ -102,6 +104,7 @@ class EventSink:
     def observe(self, stored: Sequence[AgentSessionEvent]) -> None:
         """What follows the storing of events, wherever they were stored (here, or with the turn's end by
         `finish_turn`): the console log line of each and its metrics."""
+        self.stored.extend(stored)
         for event in stored:
             self.log(event)
             metrics.observe_event(event.event_type, event.data, event.duration_ms)
