@@ -124,7 +124,9 @@ def select_with_model(
     user = json.dumps(
         {"user_message": message, "today": today_text(today), "loaded_sources": existing}, ensure_ascii=False
     )
-    sink.record(
+    # The request is stored with its answer (one write, not two): nothing recovers from it (a turn continued
+    # before its first trainer request runs the initializer again), and a failed call stores it before its error.
+    request = NewEvent(
         EventType.LLM_REQUEST,
         InitializerRequest(
             model=model_id,
@@ -133,19 +135,23 @@ def select_with_model(
             estimated_tokens=(len(system) + len(user)) // 4,
         ),
     )
-    result = tracing.complete_json(
-        provider,
-        model,
-        purpose="initializer",
-        system=system,
-        user=user,
-        json_schema=schema,
-        schema_name="knowledge_selection",
-        max_tokens=agent.max_tokens,
-        temperature=agent.temperature,
-    )
+    try:
+        result = tracing.complete_json(
+            provider,
+            model,
+            purpose="initializer",
+            system=system,
+            user=user,
+            json_schema=schema,
+            schema_name="knowledge_selection",
+            max_tokens=agent.max_tokens,
+            temperature=agent.temperature,
+        )
+    except Exception:
+        sink.record_all([request])
+        raise
     tokens = result.usage.as_event_tokens()
-    sink.record(
+    response = NewEvent(
         EventType.LLM_RESPONSE,
         InitializerResponse(
             model=model_id,
@@ -156,6 +162,7 @@ def select_with_model(
         ),
         duration_ms=result.duration_ms,
     )
+    sink.record_all([request, response])
     return parse_selection(result.data, existing)
 
 
