@@ -181,6 +181,21 @@ def find_exercise_by_name(*, name: str) -> Exercise | None:
     return None
 
 
+def find_exercises_by_name(*, names: Iterable[str]) -> dict[str, Exercise | None]:
+    """`find_exercise_by_name` of each name, with one query (and one for equipment) for every name that is
+    a catalogue name; only a name known just as an alias (or not at all) is looked up on its own."""
+    keys = {name: exercise_name_key(name) for name in names}
+    by_key: dict[str, Exercise] = {}
+    wanted = {key for key in keys.values() if key}
+    if wanted:
+        # Ordered as find_exercise_by_name's first() is: the first by name of those sharing a key.
+        for exercise in Exercise.objects.prefetch_related("equipment").filter(name_key__in=wanted):
+            by_key.setdefault(exercise.name_key, exercise)
+    return {
+        name: by_key[key] if key in by_key else find_exercise_by_name(name=name) for name, key in keys.items()
+    }
+
+
 def get_exercise(*, slug: str) -> Exercise | None:
     return Exercise.objects.prefetch_related("equipment").filter(slug=slug).first()
 

@@ -278,6 +278,14 @@ def find_catalog_match(name: str) -> CatalogMatch | None:
     return catalog_match_of(exercise) if exercise is not None else None
 
 
+def find_catalog_matches(names: Iterable[str]) -> dict[str, CatalogMatch | None]:
+    """`find_catalog_match` of each name, the catalogue's names read in one query rather than one each."""
+    return {
+        name: catalog_match_of(exercise) if exercise is not None else None
+        for name, exercise in selectors.find_exercises_by_name(names=names).items()
+    }
+
+
 def excluded_by(preference: Preference, names: Iterable[str]) -> bool:
     """Whether the preference excludes an exercise known by `names` (or a variation of an excluded name)."""
     excluded = [str(item) for item in preference.exclude_exercises or ()]
@@ -350,12 +358,17 @@ def check_exercises(
     """Check the structure of `exercises` and each exercise whose index is in `only` (default: all)."""
     context = context or load_training_context(user_id=user_id)
     check = ExerciseCheck(problems=structure_problems(exercises))
+    matches = find_catalog_matches(
+        exercise.exercise_name
+        for index, exercise in enumerate(exercises)
+        if exercise.exercise_name and (only is None or index in only)
+    )
     for index, exercise in enumerate(exercises):
         if only is not None and index not in only:
             check.catalog.append(None)
             check.equipment.append(list(exercise.equipment or []))
             continue
-        match = find_catalog_match(exercise.exercise_name) if exercise.exercise_name else None
+        match = matches[exercise.exercise_name] if exercise.exercise_name else None
         label = exercise_label(index, exercise)
         equipment = effective_equipment(exercise, match)
         check.catalog.append(match)
