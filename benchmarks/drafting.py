@@ -20,7 +20,7 @@ the queries per draft (`CaptureQueriesContext`, counted in a second, untimed pas
   checks.
 
 Each brief's result is also reduced to a digest (the tool's text and data, and the stored current workout, with
-the random `art_`/`ex_` ids masked), so two checkouts can be compared for identical output.
+the random `art_`/`ex_` ids and the clock's "N h ago" masked), so two checkouts can be compared for identical output.
 
 `--against CHECKOUT` is an A/B in one run: each run measures the code of CHECKOUT (A, e.g. a worktree of main)
 and this checkout's (B) in turn, A first in even runs and B first in odd ones, each in a process of its own
@@ -83,6 +83,7 @@ BRIEFS: dict[str, dict[str, Any]] = {
     "cardio 30 min": {"style": "cardio", "minutes": 30},
 }
 _IDS = re.compile(r"\b(?:art|ex)_[0-9a-f]{6,12}\b")
+_HOURS_AGO = re.compile(r"\b\d+(?:\.\d+)? h ago\b")  # the warnings' "trained 34.6 h ago" moves with the clock
 
 
 class PhaseClock:

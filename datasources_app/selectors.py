@@ -283,6 +283,26 @@ def log_entries_between(
     return list(queryset.order_by("completed_at", "order"))
 
 
+def logged_load_rows(*, user_id: uuid.UUID, start: datetime) -> list[Mapping[str, Any]]:
+    """`log_entries_between(user_id=..., start=start)` (not skipped, oldest first) as rows of just what a load
+    progression reads: exercise_slug, exercise_name, actual/target load_each and reps, load_unit, rpe. A draft
+    reads months of history; whole entries (eight JSON fields each, and their log) cost it most of its time."""
+    return list(
+        WorkoutLogEntry.objects.filter(log__user_id=user_id, completed_at__gte=start, skipped=False)
+        .order_by("completed_at", "order")
+        .values(
+            "exercise_slug",
+            "exercise_name",
+            "actual_load_each",
+            "target_load_each",
+            "actual_reps",
+            "target_reps",
+            "load_unit",
+            "rpe",
+        )
+    )
+
+
 # --- Time zone ------------------------------------------------------------------------------------------------
 def user_timezone(*, user_id: uuid.UUID) -> tzinfo:
     """The user's time zone from their settings; UTC when unset or unknown."""

@@ -274,19 +274,21 @@ def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> 
     (no actual) counts as done at the planned load, not completed."""
     since = timezone.now() - timedelta(days=days)
     found: dict[str, PastLoad] = {}
-    for entry in selectors.log_entries_between(user_id=user_id, start=since):  # oldest first
-        loads = [float(value) for value in entry.actual_load_each or entry.target_load_each or () if value]
+    for entry in selectors.logged_load_rows(user_id=user_id, start=since):  # oldest first
+        loads = [
+            float(value) for value in entry["actual_load_each"] or entry["target_load_each"] or () if value
+        ]
         if not loads:
             continue
-        reps = [int(value) for value in entry.actual_reps or () if value]
-        targets = [int(value) for value in entry.target_reps or () if value]
+        reps = [int(value) for value in entry["actual_reps"] or () if value]
+        targets = [int(value) for value in entry["target_reps"] or () if value]
         past = PastLoad(
-            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
+            load=round(convert_weight(max(loads), from_unit=entry["load_unit"], to_unit=unit), 1),
             reps=min(reps) if reps else (min(targets) if targets else 8),
             completed=bool(reps) and (not targets or min(reps) >= min(targets)),
-            rpe=entry.rpe,
+            rpe=entry["rpe"],
         )
-        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
+        for key in (entry["exercise_slug"], exercise_name_key(entry["exercise_name"])):
             if key:
                 found[key] = past
     return found

@@ -1135,7 +1135,11 @@ def _drop_invalid(
     if facts.user_id is None:
         return list(workout["exercises"]), None
     model = Workout.model_validate(workout)
-    checked = check_workout(model, user_id=facts.user_id) if facts.location_id is None else None
+    checked = (
+        check_workout(model, user_id=facts.user_id, context=facts.context)
+        if facts.location_id is None
+        else None
+    )
     if checked is not None and not checked.converted:
         problems = checked.check.problems  # the same exercises, checked as validate_workout checks them
     else:

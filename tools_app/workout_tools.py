@@ -553,9 +553,12 @@ class CheckedWorkout:
     converted: bool  # a load or distance was put in the user's units (`workout` is not the one given)
 
 
-def check_workout(workout: Workout, *, user_id: uuid.UUID) -> CheckedWorkout:
-    """The workout in the user's units, checked at their current location."""
-    context = load_training_context(user_id=user_id)
+def check_workout(
+    workout: Workout, *, user_id: uuid.UUID, context: TrainingContext | None = None
+) -> CheckedWorkout:
+    """The workout in the user's units, checked at their current location (`context`: the user's facts there,
+    when the caller has read them already)."""
+    context = context or load_training_context(user_id=user_id)
     converted = [
         exercise_in_user_units(item, weight_unit=context.weight_unit, distance_unit=context.distance_unit)
         for item in workout.exercises
