@@ -284,11 +284,13 @@ def log_entries_between(
 
 
 def logged_load_rows(*, user_id: uuid.UUID, start: datetime) -> list[Mapping[str, Any]]:
-    """`log_entries_between(user_id=..., start=start)` (not skipped, oldest first) as rows of just what a load
-    progression reads: exercise_slug, exercise_name, actual/target load_each and reps, load_unit, rpe. A draft
-    reads months of history; whole entries (eight JSON fields each, and their log) cost it most of its time."""
+    """The entries of `log_entries_between(user_id=..., start=start)` (not skipped, oldest first) that hold a
+    load, as rows of just what a load progression reads: exercise_slug, exercise_name, actual/target load_each
+    and reps, load_unit, rpe. A draft reads months of history; whole entries (eight JSON fields each, and
+    their log) were most of its time."""
     return list(
         WorkoutLogEntry.objects.filter(log__user_id=user_id, completed_at__gte=start, skipped=False)
+        .exclude(actual_load_each=[], target_load_each=[])  # bodyweight, cardio: no load to progress
         .order_by("completed_at", "order")
         .values(
             "exercise_slug",

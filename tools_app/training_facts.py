@@ -39,7 +39,7 @@ from tools_app.workout_coaching import (
     PastLoad,
     first_load_kg,
     is_unilateral,
-    lifter_of,
+    lifter_from,
     loaded_implement,
     logged_loads,
     working_load,
@@ -495,7 +495,7 @@ def load_facts(
     )
     muscles = distribution.muscle_distribution(user_id=user_id)
     stored = exclusions_from_preferences(preferences, catalog=catalog)
-    lifter = lifter_of(user_id=user_id)
+    lifter = lifter_from(profile, user_id=user_id)
     return TrainingFacts(
         user_id=user_id,
         display_name=(profile.display_name if profile is not None else "") or "",

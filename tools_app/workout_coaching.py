@@ -25,6 +25,7 @@ from django.utils import timezone
 from datasources_app import distribution, selectors
 from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import implements_of, per_hand
+from datasources_app.models import UserProfile
 from datasources_app.stats import convert_weight
 from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, context_catalog
 
@@ -97,7 +98,11 @@ def goal_emphasis(*, user_id: uuid.UUID) -> str:
 
 def lifter_of(*, user_id: uuid.UUID) -> Lifter:
     """The user's `Lifter` (profile and goals; defaults where they say nothing)."""
-    profile = selectors.get_profile(user_id=user_id)
+    return lifter_from(selectors.get_profile(user_id=user_id), user_id=user_id)
+
+
+def lifter_from(profile: UserProfile | None, *, user_id: uuid.UUID) -> Lifter:
+    """`lifter_of` with the user's profile (None: none) already read."""
     return Lifter(
         level=(profile.experience_level if profile is not None else "") or "beginner",
         body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,

@@ -774,7 +774,10 @@ class Composer:
             avoid_muscles=frozenset(m for m in recovering if m not in explicit),
             max_level=max(1, LEVEL_RANK.get(facts.level, 0)),
         )
-        self.pool = [c for c in facts.catalog if self.filters.rejection(c) is None]
+        # Why each catalogue exercise is ruled out (None: usable), by slug: the pool and the adaptation notes
+        # both ask, and the preference check is most of a draft's work in Python.
+        self.rejections = {c.slug: self.filters.rejection(c) for c in facts.catalog}
+        self.pool = [c for c in facts.catalog if self.rejections[c.slug] is None]
         self.rejected: dict[str, set[str]] = {}
         self.main_candidates: list[Candidate] = []
 
@@ -791,7 +794,7 @@ class Composer:
                 continue
             if self.targets.get(candidate.primary, 0.0) < 0.5 and self.style in ("strength", "mobility"):
                 continue
-            reason = self.filters.rejection(candidate)
+            reason = self.rejections[candidate.slug]
             if reason and ":" in reason:
                 kind, label = reason.split(":", 1)
                 rule = next((rule for rule in self.facts.injuries if rule.key == label), None)
