@@ -15,9 +15,10 @@ the queries per draft (`CaptureQueriesContext`, counted in a second, untimed pas
 
 - compose: the brief to a workout (the user's facts, choosing exercises, loads), less the checks it makes;
 - validate: checking a workout against the user's facts (`check_exercises`, wherever it is called, and the
-  `load_training_context` reads it needs);
-- save: `generate_workout`'s storing of the checked workout (artifact, current workout, warnings), less its
-  checks.
+  `load_training_context` reads it needs; where the facts read for composing serve the check too, those reads
+  count as compose);
+- save: `generate_workout` (or `save_checked_workout`), less its checks: storing the checked workout
+  (artifact, current workout, warnings).
 
 Each brief's result is also reduced to a digest (the tool's text and data, and the stored current workout, with
 the random `art_`/`ex_` ids and the clock's "N h ago" masked), so two checkouts can be compared for identical output.
@@ -25,7 +26,8 @@ the random `art_`/`ex_` ids and the clock's "N h ago" masked), so two checkouts 
 `--against CHECKOUT` is an A/B in one run: each run measures the code of CHECKOUT (A, e.g. a worktree of main)
 and this checkout's (B) in turn, A first in even runs and B first in odd ones, each in a process of its own
 (this harness, with the other checkout's code first on sys.path), on DATABASE_URL (or `--against-database` for
-A), and the table sets them side by side with whether their digests agree:
+A), and the table sets them side by side (CPU: the median of the runs' medians) with whether every run's
+digests agree:
 
     DATABASE_ASSUME_ROLE=trainer_app DATABASE_URL=postgres://…/b .venv/bin/python benchmarks/drafting.py \
         --against ../main --runs 2
@@ -316,10 +318,8 @@ def compare_checkouts(against: Path, against_database: str, drafts: int, runs: i
         def pooled(side: str, phase: str, name: str = name) -> float:
             return statistics.median(r["rows"][name]["cpu"][phase] for r in results[side])
 
-        a = {"cpu": {phase: pooled("A", phase) for phase in (*PHASES, "total")}, **a0["rows"][name]}
-        b = {"cpu": {phase: pooled("B", phase) for phase in (*PHASES, "total")}, **b0["rows"][name]}
-        a["cpu"] = {phase: pooled("A", phase) for phase in (*PHASES, "total")}
-        b["cpu"] = {phase: pooled("B", phase) for phase in (*PHASES, "total")}
+        a = {**a0["rows"][name], "cpu": {phase: pooled("A", phase) for phase in (*PHASES, "total")}}
+        b = {**b0["rows"][name], "cpu": {phase: pooled("B", phase) for phase in (*PHASES, "total")}}
         totals["A"].append(a["cpu"]["total"])
         totals["B"].append(b["cpu"]["total"])
         digests = {r["rows"][name]["digest"] for side in "AB" for r in results[side]}
