@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal, get_args
 
 # --- Muscles (docs/contracts.md §12.4 (muscles, goals, shares): exactly these 16 names, in this order) ------------------------------------
@@ -176,6 +177,9 @@ def _canonical_word(word: str) -> str:
     return _WORD_SYNONYMS.get(word, word)
 
 
+# The two below are pure and called for every catalogue exercise against every excluded name of every draft:
+# remembering recent answers keeps their regex and word rules out of that loop.
+@lru_cache(maxsize=8192)
 def exercise_name_key(name: str) -> str:
     """A lookup key that ignores case, spacing, hyphens, punctuation and plurals.
 
@@ -186,6 +190,7 @@ def exercise_name_key(name: str) -> str:
     return "".join(_canonical_word(word) for word in words)
 
 
+@lru_cache(maxsize=8192)
 def name_words(name: str) -> tuple[str, ...]:
     """The canonical words of a name ("Wide-Grip Push-Ups" → ("wide", "grip", "push", "up"))."""
     return tuple(_canonical_word(word) for word in _WORD_RE.findall(name.lower().replace("&", " and ")))

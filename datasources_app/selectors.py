@@ -181,6 +181,21 @@ def find_exercise_by_name(*, name: str) -> Exercise | None:
     return None
 
 
+def find_exercises_by_name(*, names: Iterable[str]) -> dict[str, Exercise | None]:
+    """`find_exercise_by_name` of each name, with one query (and one for equipment) for every name that is
+    a catalogue name; only a name known just as an alias (or not at all) is looked up on its own."""
+    keys = {name: exercise_name_key(name) for name in names}
+    by_key: dict[str, Exercise] = {}
+    wanted = {key for key in keys.values() if key}
+    if wanted:
+        # Ordered as find_exercise_by_name's first() is: the first by name of those sharing a key.
+        for exercise in Exercise.objects.prefetch_related("equipment").filter(name_key__in=wanted):
+            by_key.setdefault(exercise.name_key, exercise)
+    return {
+        name: by_key[key] if key in by_key else find_exercise_by_name(name=name) for name, key in keys.items()
+    }
+
+
 def get_exercise(*, slug: str) -> Exercise | None:
     return Exercise.objects.prefetch_related("equipment").filter(slug=slug).first()
 
@@ -266,6 +281,28 @@ def log_entries_between(
     if not include_skipped:
         queryset = queryset.filter(skipped=False)
     return list(queryset.order_by("completed_at", "order"))
+
+
+def logged_load_rows(*, user_id: uuid.UUID, start: datetime) -> list[Mapping[str, Any]]:
+    """The entries of `log_entries_between(user_id=..., start=start)` (not skipped, oldest first) that hold a
+    load, as rows of just what a load progression reads: exercise_slug, exercise_name, actual/target load_each
+    and reps, load_unit, rpe. A draft reads months of history; whole entries (eight JSON fields each, and
+    their log) were most of its time."""
+    return list(
+        WorkoutLogEntry.objects.filter(log__user_id=user_id, completed_at__gte=start, skipped=False)
+        .exclude(actual_load_each=[], target_load_each=[])  # bodyweight, cardio: no load to progress
+        .order_by("completed_at", "order")
+        .values(
+            "exercise_slug",
+            "exercise_name",
+            "actual_load_each",
+            "target_load_each",
+            "actual_reps",
+            "target_reps",
+            "load_unit",
+            "rpe",
+        )
+    )
 
 
 # --- Time zone ------------------------------------------------------------------------------------------------

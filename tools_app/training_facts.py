@@ -39,14 +39,19 @@ from tools_app.workout_coaching import (
     PastLoad,
     first_load_kg,
     is_unilateral,
-    lifter_of,
+    lifter_from,
     loaded_implement,
     logged_loads,
     working_load,
 )
 from tools_app.workout_coaching import round_load as round_to_step
 from tools_app.workout_coaching import step_load as step_by
-from tools_app.workout_validation import injuries_from, weights_on_hand
+from tools_app.workout_validation import (
+    TrainingContext,
+    injuries_from,
+    training_context_from,
+    weights_on_hand,
+)
 
 LEG_MUSCLES: tuple[str, ...] = ("Quadriceps", "Hamstrings", "Glutes", "Calves")
 
@@ -418,6 +423,9 @@ class TrainingFacts:
     history: Mapping[str, PastLoad]
     catalog: tuple[Candidate, ...]
     location_id: uuid.UUID | None = None  # None: the current location
+    # The same reads as generate_workout's check needs them (`workout_validation.load_training_context`), at
+    # the current location; None for another location (or no user).
+    context: TrainingContext | None = field(default=None, compare=False, repr=False)
 
     @property
     def lifter(self) -> Lifter:
@@ -474,28 +482,27 @@ def load_facts(
         selectors.get_location(user_id=user_id, location_id=location_id) if location_id is not None else None
     ) or selectors.current_location(user_id=user_id)
     preferences = selectors.active_preferences(user_id=user_id)
-    injured = {
-        injury.part.key
-        for injury in injuries_from(
-            profile_injuries=profile.injuries if profile is not None else "",
-            limitations=(profile.limitations or ()) if profile is not None else (),
-            preferences=preferences,
+    injuries = injuries_from(
+        profile_injuries=profile.injuries if profile is not None else "",
+        limitations=(profile.limitations or ()) if profile is not None else (),
+        preferences=preferences,
+    )
+    injured = {injury.part.key for injury in injuries}
+    equipment = frozenset(
+        selectors.available_equipment_slugs(
+            user_id=user_id, location_id=location.id if location is not None else None
         )
-    }
+    )
     muscles = distribution.muscle_distribution(user_id=user_id)
     stored = exclusions_from_preferences(preferences, catalog=catalog)
-    lifter = lifter_of(user_id=user_id)
+    lifter = lifter_from(profile, user_id=user_id)
     return TrainingFacts(
         user_id=user_id,
         display_name=(profile.display_name if profile is not None else "") or "",
         weight_unit=user_settings.weight_unit,
         distance_unit=user_settings.distance_unit,
         location_name=location.name if location is not None else None,
-        equipment=frozenset(
-            selectors.available_equipment_slugs(
-                user_id=user_id, location_id=location.id if location is not None else None
-            )
-        ),
+        equipment=equipment,
         weights_kg=weights_on_hand(location),
         level=lifter.level,
         body_weight_kg=lifter.body_weight_kg,
@@ -509,6 +516,15 @@ def load_facts(
         history=logged_loads(user_id=user_id, unit=user_settings.weight_unit),
         catalog=catalog,
         location_id=location.id if location is not None and location_id is not None else None,
+        context=training_context_from(
+            user_settings=user_settings,
+            location=location,
+            equipment=equipment if location is not None else {BODYWEIGHT},
+            preferences=preferences,
+            injuries=injuries,
+        )
+        if location_id is None
+        else None,
     )
 
 

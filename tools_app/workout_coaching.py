@@ -25,6 +25,7 @@ from django.utils import timezone
 from datasources_app import distribution, selectors
 from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import implements_of, per_hand
+from datasources_app.models import UserProfile
 from datasources_app.stats import convert_weight
 from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, context_catalog
 
@@ -97,7 +98,11 @@ def goal_emphasis(*, user_id: uuid.UUID) -> str:
 
 def lifter_of(*, user_id: uuid.UUID) -> Lifter:
     """The user's `Lifter` (profile and goals; defaults where they say nothing)."""
-    profile = selectors.get_profile(user_id=user_id)
+    return lifter_from(selectors.get_profile(user_id=user_id), user_id=user_id)
+
+
+def lifter_from(profile: UserProfile | None, *, user_id: uuid.UUID) -> Lifter:
+    """`lifter_of` with the user's profile (None: none) already read."""
     return Lifter(
         level=(profile.experience_level if profile is not None else "") or "beginner",
         body_weight_kg=(profile.weight_kg if profile is not None else None) or DEFAULT_BODY_WEIGHT_KG,
@@ -274,19 +279,21 @@ def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> 
     (no actual) counts as done at the planned load, not completed."""
     since = timezone.now() - timedelta(days=days)
     found: dict[str, PastLoad] = {}
-    for entry in selectors.log_entries_between(user_id=user_id, start=since):  # oldest first
-        loads = [float(value) for value in entry.actual_load_each or entry.target_load_each or () if value]
+    for entry in selectors.logged_load_rows(user_id=user_id, start=since):  # oldest first
+        loads = [
+            float(value) for value in entry["actual_load_each"] or entry["target_load_each"] or () if value
+        ]
         if not loads:
             continue
-        reps = [int(value) for value in entry.actual_reps or () if value]
-        targets = [int(value) for value in entry.target_reps or () if value]
+        reps = [int(value) for value in entry["actual_reps"] or () if value]
+        targets = [int(value) for value in entry["target_reps"] or () if value]
         past = PastLoad(
-            load=round(convert_weight(max(loads), from_unit=entry.load_unit, to_unit=unit), 1),
+            load=round(convert_weight(max(loads), from_unit=entry["load_unit"], to_unit=unit), 1),
             reps=min(reps) if reps else (min(targets) if targets else 8),
             completed=bool(reps) and (not targets or min(reps) >= min(targets)),
-            rpe=entry.rpe,
+            rpe=entry["rpe"],
         )
-        for key in (entry.exercise_slug, exercise_name_key(entry.exercise_name)):
+        for key in (entry["exercise_slug"], exercise_name_key(entry["exercise_name"])):
             if key:
                 found[key] = past
     return found

@@ -54,7 +54,14 @@ from tools_app.training_facts import (
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
 from tools_app.workout_coaching import reps_and_rest
-from tools_app.workout_tools import GenerateWorkoutInput, estimate_duration_min, generate_workout
+from tools_app.workout_tools import (
+    CheckedWorkout,
+    GenerateWorkoutInput,
+    check_workout,
+    estimate_duration_min,
+    generate_workout,
+    save_checked_workout,
+)
 from tools_app.workout_validation import (
     validate_workout,
 )
@@ -725,6 +732,9 @@ class ComposedWorkout:
     location_name: str | None
     main_names: list[str]
     notes: list[str]
+    # generate_workout's check of `workout` at the user's current location, when it found nothing to drop:
+    # the draft_workout tool saves the workout with it rather than checking it all again.
+    checked: CheckedWorkout | None = None
 
     @property
     def exercises(self) -> list[dict[str, Any]]:
@@ -764,7 +774,10 @@ class Composer:
             avoid_muscles=frozenset(m for m in recovering if m not in explicit),
             max_level=max(1, LEVEL_RANK.get(facts.level, 0)),
         )
-        self.pool = [c for c in facts.catalog if self.filters.rejection(c) is None]
+        # Why each catalogue exercise is ruled out (None: usable), by slug: the pool and the adaptation notes
+        # both ask, and the preference check is most of a draft's work in Python.
+        self.rejections = {c.slug: self.filters.rejection(c) for c in facts.catalog}
+        self.pool = [c for c in facts.catalog if self.rejections[c.slug] is None]
         self.rejected: dict[str, set[str]] = {}
         self.main_candidates: list[Candidate] = []
 
@@ -781,7 +794,7 @@ class Composer:
                 continue
             if self.targets.get(candidate.primary, 0.0) < 0.5 and self.style in ("strength", "mobility"):
                 continue
-            reason = self.filters.rejection(candidate)
+            reason = self.rejections[candidate.slug]
             if reason and ":" in reason:
                 kind, label = reason.split(":", 1)
                 rule = next((rule for rule in self.facts.injuries if rule.key == label), None)
@@ -1095,7 +1108,7 @@ class Composer:
         label = _label(self.brief, self.skipped)
         title = self.brief.title or _title(self.style, label, self.minutes)
         workout = {"title": title, "exercises": exercises}
-        exercises = _drop_invalid(workout, self.facts)
+        exercises, checked = _drop_invalid(workout, self.facts)
         main = [e for e in exercises if is_main(e)]
         if not main:
             return None
@@ -1109,19 +1122,32 @@ class Composer:
             location_name=self.facts.location_name,
             main_names=[str(e["exercise_name"]) for e in main],
             notes=self._adaptation_notes(),
+            checked=checked,
         )
 
 
-def _drop_invalid(workout: dict[str, Any], facts: TrainingFacts) -> list[dict[str, Any]]:
+def _drop_invalid(
+    workout: dict[str, Any], facts: TrainingFacts
+) -> tuple[list[dict[str, Any]], CheckedWorkout | None]:
     """Check with generate_workout's own validation; drop any exercise it objects to and renumber.
 
-    A safety net only: the filters above apply the same rules, so normally nothing is dropped.
+    A safety net only: the filters above apply the same rules, so normally nothing is dropped. Returns the
+    exercises kept and, when the workout is at the user's current location and was kept whole, the check
+    (`workout_tools.check_workout`) generate_workout would make of it.
     """
     if facts.user_id is None:
-        return list(workout["exercises"])
-    problems = validate_workout(
-        Workout.model_validate(workout), user_id=facts.user_id, location_id=facts.location_id
+        return list(workout["exercises"]), None
+    model = Workout.model_validate(workout)
+    checked = (
+        check_workout(model, user_id=facts.user_id, context=facts.context)
+        if facts.location_id is None
+        else None
     )
+    if checked is not None and not checked.converted:
+        problems = checked.check.problems  # the same exercises, checked as validate_workout checks them
+    else:
+        checked = None
+        problems = validate_workout(model, user_id=facts.user_id, location_id=facts.location_id)
     bad = {int(match.group(1)) for problem in problems if (match := re.match(r"exercise (\d+) ", problem))}
     if bad:
         kept = [e for i, e in enumerate(workout["exercises"], start=1) if i not in bad]
@@ -1129,7 +1155,8 @@ def _drop_invalid(workout: dict[str, Any], facts: TrainingFacts) -> list[dict[st
             exercise["order"] = order
         _repair_groups(kept)
         workout["exercises"] = kept
-    return list(workout["exercises"])
+        checked = None  # generate_workout checks what is left
+    return list(workout["exercises"]), checked
 
 
 def _repair_groups(exercises: list[dict[str, Any]]) -> None:
@@ -1211,6 +1238,7 @@ class DraftedWorkout:
     notes: list[str]
     estimated_min: int
     location_name: str | None
+    checked: CheckedWorkout | None = None  # `ComposedWorkout.checked`
 
 
 def brief_facts(facts: TrainingFacts, brief: WorkoutBrief) -> TrainingFacts:
@@ -1243,6 +1271,7 @@ def draft_workout_for(
         notes=list(composed.notes),
         estimated_min=composed.estimated_min,
         location_name=composed.location_name,
+        checked=composed.checked,
     )
 
 
@@ -1257,7 +1286,10 @@ def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
             "with generate_workout."
         )
         return ToolOutcome(success=False, data={"error": message}, text=message)
-    outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
+    if drafted.checked is not None:
+        outcome = save_checked_workout(drafted.checked, ctx)  # as generate_workout, without a second check
+    else:
+        outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
     if not outcome.success:
         return outcome
     lines = outcome.text.split("\n")

@@ -25,7 +25,7 @@ import math
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
@@ -541,16 +541,54 @@ def _deliver_instruction(artifact_id: str) -> str:
 
 
 # --- generate_workout --------------------------------------------------------------------------------------------------
-def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcome:
-    """Validate the workout; when valid, store it as the user's current workout and return its artifact."""
-    context = load_training_context(user_id=ctx.user_id)
+@dataclass(frozen=True)
+class CheckedWorkout:
+    """A workout in the user's units and its check against their facts at their current location
+    (`check_workout`): what generate_workout stores when the check found no problem."""
+
+    workout: Workout
+    conversions: list[str]
+    context: TrainingContext
+    check: ExerciseCheck
+    converted: bool  # a load or distance was put in the user's units (`workout` is not the one given)
+
+
+def check_workout(
+    workout: Workout, *, user_id: uuid.UUID, context: TrainingContext | None = None
+) -> CheckedWorkout:
+    """The workout in the user's units, checked at their current location (`context`: the user's facts there,
+    when the caller has read them already)."""
+    context = context or load_training_context(user_id=user_id)
     converted = [
         exercise_in_user_units(item, weight_unit=context.weight_unit, distance_unit=context.distance_unit)
-        for item in args.workout.exercises
+        for item in workout.exercises
     ]
-    workout = args.workout.model_copy(update={"exercises": [item for item, _ in converted]})
-    conversions = [note for _, notes in converted for note in notes]
-    check = check_exercises(workout.exercises, user_id=ctx.user_id, context=context)
+    in_units = workout.model_copy(update={"exercises": [item for item, _ in converted]})
+    return CheckedWorkout(
+        workout=in_units,
+        conversions=[note for _, notes in converted for note in notes],
+        context=context,
+        check=check_exercises(in_units.exercises, user_id=user_id, context=context),
+        converted=any(
+            item is not given for (item, _), given in zip(converted, workout.exercises, strict=True)
+        ),
+    )
+
+
+def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcome:
+    """Validate the workout; when valid, store it as the user's current workout and return its artifact."""
+    return save_checked_workout(check_workout(args.workout, user_id=ctx.user_id), ctx)
+
+
+def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext) -> ToolOutcome:
+    """generate_workout's outcome for a workout `check_workout` checked: stored as the user's current workout
+    with its artifact when the check found no problem, else every problem listed."""
+    workout, conversions, context, check = (
+        checked.workout,
+        checked.conversions,
+        checked.context,
+        checked.check,
+    )
     if not check.ok:
         return _problem_list(
             "The workout was not created. Fix every problem below and call generate_workout again:",

@@ -50,7 +50,7 @@ from datasources_app.catalog import (
 )
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise as CatalogExercise
-from datasources_app.models import Location, Preference
+from datasources_app.models import Location, Preference, UserSettings
 from datasources_app.workouts import (
     GROUP_MIN_SIZE,
     NUMBER_LIMITS,
@@ -187,19 +187,37 @@ def load_training_context(*, user_id: uuid.UUID, location_id: uuid.UUID | None =
         else selectors.current_location(user_id=user_id)
     )
     preferences = tuple(selectors.active_preferences(user_id=user_id))
-    return TrainingContext(
-        weight_unit=user_settings.weight_unit,
-        distance_unit=user_settings.distance_unit,
-        location_name=location.name if location is not None else None,
-        available_equipment=frozenset(
-            selectors.available_equipment_slugs(
-                user_id=user_id, location_id=location.id if location is not None else None
-            )
+    return training_context_from(
+        user_settings=user_settings,
+        location=location,
+        equipment=(
+            selectors.available_equipment_slugs(user_id=user_id, location_id=location.id)
             if location is not None
             else {BODYWEIGHT}
         ),
         preferences=preferences,
         injuries=user_injuries(user_id=user_id, preferences=preferences),
+    )
+
+
+def training_context_from(
+    *,
+    user_settings: UserSettings,
+    location: Location | None,
+    equipment: Iterable[str],
+    preferences: Iterable[Preference],
+    injuries: tuple[Injury, ...],
+) -> TrainingContext:
+    """The context `load_training_context` makes of what it reads, for a caller that has read it already
+    (the drafting's facts): the user's settings, their location and its equipment (just bodyweight without
+    one), their active preferences and the injuries these and the profile name."""
+    return TrainingContext(
+        weight_unit=user_settings.weight_unit,
+        distance_unit=user_settings.distance_unit,
+        location_name=location.name if location is not None else None,
+        available_equipment=frozenset(equipment),
+        preferences=tuple(preferences),
+        injuries=injuries,
         weights_kg=weights_on_hand(location),
     )
 
@@ -278,6 +296,14 @@ def find_catalog_match(name: str) -> CatalogMatch | None:
     return catalog_match_of(exercise) if exercise is not None else None
 
 
+def find_catalog_matches(names: Iterable[str]) -> dict[str, CatalogMatch | None]:
+    """`find_catalog_match` of each name, the catalogue's names read in one query rather than one each."""
+    return {
+        name: catalog_match_of(exercise) if exercise is not None else None
+        for name, exercise in selectors.find_exercises_by_name(names=names).items()
+    }
+
+
 def excluded_by(preference: Preference, names: Iterable[str]) -> bool:
     """Whether the preference excludes an exercise known by `names` (or a variation of an excluded name)."""
     excluded = [str(item) for item in preference.exclude_exercises or ()]
@@ -350,12 +376,17 @@ def check_exercises(
     """Check the structure of `exercises` and each exercise whose index is in `only` (default: all)."""
     context = context or load_training_context(user_id=user_id)
     check = ExerciseCheck(problems=structure_problems(exercises))
+    matches = find_catalog_matches(
+        exercise.exercise_name
+        for index, exercise in enumerate(exercises)
+        if exercise.exercise_name and (only is None or index in only)
+    )
     for index, exercise in enumerate(exercises):
         if only is not None and index not in only:
             check.catalog.append(None)
             check.equipment.append(list(exercise.equipment or []))
             continue
-        match = find_catalog_match(exercise.exercise_name) if exercise.exercise_name else None
+        match = matches[exercise.exercise_name] if exercise.exercise_name else None
         label = exercise_label(index, exercise)
         equipment = effective_equipment(exercise, match)
         check.catalog.append(match)
