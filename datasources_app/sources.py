@@ -502,11 +502,13 @@ def fetch_many(
     if not requests:
         return []
     if len(requests) == 1 or max_workers <= 1 or not runs_concurrently():
-        # One after another in one transaction (the caller's, or one of their own): its reads then cost one
-        # BEGIN and COMMIT, not one each (under row-level security every transaction also sets the tenant).
-        with transaction.atomic(savepoint=False):
+        # One after another, on PostgreSQL in one transaction (the caller's, or one of their own): the reads
+        # then cost one BEGIN, tenant setting and COMMIT, not one each. Not on SQLite, whose transactions take
+        # the write lock (the rule of trainer_agent.tenancy.reads_together, which this app cannot import).
+        together = connection.vendor == "postgresql"
+        with transaction.atomic(savepoint=False) if together else nullcontext():
             units = units_for(user_id=user_id)
-            isolate = len(requests) > 1
+            isolate = together and len(requests) > 1
             return [
                 _fetch_one(user_id, source, params, units, savepoint=isolate) for source, params in requests
             ]

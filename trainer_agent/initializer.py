@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
-from django.db import transaction
-
 from datasources_app.selectors import local_today
 from datasources_app.sources import (
     SourceError,
@@ -46,6 +44,7 @@ from trainer_agent.llm.models import get_model
 from trainer_agent.llm.providers import get_structured_provider
 from trainer_agent.offline.structured import StructuredAnswers
 from trainer_agent.sink import EventSink
+from trainer_agent.tenancy import reads_together
 
 logger = logging.getLogger(__name__)
 
@@ -206,7 +205,7 @@ def initialize_context(
 def _initialize_context(
     *, session: AgentSession, user_id: uuid.UUID, message: str, sink: EventSink
 ) -> Selection:
-    with transaction.atomic(savepoint=False):  # two reads, one BEGIN/COMMIT (and tenant) between them
+    with reads_together():
         existing = existing_knowledge_sources(session=session)
         today = local_today(user_id=user_id)
     agent = get_agent(INITIALIZER_AGENT_ID)

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, cast
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import Error, transaction
+from django.db import Error
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
@@ -62,7 +62,7 @@ from trainer_agent.frames import (
 )
 from trainer_agent.loop import APOLOGY
 from trainer_agent.previews import PreviewInbox
-from trainer_agent.tenancy import acting_for
+from trainer_agent.tenancy import acting_for, reads_together
 from trainer_agent.turns import NO_WORKER_KIND, TurnRequest, admit_turn, turn_result, watch_open_turn
 
 logger = logging.getLogger(__name__)
@@ -444,9 +444,9 @@ def _prime(session_id: uuid.UUID, after: int) -> Projector:
 
 def _next_page(session_id: uuid.UUID, after: int) -> tuple[list[Any], dict[int, AgentTurn]]:
     """The events after `after` and the turns that end among them (read after the events: a turn's last event
-    and its end commit together, so a turn that ends at an event read here is seen as ended). One transaction
-    for both: one BEGIN/COMMIT (and tenant) instead of two; each read still sees what committed before it."""
-    with transaction.atomic(savepoint=False):
+    and its end commit together, so a turn that ends at an event read here is seen as ended). Both in one
+    transaction on PostgreSQL (`tenancy.reads_together`); each read still sees what committed before it."""
+    with reads_together():
         events = events_after(session_id=session_id, after_sequence=after, limit=PAGE)
         if not events:
             return [], {}

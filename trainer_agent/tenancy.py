@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from django.conf import settings
@@ -109,3 +109,14 @@ def acting_for(user_id: uuid.UUID | str, *, using: str = DEFAULT_DB_ALIAS) -> It
             wrapper.clear(connection)
         else:
             wrapper.applied_at = None  # the outer user again from the next statement
+
+
+def reads_together(*, using: str = DEFAULT_DB_ALIAS) -> AbstractContextManager[Any]:
+    """Several reads of a unit of work in one transaction where that saves work: on PostgreSQL, where each
+    transaction of a unit of work is a BEGIN, the tenant's `set_config` and a COMMIT, each a round trip. Not on
+    SQLite, whose transactions begin IMMEDIATE (config/settings.py): there a read in a transaction would take
+    the database's write lock, and its BEGIN and COMMIT cost no round trip. Inside a caller's transaction, that
+    one (no savepoint)."""
+    if connections[using].vendor == "postgresql":
+        return transaction.atomic(using=using, savepoint=False)
+    return nullcontext()

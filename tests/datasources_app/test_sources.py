@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from datasources_app import formatters, services, sources
@@ -389,6 +389,37 @@ def test_fetch_many_keeps_order_and_isolates_failures(monkeypatch: pytest.Monkey
     assert isinstance(results[4], FormattedSource) and results[4].params == {"limit": 10, "days_back": 7}
     assert results[4].display_name == "Workout history"
     assert sources.fetch_many(user_id=user_id, requests=[]) == []
+
+
+@pytest.mark.django_db
+def test_a_source_whose_read_the_database_refuses_leaves_the_next_sources_theirs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One after another (the initializer's way; on PostgreSQL in one transaction), a source whose query fails
+    becomes an error and the sources after it still read their data: each runs in a savepoint of its own."""
+
+    def refused(user_id: uuid.UUID, params: Any) -> Any:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT * FROM no_such_table")
+
+    source = DataSource(
+        name="refused",
+        display_name="Refused",
+        description="its query fails",
+        params=NoParams,
+        fetch=refused,
+        format=lambda raw, units: "",
+    )
+    monkeypatch.setitem(sources._REGISTRY, "refused", source)
+    user_id = uuid.uuid4()
+    services.set_category_goals(user_id=user_id, goals={"strength": 1})
+
+    results = sources.fetch_many(
+        user_id=user_id, requests=[("refused", None), ("category_goals", None)], max_workers=1
+    )
+
+    assert isinstance(results[0], SourceError) and "no_such_table" in results[0].error
+    assert isinstance(results[1], FormattedSource) and "strength: target 100%" in results[1].text
 
 
 @pytest.mark.django_db

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from sessions_app.models import AgentTurn, TurnStatus
 from sessions_app.selectors import events_after
 from sessions_app.transcript import Transcript
 from trainer_agent.loop import APOLOGY, Action, TurnResult, client_response
+from trainer_agent.tenancy import reads_together
 
 
 def turn_result(turn: AgentTurn) -> TurnResult:
     """What the turn did, read from its events: the actions, the client response, how it ended."""
-    with transaction.atomic(savepoint=False):  # two reads, one BEGIN/COMMIT (and tenant) between them
+    with reads_together():
         turn.refresh_from_db()
         events = events_after(
             session_id=turn.session_id, after_sequence=turn.start_sequence - 1, limit=100_000
