@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -349,6 +350,20 @@ def test_user_data_xml_for_an_unknown_user() -> None:
 
 
 # --- fetch_many -----------------------------------------------------------------------------------------------
+def registered_source(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    fetch: Callable[[uuid.UUID, Any], Any],
+    *,
+    format: Callable[[Any, Any], str] = lambda raw, units: "",
+) -> None:
+    """A test's own data source, in the registry for the test."""
+    source = DataSource(
+        name=name, display_name=name.title(), description="test", params=NoParams, fetch=fetch, format=format
+    )
+    monkeypatch.setitem(sources._REGISTRY, name, source)
+
+
 @pytest.mark.django_db
 def test_fetch_many_keeps_order_and_isolates_failures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Results follow the request order; unknown sources, bad params and crashing fetches become errors."""
@@ -356,15 +371,7 @@ def test_fetch_many_keeps_order_and_isolates_failures(monkeypatch: pytest.Monkey
     def crash(user_id: uuid.UUID, params: Any) -> Any:
         raise RuntimeError("database on fire")
 
-    broken = DataSource(
-        name="broken",
-        display_name="Broken",
-        description="fails",
-        params=NoParams,
-        fetch=crash,
-        format=lambda raw, units: "",
-    )
-    monkeypatch.setitem(sources._REGISTRY, "broken", broken)
+    registered_source(monkeypatch, "broken", crash)
     user_id = uuid.uuid4()
     results = sources.fetch_many(
         user_id=user_id,
@@ -402,15 +409,7 @@ def test_a_source_whose_read_the_database_refuses_leaves_the_next_sources_theirs
         with connection.cursor() as cursor:
             cursor.execute("SELECT * FROM no_such_table")
 
-    source = DataSource(
-        name="refused",
-        display_name="Refused",
-        description="its query fails",
-        params=NoParams,
-        fetch=refused,
-        format=lambda raw, units: "",
-    )
-    monkeypatch.setitem(sources._REGISTRY, "refused", source)
+    registered_source(monkeypatch, "refused", refused)
     user_id = uuid.uuid4()
     services.set_category_goals(user_id=user_id, goals={"strength": 1})
 
@@ -447,15 +446,7 @@ def test_fetch_many_runs_sources_concurrently(monkeypatch: pytest.MonkeyPatch) -
         threads.add(threading.current_thread().name)
         return _text(user_id, "category_goals")
 
-    source = DataSource(
-        name="rendezvous",
-        display_name="Test",
-        description="test",
-        params=NoParams,
-        fetch=rendezvous,
-        format=lambda raw, units: raw,
-    )
-    monkeypatch.setitem(sources._REGISTRY, "rendezvous", source)
+    registered_source(monkeypatch, "rendezvous", rendezvous, format=lambda raw, units: raw)
     user_id = uuid.uuid4()
     services.set_category_goals(user_id=user_id, goals={"strength": 1})
 
