@@ -111,26 +111,26 @@ def test_a_turn_run_by_the_worker_is_in_the_web_process_scrape(
     session_id = str(response.body_json()["sessionId"])
 
     # Counted by the worker process, served by daphne (multiprocess mode). The worker counts a turn's end just
-    # after committing it, which is what answers the chat: scrape until that count is there (a few ms).
+    # after committing it, which is what answers the chat: scrape until that count and the turn's duration are
+    # there (a few ms; the two are written one after the other, and a scrape between them saw only the first).
     finished = ("trainer_turns_finished_total", (("model", "scripted-workout"), ("status", "completed")))
+    duration = (
+        "trainer_turn_duration_seconds_count",
+        (("model", "scripted-workout"), ("status", "completed")),
+    )
     deadline = time.monotonic() + 10
     while True:
         status, text = get_metrics(deployment.server, METRICS_TOKEN)
         assert status == 200, text
         found = samples(text)
-        if found.get(finished) or time.monotonic() > deadline:
+        if (found.get(finished) and found.get(duration)) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert found[("trainer_turns_started_total", (("model", "scripted-workout"),))] >= 1
     assert (
         found[("trainer_turns_finished_total", (("model", "scripted-workout"), ("status", "completed")))] >= 1
     )
-    assert (
-        found[
-            ("trainer_turn_duration_seconds_count", (("model", "scripted-workout"), ("status", "completed")))
-        ]
-        >= 1
-    )
+    assert found[duration] >= 1
     assert found[("trainer_turn_time_to_first_frame_seconds_count", (("model", "scripted-workout"),))] >= 1
     assert (
         found[
