@@ -823,19 +823,28 @@ class FakeModelServer:
         with self._lock:
             return [mark for mark in self.marks if mark["event"] == event]
 
-    def mark(self, call: ModelCall, event: str, **fields: Any) -> None:
-        record = {"t": time.time(), "event": event, "request": call.number, "api": call.api, **fields}
+    def mark(self, call: ModelCall, event: str, *, at: float | None = None, **fields: Any) -> None:
+        """A point of the timeline, at `time.time()` now (or at `at`, a `time.time()` taken earlier)."""
+        record = {
+            "t": time.time() if at is None else at,
+            "event": event,
+            "request": call.number,
+            "api": call.api,
+            **fields,
+        }
         with self._lock:
             self.marks.append(record)
             if self._marks_file is not None:
                 self._marks_file.write(json.dumps(record) + "\n")
                 self._marks_file.flush()
 
-    def receive(self, api: Api, body: dict[str, Any]) -> ModelCall:
+    def receive(self, api: Api, body: dict[str, Any], *, arrived: float | None = None) -> ModelCall:
+        """Record a call; its "request" mark is when it `arrived` (before its body was read and parsed, the
+        moment the first token's delay counts from), else now."""
         with self._lock:
             call = ModelCall(next(self._numbers), api, body, self.created)
             self.calls.append(call)
-        self.mark(call, "request", stream=call.stream, text=call.request_text()[:200])
+        self.mark(call, "request", at=arrived, stream=call.stream, text=call.request_text()[:200])
         return call
 
 
@@ -857,7 +866,7 @@ def _handler(fake: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_POST(self) -> None:
-            received = time.monotonic()
+            received, arrived = time.monotonic(), time.time()
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))
             path = self.path.split("?")[0].rstrip("/")
             api: Api | None = (
@@ -875,7 +884,7 @@ def _handler(fake: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._json(400, error_body(api, Failure(400, "invalid_request_error", "body is not JSON")))
                 return
-            call = fake.receive(api, body)
+            call = fake.receive(api, body, arrived=arrived)
             scripted = fake.script(call)
             failure = scripted if isinstance(scripted, Failure) else None
             if failure is not None and (failure.after_chars is None or not call.stream):
