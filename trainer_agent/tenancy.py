@@ -6,7 +6,8 @@ of the unit of work: a request's, or a turn's several commits with model calls b
 `acting_for(user_id)` does that for the connection while its block runs: a Django execute wrapper starts each
 transaction with `set_config('app.user_id', …, true)` (and, when `DATABASE_ASSUME_ROLE` names the
 application role, `set_config('role', …, true)`: the test run's privileged login switches to it, so the code
-under test obeys the policies), and gives a lone autocommit statement a transaction of its own. Both settings
+under test obeys the policies), sent in front of the transaction's first statement in the same round trip, and
+gives a lone autocommit statement a transaction of its own. Both settings
 end with their transaction, so a persistent connection never carries one user's id into other work, and a
 statement outside any unit of work runs with no user and sees no tenant row. On SQLite it does nothing: the
 application's own `user_id` filters are the only isolation there.
@@ -22,7 +23,9 @@ from typing import Any
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from psycopg import ClientCursor
 from psycopg.pq import TransactionStatus
+from psycopg.sql import quote
 
 
 class _TenantTransactions:
@@ -40,11 +43,40 @@ class _TenantTransactions:
         connection: BaseDatabaseWrapper = context["connection"]
         if connection.get_autocommit():
             with transaction.atomic(using=connection.alias):
-                self.apply(connection)
-                return execute(sql, params, many, context)
+                return self._first_of_transaction(execute, sql, params, many, context)
         if self.stale(connection):
-            self.apply(connection)
+            return self._first_of_transaction(execute, sql, params, many, context)
         return execute(sql, params, many, context)
+
+    def _first_of_transaction(
+        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]
+    ) -> Any:
+        """The settings, then the statement. Where the driver sends the statement as a simple query (Django's
+        client-side binding cursor: one `execute`, several statements allowed), the settings go in front of
+        it in the same round trip and the cursor moves on to the statement's own result; otherwise (many
+        parameter sets, a server-side cursor, SQL that is not text) they are a statement of their own."""
+        connection: BaseDatabaseWrapper = context["connection"]
+        cursor = getattr(context.get("cursor"), "cursor", None)
+        if many or not isinstance(sql, str) or not isinstance(cursor, ClientCursor):
+            self.apply(connection)
+            return execute(sql, params, many, context)
+        prefix = self.settings_sql()
+        if params is not None:
+            prefix = prefix.replace("%", "%%")  # the driver formats the parameters into the whole text
+        # Noted before the statement runs: the settings take effect ahead of it even when it fails.
+        self.applied_at = list(connection.savepoint_ids)
+        result = execute(prefix + sql, params, many, context)
+        cursor.nextset()
+        return result
+
+    def settings_sql(self) -> str:
+        """The settings as one statement with literal values (a user id is a UUID; the role a setting)."""
+        user, role = quote(self.users[-1]), settings.DATABASE_ASSUME_ROLE
+        if role:
+            return (
+                f"SELECT set_config('app.user_id', {user}, true), set_config('role', {quote(role)}, true); "
+            )
+        return f"SELECT set_config('app.user_id', {user}, true); "
 
     def stale(self, connection: BaseDatabaseWrapper) -> bool:
         if connection.connection.info.transaction_status == TransactionStatus.IDLE or self.applied_at is None:

@@ -292,3 +292,35 @@ def test_the_application_role_has_exactly_the_rights_it_needs() -> None:
             [APP_ROLE],
         )
         assert cursor.fetchone() == (False, 0)
+
+
+@pytest.mark.django_db(transaction=True)  # lone statements in autocommit: each its own transaction
+@pytest.mark.usefixtures("as_app_role")
+def test_a_transactions_first_statement_reports_its_own_rows_not_the_tenant_settings() -> None:
+    """The tenant's settings ride in front of a transaction's first statement (one round trip): what the
+    statement reports (rows changed, rows read, rows returned) is still its own. An update of Bob's session
+    while acting for Alice changes nothing, and the lease check built on that count refuses the write."""
+    data = two_users_data()
+    alice, bob = data[ALICE]["session"], data[BOB]["session"]
+    with acting_for(ALICE):
+        assert AgentSession.objects.filter(pk=bob.pk).update(total_tokens=7) == 0
+        assert AgentSession.objects.filter(pk=alice.pk).update(total_tokens=7) == 1
+        assert list(AgentSession.objects.values_list("pk", flat=True)) == [alice.pk]
+        with transaction.atomic():  # a first statement that returns rows it wrote
+            created = AgentSession.objects.create(user_id=ALICE)
+        assert created.pk is not None and created.created_at is not None
+        streamed = list(AgentSession.objects.order_by("created_at").values_list("pk", flat=True).iterator(1))
+    assert streamed == [alice.pk, created.pk]  # a server-side cursor: the settings as a statement of their own
+    assert AgentSession.objects.get(pk=bob.pk).total_tokens == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("as_app_role")
+def test_a_failed_first_statement_in_a_savepoint_leaves_the_tenant_set_for_the_rest() -> None:
+    """The settings sent with a first statement that fails still hold after the savepoint is rolled back:
+    the transaction goes on reading the user's rows only."""
+    data = two_users_data()
+    with acting_for(ALICE), transaction.atomic():
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT 1 / 0")
+        assert list(AgentSession.objects.values_list("pk", flat=True)) == [data[ALICE]["session"].pk]
