@@ -309,8 +309,9 @@ def test_a_transactions_first_statement_reports_its_own_rows_not_the_tenant_sett
         with transaction.atomic():  # a first statement that returns rows it wrote
             created = AgentSession.objects.create(user_id=ALICE)
         assert created.pk is not None and created.created_at is not None
+        # A server-side cursor (.iterator()): the settings go as a statement of their own.
         streamed = list(AgentSession.objects.order_by("created_at").values_list("pk", flat=True).iterator(1))
-    assert streamed == [alice.pk, created.pk]  # a server-side cursor: the settings as a statement of their own
+    assert streamed == [alice.pk, created.pk]
     assert AgentSession.objects.get(pk=bob.pk).total_tokens == 0
 
 
