@@ -8,9 +8,10 @@ under-trained and is what the next workout should favour.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -18,7 +19,7 @@ from django.utils import timezone
 
 from datasources_app import selectors
 from datasources_app.catalog import canonical_muscle
-from datasources_app.models import WorkoutLogEntry
+from datasources_app.models import CategoryGoal, MuscleGoal, WorkoutLogEntry
 
 DEFAULT_WINDOW_DAYS = 14
 # Minutes of continuous work that count as much as one set.
@@ -140,27 +141,58 @@ def distribution_from_entries(
     )
 
 
-def _window_entries(*, user_id: uuid.UUID, days: int, now: datetime | None) -> list[WorkoutLogEntry]:
+@dataclass(frozen=True)
+class Window:
+    """The entries (not skipped) logged in the `days` days up to `moment`, read once for the several figures
+    one reader takes of them (a draft's muscle shares and recovery; a report's muscles and categories)."""
+
+    moment: datetime
+    days: int
+    entries: list[WorkoutLogEntry]
+
+
+def training_window(
+    *, user_id: uuid.UUID, days: int = DEFAULT_WINDOW_DAYS, now: datetime | None = None
+) -> Window:
     moment = now or timezone.now()
-    return selectors.log_entries_between(user_id=user_id, start=moment - timedelta(days=days), end=moment)
+    start = moment - timedelta(days=days)
+    return Window(moment, days, selectors.volume_entries_between(user_id=user_id, start=start, end=moment))
 
 
 def muscle_distribution(
-    *, user_id: uuid.UUID, days: int = DEFAULT_WINDOW_DAYS, now: datetime | None = None
+    *,
+    user_id: uuid.UUID,
+    days: int = DEFAULT_WINDOW_DAYS,
+    now: datetime | None = None,
+    window: Window | None = None,
+    goals: Sequence[MuscleGoal] | None = None,
 ) -> Distribution:
-    """Share of the last `days` days' volume per muscle against the user's muscle goals."""
-    goals = {goal.muscle: goal.weight for goal in selectors.list_muscle_goals(user_id=user_id)}
-    entries = _window_entries(user_id=user_id, days=days, now=now)
-    return distribution_from_entries(entries=entries, goals=goals, kind="muscle", window_days=days)
+    """Share of the last `days` days' volume (`window`'s, when given) per muscle against the user's muscle
+    goals (`goals`, when the caller has read them)."""
+    goals = goals if goals is not None else selectors.list_muscle_goals(user_id=user_id)
+    window = window or training_window(user_id=user_id, days=days, now=now)
+    weights = {goal.muscle: goal.weight for goal in goals}
+    return distribution_from_entries(
+        entries=window.entries, goals=weights, kind="muscle", window_days=window.days
+    )
 
 
 def category_distribution(
-    *, user_id: uuid.UUID, days: int = DEFAULT_WINDOW_DAYS, now: datetime | None = None
+    *,
+    user_id: uuid.UUID,
+    days: int = DEFAULT_WINDOW_DAYS,
+    now: datetime | None = None,
+    window: Window | None = None,
+    goals: Sequence[CategoryGoal] | None = None,
 ) -> Distribution:
-    """Share of the last `days` days' volume per goal category against the user's category goals."""
-    goals = {goal.category: goal.weight for goal in selectors.list_category_goals(user_id=user_id)}
-    entries = _window_entries(user_id=user_id, days=days, now=now)
-    return distribution_from_entries(entries=entries, goals=goals, kind="category", window_days=days)
+    """Share of the last `days` days' volume (`window`'s, when given) per goal category against the user's
+    category goals (`goals`, when the caller has read them)."""
+    goals = goals if goals is not None else selectors.list_category_goals(user_id=user_id)
+    window = window or training_window(user_id=user_id, days=days, now=now)
+    weights = {goal.category: goal.weight for goal in goals}
+    return distribution_from_entries(
+        entries=window.entries, goals=weights, kind="category", window_days=window.days
+    )
 
 
 def recently_trained_muscles(
@@ -169,18 +201,20 @@ def recently_trained_muscles(
     hours: int = 48,
     min_share: float = HARD_SHARE,
     now: datetime | None = None,
+    window: Window | None = None,
 ) -> dict[str, float]:
-    """Muscles some entry of the last `hours` hours worked as a prime mover (share ≥ `min_share`).
+    """Muscles some entry of the last `hours` hours (up to `window`'s moment, from its entries, when given and
+    long enough) worked as a prime mover (share ≥ `min_share`).
 
     Maps each to the hours since it was last trained that hard (one decimal), most recent first.
     Warm-ups, stretches and other mobility-only entries do not count: a chest stretch needs no recovery.
     """
-    moment = now or timezone.now()
-    entries = selectors.log_entries_between(
-        user_id=user_id, start=moment - timedelta(hours=hours), end=moment
-    )
+    if window is None or window.days * 24 < hours:
+        window = training_window(user_id=user_id, days=math.ceil(hours / 24), now=now)
+    moment = window.moment
+    since = moment - timedelta(hours=hours)
     last: dict[str, datetime] = {}
-    for entry in entries:
+    for entry in (entry for entry in window.entries if entry.completed_at >= since):
         goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
         if goals and goals <= {"mobility"}:
             continue

@@ -283,6 +283,38 @@ def log_entries_between(
     return list(queryset.order_by("completed_at", "order"))
 
 
+# What a volume, a muscle or goal share and a recency read of a log entry (`datasources_app.distribution`).
+_VOLUME_FIELDS = (
+    "exercise_type",
+    "muscles",
+    "goals",
+    "target_sets",
+    "target_reps",
+    "target_duration_min",
+    "target_rounds",
+    "actual_sets",
+    "actual_reps",
+    "actual_hold_sec",
+    "actual_duration_min",
+    "actual_rounds",
+    "skipped",
+    "completed_at",
+)
+
+
+def volume_entries_between(*, user_id: uuid.UUID, start: datetime, end: datetime) -> list[WorkoutLogEntry]:
+    """`log_entries_between` (not skipped, oldest first) with only the fields `datasources_app.distribution`
+    reads: its shares and recency are read for every workout drafted and every initializer that loads the goals,
+    and whole entries (nine JSON fields each, and their log) were most of that read's time."""
+    return list(
+        WorkoutLogEntry.objects.filter(
+            log__user_id=user_id, completed_at__gte=start, completed_at__lte=end, skipped=False
+        )
+        .order_by("completed_at", "order")
+        .only(*_VOLUME_FIELDS)
+    )
+
+
 def logged_load_rows(*, user_id: uuid.UUID, start: datetime) -> list[Mapping[str, Any]]:
     """The entries of `log_entries_between(user_id=..., start=start)` (not skipped, oldest first) that hold a
     load, as rows of just what a load progression reads: exercise_slug, exercise_name, actual/target load_each

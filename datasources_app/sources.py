@@ -185,23 +185,26 @@ def _fetch_history(user_id: uuid.UUID, params: WorkoutHistoryParams) -> History:
 
 
 def _fetch_category_goals(user_id: uuid.UUID, params: WindowParams) -> Goals:
+    goals = selectors.list_category_goals(user_id=user_id)
     return Goals(
-        goals=selectors.list_category_goals(user_id=user_id),
-        distribution=distribution.category_distribution(user_id=user_id, days=params.days),
+        goals=goals,
+        distribution=distribution.category_distribution(user_id=user_id, days=params.days, goals=goals),
     )
 
 
 def _fetch_muscle_goals(user_id: uuid.UUID, params: WindowParams) -> Goals:
+    goals = selectors.list_muscle_goals(user_id=user_id)
     return Goals(
-        goals=selectors.list_muscle_goals(user_id=user_id),
-        distribution=distribution.muscle_distribution(user_id=user_id, days=params.days),
+        goals=goals,
+        distribution=distribution.muscle_distribution(user_id=user_id, days=params.days, goals=goals),
     )
 
 
 def _fetch_distribution(user_id: uuid.UUID, params: WindowParams) -> tuple[Distribution, Distribution]:
+    window = distribution.training_window(user_id=user_id, days=params.days)
     return (
-        distribution.muscle_distribution(user_id=user_id, days=params.days),
-        distribution.category_distribution(user_id=user_id, days=params.days),
+        distribution.muscle_distribution(user_id=user_id, window=window),
+        distribution.category_distribution(user_id=user_id, window=window),
     )
 
 

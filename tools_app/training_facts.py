@@ -493,7 +493,8 @@ def load_facts(
             user_id=user_id, location_id=location.id if location is not None else None
         )
     )
-    muscles = distribution.muscle_distribution(user_id=user_id)
+    window = distribution.training_window(user_id=user_id)  # the shares and the recovery: one read
+    muscles = distribution.muscle_distribution(user_id=user_id, window=window)
     stored = exclusions_from_preferences(preferences, catalog=catalog)
     lifter = lifter_from(profile, user_id=user_id)
     return TrainingFacts(
@@ -509,7 +510,9 @@ def load_facts(
         sex=lifter.sex,
         injuries=tuple(rule for rule in INJURY_RULES if rule.key in injured),
         exclusions=stored.merged(said),
-        recent_hours=distribution.recently_trained_muscles(user_id=user_id, hours=RECOVERY_HOURS_LARGE),
+        recent_hours=distribution.recently_trained_muscles(
+            user_id=user_id, hours=RECOVERY_HOURS_LARGE, window=window
+        ),
         # With nothing logged every goal is "behind"; debt only means something once there is history.
         debt={row.name: row.debt for row in muscles.rows if row.target > 0} if muscles.total_volume else {},
         emphasis=lifter.emphasis,

@@ -132,6 +132,28 @@ def test_recently_trained_muscles_uses_prime_movers_in_the_window() -> None:
     }
 
 
+def test_one_window_read_gives_the_same_shares_and_recovery_as_separate_reads() -> None:
+    """A draft reads the last 14 days once for the muscle shares and the recovery: the same figures as each
+    read on its own; a window shorter than the hours asked reads what it lacks."""
+    user_id = uuid.uuid4()
+    MuscleGoalFactory.create(user_id=user_id, muscle="Chest", weight=1.0)
+    for hours, muscles in (
+        (5, [{"muscle": "Chest", "share": 1.0}]),
+        (60, [{"muscle": "Back", "share": 1.0}]),
+    ):
+        log = WorkoutLogFactory.create(user_id=user_id, completed_at=NOW - dt.timedelta(hours=hours))
+        WorkoutLogEntryFactory.create(log=log, muscles=muscles)
+    window = distribution.training_window(user_id=user_id, now=NOW)
+    assert distribution.muscle_distribution(user_id=user_id, window=window) == (
+        distribution.muscle_distribution(user_id=user_id, now=NOW)
+    )
+    shared = distribution.recently_trained_muscles(user_id=user_id, hours=72, window=window)
+    assert shared == distribution.recently_trained_muscles(user_id=user_id, hours=72, now=NOW)
+    assert shared == {"Chest": 5.0, "Back": 60.0}
+    short = distribution.training_window(user_id=user_id, days=1, now=NOW)
+    assert distribution.recently_trained_muscles(user_id=user_id, hours=72, window=short, now=NOW) == shared
+
+
 def test_recently_trained_muscles_ignores_mobility_only_entries() -> None:
     """A logged stretch (goal mobility only) does not count as hard training; a strength entry does."""
     user_id = uuid.uuid4()

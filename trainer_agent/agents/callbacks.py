@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from trainer_agent import metrics
@@ -51,6 +51,9 @@ class Callback:
     when: When
     hook: Hook
     agents: tuple[str, ...] = ()  # the agents whose runs it hears; empty: every agent
+    # False for a hook that never reads `AgentRun.result`: a run whose result costs work to make (a trainer
+    # turn's, read back from its events) makes it only when a hook that fires reads it.
+    reads_result: bool = True
 
     def hears(self, run: AgentRun) -> bool:
         return not self.agents or run.agent_id in self.agents
@@ -62,12 +65,18 @@ class CallbackRegistry:
         self._lock = threading.Lock()
 
     def register(
-        self, name: str, hook: Hook, *, when: When = "on_success", agents: tuple[str, ...] = ()
+        self,
+        name: str,
+        hook: Hook,
+        *,
+        when: When = "on_success",
+        agents: tuple[str, ...] = (),
+        reads_result: bool = True,
     ) -> Callback:
         with self._lock:
             if any(c.name == name for c in self._callbacks):
                 raise ValueError(f"Callback {name!r} is already registered; use replace()")
-            callback = Callback(name, when, hook, agents)
+            callback = Callback(name, when, hook, agents, reads_result)
             self._callbacks.append(callback)
         return callback
 
@@ -91,14 +100,21 @@ class CallbackRegistry:
         with self._lock:
             self._callbacks.clear()
 
-    def fire(self, run: AgentRun) -> None:
+    def fire(self, run: AgentRun, *, result_from: Callable[[], Any] | None = None) -> None:
+        """Call the hooks that hear `run`; with `result_from`, the run's result is made by it, once, and only
+        if one of them reads results."""
         timing = "on_success" if run.success else "on_failure"
-        for callback in list(self._callbacks):
-            if callback.when in (timing, "always") and callback.hears(run):
-                try:
-                    callback.hook(run)
-                except Exception:
-                    logger.exception("agent.callback_failed", extra={"callback": callback.name})
+        hooks = [c for c in list(self._callbacks) if c.when in (timing, "always") and c.hears(run)]
+        if result_from is not None and any(c.reads_result for c in hooks):
+            try:
+                run = replace(run, result=result_from())
+            except Exception:
+                logger.exception("agent.callback_result_failed", extra={"agent_id": run.agent_id})
+        for callback in hooks:
+            try:
+                callback.hook(run)
+            except Exception:
+                logger.exception("agent.callback_failed", extra={"callback": callback.name})
 
     def run_agent[T](
         self, agent_id: str, run: Callable[[], T], *, context: Mapping[str, Any] | None = None
@@ -132,7 +148,8 @@ class CallbackRegistry:
                 result=outcome.result,
                 error=outcome.error,
                 context=extra,
-            )
+            ),
+            result_from=outcome.result_from if outcome.result is None else None,
         )
 
 
@@ -142,6 +159,8 @@ class RunOutcome:
 
     result: Any = None
     error: BaseException | None = None
+    # Instead of `result`: makes it, for the hooks that read results (`Callback.reads_result`), if any fires.
+    result_from: Callable[[], Any] | None = None
 
 
 def _elapsed_ms(started: float) -> int:
@@ -199,6 +218,6 @@ agent_metrics = AgentMetrics()
 def register_default_callbacks(registry: CallbackRegistry = callback_registry) -> None:
     """Logging and metrics on every run (idempotent)."""
     if "log_run" not in registry.names():
-        registry.register("log_run", log_run, when="always")
+        registry.register("log_run", log_run, when="always", reads_result=False)
     if "metrics" not in registry.names():
-        registry.register("metrics", agent_metrics.record, when="always")
+        registry.register("metrics", agent_metrics.record, when="always", reads_result=False)

@@ -15,7 +15,12 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from datasources_app.distribution import DEFAULT_WINDOW_DAYS, category_distribution, muscle_distribution
+from datasources_app.distribution import (
+    DEFAULT_WINDOW_DAYS,
+    category_distribution,
+    muscle_distribution,
+    training_window,
+)
 from datasources_app.models import WorkoutLog, WorkoutLogEntry
 from datasources_app.selectors import workout_history
 from trainer_agent.api.base import AgentApi, caller_id, validated_query
@@ -163,10 +168,11 @@ class DistributionRetrieveApi(AgentApi):
     def get(self, request: Request, user_id: str | None = None) -> Response:
         owner = own_user_id(request, user_id)
         days: int = validated_query(request, self.FilterSerializer)["days"]
+        window = training_window(user_id=owner, days=days)
         data = {
             "window_days": days,
-            "muscles": muscle_distribution(user_id=owner, days=days),
-            "categories": category_distribution(user_id=owner, days=days),
+            "muscles": muscle_distribution(user_id=owner, window=window),
+            "categories": category_distribution(user_id=owner, window=window),
         }
         return Response(self.OutputSerializer(data).data)
 

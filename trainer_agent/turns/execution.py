@@ -7,6 +7,7 @@ worker that finds the turn taken over by another stops without writing anything.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import traceback
@@ -29,14 +30,15 @@ from trainer_agent.loop import TurnError, TurnResult, fail_turn, run_loop
 from trainer_agent.sink import EventSink, LeaseLost
 from trainer_agent.tenancy import acting_for
 from trainer_agent.turns.lease import lease_duration, lease_keeper, worker_name
-from trainer_agent.turns.read_model import turn_result
+from trainer_agent.turns.read_model import turn_outcome, turn_result
 
 logger = logging.getLogger(__name__)
 
 
 def execute_turn(*, turn_id: uuid.UUID, previews: bool = False) -> TurnResult | None:
-    """Claim the turn (with a lease), run or continue it from the store, and end it. None when the turn is not
-    ours to run (finished, gone, or leased by a live worker). With `previews` the trainer's model calls stream
+    """Claim the turn (with a lease), run or continue it from the store, and end it; returns how it ended
+    (`read_model.turn_outcome`: status, iterations, stop reason, error; what the turn did is `turn_result`'s).
+    None when the turn is not ours to run (finished, gone, or leased by a live worker). With `previews` the trainer's model calls stream
     and publish preview frames (`trainer_agent.previews`).
 
     A model failure ends the turn in `error` (`TurnResult.status`); so does a turn that cannot continue: after
@@ -96,13 +98,16 @@ def _execute_claimed_turn(turn: AgentTurn, lease: timedelta, *, previews: bool) 
                 # The agent callbacks hear this run of the trainer: it fails when the turn ends in `error`.
                 with callback_registry.running(TRAINER_AGENT_ID, context=_trainer_run_context(turn)) as run:
                     admitted_at = _run_or_fail(turn, sink, previews=previews)
-                    run.result = result = turn_result(turn)
+                    result = turn_outcome(turn)
+                    # The whole result (actions, response: the turn's events read back) only for a hook
+                    # that reads it.
+                    run.result_from = functools.partial(turn_result, turn)
                     run.error = _turn_failure(result)
             except LeaseLost:
                 logger.warning("turn.lease_lost", extra={"turn_id": str(turn.pk)})
                 return None
     if result is None:
-        result = turn_result(turn)
+        result = turn_outcome(turn)
     metrics.turn_finished(
         model=turn.model, status=result.status, admitted_at=admitted_at, finished_at=turn.finished_at
     )

@@ -9,6 +9,26 @@ from trainer_agent.loop import APOLOGY, Action, TurnResult, client_response
 from trainer_agent.tenancy import reads_together
 
 
+def turn_outcome(turn: AgentTurn) -> TurnResult:
+    """How the turn ended, from its row alone (status, iterations, stop reason, error): what the worker reports
+    of a turn it ran. No actions and no response: `turn_result` reads those from the events."""
+    turn.refresh_from_db()
+    return _outcome(turn)
+
+
+def _outcome(turn: AgentTurn, *, counted_iterations: int = 0) -> TurnResult:
+    outcome = turn.result or {}
+    return TurnResult(
+        session_id=turn.session_id,
+        iterations=int(outcome.get("iterations") or counted_iterations),
+        stop_reason=str(outcome.get("stop_reason", "")),
+        status=turn.status,
+        error_kind=str(outcome.get("error_kind", "")),
+        error_message=str(outcome.get("error", "")),
+        retry_after=outcome.get("retry_after"),
+    )
+
+
 def turn_result(turn: AgentTurn) -> TurnResult:
     """What the turn did, read from its events: the actions, the client response, how it ended."""
     with reads_together():
@@ -24,17 +44,8 @@ def turn_result(turn: AgentTurn) -> TurnResult:
         for ran in transcript.actions()
         if ran.result is not None
     ]
-    outcome = turn.result or {}
-    result = TurnResult(
-        session_id=turn.session_id,
-        actions=actions,
-        iterations=int(outcome.get("iterations") or transcript.iterations),
-        stop_reason=str(outcome.get("stop_reason", "")),
-        status=turn.status,
-        error_kind=str(outcome.get("error_kind", "")),
-        error_message=str(outcome.get("error", "")),
-        retry_after=outcome.get("retry_after"),
-    )
+    result = _outcome(turn, counted_iterations=transcript.iterations)
+    result.actions = actions
     result.response = client_response(actions)
     if result.status == TurnStatus.ERROR and not result.response["messages"]:
         result.response["messages"] = [APOLOGY]

@@ -141,7 +141,7 @@ def test_a_model_call_without_a_stored_answer_is_made_again_without_a_second_req
         "the answer follows the stored request"
     )
     assert types.count("llm_request") == 2 and types.count("llm_response") == 2
-    assert result.response["messages"] == ["Back again"]
+    assert turn_result(turn).response["messages"] == ["Back again"]
     assert result.iterations == 2
 
 
@@ -175,8 +175,9 @@ def test_a_tool_call_without_a_result_runs_once_and_a_committed_result_never_run
     types = _types(session)
     assert types[3:5] == ["tool_call", "tool_result"]
     assert types.count("tool_result") == 2 and types.count("llm_request") == 2
-    assert [action.tool for action in result.actions] == ["message_notify_user", "idle"]
-    assert result.response["messages"] == ["First"]
+    told = turn_result(turn)  # what the client is answered, read from the turn's events
+    assert [action.tool for action in told.actions] == ["message_notify_user", "idle"]
+    assert told.response["messages"] == ["First"]
 
 
 @pytest.mark.django_db
@@ -188,7 +189,7 @@ def test_a_turn_past_its_attempts_ends_in_error_with_the_reason() -> None:
     _lapse(turn)
     result = execute_turn(turn_id=turn.pk)
     assert result is not None and result.status == TurnStatus.ERROR
-    assert result.response["messages"], "an apology the client can show"
+    assert turn_result(turn).response["messages"], "an apology the client can show"
     session.refresh_from_db()
     assert session.status == "error"
     error = AgentSessionEvent.objects.filter(session=session, event_type="error").get()

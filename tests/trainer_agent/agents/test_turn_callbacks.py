@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.db import connection
 from prometheus_client import REGISTRY
 from pytest_django import Settings
 
@@ -143,3 +144,32 @@ def test_a_failing_callback_is_logged_and_the_turn_goes_on(
         "hook bug in initializer",
         "hook bug in trainer",
     ]
+
+
+@pytest.mark.django_db
+def test_a_trainer_run_heard_only_by_hooks_that_ignore_results_is_not_read_back() -> None:
+    """The turn's result (its events read back for the actions and the response) is made for the hooks that
+    read results: with only the built-in log and metrics hooks listening, the worker's end of a turn reads
+    its row, not its events; a hook registered as reading results gets the whole result."""
+    user_id = uuid.uuid4()
+    read_back: list[str] = []
+
+    def events_read(execute: Any, sql: str, *args: Any) -> Any:
+        if 'FROM "agent_session_events"' in sql and '"sequence_number" > ' in sql:
+            read_back.append(sql)
+        return execute(sql, *args)
+
+    with connection.execute_wrapper(events_read):
+        run_on(trainer_says_hi(), user_id)
+    without_hooks = len(read_back)
+    heard_results: list[Any] = []
+    callback_registry.register("test.results", lambda run: heard_results.append(run.result), when="always")
+    try:
+        read_back.clear()
+        with connection.execute_wrapper(events_read):
+            run_on(trainer_says_hi(), user_id)
+    finally:
+        callback_registry.unregister("test.results")
+    trainer_results = [result for result in heard_results if isinstance(result, TurnResult)]
+    assert trainer_results and trainer_results[-1].response["messages"] == ["Hi"]
+    assert len(read_back) == without_hooks + 1, "the turn's events are read back once more, for the hook"
