@@ -59,7 +59,10 @@ def test_permanent_preference_is_saved_and_enforced(trainee: Trainee) -> None:
         "exercise",
         ["Dumbbell Bench Press"],
     )
-    assert result.raw_formatted == f"saved: exercise - Hates dumbbell bench press id={preference.id}"
+    assert result.raw_formatted == (
+        f"saved: exercise - Hates dumbbell bench press id={preference.id}\n"
+        "Tell the user: Got it: I'll leave that out of your workouts from now on."
+    )
     refused = generate(trainee, {"title": "Push", "exercises": [reps_exercise(1)]})
     assert not refused.success and "Hates dumbbell bench press" in refused.data["error"]
 

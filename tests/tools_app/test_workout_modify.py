@@ -19,6 +19,7 @@ from tests.tools_app.workout_support import (
     make_trainee,
     once,
     reps_exercise,
+    told,
 )
 from tools_app.types import ToolContext, ToolResult
 from tools_app.workout_tools import current_workout_record, workout_exercises
@@ -538,18 +539,18 @@ def test_a_step_that_changes_nothing_is_refused_with_the_reason(trainee: Trainee
 
 def test_heavier_without_a_load_tells_the_model_the_reps_changed_instead(trainee: Trainee) -> None:
     """ "A bit heavier" on bodyweight or band work (the 2026-11-27 trial: Band Hip Extension 4×15 became 4×17 with
-    nothing said): there is no load to step, so the reps go up and the result says so, for the model to tell
-    the user rather than call more reps heavier."""
+    nothing said): there is no load to step, so the reps go up and the user is told so, rather than more reps
+    called heavier."""
     generate(trainee, {"title": "One", "exercises": [bodyweight_exercise(1)]})
     result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "heavier"})
     assert result.success, result.formatted
     assert exercises_of(result.artifact or {})[0]["reps"] == [17, 17, 17]
-    assert (
-        "Push-Up has no load to make heavier, so the step changed the reps instead: tell the user so "
-        "(a stronger band or a held weight would change the load)." in result.formatted
+    assert told(result) == (
+        "Done: Push-Up: 15/12/10→17 reps; it has no load to make heavier, so I changed the reps instead (a "
+        "stronger band or a held weight would change the load)."
     )
     loaded = trainee.run("adjust_exercise", {"exercise_id": 1, "adjustments": {"reps": [12, 12, 12]}})
-    assert loaded.success and "has no load" not in loaded.formatted
+    assert loaded.success and told(loaded) == "Done: Push-Up: 17→12 reps."
 
 
 def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
@@ -564,8 +565,8 @@ def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
 
 
 def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(trainee: Trainee) -> None:
-    """The home dumbbells stop at 22.5 kg: "heavier" on a press already there adds reps, and the result tells
-    the model why, so the user hears it rather than a refusal."""
+    """The home dumbbells stop at 22.5 kg: "heavier" on a press already there adds reps, and the user is told
+    why rather than hearing a refusal."""
     trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5]}
     trainee.home.save()
     generate(trainee, {"title": "One", "exercises": [reps_exercise(reps=[10, 10, 10], load_each=[22.5] * 3)]})
@@ -573,4 +574,7 @@ def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(train
     assert result.success, result.formatted
     (new,) = exercises_of(result.artifact or {})
     assert new["load_each"] == [22.5, 22.5, 22.5] and new["reps"] == [12, 12, 12]
-    assert "already at the heaviest weight on hand" in result.formatted
+    assert told(result) == (
+        "Done: Dumbbell Bench Press: 10→12 reps; that's already the heaviest weight you have here, so I changed "
+        "the reps instead."
+    )
