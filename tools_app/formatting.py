@@ -52,6 +52,11 @@ def tell_the_user(text: str, sentence: str) -> str:
     return f"{text}\n{TELL_THE_USER}{sentence}" if text else f"{TELL_THE_USER}{sentence}"
 
 
+def joined(items: list[str]) -> str:
+    """'A', 'A and B', 'A, B and C': a list in a sentence."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
 def counted(number: int, noun: str) -> str:
     """'1 exercise', '3 exercises': a count for the user's sentence."""
     return f"{number} {noun}{'' if number == 1 else 's'}"

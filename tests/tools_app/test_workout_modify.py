@@ -188,7 +188,7 @@ def test_swap_replaces_the_exercise_in_place_with_a_new_id(
     trainee: Trainee, generated: dict[str, Any]
 ) -> None:
     """The named exercise takes the old one's order, gets a new ex_ id and its own prescription, and a new
-    artifact version is stored."""
+    artifact version is stored; the user is told the two names."""
     old = exercises_of(generated)[0]
     result = trainee.run("swap_exercise", swap_args(old["id"]))
     artifact = assert_new_version(result, generated, trainee)
@@ -205,6 +205,9 @@ def test_swap_replaces_the_exercise_in_place_with_a_new_id(
     assert result.data["new_id"] == new["id"] and result.data["new_exercise"] == new
     assert result.raw_formatted.startswith(
         f"Replaced {old['id']} (Dumbbell Bench Press) → {new['id']}: Dumbbell Lateral Raise"
+    )
+    assert told(result) == (
+        "Done: I swapped Dumbbell Bench Press for Dumbbell Lateral Raise. Everything else stays the same."
     )
     assert result.status_message == "Exercise swapped"
 
@@ -394,7 +397,7 @@ def test_adjust_order_moves_the_exercise(trainee: Trainee, generated: dict[str, 
 
 
 def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated: dict[str, Any]) -> None:
-    """The rest keep their ids and are renumbered 1..N-1."""
+    """The rest keep their ids and are renumbered 1..N-1; the user is told what went and how many are left."""
     before = exercises_of(generated)
     result = trainee.run("remove_exercise", {"exercise_id": before[1]["id"], "reason": "wrist"})
     exercises = exercises_of(assert_new_version(result, generated, trainee))
@@ -404,6 +407,7 @@ def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated
     assert result.data["remaining_count"] == 4
     assert result.artifact is not None and result.artifact["summary"]["exercise_count"] == 4
     assert result.raw_formatted.startswith(f"Removed {before[1]['id']} (Push-Up); 4 exercises remain.")
+    assert told(result) == "Removed Push-Up. You have 4 exercises left."
 
 
 def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Trainee) -> None:

@@ -328,25 +328,9 @@ class Turn:
         return known if known and not _known(name, (self.user.location or "",)) else None
 
     def _deliver_workout(self, step: Step) -> Decision:
-        """The drafted workout, delivered with what it holds and the adaptations the tool made."""
+        """The drafted workout, delivered with what the tool says to tell the user (its adaptations too)."""
         artifact_id = _delivered_artifact(step) or self._latest_artifact_id()
-        shown = [
-            found for found in artifact_blocks(self.request.messages) if found.artifact_id == artifact_id
-        ]
-        exercises, title = (shown[-1].exercises, shown[-1].title) if shown else ([], "workout")
-        minutes = re.search(r"~(\d+) min", step.body)
-        adaptations = step.body.partition("Adaptations made")[2].splitlines()[1:]
-        notes = [line.strip()[2:] for line in adaptations if line.strip().startswith("- ")]
-        where = f" at {self.user.location}" if self.user.location else ""
-        warm = any((e.get("group") or {}).get("type") == "warmup" for e in exercises)
-        opening = (
-            f"Here's your {title}: about {minutes.group(1) if minutes else '?'} min{where}"
-            + (", after a short warm-up" if warm else "")
-            + f" — {_join([str(e.get('exercise_name')) for e in _main(exercises)])}."
-        )
-        closing = 'Ask me to swap or adjust anything, and say "done" when you finish so I can log it.'
-        message = " ".join([opening, *(_sentence(note) for note in notes[:3]), closing])
-        return self._notify(message, f"Delivering the new workout {artifact_id}.", artifact_id)
+        return self._notify(_relay(step), f"Delivering the new workout {artifact_id}.", artifact_id)
 
     # -- intents: changing the current workout -------------------------------------------------------------------
     def _resolve(
