@@ -847,11 +847,17 @@ def _relay(step: Step) -> str:
 
 
 def _relayed(steps: Sequence[Step], *more: str) -> str:
-    """Several results of one turn as one reply: what each did (one "Done:"), then `more`, then the rest of what
-    the last one says ("Everything else stays the same.")."""
+    """Several results of one turn as one reply: what each did in one sentence ("I swapped A for B and C for D",
+    "Done: A: 3→2 sets; B: 3→2 sets"), then `more`, then the rest of what the last one says."""
     said = [re.split(r"(?<=[.!?])\s+", _relay(step)) for step in steps]
-    done = [sentences[0].removeprefix("Done: ") if n else sentences[0] for n, sentences in enumerate(said)]
-    return " ".join(filter(None, [*done, *more, *said[-1][1:]]))
+    done = "Done: " * said[0][0].startswith("Done: ")
+    firsts = [sentences[0].removeprefix("Done: ").removesuffix(".") for sentences in said]
+    verb = re.match(r"\S+(?: [a-z]\S*)*", firsts[0])  # "I swapped", "Removed": said once
+    if verb and all(first.startswith(verb[0] + " ") and ":" not in first for first in firsts):
+        what = f"{verb[0]} {_join([first.removeprefix(verb[0] + ' ') for first in firsts])}."
+    else:
+        what = "; ".join(firsts) + "."
+    return " ".join(filter(None, [done + what, *more, *said[-1][1:]]))
 
 
 def _for_the_user(text: str) -> str:
