@@ -886,10 +886,8 @@ def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _delivered_artifact(step: Step) -> str | None:
-    """The artifact a successful workout tool created, from its observation."""
-    found = re.search(r"artifact_id=(art_[0-9a-zA-Z]+)", step.body) or re.search(
-        r"(?:Created workout|saved as) (art_[0-9a-zA-Z]+)", step.body
-    )
+    """The artifact a successful workout tool created: the one its result says to deliver (artifact_id=…)."""
+    found = re.search(r"artifact_id=(art_[0-9a-zA-Z]+)", step.body)
     return found.group(1) if found else None
 
 
