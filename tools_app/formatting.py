@@ -31,8 +31,8 @@ from typing import Any
 from tools_app.types import ObservationCategory
 
 RESULT_TAG = "tool_result"
-TELL_THE_USER = "Tell the user: "
 ERROR_TAG = "tool_error"
+TELL_THE_USER = "Tell the user: "
 
 # A summary is a single line; longer values are cut so a summary stays ~20 tokens.
 SUMMARY_VALUE_LIMIT = 80

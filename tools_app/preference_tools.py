@@ -257,14 +257,20 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
     text = (
         f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
     ) + ruled_out_now(preference, ctx)
-    lasting = f"until {until}" if until else "in your next workout" if preference.delete_after_use else ""
+    lasting = (
+        f"until {until}"
+        if until
+        else "in your next workout"
+        if preference.delete_after_use
+        else "from now on"
+    )
+    excludes = preference.exclude_exercises or preference.exclude_equipment
+    heeded = "leave that out of" if excludes else "keep that in mind for"
     return ToolOutcome(
         success=True,
         data={"preference": _preference_data(preference)},
         text=text,
-        tell_user=f"Got it: I'll leave that out of your workouts {lasting or 'from now on'}."
-        if preference.exclude_exercises or preference.exclude_equipment
-        else f"Got it: I'll keep that in mind for your workouts {lasting or 'from now on'}.",
+        tell_user=f"Got it: I'll {heeded} your workouts {lasting}.",
     )
 
 

@@ -201,10 +201,9 @@ def execute_tool(name: str, args: Any, ctx: ToolContext) -> ToolResult:
     duration_ms = round((time.perf_counter() - started) * 1000)
 
     raw_formatted = outcome.text or fallback_observation(tool.observation, outcome.data)
-    if outcome.success:
-        raw_formatted = tell_the_user(raw_formatted, outcome.tell_user)
     artifact_id = _artifact_id(outcome)
     if outcome.success:
+        raw_formatted = tell_the_user(raw_formatted, outcome.tell_user)
         status_message = tool.status_done
     else:
         status_message = (tool.status_error or DEFAULT_STATUS_ERROR) if tool.status_start else None

@@ -443,10 +443,11 @@ def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Train
 
 
 def test_the_only_exercise_cannot_be_removed(trainee: Trainee) -> None:
-    """A workout keeps at least one exercise."""
+    """A workout keeps at least one exercise; the refusal's text is the error alone, nothing to tell the user."""
     generate(trainee, {"exercises": [reps_exercise(1)]})
     result = trainee.run("remove_exercise", {"exercise_id": "1"})
     assert not result.success and result.data["error"].startswith("That is the workout's only exercise")
+    assert result.raw_formatted == result.data["error"]
 
 
 def test_swap_by_name_takes_prescription_overrides(trainee: Trainee, generated: dict[str, Any]) -> None:
