@@ -45,6 +45,8 @@ from trainer_agent.offline.reading import Step, UserData, artifact_blocks, knowl
 from trainer_agent.offline.structured import StructuredAnswers
 
 TOOL_ID_PREFIX = "toolu_offline_"
+TELL_THE_USER = "Tell the user: "  # how a tool's result closes with what to tell the user
+ASK_FOR_A_WORKOUT = 'Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
 # The loop allows 10 iterations; the coach wraps up before that with a message and idle.
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
@@ -54,8 +56,6 @@ _LEG_WORK = re.compile(r"squat|lunge|deadlift|leg|step-up|hip thrust|calf|split"
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
 ASK_WHICH_LOGGED = "Which exercise was that?"
-ASK_FOR_A_WORKOUT = 'Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
-TELL_THE_USER = "Tell the user: "  # how a tool's result closes with what to tell the user
 _GENERIC_WORDS = frozenset(
     {"dumbbell", "barbell", "kettlebell", "cable", "machine", "band", "seated", "standing"}
 )
