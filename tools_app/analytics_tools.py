@@ -223,6 +223,12 @@ def _failure(message: str) -> ToolOutcome:
     return ToolOutcome(success=False, data={"error": message}, text=message)
 
 
+def _nothing_logged(said: str, data: dict[str, Any], text: str = "") -> ToolOutcome:
+    """A range with nothing logged (`said`): the user is told so, and how they get numbers here."""
+    advice = 'Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
+    return ToolOutcome(success=True, data=data, text=text or said, tell_user=f"{said} {advice}")
+
+
 def _no_such_exercise(user_id: uuid.UUID, name: str, span: DateRange) -> ToolOutcome:
     logged = stats.exercise_breakdown(user_id=user_id, start=span.start, end=span.end)
     names = ", ".join(item.name for item in logged[:BREAKDOWN_LIMIT]) or "none"
@@ -236,9 +242,8 @@ def _totals(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
     unit = result.unit
     units = units_for(user_id=ctx.user_id)
     if not result.workouts:
-        text = f"No workouts logged in {span.label}."
-        return ToolOutcome(
-            success=True, data={"range": span.data(), "overview": _overview_data(result)}, text=text
+        return _nothing_logged(
+            f"No workouts logged in {span.label}.", {"range": span.data(), "overview": _overview_data(result)}
         )
     top = stats.exercise_breakdown(user_id=ctx.user_id, start=span.start, end=span.end)[:TOP_EXERCISES]
     muscles = stats.grouped_breakdown(user_id=ctx.user_id, by="muscle", start=span.start, end=span.end)
@@ -277,10 +282,8 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
         if args.exercise_name and not items:
             return _no_such_exercise(ctx.user_id, args.exercise_name, span)
         if not items:
-            return ToolOutcome(
-                success=True,
-                data={"range": span.data(), "exercises": []},
-                text=f"No exercises logged in {span.label}.",
+            return _nothing_logged(
+                f"No exercises logged in {span.label}.", {"range": span.data(), "exercises": []}
             )
         units = units_for(user_id=ctx.user_id)
         shown = items[:BREAKDOWN_LIMIT]
@@ -297,11 +300,7 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
         )
     rows = stats.grouped_breakdown(user_id=ctx.user_id, by=group_by, start=span.start, end=span.end)
     if not rows:
-        return ToolOutcome(
-            success=True,
-            data={"range": span.data(), "groups": []},
-            text=f"No exercises logged in {span.label}.",
-        )
+        return _nothing_logged(f"No exercises logged in {span.label}.", {"range": span.data(), "groups": []})
     text = f"Share of training by {group_by}, {span.label}:\n" + "\n".join(
         f"- {row.name}: {percent(row.volume_share)} ({row.entries} entries)" for row in rows
     )
@@ -430,7 +429,8 @@ def _summary(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Too
     if not current.workouts:
         lines.append("No workouts logged in this period.")
         data["overview"] = _overview_data(current)
-        return ToolOutcome(success=True, data={**data, "summary": "\n".join(lines)}, text="\n".join(lines))
+        said = f"No workouts logged in {span.label}."
+        return _nothing_logged(said, {**data, "summary": "\n".join(lines)}, text="\n".join(lines))
     for section in ALL_SECTIONS:
         if section == "overview":
             lines.append(

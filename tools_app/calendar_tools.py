@@ -259,12 +259,17 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         schedule_days=True,
     )
     data, text = _plan_data(created, replaced), _plan_text(created, replaced)
+    tell_user = f"Your plan is set: {created.name} ({created.plan['goal_type']}), {_plan_overview(created)}"
     if can_prepare_weeks():
         prepared = _start_week(ctx, created, week=1, today=today)
         if isinstance(prepared, dict):
             data["week_preparation"] = prepared
             text += "\n" + _preparation_text(created, prepared)
-    return ToolOutcome(success=True, data=data, text=text)
+            tell_user += (
+                " I'm preparing week 1's workouts now; each day shows up in your schedule with its message as "
+                "soon as it's ready."
+            )
+    return ToolOutcome(success=True, data=data, text=text, tell_user=tell_user)
 
 
 def _plan_location(ctx: ToolContext, reference: str | None) -> Location | str | None:
@@ -309,10 +314,14 @@ def _start_week(ctx: ToolContext, plan: WorkoutPlan, *, week: int, today: dt.dat
     }
 
 
-def _preparation_text(plan: WorkoutPlan, prepared: dict[str, Any]) -> str:
-    listing = ", ".join(
+def _days_listing(prepared: dict[str, Any]) -> str:
+    return ", ".join(
         f"{day(dt.date.fromisoformat(item['date']))} {item['title']}" for item in prepared["days"]
     )
+
+
+def _preparation_text(plan: WorkoutPlan, prepared: dict[str, Any]) -> str:
+    listing = _days_listing(prepared)
     return (
         f"Preparing week {prepared['week']} of {plan.name}: {listing}. Each day's workout and message appear in "
         "the schedule (scheduled_workouts) as soon as it is ready, usually within a minute: tell the user it is "
@@ -355,7 +364,11 @@ def prepare_week(args: PrepareWeekInput, ctx: ToolContext) -> ToolOutcome:
     if isinstance(prepared, str):
         return _failure(f"Nothing to prepare: {prepared}.")
     return ToolOutcome(
-        success=True, data={"week_preparation": prepared}, text=_preparation_text(plan, prepared)
+        success=True,
+        data={"week_preparation": prepared},
+        text=_preparation_text(plan, prepared),
+        tell_user=f"On it: I'm preparing {_days_listing(prepared)}. Each workout and its message show up in "
+        "your schedule as soon as it's ready.",
     )
 
 
@@ -377,16 +390,24 @@ def _plan_data(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> dict[str, A
     }
 
 
-def _plan_text(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> str:
+def _plan_overview(created: WorkoutPlan) -> str:
+    """'12 weeks Mon 30 Nov 2026 to Sun 21 Feb 2027, 3 days/week (Mon, Wed, Fri); 36 sessions added to the
+    calendar; for Home.'"""
     plan = created.plan
     start = dt.date.fromisoformat(plan["start_date"])
     end = dt.date.fromisoformat(plan["end_date"])
     sessions = sum(len(week["days"]) for week in plan["weeks"])
+    return (
+        f"{created.weeks} weeks {day(start, with_year=True)} to {day(end, with_year=True)}, "
+        f"{plan['days_per_week']} days/week ({', '.join(plan['weekdays'])}); {sessions} sessions added to the "
+        "calendar" + (f"; for {plan['location']['name']}." if plan.get("location") else ".")
+    )
+
+
+def _plan_text(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> str:
+    plan = created.plan
     lines = [
-        f"Plan: {created.name} id={created.id} [{created.status}] {plan['goal_type']}, {created.weeks} weeks "
-        f"{day(start, with_year=True)} to {day(end, with_year=True)}, {plan['days_per_week']} days/week "
-        f"({', '.join(plan['weekdays'])}); {sessions} sessions added to the calendar"
-        + (f"; for {plan['location']['name']}." if plan.get("location") else "."),
+        f"Plan: {created.name} id={created.id} [{created.status}] {plan['goal_type']}, {_plan_overview(created)}",
         f"Progression: {plan['progression']}",
     ]
     for week in plan["weeks"]:

@@ -150,7 +150,11 @@ def set_current_location(args: SetCurrentLocationInput, ctx: ToolContext) -> Too
         "equipment_summary": equipment,
     }
     text = f"current location: {found.name} ({location['equipment_count']} equipment: {equipment})"
-    return ToolOutcome(success=True, data={"location": location}, text=text)
+    # A long list is counted, not read out.
+    kit = f"{location['equipment_count']} pieces of equipment" if " more" in equipment else equipment
+    return ToolOutcome(
+        success=True, data={"location": location}, text=text, tell_user=f"You're set to {found.name} ({kit})."
+    )
 
 
 def _source_params() -> str:

@@ -17,6 +17,10 @@ Observations come in three sizes (docs/contracts.md §11.2 (observations and sta
 - `confirmation()`: an acknowledgement only ("ok", ~5 tokens), when the model needs no details;
 - `summary()`: one line saying what changed (~20 tokens);
 - `full_data()`: the data itself, when the model must reason over it.
+
+A success that has something to tell the user closes with one line in the same words for every tool,
+`tell_the_user()`: "Tell the user: <one or two plain sentences, no ids, in the user's units>", what a good coach
+would say about it. A model passes it on in its own words; the offline coach relays it as it is.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from tools_app.types import ObservationCategory
 
 RESULT_TAG = "tool_result"
 ERROR_TAG = "tool_error"
+TELL_THE_USER = "Tell the user: "
 
 # A summary is a single line; longer values are cut so a summary stays ~20 tokens.
 SUMMARY_VALUE_LIMIT = 80
@@ -37,6 +42,24 @@ def wrap_in_xml(*, tool_name: str, text: str, is_error: bool) -> str:
     """Wrap an observation in `<tool_result>` or, for failures, `<tool_error>`."""
     tag = ERROR_TAG if is_error else RESULT_TAG
     return f'<{tag} name="{tool_name}">\n{text}\n</{tag}>'
+
+
+def tell_the_user(text: str, sentence: str) -> str:
+    """The observation `text` closed by the line that says what to tell the user (`text` alone without one)."""
+    sentence = " ".join(sentence.split())
+    if not sentence:
+        return text
+    return f"{text}\n{TELL_THE_USER}{sentence}" if text else f"{TELL_THE_USER}{sentence}"
+
+
+def joined(items: list[str]) -> str:
+    """'A', 'A and B', 'A, B and C': a list in a sentence."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def counted(number: int, noun: str) -> str:
+    """'1 exercise', '3 exercises': a count for the user's sentence."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def confirmation(word: str = "ok", *, note: str | None = None) -> str:

@@ -389,7 +389,12 @@ def _logged_outcome(
         "rpe": logged.rpe,
     }
     done = " (marked done in the current workout)" if workout_exercise_id else ""
-    return ToolOutcome(success=True, data=data, text=f"logged: {line}{done}; entry id={logged.id}")
+    return ToolOutcome(
+        success=True,
+        data=data,
+        text=f"logged: {line}{done}; entry id={logged.id}",
+        tell_user=f"Logged {line}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
+    )
 
 
 def _current_workout_exercise(ctx: ToolContext, reference: str) -> tuple[StoredWorkout, int] | ToolOutcome:

@@ -246,17 +246,32 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
         expires_at=expires_at,
         delete_after_use=args.delete_after_use,
     )
-    when = ""
+    when = until = ""
     if preference.expires_at is not None:
         local = preference.expires_at.astimezone(units_for(user_id=ctx.user_id).tz)
-        when = f" until {day(local, with_year=True)} {local:%H:%M}"
+        until = f"{day(local, with_year=True)} {local:%H:%M}"
+        when = f" until {until}"
     elif preference.delete_after_use:
         when = " next workout only"
     temporary = f" (temporary{when})" if preference_type == "temporary" else ""
     text = (
         f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
     ) + ruled_out_now(preference, ctx)
-    return ToolOutcome(success=True, data={"preference": _preference_data(preference)}, text=text)
+    lasting = (
+        f"until {until}"
+        if until
+        else "in your next workout"
+        if preference.delete_after_use
+        else "from now on"
+    )
+    excludes = preference.exclude_exercises or preference.exclude_equipment
+    heeded = "leave that out of" if excludes else "keep that in mind for"
+    return ToolOutcome(
+        success=True,
+        data={"preference": _preference_data(preference)},
+        text=text,
+        tell_user=f"Got it: I'll {heeded} your workouts {lasting}.",
+    )
 
 
 def delete_preference(args: DeletePreferenceInput, ctx: ToolContext) -> ToolOutcome:
@@ -277,6 +292,9 @@ def delete_preference(args: DeletePreferenceInput, ctx: ToolContext) -> ToolOutc
     return ToolOutcome(success=True, data=data, text=confirmation("deleted"))
 
 
+_UNIT_NAMES = {"lb": "pounds", "kg": "kilograms", "mi": "miles", "km": "kilometres"}
+
+
 def set_units(args: SetUnitsInput, ctx: ToolContext) -> ToolOutcome:
     """Change the user's weight and/or distance unit (their settings, as PUT /user-settings does)."""
     wanted = {
@@ -288,8 +306,10 @@ def set_units(args: SetUnitsInput, ctx: ToolContext) -> ToolOutcome:
         return _failure("Give weight (kg or lb) and/or distance (km or mi).")
     before = selectors.get_settings(user_id=ctx.user_id)
     saved = services.upsert_settings(user_id=ctx.user_id, **wanted)
-    parts = []
+    parts, said = [], []
     for field, label in (("weight_unit", "weight"), ("distance_unit", "distance")):
+        if field in wanted:
+            said.append(f"{_UNIT_NAMES[wanted[field]]} for {label}s")
         old, new = getattr(before, field), getattr(saved, field)
         if field not in wanted:
             parts.append(f"{label} stays {new}")
@@ -298,7 +318,12 @@ def set_units(args: SetUnitsInput, ctx: ToolContext) -> ToolOutcome:
         else:
             parts.append(f"{label} {old} → {new}")
     data = {"weight_unit": saved.weight_unit, "distance_unit": saved.distance_unit}
-    return ToolOutcome(success=True, data=data, text="Units: " + "; ".join(parts) + ".")
+    return ToolOutcome(
+        success=True,
+        data=data,
+        text="Units: " + "; ".join(parts) + ".",
+        tell_user=f"Done: I'll use {' and '.join(said)} from now on, in your workouts and your logs.",
+    )
 
 
 SET_PREFERENCE = register(

@@ -31,7 +31,7 @@ from typing import Any
 from django.db import transaction
 from pydantic import BaseModel, ValidationError
 
-from tools_app.formatting import fallback_observation, shorten, wrap_in_xml
+from tools_app.formatting import fallback_observation, shorten, tell_the_user, wrap_in_xml
 from tools_app.types import Tool, ToolContext, ToolOutcome, ToolResult
 
 logger = logging.getLogger(__name__)
@@ -203,6 +203,7 @@ def execute_tool(name: str, args: Any, ctx: ToolContext) -> ToolResult:
     raw_formatted = outcome.text or fallback_observation(tool.observation, outcome.data)
     artifact_id = _artifact_id(outcome)
     if outcome.success:
+        raw_formatted = tell_the_user(raw_formatted, outcome.tell_user)
         status_message = tool.status_done
     else:
         status_message = (tool.status_error or DEFAULT_STATUS_ERROR) if tool.status_start else None

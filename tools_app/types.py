@@ -60,6 +60,8 @@ class ToolOutcome:
     auto_start, payload}); the loop stores it as an `artifact` event.
     `delivered_artifact` is an existing artifact this call hands to the user (message_notify_user);
     the loop includes it in the SSE tool_result frame.
+    `tell_user` is what a good coach would tell the user about a success, in one or two plain sentences (no
+    ids, in the user's units); `execute_tool` closes the observation with it (`formatting.tell_the_user`).
     """
 
     success: bool
@@ -67,6 +69,7 @@ class ToolOutcome:
     text: str = ""
     artifact: dict[str, Any] | None = None
     delivered_artifact: dict[str, Any] | None = None
+    tell_user: str = ""
 
 
 @dataclass

@@ -35,6 +35,7 @@ from datasources_app.catalog import (
 )
 from datasources_app.workouts import Workout
 from tools_app.avoid_words import singular, split_avoid
+from tools_app.formatting import joined
 from tools_app.registry import register
 from tools_app.training_facts import (
     LEG_MUSCLES,
@@ -1301,7 +1302,36 @@ def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
         outcome,
         text="\n".join([*lines[:at], *adaptations, *lines[at:]]),
         data={**outcome.data, "adaptations": drafted.notes},
+        tell_user=_drafted_for_the_user(outcome, drafted),
     )
+
+
+def _drafted_for_the_user(outcome: ToolOutcome, drafted: DraftedWorkout) -> str:
+    """'Here's your Upper Body: about 45 min at Home, after a short warm-up — A, B and C.', the first three
+    adaptations, and what the user can do next."""
+    artifact = outcome.artifact or {}
+    exercises = (artifact.get("payload") or {}).get("exercises") or []
+    sections = [(exercise.get("group") or {}).get("type") for exercise in exercises]
+    main = [
+        str(e["exercise_name"]) for e, kind in zip(exercises, sections, strict=True) if kind not in _SECTIONS
+    ]
+    where = f" at {drafted.location_name}" if drafted.location_name else ""
+    warm = ", after a short warm-up" if "warmup" in sections else ""
+    minutes = f"{outcome.data['summary']['estimated_duration_min']:g}"
+    notes = [
+        note[:1].upper() + note[1:] + ("" if note.endswith((".", "!", "?")) else ".")
+        for note in drafted.notes[:3]
+    ]
+    return " ".join(
+        [
+            f"Here's your {artifact.get('title')}: about {minutes} min{where}{warm} — {joined(main)}.",
+            *notes,
+            'Ask me to swap or adjust anything, and say "done" when you finish so I can log it.',
+        ]
+    )
+
+
+_SECTIONS = ("warmup", "cooldown")
 
 
 DRAFT_WORKOUT = register(

@@ -53,6 +53,7 @@ from datasources_app.workouts import (
     expand_per_set_scalars,
     new_exercise_id,
 )
+from tools_app.formatting import counted
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
@@ -782,6 +783,10 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
+        tell_user=(
+            f"Done: I swapped {old.exercise_name} for {exercises[index].exercise_name}. "
+            "Everything else stays the same."
+        ),
     )
 
 
@@ -965,15 +970,12 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
             what = "the reps" if "reps" in adjustments else "the time"
             if current.get("load_each"):
                 extreme = "heaviest" if args.change == "heavier" else "lightest"
-                unloaded = (
-                    f"{exercises[index].exercise_name} is already at the {extreme} weight on hand here, so the "
-                    f"step changed {what} instead: tell the user so. "
-                )
+                unloaded = f"; that's already the {extreme} weight you have here, so I changed {what} instead"
             else:
                 hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
                 unloaded = (
-                    f"{exercises[index].exercise_name} has no load to make {args.change}, so the step changed "
-                    f"{what} instead: tell the user so ({hint} would change the load). "
+                    f"; it has no load to make {args.change}, so I changed {what} instead ({hint} would change "
+                    "the load)"
                 )
     if not adjustments:
         return _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.')
@@ -1027,7 +1029,6 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     change_summary = describe_change(new.exercise_name, before, after, shown)
     text = (
         f"Updated {new.id}: {new.exercise_name} - {changes_summary}. Now: {describe_exercise(new)}. "
-        f"Tell the user what changed: {change_summary}. {unloaded}"
         f"Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
         + _deliver_instruction(artifact_id)
     )
@@ -1044,6 +1045,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
+        tell_user=f"Done: {change_summary}{unloaded}.",
     )
 
 
@@ -1125,6 +1127,7 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
+        tell_user=f"Removed {removed.exercise_name}. You have {counted(len(exercises), 'exercise')} left.",
     )
 
 
@@ -1283,6 +1286,16 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             "log_id": str(log.id) if log is not None else None,
         },
         text=text,
+        tell_user=(
+            f"Logged {counted(len(entries) + len(already_logged), 'exercise')}"
+            + (
+                f" (with {', '.join(already_logged)} from earlier, in the same workout)"
+                if already_logged
+                else ""
+            )
+            + (f" ({skipped} skipped)" if skipped else "")
+            + ". Nice work! Next time I'll build on these numbers."
+        ),
     )
 
 
@@ -1329,8 +1342,8 @@ ADJUST_EXERCISE = register(
     Tool(
         name="adjust_exercise",
         description=(
-            "Change fields of one exercise of the current workout, or make it harder/easier. Tell the user "
-            "what changed and deliver the new artifact with message_notify_user."
+            "Change fields of one exercise of the current workout, or make it harder/easier. Deliver the new "
+            "artifact with message_notify_user."
         ),
         input_model=AdjustExerciseInput,
         handler=adjust_exercise,

@@ -175,11 +175,16 @@ def test_totals_in_pounds_and_seed_001_time_period(db: None) -> None:
 
 
 def test_totals_without_logs(trainee: Trainee) -> None:
-    """No logs is a successful, explicit 'nothing logged' answer naming the range."""
+    """No logs is a successful, explicit 'nothing logged' answer naming the range; the user is told so, and how
+    to get numbers."""
     result = run_stats(trainee, days=14)
     today = timezone.localdate()
     assert result.success
-    assert result.raw_formatted == f"No workouts logged in {label(today - dt.timedelta(days=13), today)}."
+    said = f"No workouts logged in {label(today - dt.timedelta(days=13), today)}."
+    assert result.raw_formatted == (
+        f'{said}\nTell the user: {said} Ask me for a workout and say "done" when you finish, and I\'ll keep '
+        "track from there."
+    )
 
 
 def test_range_mistakes_are_named(trainee: Trainee) -> None:

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from datasources_app.formatters import day
 from datasources_app.models import ScheduledWorkout, WorkoutPlan
 from tests.datasources_app.factories import ScheduledWorkoutFactory, WorkoutPlanFactory
-from tests.tools_app.workout_support import Trainee, make_trainee
+from tests.tools_app.workout_support import Trainee, make_trainee, told
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan, classify_goal, parse_weekdays
 from tools_app.registry import get_tool
@@ -216,6 +217,12 @@ def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Train
     assert lines[2] == "  Week 1: 3 workouts (build, RPE 7, 70% 1RM): Full Body A, Full Body B, Full Body C"
     assert lines[6] == "  Week 5: 3 workouts (deload, RPE 6, 60% 1RM): Full Body A, Full Body B, Full Body C"
     assert result.data["scheduled_sessions"] == 36
+    assert told(result) == (
+        f"Your plan is set: Strength Block (strength), 12 weeks {day(start, with_year=True)} to "
+        f"{day(start + dt.timedelta(days=83), with_year=True)}, 3 days/week (Mon, Wed, Fri); 36 sessions added to "
+        "the calendar; for Home. I'm preparing week 1's workouts now; each day shows up in your schedule with its "
+        "message as soon as it's ready."
+    )
 
 
 def test_create_plan_accepts_seed_001_spelling_and_defaults_to_next_monday(trainee: Trainee) -> None:
@@ -351,3 +358,22 @@ def test_parse_weekdays_rejects_repeats() -> None:
     """A weekday given twice is an error."""
     with pytest.raises(ValueError, match="given twice"):
         parse_weekdays(["Mon", "monday"])
+
+
+def test_prepare_week_tells_the_user_which_days_are_on_their_way(trainee: Trainee) -> None:
+    """prepare_week for week 2 of a plan: the user hears each day of that week, by date and session, coming."""
+    start = next_monday(in_days(1))
+    created = trainee.run(
+        "create_workout_plan", {"name": "Base", "goal": "get fitter", "start_date": start.isoformat()}
+    )
+    assert created.success, created.formatted
+    result = trainee.run("prepare_week", {"week": 2})
+    assert result.success, result.formatted
+    days = [start + dt.timedelta(days=7 + offset) for offset in (0, 2, 4)]
+    listing = ", ".join(
+        f"{day(when)} Full Body {name} (week 2)" for when, name in zip(days, "ABC", strict=True)
+    )
+    assert told(result) == (
+        f"On it: I'm preparing {listing}. Each workout and its message show up in your schedule as soon as it's "
+        "ready."
+    )

@@ -6,11 +6,12 @@ import uuid
 
 import pytest
 
+from datasources_app.catalog import EQUIPMENT_SLUGS
 from datasources_app.models import Location
 from datasources_app.sources import fetch_and_format, source_names
 from sessions_app.services import create_session
 from tests.datasources_app.factories import LocationFactory, WorkoutLogFactory
-from tests.tools_app.workout_support import Trainee, make_trainee
+from tests.tools_app.workout_support import Trainee, make_trainee, told
 from tools_app.registry import execute_tool, get_tool, tool_specs
 from tools_app.types import ToolContext
 
@@ -130,7 +131,8 @@ def test_fetch_data_needs_at_least_one_source(trainee: Trainee) -> None:
 
 
 def test_switch_by_id_clears_every_other_current_flag(trainee: Trainee) -> None:
-    """The target becomes the only current location (docs/contracts.md §11.4 (data and location tools)) and is described in the result."""
+    """The target becomes the only current location (docs/contracts.md §11.4 (data and location tools)) and is
+    described in the result; the user hears where they are and, for a long list, how much equipment."""
     result = trainee.run("set_current_location", {"location_id": str(trainee.gym.id)})
     assert result.success, result.formatted
     assert current_names(trainee.user_id) == ["Gym"]
@@ -144,6 +146,12 @@ def test_switch_by_id_clears_every_other_current_flag(trainee: Trainee) -> None:
         }
     }
     assert result.raw_formatted.startswith("current location: Gym (7 equipment: Adjustable Bench")
+    assert told(result) == (
+        "You're set to Gym (Adjustable Bench, Squat Rack, Treadmill, Barbell, Dumbbells, Kettlebell, Cable Machine)."
+    )
+    LocationFactory.create(user_id=trainee.user_id, name="Big Gym", equipment=EQUIPMENT_SLUGS[:14])
+    big = trainee.run("set_current_location", {"location_name": "Big Gym"})
+    assert told(big) == "You're set to Big Gym (14 pieces of equipment)."  # a long list is counted
     assert result.status_message == "Location updated"
 
 

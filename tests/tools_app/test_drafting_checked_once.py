@@ -28,7 +28,7 @@ BRIEFS: tuple[dict[str, Any], ...] = (
     {"style": "cardio", "minutes": 30},
 )
 _IDS = re.compile(r"\b(?:art|ex)_[0-9a-f]{6,12}\b")
-_ADAPTATIONS = re.compile(r"Adaptations made \(tell the user\):\n(?:  - .*\n)*")
+_ADAPTATIONS = re.compile(r"Adaptations made \(tell the user\):\n(?:  - .*\n)*|\nTell the user: .*$")
 
 
 def masked(value: Any) -> str:
@@ -48,7 +48,8 @@ def reference(trainee: Trainee, brief: dict[str, Any]) -> tuple[str, Any, Any]:
 
 
 def drafted_by_the_tool(trainee: Trainee, brief: dict[str, Any]) -> tuple[str, Any, Any]:
-    """The draft_workout tool, its adaptations taken out of what it says (generate_workout has none)."""
+    """The draft_workout tool, its adaptations and what to tell the user taken out of what it says
+    (generate_workout has neither)."""
     result = trainee.run("draft_workout", brief)
     assert result.success, result.formatted
     stored = get_current_workout(user_id=trainee.user_id)

@@ -9,7 +9,7 @@ import pytest
 
 from datasources_app.models import CurrentWorkout, UserSettings, WorkoutLog, WorkoutLogEntry
 from tests.datasources_app.factories import WorkoutLogEntryFactory
-from tests.tools_app.workout_support import Trainee, generate, make_trainee
+from tests.tools_app.workout_support import Trainee, generate, make_trainee, told
 from tools_app.registry import execute_tool, get_tool
 from tools_app.types import ToolContext
 from tools_app.workout_tools import workout_exercises
@@ -73,7 +73,8 @@ def test_mark_complete_logs_targets_as_actuals_and_persists_the_flag(
     assert (first["completed"], first["log_entry_id"]) == (True, str(entry.id))
     assert result.raw_formatted == (
         "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout); "
-        f"entry id={entry.id}"
+        f"entry id={entry.id}\nTell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
+        "Nice work! Tell me when you've finished the rest and I'll log the workout."
     )
 
 
@@ -203,6 +204,10 @@ def test_log_seed_001_spelling_with_load_in_kg_for_a_pound_user(db: None) -> Non
         "lb",
     )
     assert "3×5 @ 220lb" in result.raw_formatted and "(converted 100 kg → 220 lb)" in result.raw_formatted
+    assert told(result) == (
+        "Logged Barbell Back Squat 3×5 @ 220lb (converted 100 kg → 220 lb). Nice work! Tell me when you've "
+        "finished the rest and I'll log the workout."
+    )
 
 
 def test_loads_in_another_unit_are_converted_to_the_plans_unit(
@@ -347,4 +352,8 @@ def test_log_workout_does_not_log_an_exercise_marked_complete_earlier(
     assert sorted(names) == sorted([planned[0]["exercise_name"], planned[1]["exercise_name"]])
     assert result.data["already_logged_count"] == 1 and result.data["logged_count"] == 1
     assert "Already logged earlier" in result.raw_formatted
+    assert told(result) == (
+        f"Logged 2 exercises (with {planned[0]['exercise_name']} from earlier, in the same workout). Nice work! "
+        "Next time I'll build on these numbers."
+    )
     assert not CurrentWorkout.objects.filter(user_id=trainee.user_id).exists()

@@ -9,10 +9,11 @@ import zoneinfo
 import pytest
 from django.utils import timezone
 
+from datasources_app.formatters import day
 from datasources_app.models import Preference, UserSettings
 from datasources_app.selectors import active_preferences
 from tests.datasources_app.factories import PreferenceFactory
-from tests.tools_app.workout_support import Trainee, generate, make_trainee, reps_exercise
+from tests.tools_app.workout_support import Trainee, generate, make_trainee, reps_exercise, told
 from tools_app.registry import get_tool
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +60,10 @@ def test_permanent_preference_is_saved_and_enforced(trainee: Trainee) -> None:
         "exercise",
         ["Dumbbell Bench Press"],
     )
-    assert result.raw_formatted == f"saved: exercise - Hates dumbbell bench press id={preference.id}"
+    assert result.raw_formatted == (
+        f"saved: exercise - Hates dumbbell bench press id={preference.id}\n"
+        "Tell the user: Got it: I'll leave that out of your workouts from now on."
+    )
     refused = generate(trainee, {"title": "Push", "exercises": [reps_exercise(1)]})
     assert not refused.success and "Hates dumbbell bench press" in refused.data["error"]
 
@@ -78,6 +82,11 @@ def test_without_lists_the_users_words_say_what_to_leave_out_and_for_how_long(tr
     assert preference.preference_type == "temporary" and preference.expires_at is not None
     assert "rules out of the current workout: ex_" in result.raw_formatted
     assert "(Dumbbell Bench Press)" in result.raw_formatted
+    until = preference.expires_at.astimezone(dt.UTC)
+    assert (
+        told(result)
+        == f"Got it: I'll leave that out of your workouts until {day(until, with_year=True)} 00:00."
+    )
 
 
 def test_seed_001_type_becomes_category_and_expiry_makes_it_temporary(trainee: Trainee) -> None:
@@ -100,6 +109,8 @@ def test_seed_001_type_becomes_category_and_expiry_makes_it_temporary(trainee: T
         expires,
     )
     assert "(temporary until " in result.raw_formatted
+    # Nothing to leave out by name: kept in mind, for as long as it lasts.
+    assert told(result).startswith("Got it: I'll keep that in mind for your workouts until ")
 
 
 def test_date_only_expiry_lasts_through_that_day_in_the_users_zone(db: None) -> None:

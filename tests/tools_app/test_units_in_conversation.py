@@ -11,7 +11,7 @@ from pytest_django import Settings
 from datasources_app.models import Preference, WorkoutLogEntry
 from datasources_app.selectors import get_current_workout
 from sessions_app.services import create_session
-from tests.tools_app.workout_support import Trainee, make_trainee, reps_exercise
+from tests.tools_app.workout_support import Trainee, make_trainee, reps_exercise, told
 from tests.trainer_agent.api.support import JWT_SECRET, make_user
 from tools_app.preference_tools import is_unit_change
 from tools_app.registry import execute_tool
@@ -40,7 +40,10 @@ def test_set_units_changes_the_settings_the_api_returns(settings: Settings) -> N
     ctx = ToolContext(user_id=user.user_id, session=create_session(user_id=user.user_id))
     result = execute_tool("set_units", {"weight": "lb"}, ctx)
     assert result.success, result.formatted
-    assert result.raw_formatted == "Units: weight kg → lb; distance stays km."
+    assert result.raw_formatted == (
+        "Units: weight kg → lb; distance stays km.\n"
+        "Tell the user: Done: I'll use pounds for weights from now on, in your workouts and your logs."
+    )
     response = user.get("/user-settings")
     assert response.status_code == 200
     assert response.json()["weight_unit"] == "lb" and response.json()["distance_unit"] == "km"
@@ -50,7 +53,10 @@ def test_set_units_both_spelled_out_and_an_unchanged_one(trainee: Trainee) -> No
     """'pounds' and 'miles' are accepted; a unit already set is reported as such."""
     result = trainee.run("set_units", {"weight": "pounds", "distance": "km"})
     assert result.success, result.formatted
-    assert result.raw_formatted == "Units: weight kg → lb; distance was already km."
+    assert result.raw_formatted.splitlines()[0] == "Units: weight kg → lb; distance was already km."
+    assert told(result) == (
+        "Done: I'll use pounds for weights and kilometres for distances from now on, in your workouts and your logs."
+    )
     assert result.data == {"weight_unit": "lb", "distance_unit": "km"}
 
 
@@ -191,4 +197,7 @@ def test_a_user_without_settings_can_set_units() -> None:
     user_id = uuid.uuid4()
     ctx = ToolContext(user_id=user_id, session=create_session(user_id=user_id))
     result = execute_tool("set_units", {"distance": "mi"}, ctx)
-    assert result.success and result.raw_formatted == "Units: weight stays kg; distance km → mi."
+    assert (
+        result.success and result.raw_formatted.splitlines()[0] == "Units: weight stays kg; distance km → mi."
+    )
+    assert told(result) == "Done: I'll use miles for distances from now on, in your workouts and your logs."

@@ -21,7 +21,7 @@ from datasources_app.services import (
 from datasources_app.workouts import Workout
 from sessions_app.services import append_event
 from tests.support.training import log_bench_press, log_heavy_legs
-from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee
+from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee, told
 from tools_app.avoid_words import parse_preference, split_avoid
 from tools_app.training_facts import load_catalog
 from tools_app.workout_coaching import round_load, step_load
@@ -102,6 +102,28 @@ def test_a_knee_injury_rules_out_deep_knee_flexion_and_says_so() -> None:
     assert main(exercises), "leg day still has main work"
     assert "knee-friendly" in result.formatted
     assert any("knee" in note for note in result.data["adaptations"])
+
+
+def test_the_user_is_told_what_the_draft_holds_and_how_it_was_adapted() -> None:
+    """What to tell the user: the title, about how long and where, after a warm-up when there is one, the main
+    exercises by name, the adaptations (the knee's) and what they can do next; no ids."""
+    trainee = make_trainee()
+    upsert_profile(user_id=trainee.user_id, injuries="knee pain")
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    result, exercises = draft(trainee, focus=["legs"], minutes=45)
+    assert result.artifact is not None
+    names = [e["exercise_name"] for e in main(exercises)]
+    warm = ", after a short warm-up" if len(names) < len(exercises) else ""
+    minutes = result.data["summary"]["estimated_duration_min"]
+    said = told(result)
+    assert said.startswith(
+        f"Here's your {result.artifact['title']}: about {minutes:g} min at Gym{warm} — "
+        f"{', '.join(names[:-1])} and {names[-1]}. "
+    )
+    knee = next(note for note in result.data["adaptations"] if "knee" in note)
+    assert knee[:1].upper() + knee[1:] in said
+    assert said.endswith('Ask me to swap or adjust anything, and say "done" when you finish so I can log it.')
+    assert "ex_" not in said and "art_" not in said
 
 
 def test_exclusions_from_the_brief_and_from_preferences_are_left_out() -> None:

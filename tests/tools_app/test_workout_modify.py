@@ -19,6 +19,7 @@ from tests.tools_app.workout_support import (
     make_trainee,
     once,
     reps_exercise,
+    told,
 )
 from tools_app.types import ToolContext, ToolResult
 from tools_app.workout_tools import current_workout_record, workout_exercises
@@ -187,7 +188,7 @@ def test_swap_replaces_the_exercise_in_place_with_a_new_id(
     trainee: Trainee, generated: dict[str, Any]
 ) -> None:
     """The named exercise takes the old one's order, gets a new ex_ id and its own prescription, and a new
-    artifact version is stored."""
+    artifact version is stored; the user is told the two names."""
     old = exercises_of(generated)[0]
     result = trainee.run("swap_exercise", swap_args(old["id"]))
     artifact = assert_new_version(result, generated, trainee)
@@ -204,6 +205,9 @@ def test_swap_replaces_the_exercise_in_place_with_a_new_id(
     assert result.data["new_id"] == new["id"] and result.data["new_exercise"] == new
     assert result.raw_formatted.startswith(
         f"Replaced {old['id']} (Dumbbell Bench Press) → {new['id']}: Dumbbell Lateral Raise"
+    )
+    assert told(result) == (
+        "Done: I swapped Dumbbell Bench Press for Dumbbell Lateral Raise. Everything else stays the same."
     )
     assert result.status_message == "Exercise swapped"
 
@@ -393,7 +397,7 @@ def test_adjust_order_moves_the_exercise(trainee: Trainee, generated: dict[str, 
 
 
 def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated: dict[str, Any]) -> None:
-    """The rest keep their ids and are renumbered 1..N-1."""
+    """The rest keep their ids and are renumbered 1..N-1; the user is told what went and how many are left."""
     before = exercises_of(generated)
     result = trainee.run("remove_exercise", {"exercise_id": before[1]["id"], "reason": "wrist"})
     exercises = exercises_of(assert_new_version(result, generated, trainee))
@@ -403,6 +407,7 @@ def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated
     assert result.data["remaining_count"] == 4
     assert result.artifact is not None and result.artifact["summary"]["exercise_count"] == 4
     assert result.raw_formatted.startswith(f"Removed {before[1]['id']} (Push-Up); 4 exercises remain.")
+    assert told(result) == "Removed Push-Up. You have 4 exercises left."
 
 
 def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Trainee) -> None:
@@ -438,10 +443,11 @@ def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Train
 
 
 def test_the_only_exercise_cannot_be_removed(trainee: Trainee) -> None:
-    """A workout keeps at least one exercise."""
+    """A workout keeps at least one exercise; the refusal's text is the error alone, nothing to tell the user."""
     generate(trainee, {"exercises": [reps_exercise(1)]})
     result = trainee.run("remove_exercise", {"exercise_id": "1"})
     assert not result.success and result.data["error"].startswith("That is the workout's only exercise")
+    assert result.raw_formatted == result.data["error"]
 
 
 def test_swap_by_name_takes_prescription_overrides(trainee: Trainee, generated: dict[str, Any]) -> None:
@@ -538,18 +544,18 @@ def test_a_step_that_changes_nothing_is_refused_with_the_reason(trainee: Trainee
 
 def test_heavier_without_a_load_tells_the_model_the_reps_changed_instead(trainee: Trainee) -> None:
     """ "A bit heavier" on bodyweight or band work (the 2026-11-27 trial: Band Hip Extension 4×15 became 4×17 with
-    nothing said): there is no load to step, so the reps go up and the result says so, for the model to tell
-    the user rather than call more reps heavier."""
+    nothing said): there is no load to step, so the reps go up and the user is told so, rather than more reps
+    called heavier."""
     generate(trainee, {"title": "One", "exercises": [bodyweight_exercise(1)]})
     result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "heavier"})
     assert result.success, result.formatted
     assert exercises_of(result.artifact or {})[0]["reps"] == [17, 17, 17]
-    assert (
-        "Push-Up has no load to make heavier, so the step changed the reps instead: tell the user so "
-        "(a stronger band or a held weight would change the load)." in result.formatted
+    assert told(result) == (
+        "Done: Push-Up: 15/12/10→17 reps; it has no load to make heavier, so I changed the reps instead (a "
+        "stronger band or a held weight would change the load)."
     )
     loaded = trainee.run("adjust_exercise", {"exercise_id": 1, "adjustments": {"reps": [12, 12, 12]}})
-    assert loaded.success and "has no load" not in loaded.formatted
+    assert loaded.success and told(loaded) == "Done: Push-Up: 17→12 reps."
 
 
 def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
@@ -564,8 +570,8 @@ def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
 
 
 def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(trainee: Trainee) -> None:
-    """The home dumbbells stop at 22.5 kg: "heavier" on a press already there adds reps, and the result tells
-    the model why, so the user hears it rather than a refusal."""
+    """The home dumbbells stop at 22.5 kg: "heavier" on a press already there adds reps, and the user is told
+    why rather than hearing a refusal."""
     trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5]}
     trainee.home.save()
     generate(trainee, {"title": "One", "exercises": [reps_exercise(reps=[10, 10, 10], load_each=[22.5] * 3)]})
@@ -573,4 +579,7 @@ def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(train
     assert result.success, result.formatted
     (new,) = exercises_of(result.artifact or {})
     assert new["load_each"] == [22.5, 22.5, 22.5] and new["reps"] == [12, 12, 12]
-    assert "already at the heaviest weight on hand" in result.formatted
+    assert told(result) == (
+        "Done: Dumbbell Bench Press: 10→12 reps; that's already the heaviest weight you have here, so I changed "
+        "the reps instead."
+    )

@@ -19,6 +19,7 @@ from tests.tools_app.workout_support import (
     generate,
     make_trainee,
     reps_exercise,
+    told,
 )
 from tests.trainer_agent.observability.support import login_staff
 
@@ -98,7 +99,7 @@ def test_a_catalogue_dumbbell_exercise_defaults_to_the_catalogues_count(trainee:
 
 
 def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
-    """adjust_exercise's "Tell the user what changed" follows `implements` as the line after "Now:" does: a
+    """What adjust_exercise says to tell the user follows `implements` as the line after "Now:" does: a
     one-dumbbell hip thrust made harder is "25→27.5 kg", a pair's new load "each hand" (the 2026-11-26 trial)."""
     result = generate(trainee, {"exercises": [hip_thrust(1), reps_exercise(2, implements=2)]})
     assert result.success, result.formatted
@@ -106,23 +107,19 @@ def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
 
     harder = trainee.run("adjust_exercise", {"exercise_id": ids[0], "change": "harder"})
     assert harder.success, harder.formatted
-    told = harder.raw_formatted.split("Tell the user what changed: ", 1)[1].split(". Updated workout", 1)[0]
-    assert told == "Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg"
+    assert told(harder) == "Done: Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg."
     assert "Now: " in harder.raw_formatted and "@ 27.5kg · rest" in harder.raw_formatted
 
     heavier = trainee.run(
         "adjust_exercise", {"exercise_id": ids[1], "adjustments": {"load_each": [25, 25, 25]}}
     )
     assert heavier.success, heavier.formatted
-    assert (
-        "Tell the user what changed: Dumbbell Bench Press: 20/20/22.5→25 kg each hand."
-        in heavier.raw_formatted
-    )
+    assert told(heavier) == "Done: Dumbbell Bench Press: 20/20/22.5→25 kg each hand."
 
 
 def test_what_changed_says_one_or_a_pair_in_words(trainee: Trainee) -> None:
-    """One bell made a pair of heavier ones (the 2026-11-27 trial's kettlebell press): "Tell the user what changed"
-    reads "8 kg→16 kg each hand, one → a pair", never the field name "implements 1→2"."""
+    """One bell made a pair of heavier ones (the 2026-11-27 trial's kettlebell press): what to tell the user reads
+    "8 kg→16 kg each hand, one → a pair", never the field name "implements 1→2"."""
     result = generate(trainee, {"exercises": [hip_thrust(1, load_each=[8, 8, 8])]})
     assert result.success, result.formatted
     pair = trainee.run(
@@ -130,8 +127,7 @@ def test_what_changed_says_one_or_a_pair_in_words(trainee: Trainee) -> None:
         {"exercise_id": 1, "adjustments": {"load_each": [16, 16, 16], "implements": 2}},
     )
     assert pair.success, pair.formatted
-    told = pair.raw_formatted.split("Tell the user what changed: ", 1)[1].split(". Updated workout", 1)[0]
-    assert told == "Dumbbell Hip Thrust: 8 kg→16 kg each hand, one → a pair"
+    assert told(pair) == "Done: Dumbbell Hip Thrust: 8 kg→16 kg each hand, one → a pair."
 
 
 def test_how_many_dumbbells_must_be_said_and_a_pair_is_only_for_dumbbells_or_kettlebells(

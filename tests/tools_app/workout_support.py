@@ -31,6 +31,13 @@ class Trainee:
         return execute_tool(tool, args, self.ctx)
 
 
+def told(result: ToolResult) -> str:
+    """What the result says to tell the user: its closing "Tell the user: …" line (failing without one)."""
+    last = result.raw_formatted.splitlines()[-1]
+    assert last.startswith("Tell the user: "), result.raw_formatted
+    return last.removeprefix("Tell the user: ")
+
+
 def make_trainee(*, weight_unit: str = "kg", distance_unit: str = "km") -> Trainee:
     user_id = uuid.uuid4()
     UserSettingsFactory.create(user_id=user_id, weight_unit=weight_unit, distance_unit=distance_unit)

@@ -45,6 +45,8 @@ from trainer_agent.offline.reading import Step, UserData, artifact_blocks, knowl
 from trainer_agent.offline.structured import StructuredAnswers
 
 TOOL_ID_PREFIX = "toolu_offline_"
+TELL_THE_USER = "Tell the user: "  # how a tool's result closes with what to tell the user
+ASK_FOR_A_WORKOUT = 'Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
 # The loop allows 10 iterations; the coach wraps up before that with a message and idle.
 MAX_STEPS_PER_TURN = 8
 MAX_CHANGES_PER_TURN = 5
@@ -326,25 +328,9 @@ class Turn:
         return known if known and not _known(name, (self.user.location or "",)) else None
 
     def _deliver_workout(self, step: Step) -> Decision:
-        """The drafted workout, delivered with what it holds and the adaptations the tool made."""
+        """The drafted workout, delivered with what the tool says to tell the user (its adaptations too)."""
         artifact_id = _delivered_artifact(step) or self._latest_artifact_id()
-        shown = [
-            found for found in artifact_blocks(self.request.messages) if found.artifact_id == artifact_id
-        ]
-        exercises, title = (shown[-1].exercises, shown[-1].title) if shown else ([], "workout")
-        minutes = re.search(r"~(\d+) min", step.body)
-        adaptations = step.body.partition("Adaptations made")[2].splitlines()[1:]
-        notes = [line.strip()[2:] for line in adaptations if line.strip().startswith("- ")]
-        where = f" at {self.user.location}" if self.user.location else ""
-        warm = any((e.get("group") or {}).get("type") == "warmup" for e in exercises)
-        opening = (
-            f"Here's your {title}: about {minutes.group(1) if minutes else '?'} min{where}"
-            + (", after a short warm-up" if warm else "")
-            + f" — {_join([str(e.get('exercise_name')) for e in _main(exercises)])}."
-        )
-        closing = 'Ask me to swap or adjust anything, and say "done" when you finish so I can log it.'
-        message = " ".join([opening, *(_sentence(note) for note in notes[:3]), closing])
-        return self._notify(message, f"Delivering the new workout {artifact_id}.", artifact_id)
+        return self._notify(_relay(step), f"Delivering the new workout {artifact_id}.", artifact_id)
 
     # -- intents: changing the current workout -------------------------------------------------------------------
     def _resolve(
@@ -465,17 +451,12 @@ class Turn:
                 if swaps
                 else self._which_exercise(ask_which_exercise("swap"), exercises)
             )
-        swapped = r"Replaced \S+ \(([^)]*)\) → \S+: (.+?) \((?:reps|hold|duration|intervals)\)"
-        found = [re.search(swapped, step.body) for step in done]
-        pairs = [
-            f"{pair.group(1)} for {pair.group(2)}" if pair else "that exercise for a new exercise"
-            for pair in found
-        ]
-        message = f"Done: I swapped {_join(pairs)}."
-        if refused:
-            message += f" I didn't use {intent.replacement}: {_sentence(refused[-1].first_problem())}"
-        message += " Everything else stays the same."
-        return self._notify(message, "Delivering the updated workout.", _delivered_artifact(done[-1]))
+        unused = (
+            f"I didn't use {intent.replacement}: {_sentence(refused[-1].first_problem())}" if refused else ""
+        )
+        return self._notify(
+            _relayed(done, unused), "Delivering the updated workout.", _delivered_artifact(done[-1])
+        )
 
     def _on_adjust(self) -> Decision:
         intent = self.intent
@@ -505,21 +486,7 @@ class Turn:
                 'change (e.g. "3 sets of 12 on exercise 2") if you want something different.',
                 "No applicable change.",
             )
-        # Each step's own note says what changed ("Goblet Squat: 3→2 sets"); the first sentence is for the user.
-        notes = [
-            re.search(r"Tell the user what changed: (.+?)\. Updated workout saved", step.body)
-            for step in done
-        ]
-        changed = [found.group(1).split(". ")[0] for found in notes if found]
-        limit = ""
-        if adjustment.field == "load" and any("so the step changed" in step.body for step in done):
-            extreme = "heaviest" if adjustment.direction == "up" else "lightest"
-            limit = f" That's already the {extreme} weight you have here, so I changed the reps instead."
-        return self._notify(
-            f"Done: {'; '.join(changed) or 'updated'}.{limit}",
-            "Delivering the adjusted workout.",
-            _delivered_artifact(done[-1]),
-        )
+        return self._notify(_relayed(done), "Delivering the adjusted workout.", _delivered_artifact(done[-1]))
 
     def _on_remove(self) -> Decision:
         intent = self.intent
@@ -552,31 +519,14 @@ class Turn:
                     "Cannot remove the last exercise.",
                 )
             return self._which_exercise(ask_which_exercise("remove"), exercises)
-        found = [re.search(r"Removed \S+ \(([^)]*)\)", step.body) for step in done]
-        names = [removed.group(1) if removed else "that exercise" for removed in found]
-        return self._notify(
-            f"Removed {_join(names)}. You have {_count(len(exercises), 'exercise')} left.",
-            "Delivering the shorter workout.",
-            _delivered_artifact(done[-1]),
-        )
+        return self._notify(_relayed(done), "Delivering the shorter workout.", _delivered_artifact(done[-1]))
 
     def _on_log(self) -> Decision:
         intent = self.intent
         logs = self.transcript.calls("log_workout")
         done = [step for step in logs if step.ok]
         if done:
-            counted = re.search(r"Logged (\d+) of (\d+)", done[-1].body)
-            earlier = re.search(r"Already logged earlier, not logged again: (.+?)\.", done[-1].body)
-            count = int(counted.group(1)) if counted else 0
-            count += len(earlier.group(1).split(", ")) if earlier else 0
-            skipped = re.search(r"\((\d+) skipped\)", done[-1].body)
-            message = f"Logged {_count(count, 'exercise')}"
-            if earlier:
-                message += f" (with {earlier.group(1)} from earlier, in the same workout)"
-            if skipped:
-                message += f" ({skipped.group(1)} skipped)"
-            message += ". Nice work! Next time I'll build on these numbers."
-            return self._notify(message, "Workout logged; telling the user.")
+            return self._notify(_relay(done[-1]), "Workout logged; telling the user.")
         single = self._log_single()
         if single is not None:
             return single
@@ -619,16 +569,7 @@ class Turn:
         done = [step for step in calls if step.ok]
         if not done:
             return self._give_up(calls[-1]) if calls else None
-        # The tool's own line says what was stored, in the user's units ("… @ 20kg each hand").
-        parts = [
-            found.group(1)
-            for step in done
-            if (found := re.search(r"logged: (.+?)(?: \(marked done[^)]*\))?; entry id=", step.body))
-        ]
-        return self._notify(
-            f"Logged {_join(parts)}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
-            "Reported sets logged; telling the user.",
-        )
+        return self._notify(_relayed(done), "Reported sets logged; telling the user.")
 
     def _reported(self, exercise: Mapping[str, Any], exercises: list[dict[str, Any]]) -> dict[str, Any]:
         """What the user said they did for this exercise (numbers, or skipped), as log_workout fields."""
@@ -674,19 +615,13 @@ class Turn:
             return self._call(
                 "swap_exercise", f"Replacing {pending[0]}.", exercise_id=pending[0], reason=reason
             )
-        until = re.search(
-            r"\(temporary(?: until ([^)]+)| next workout only)\)", saved[-1].body if saved else ""
-        )
-        when = (
-            (f" until {until.group(1)}" if until.group(1) else " in your next workout")
-            if until
-            else " from now on"
-        )
-        message = f"Got it: I'll leave that out of your workouts{when}."
-        if not saving:
-            message = "Got it: I'll leave that out of every workout I build for you in this chat."
-        elif not saved:
-            message = "Got it. I couldn't save that permanently, but I'll respect it in this chat."
+        message = "Got it: I'll leave that out of every workout I build for you in this chat."
+        if saving:
+            message = (
+                _relay(saved[-1])
+                if saved
+                else "Got it. I couldn't save that permanently, but I'll respect it in this chat."
+            )
         swapped = transcript.succeeded("swap_exercise")
         if swapped:
             message += f" I also swapped {_count(len(swapped), 'exercise')} in your current workout."
@@ -706,14 +641,7 @@ class Turn:
         if step is None or not step.ok:
             problem = step.first_problem() if step is not None else "I could not read the request"
             return self._notify(f"I couldn't build that plan: {_sentence(problem)}", "The plan tool refused.")
-        lines = step.body.splitlines()
-        overview = next((line for line in lines if line.startswith("Plan:")), lines[0] if lines else "")
-        summary = re.sub(r"\s*id=\S+", "", overview.removeprefix("Plan: "))
-        message = f"Your plan is set: {summary}"
-        if any(line.startswith("Preparing week") for line in lines):
-            message += " I'm preparing week 1's workouts now; each day shows up in your schedule with its "
-            message += "message as soon as it's ready."
-        return self._notify(message, "Summarising the new plan.")
+        return self._notify(_relay(step), "Summarising the new plan.")
 
     def _on_week(self) -> Decision:
         """Prepare a plan week (prepare_week), or show what is on the schedule (this week, or one day)."""
@@ -737,13 +665,7 @@ class Turn:
             return self._notify(
                 f"I couldn't prepare that week: {_sentence(step.first_problem())}", "Refused."
             )
-        first = step.body.splitlines()[0] if step.body else ""
-        days = first.split(": ", 1)[1].split(". Each day")[0] if ": " in first else ""
-        return self._notify(
-            f"On it: I'm preparing {days}. Each workout and its message show up in your schedule as soon as "
-            "it's ready.",
-            "The week is being prepared in the background.",
-        )
+        return self._notify(_relay(step), "The week is being prepared in the background.")
 
     def _on_stats(self) -> Decision:
         """Statistics, what was logged, or one exercise's progress: the statistics tool's own report, passed on."""
@@ -768,9 +690,7 @@ class Turn:
                 return self._call(
                     name, "Retrying by logged name.", **(arguments | {"exercise_name": named[0]})
                 )
-        report = _for_the_user(step.body) if step.ok else _sentence(step.first_problem())
-        if not step.ok or re.match(r"No (?:workouts|exercises) logged", report):
-            report += ' Ask me for a workout and say "done" when you finish, and I\'ll keep track from there.'
+        report = _relay(step) if step.ok else _sentence(step.first_problem()) + " " + ASK_FOR_A_WORKOUT
         return self._notify(report, "Passing on the statistics tool's report.")
 
     def _plan_for_week(self) -> Decision:
@@ -821,15 +741,7 @@ class Turn:
         units = dict(self.intent.units or {})
         if not self.transcript.succeeded("set_units"):
             return self._call("set_units", "Changing the user's units.", **units)
-        names = {"lb": "pounds", "kg": "kilograms", "mi": "miles", "km": "kilometres"}
-        said = " and ".join(
-            f"{names[unit]} for {'weights' if kind == 'weight' else 'distances'}"
-            for kind, unit in units.items()
-        )
-        return self._notify(
-            f"Done: I'll use {said} from now on, in your workouts and your logs.",
-            "Confirming the unit change.",
-        )
+        return self._notify(_relay(self.transcript.succeeded("set_units")[-1]), "Confirming the unit change.")
 
     def _on_location(self) -> Decision:
         name = self.intent.location or ""
@@ -844,16 +756,9 @@ class Turn:
         elsewhere = target is not None and target != self.user.location
         if not switched and elsewhere and self.has("set_current_location"):
             return self._call("set_current_location", f"Switching to {target}.", location_name=target)
-        found = re.search(r"\((\d+) equipment: (.+?)\)\s*$", switched[-1].body) if switched else None
-        summary = ""
-        if found:  # a long list is counted, not read out
-            summary = (
-                f" ({found.group(1)} pieces of equipment)"
-                if " more" in found.group(2)
-                else f" ({found.group(2)})"
-            )
+        told = _relay(switched[-1]) if switched else f"You're set to {target or name}."
         return self._ask(
-            f"You're set to {target or name}{summary}. What are we training?",
+            f"{told} What are we training?",
             self._options(),
             "Location set; asking what to train.",
         )
@@ -934,6 +839,27 @@ def stats_arguments(view: StatsView, *, days: int, exercise: str | None = None) 
     return {"view": "trends", "days": max(14, min(364, days)), **named}
 
 
+def _relay(step: Step) -> str:
+    """What a tool's result says to tell the user: its closing "Tell the user: …" line (a report without one is
+    itself for the user)."""
+    last = step.body.rstrip().rpartition("\n")[2]
+    return last.removeprefix(TELL_THE_USER) if last.startswith(TELL_THE_USER) else _for_the_user(step.body)
+
+
+def _relayed(steps: Sequence[Step], *more: str) -> str:
+    """Several results of one turn as one reply: what each did in one sentence ("I swapped A for B and C for D",
+    "Done: A: 3→2 sets; B: 3→2 sets"), then `more`, then the rest of what the last one says."""
+    said = [re.split(r"(?<=[.!?])\s+", _relay(step)) for step in steps]
+    done = "Done: " * said[0][0].startswith("Done: ")
+    firsts = [sentences[0].removeprefix("Done: ").removesuffix(".") for sentences in said]
+    verb = re.match(r"\S+(?: [a-z]\S*)*", firsts[0])  # "I swapped", "Removed": said once
+    if verb and all(first.startswith(verb[0] + " ") and ":" not in first for first in firsts):
+        what = f"{verb[0]} {_join([first.removeprefix(verb[0] + ' ') for first in firsts])}."
+    else:
+        what = "; ".join(firsts) + "."
+    return " ".join(filter(None, [done + what, *more, *said[-1][1:]]))
+
+
 def _for_the_user(text: str) -> str:
     """A tool's report without the markup and ids meant for the model."""
     return re.sub(r"</?[a-z_]+(?:\s[^>]*)?>|\s*\bid=\S+", "", text).strip()
@@ -960,10 +886,8 @@ def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _delivered_artifact(step: Step) -> str | None:
-    """The artifact a successful workout tool created, from its observation."""
-    found = re.search(r"artifact_id=(art_[0-9a-zA-Z]+)", step.body) or re.search(
-        r"(?:Created workout|saved as) (art_[0-9a-zA-Z]+)", step.body
-    )
+    """The artifact a successful workout tool created: the one its result says to deliver (artifact_id=…)."""
+    found = re.search(r"artifact_id=(art_[0-9a-zA-Z]+)", step.body)
     return found.group(1) if found else None
 
 

@@ -137,6 +137,13 @@ def render_tool_docs(tools: Sequence[Tool[Any]]) -> str:
         "changed) or `full` (the data the model must reason over). Status messages (docs/contracts.md §11.2 (observations and status messages)) are shown to "
         "the user while a tool runs (start) and when it finishes (done).",
         "",
+        "**Telling the user.** A success with something to tell the user (a change to the current workout, a "
+        "log, a saved preference or unit, a location switch, a plan or week on its way, a stats range with "
+        "nothing logged) ends with one line in the same words for every tool: `Tell the user: <one or two plain "
+        "sentences, no ids, in the user's units>`, what a good coach would say (the handler's "
+        "`ToolOutcome.tell_user`, closed on by `formatting.tell_the_user`). A model passes it on in its own "
+        "words; the offline coach relays it as it is. A failure's text stays the error.",
+        "",
         "| # | tool | category | observation | status (start → done) |",
         "|---|---|---|---|---|",
     ]
