@@ -27,7 +27,7 @@ from django.utils import timezone
 from pydantic import BaseModel, Field, model_validator
 
 from datasources_app import selectors, stats
-from datasources_app.catalog import exercise_name_key
+from datasources_app.catalog import exercise_name_key, name_covers
 from datasources_app.formatters import day, number, percent
 from datasources_app.loads import holds_dumbbell_pair
 from datasources_app.sources import units_for
@@ -83,7 +83,9 @@ class TrainingStatsInput(BaseModel):
     days: int | None = Field(
         default=None, ge=1, le=3650, description="Instead of dates: the last N days to today."
     )
-    exercise_name: str | None = Field(default=None, description="breakdown, trends: one exercise only.")
+    exercise_name: str | None = Field(
+        default=None, description="breakdown, trends: one exercise, by name or in the user's words."
+    )
     group_by: GroupBy | None = Field(default=None, description="breakdown: default exercise.")
     metric: TrendMetric | None = Field(
         default=None, description="trends: default volume; e1rm = best estimated 1RM."
@@ -502,7 +504,32 @@ def get_training_stats(args: TrainingStatsInput, ctx: ToolContext) -> ToolOutcom
     span = resolve_range(args, user_id=ctx.user_id)
     if isinstance(span, str):
         return _failure(span)
+    if args.exercise_name:
+        named = _logged_exercise(ctx.user_id, args.exercise_name, span)
+        if isinstance(named, ToolOutcome):
+            return named
+        args = args.model_copy(update={"exercise_name": named})
     return _VIEWS[args.view](args, ctx, span)
+
+
+def _logged_exercise(user_id: uuid.UUID, name: str, span: DateRange) -> str | ToolOutcome:
+    """The logged exercise `name` means, in the user's words: its name when logged under it ("push ups" for
+    "Push-Ups"), else the one logged name that holds it ("squats": "Barbell Back Squat"); a refusal naming the
+    candidates when several do, or what was logged when none does."""
+    logged = [item.name for item in stats.exercise_breakdown(user_id=user_id, start=span.start, end=span.end)]
+    key = exercise_name_key(name)
+    if any(exercise_name_key(each) == key for each in logged):
+        return name
+    matches = [each for each in logged if name_covers(name, each)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        listed = ", ".join(matches[:BREAKDOWN_LIMIT])
+        return _failure(
+            f"Which exercise? '{name}' matches {len(matches)} logged in {span.label}: {listed}. "
+            "Call again with one of these names, or ask the user."
+        )
+    return _no_such_exercise(user_id, name, span)
 
 
 GET_TRAINING_STATS = register(

@@ -257,6 +257,22 @@ def test_breakdown_of_an_unknown_exercise_fails_listing_the_logged_ones(trainee:
     assert "Bench Press" in result.data["error"] and "Barbell Squat" in result.data["error"]
 
 
+def test_an_exercise_in_the_users_words_is_the_one_logged_exercise_that_holds_them(trainee: Trainee) -> None:
+    """"squats" is the logged Barbell Squat: its figures, under its logged name; a word two logged exercises
+    share ("press" of Bench Press and Overhead Press) is a refusal naming both, to choose from or ask about."""
+    seed_history(trainee)
+    log_entry(trainee, days_ago(2), "Overhead Press", [8, 8], [30, 30])
+    squats = run_stats(trainee, view="breakdown", exercise_name="squats", days=30)
+    assert squats.success, squats.formatted
+    assert [item["name"] for item in squats.data["exercises"]] == ["Barbell Squat"]
+    trend = run_stats(trainee, view="trends", exercise_name="squat", days=28)
+    assert trend.success and "Weekly volume of Barbell Squat" in trend.raw_formatted
+    press = run_stats(trainee, view="breakdown", exercise_name="press", days=30)
+    assert not press.success
+    assert press.data["error"].startswith("Which exercise? 'press' matches 2 logged in ")
+    assert "Bench Press" in press.data["error"] and "Overhead Press" in press.data["error"]
+
+
 def weekly_history(trainee: Trainee) -> None:
     """Monday noon of the 4 oldest of the last 7 weeks: 1000 kg; of the 3 latest: 2000 kg."""
     today = timezone.localdate()

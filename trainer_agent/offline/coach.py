@@ -681,15 +681,6 @@ class Turn:
                 "workout_history", {"days_back": days}, f"Reading {days} days of workout history."
             )
         step = fetched[-1]
-        logged = re.search(r"Exercises logged: (.+)\.\s*$", step.body) if not step.ok else None
-        if logged and len(fetched) == 1 and intent.stats_exercise:
-            # "squats" names no logged exercise: the one logged whose name has the word ("Barbell Back Squat").
-            words = set(content_words(intent.stats_exercise))
-            named = [name for name in logged.group(1).split(", ") if words & set(content_words(name))]
-            if named:
-                return self._call(
-                    name, "Retrying by logged name.", **(arguments | {"exercise_name": named[0]})
-                )
         report = _relay(step) if step.ok else _sentence(step.first_problem()) + " " + ASK_FOR_A_WORKOUT
         return self._notify(report, "Passing on the statistics tool's report.")
 
