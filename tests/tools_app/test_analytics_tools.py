@@ -258,7 +258,7 @@ def test_breakdown_of_an_unknown_exercise_fails_listing_the_logged_ones(trainee:
 
 
 def test_an_exercise_in_the_users_words_is_the_one_logged_exercise_that_holds_them(trainee: Trainee) -> None:
-    """"squats" is the logged Barbell Squat: its figures, under its logged name; a word two logged exercises
+    """ "squats" is the logged Barbell Squat: its figures, under its logged name; a word two logged exercises
     share ("press" of Bench Press and Overhead Press) is a refusal naming both, to choose from or ask about."""
     seed_history(trainee)
     log_entry(trainee, days_ago(2), "Overhead Press", [8, 8], [30, 30])
