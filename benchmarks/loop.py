@@ -80,6 +80,16 @@ if TYPE_CHECKING:
 
 HISTORY_SIZES = (10, 100, 500, 5000)
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
+# Row-level security's settings, sent in front of a transaction's first statement (trainer_agent/tenancy.py):
+# Django logs them with it.
+TENANT_PREFIX = re.compile(r"^SELECT set_config\('app\.user_id'[^;]*; ")
+
+
+def statement_of(sql: str) -> str:
+    """The logged SQL without the tenant's settings in front of it."""
+    return TENANT_PREFIX.sub("", sql, count=1)
+
+
 TURNS_PER_SIZE = 20
 NOTIFIES_PER_TURN = 3  # then idle: 4 model calls, 3 measured intervals per turn
 MODEL = "claude-haiku-4-5"
@@ -352,8 +362,11 @@ class Statements:
     def add(self, intervals: list[list[str]], round_trips: list[int]) -> None:
         for sqls in intervals:
             self.total.append(len(sqls))
-            self.control.append(sum(1 for sql in sqls if sql.split(" ", 1)[0].upper() in TRANSACTION_CONTROL))
-            self.commits.append(sum(1 for sql in sqls if sql.upper().startswith("COMMIT")))
+            statements = [statement_of(sql) for sql in sqls]
+            self.control.append(
+                sum(1 for sql in statements if sql.split(" ", 1)[0].upper() in TRANSACTION_CONTROL)
+            )
+            self.commits.append(sum(1 for sql in statements if sql.upper().startswith("COMMIT")))
         self.round_trips += round_trips
 
 

@@ -249,6 +249,17 @@ def latest_response_before(*, session_id: UUID, sequence: int) -> int | None:
     )
 
 
+def trainer_requests_between(*, session_id: UUID, first: int, last: int | None) -> int:
+    """How many trainer `llm_request`s the session holds numbered first..last (a turn's iterations)."""
+    found = AgentSessionEvent.objects.filter(
+        trainer_purpose_q(),
+        session_id=session_id,
+        event_type=EventType.LLM_REQUEST,
+        sequence_number__gte=first,
+    )
+    return (found.filter(sequence_number__lte=last) if last is not None else found).count()
+
+
 def turn_owner(*, turn_id: UUID) -> UUID | None:
     """The user whose turn it is (None if it is gone): `agent_turns` is system data, readable before the worker
     acts for anyone, and the claim that follows touches the session, which is the user's."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, model_validator
@@ -217,8 +218,19 @@ def next_monday(today: dt.date) -> dt.date:
     return today + dt.timedelta(days=(7 - today.weekday()) % 7)
 
 
-def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolOutcome:
-    """Build a multi-week plan, store it as the active plan and put its days on the calendar."""
+@dataclass(frozen=True)
+class _PlanDraft:
+    """A plan made (its sub-agent's model call done) and not yet stored."""
+
+    plan: dict[str, Any]
+    start: dt.date
+    today: dt.date
+    location: Location | None
+
+
+def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | ToolOutcome:
+    """create_workout_plan's `prepare` step: the plan from the fitness_plan sub-agent (a model call), read and
+    made without writing, or the refusal."""
     today = selectors.local_today(user_id=ctx.user_id)
     start = args.start_date or next_monday(today)
     if start < today:
@@ -245,6 +257,16 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         return _failure(f"Plan not created: {exc}.")
     if location is not None:
         plan["location"] = {"id": str(location.id), "name": location.name}
+    return _PlanDraft(plan=plan, start=start, today=today, location=location)
+
+
+def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolOutcome:
+    """Store the drafted plan (`draft_plan`, run first by the loop outside the transaction) as the active
+    plan and put its days on the calendar."""
+    draft = ctx.prepared if ctx.prepared is not None else draft_plan(args, ctx)
+    if isinstance(draft, ToolOutcome):
+        return draft
+    plan, start, today = draft.plan, draft.start, draft.today
     replaced = selectors.list_workout_plans(user_id=ctx.user_id, status=PlanStatus.ACTIVE)
     for old in replaced:
         services.update_workout_plan_status(user_id=ctx.user_id, plan_id=old.id, status=PlanStatus.ARCHIVED)
@@ -504,6 +526,7 @@ CREATE_WORKOUT_PLAN = register(
         ),
         input_model=CreateWorkoutPlanInput,
         handler=create_workout_plan,
+        prepare=draft_plan,
         category="calendar",
         priority=610,
         observation="full",

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import time
@@ -191,6 +192,30 @@ def registry_override(*tools: Tool[Any], include_registered: bool = False) -> It
 
 # ---------------------------------------------------------------------------------------------------
 # Execution
+
+
+def prepare_call(name: str, args: Any, ctx: ToolContext) -> ToolContext:
+    """The context to run this call with (`execute_tool`): for a tool with a `prepare` step, that step run
+    now, outside the caller's transaction, its value in `prepared` (a failure of it: a failed ToolOutcome the
+    handler returns). The context as it is for any other tool, or for arguments `execute_tool` will refuse."""
+    try:
+        tool = get_tool(name)
+    except UnknownToolError:
+        return ctx
+    if tool.prepare is None or not isinstance(args, dict):
+        return ctx
+    try:
+        parsed = tool.input_model.model_validate(normalise_arguments(tool, args), extra="forbid")
+    except ValidationError:
+        return ctx
+    try:
+        prepared = tool.prepare(parsed, ctx)
+    except Exception as exc:
+        logger.exception(
+            "tool.prepare_failed", extra={"tool_name": tool.name, "session_id": str(ctx.session.pk)}
+        )
+        prepared = _failure(f"Tool {tool.name} failed: {type(exc).__name__}: {exc}")
+    return dataclasses.replace(ctx, prepared=prepared)
 
 
 def execute_tool(name: str, args: Any, ctx: ToolContext) -> ToolResult:

@@ -48,6 +48,8 @@ class ToolContext:
     # Lets a caller (e.g. a sub-agent or a test) supply the workout the workout tools act on instead of
     # the one persisted for the user.
     current_workout_override: dict[str, Any] | None = None
+    # What the call's `Tool.prepare` returned, when the caller ran it first (`registry.prepare_call`).
+    prepared: Any = None
 
 
 @dataclass
@@ -127,6 +129,12 @@ class Tool[InputT: BaseModel]:
     aliases: Mapping[str, str] = field(default_factory=dict)
     # The loop stops after this tool (idle, message_ask_user).
     terminates_loop: bool = False
+    # The part of the call that waits on something slow and writes nothing to the user's data (a sub-agent's
+    # model call: create_workout_plan's plan). The loop runs it (`registry.prepare_call`) before the
+    # transaction that holds the tool's writes and its result, so no transaction waits on a model (on SQLite
+    # an open transaction holds the database's write lock); the handler finds its return value in
+    # `ToolContext.prepared`, and runs it itself when a caller did not (tests, evals, sub-agents).
+    prepare: Callable[[InputT, ToolContext], Any] | None = None
     # Run the handler in a savepoint so a failure leaves no partial writes. Read-only tools that fan out to
     # worker threads (fetch_data) turn it off: threads cannot see rows of an open transaction, so
     # datasources_app.sources.fetch_many falls back to sequential fetching inside one.

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +45,7 @@ from sessions_app.selectors import SessionState, events_after
 from sessions_app.services import NewEvent, finish_turn
 from sessions_app.transcript import Transcript
 from tools_app.formatting import wrap_in_xml
-from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool
+from tools_app.registry import UnknownToolError, all_tools, execute_tool, get_tool, prepare_call
 from tools_app.types import ToolContext, ToolResult
 from trainer_agent import previews as preview_frames
 from trainer_agent import tracing
@@ -233,9 +233,17 @@ def run_loop(
         # again). A tool that fans out to threads (`Tool.atomic` False: fetch_data, whose sources are fetched in
         # parallel) runs before that transaction.
         before = _runs_before_transaction(call.name)
-        with nullcontext() if before else transaction.atomic():
+        with ExitStack() as step:
+            # The tool's span holds its `prepare` step (a sub-agent's model call), which runs first, outside the
+            # transaction, and ends with the tool's execution.
+            tool_trace = step.enter_context(ExitStack())
+            span = tool_trace.enter_context(tracing.tool_span(name=call.name, call_id=call.id))
+            call_ctx = _prepared(call, tool_ctx)
+            if not before:
+                step.enter_context(transaction.atomic())
             with deferred_writes(session) as held:
-                executed = _execute(call, sink, tool_ctx)
+                executed = _execute(call, sink, call_ctx, span)
+            tool_trace.close()
             outcome = [*pending, *held, *_result_events(call, executed), *_extra_call_answers(calls[1:])]
             stop_reason = ""
             if executed.terminates_loop or (call.name in TERMINAL_TOOLS and executed.success):
@@ -364,6 +372,15 @@ def _record_request(
     return built[-1], stored[-1].sequence_number
 
 
+def _prepared(call: ToolCall, ctx: ToolContext) -> ToolContext:
+    """The context to run `call` with: its tool's `prepare` step run now (`tools_app.registry.prepare_call`),
+    for a call the trainer may make with arguments that parse."""
+    offered = get_agent(TRAINER_AGENT_ID).tool_names()
+    if call.has_invalid_arguments or (offered is not None and call.name not in offered):
+        return ctx
+    return prepare_call(call.name, call.arguments, ctx)
+
+
 def _runs_before_transaction(tool_name: str) -> bool:
     try:
         return not get_tool(tool_name).atomic
@@ -408,16 +425,13 @@ def _complete(
         return response
 
 
-def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:
-    """Run the tool (an `execute_tool` span when tracing). Failures come back as failed results, never as
+def _execute(call: ToolCall, sink: EventSink, ctx: ToolContext, span: Any) -> ToolResult:
+    """Run the tool in its `execute_tool` span (when tracing). Failures come back as failed results, never as
     exceptions."""
-    with tracing.tool_span(name=call.name, call_id=call.id) as span:
-        result = _execute_untraced(call, sink, ctx)
-        if not result.success:
-            tracing.tool_failed(
-                span, str(result.data.get("error", "")) if isinstance(result.data, dict) else ""
-            )
-        return result
+    result = _execute_untraced(call, sink, ctx)
+    if not result.success:
+        tracing.tool_failed(span, str(result.data.get("error", "")) if isinstance(result.data, dict) else "")
+    return result
 
 
 def _execute_untraced(call: ToolCall, sink: EventSink, ctx: ToolContext) -> ToolResult:

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg import ClientCursor
-from psycopg.pq import TransactionStatus
+from psycopg.pq import PipelineStatus, TransactionStatus
 from psycopg.sql import quote
 
 
@@ -44,6 +44,10 @@ class _TenantTransactions:
         if connection.get_autocommit():
             with transaction.atomic(using=connection.alias):
                 return self._first_of_transaction(execute, sql, params, many, context)
+        if connection.connection.info.transaction_status == TransactionStatus.INERROR:
+            # A failed transaction takes nothing but its rollback (to a savepoint): the settings, stale or
+            # not, would fail too; the next statement after the rollback sends them if they are stale then.
+            return execute(sql, params, many, context)
         if self.stale(connection):
             return self._first_of_transaction(execute, sql, params, many, context)
         return execute(sql, params, many, context)
@@ -57,15 +61,27 @@ class _TenantTransactions:
         parameter sets, a server-side cursor, SQL that is not text) they are a statement of their own."""
         connection: BaseDatabaseWrapper = context["connection"]
         cursor = getattr(context.get("cursor"), "cursor", None)
-        if many or not isinstance(sql, str) or not isinstance(cursor, ClientCursor):
+        if (
+            many
+            or not isinstance(sql, str)
+            or not isinstance(cursor, ClientCursor)
+            or connection.connection.info.pipeline_status != PipelineStatus.OFF  # extended protocol only
+            or sql.lstrip().startswith(("--", "/*"))  # may hold no statement: no result of its own to move to
+        ):
             self.apply(connection)
             return execute(sql, params, many, context)
         prefix = self.settings_sql()
         if params is not None:
             prefix = prefix.replace("%", "%%")  # the driver formats the parameters into the whole text
-        # Noted before the statement runs: the settings take effect ahead of it even when it fails.
-        self.applied_at = list(connection.savepoint_ids)
-        result = execute(prefix + sql, params, many, context)
+        earlier, self.applied_at = self.applied_at, list(connection.savepoint_ids)
+        try:
+            result = execute(prefix + sql, params, many, context)
+        except Exception:
+            # The server ran the settings ahead of a statement that failed there (the transaction failed with
+            # it); a failure in the driver before anything was sent (a parameter it cannot send) ran nothing.
+            if connection.connection.info.transaction_status != TransactionStatus.INERROR:
+                self.applied_at = earlier
+            raise
         cursor.nextset()
         return result
 

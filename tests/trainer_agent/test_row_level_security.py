@@ -325,3 +325,37 @@ def test_a_failed_first_statement_in_a_savepoint_leaves_the_tenant_set_for_the_r
         with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT 1 / 0")
         assert list(AgentSession.objects.values_list("pk", flat=True)) == [data[ALICE]["session"].pk]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("as_app_role")
+def test_a_first_statement_the_driver_refuses_before_sending_leaves_the_settings_to_send() -> None:
+    """A parameter the driver cannot send (a NUL in text) fails before the server sees the statement or the
+    settings in front of it: the transaction goes on, and its next statement still carries them (Alice sees
+    her session only, and can update it)."""
+    data = two_users_data()
+    alice = data[ALICE]["session"]
+    with acting_for(ALICE), transaction.atomic():
+        with pytest.raises(DatabaseError), connection.cursor() as cursor:
+            cursor.execute("SELECT %s", ["\x00"])
+        assert list(AgentSession.objects.values_list("pk", flat=True)) == [alice.pk]
+        assert AgentSession.objects.filter(pk=alice.pk).update(total_tokens=5) == 1
+    assert AgentSession.objects.get(pk=alice.pk).total_tokens == 5
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("as_app_role")
+def test_a_user_whose_block_failed_inside_anothers_transaction_hands_it_back_cleanly() -> None:
+    """Bob's unit of work fails inside a savepoint of Alice's transaction: its rollback runs (no settings sent
+    into the failed transaction), and Alice's reads after it see Alice's rows only."""
+    data = two_users_data()
+    with acting_for(ALICE), transaction.atomic():
+        assert AgentSession.objects.count() == 1
+        with (
+            pytest.raises(DatabaseError),
+            transaction.atomic(),
+            acting_for(BOB),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute("SELECT 1 / 0")
+        assert list(AgentSession.objects.values_list("pk", flat=True)) == [data[ALICE]["session"].pk]

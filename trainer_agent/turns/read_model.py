@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sessions_app.models import AgentTurn, TurnStatus
-from sessions_app.selectors import events_after
+from sessions_app.selectors import events_after, trainer_requests_between
 from sessions_app.transcript import Transcript
 from trainer_agent.loop import APOLOGY, Action, TurnResult, client_response
 from trainer_agent.tenancy import reads_together
@@ -13,7 +13,13 @@ def turn_outcome(turn: AgentTurn) -> TurnResult:
     """How the turn ended, from its row alone (status, iterations, stop reason, error): what the worker reports
     of a turn it ran. No actions and no response: `turn_result` reads those from the events."""
     turn.refresh_from_db()
-    return _outcome(turn)
+    if "iterations" in (turn.result or {}):
+        return _outcome(turn)
+    # A turn ended by a failure (`fail_turn`) stores no count: its model calls, counted.
+    counted = trainer_requests_between(
+        session_id=turn.session_id, first=turn.start_sequence, last=turn.end_sequence
+    )
+    return _outcome(turn, counted_iterations=counted)
 
 
 def _outcome(turn: AgentTurn, *, counted_iterations: int = 0) -> TurnResult:

@@ -31,6 +31,7 @@ from sessions_app.services import (
 )
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
+from trainer_agent.llm.types import LLMError
 from trainer_agent.sink import EventSink, LeaseLost
 from trainer_agent.turns import execute_turn, sweep_lapsed_turns, turn_result
 
@@ -307,3 +308,22 @@ def test_a_write_racing_the_claim_of_a_new_worker_is_refused_or_seen_by_it() -> 
     assert [e.data.get("source") for e in events_after(session_id=session.pk, after_sequence=0)] == [
         "in time"
     ]
+
+
+@pytest.mark.django_db
+def test_a_turn_its_model_failed_reports_the_calls_it_made() -> None:
+    """Two answers, then the model fails: the worker reports the turn's three model calls (what its trace and
+    task result show), as the read model counts them."""
+    session = create_session(user_id=uuid.uuid4())
+    turn = _open(session)
+    provider = ScriptedProvider(
+        [
+            tool_response("message_notify_user", {"message": "One"}),
+            tool_response("message_notify_user", {"message": "Two"}),
+            LLMError("overloaded", "busy"),
+        ]
+    )
+    with override_provider(MODEL, provider):
+        result = execute_turn(turn_id=turn.pk)
+    assert result is not None and result.status == TurnStatus.ERROR
+    assert result.iterations == 3 == turn_result(turn).iterations
