@@ -14,8 +14,9 @@ Every change writes a NEW artifact (new `art_` id, same structure) and makes it 
 so the client can show the updated workout; the observation asks the model to deliver it with
 message_notify_user. Exercise ids (`ex_` + 6 hex) survive adjustments and removals of other exercises.
 
-Exercises are referred to by id (`ex_…`, or any id an earlier workout carried, e.g. a UUID), by
-1-based order number ("2" or 2), or, failing those, by a name that matches exactly one exercise.
+Exercises are referred to by id (`ex_…`, or any id an earlier workout carried, e.g. a UUID), by 1-based
+order number ("2" or 2), or in the user's words ("the last one", "the curls"): one resolver,
+`tools_app.exercise_references`, whose error lists the candidates when the words match several or none.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from datasources_app.workouts import (
     expand_per_set_scalars,
     new_exercise_id,
 )
+from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
@@ -93,12 +95,7 @@ def _reference_as_text(value: Any) -> Any:
 
 
 ExerciseRef = Annotated[
-    str,
-    BeforeValidator(_reference_as_text),
-    Field(
-        min_length=1,
-        description="Id (ex_...) or order number in the current workout.",
-    ),
+    str, BeforeValidator(_reference_as_text), Field(min_length=1, description=REFERENCE_DESCRIPTION)
 ]
 
 
@@ -293,34 +290,12 @@ def save_workout_in_place(ctx: ToolContext, workout: StoredWorkout) -> None:
         services.update_current_workout(user_id=ctx.user_id, workout=workout.to_record())
 
 
-def find_exercise(exercises: Sequence[StoredExercise], reference: str) -> int | None:
-    """Index of the exercise `reference` names: an id, a 1-based order number, or a unique name."""
-    wanted = reference.strip()
-    lowered = wanted.lower()
-    for index, exercise in enumerate(exercises):
-        if str(exercise.id or "").lower() == lowered:
-            return index
-    number = wanted.lstrip("#")
-    if number.isascii() and number.isdigit():
-        for index, exercise in enumerate(exercises):
-            if exercise.order == int(number):
-                return index
-        return None
-    key = exercise_name_key(wanted)
-    named = [i for i, exercise in enumerate(exercises) if exercise_name_key(exercise.exercise_name) == key]
-    return named[0] if key and len(named) == 1 else None
-
-
-def exercise_listing(exercises: Sequence[StoredExercise]) -> str:
-    """ "ex_1a2b3c (1. Goblet Squat), …": the references a tool that was given a wrong one can offer."""
-    return ", ".join(f"{ex.id} ({ex.order}. {ex.exercise_name})" for ex in exercises)
-
-
-def _not_found(reference: str, exercises: Sequence[StoredExercise]) -> ToolOutcome:
-    return _failure(
-        f"Exercise '{reference}' not found in the current workout. Use an id or order number from: "
-        f"{exercise_listing(exercises)}"
-    )
+def find_exercise(
+    exercises: Sequence[StoredExercise], reference: str, *, positions: Literal["workout", "main"] = "workout"
+) -> int | ToolOutcome:
+    """Index of the exercise `reference` means (`resolve_exercise`), else the failure that says which it may be."""
+    found = resolve_exercise(exercises, reference, positions=positions)
+    return found if isinstance(found, int) else _failure(found.error)
 
 
 def _no_active_workout() -> ToolOutcome:
@@ -708,8 +683,8 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _no_active_workout()
     exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
-    if index is None:
-        return _not_found(args.exercise_id, exercises)
+    if isinstance(index, ToolOutcome):
+        return index
     old = exercises[index]
     context = load_training_context(user_id=ctx.user_id)
     notes: list[str] = []
@@ -939,8 +914,8 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _no_active_workout()
     exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
-    if index is None:
-        return _not_found(args.exercise_id, exercises)
+    if isinstance(index, ToolOutcome):
+        return index
     adjustments = dict(args.adjustments)
     unloaded = ""
     if not adjustments and args.change is not None:
@@ -1090,8 +1065,8 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _no_active_workout()
     exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
-    if index is None:
-        return _not_found(args.exercise_id, exercises)
+    if isinstance(index, ToolOutcome):
+        return index
     if len(exercises) == 1:
         return _failure(
             "That is the workout's only exercise; a workout needs at least one. Swap it with swap_exercise "
@@ -1198,15 +1173,18 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     extra_order = len(exercises)
     for number, done in enumerate(args.completed_exercises, start=1):
         target: StoredExercise | None = None
+        index: int | None
         if done.exercise_id is not None:
-            index = find_exercise(exercises, done.exercise_id)
-            if index is None:
-                problems.append(
-                    f"completed exercise {number}: '{done.exercise_id}' is not in the current workout"
+            found = resolve_exercise(exercises, done.exercise_id)
+            if not isinstance(found, int):
+                problem = (
+                    found.error if found.candidates else f"'{done.exercise_id}' is not in the current workout"
                 )
+                problems.append(f"completed exercise {number}: {problem}")
                 continue
+            index = found
         elif done.exercise_name:
-            index = find_exercise(exercises, done.exercise_name)
+            index = named_exactly(exercises, done.exercise_name)
         else:
             problems.append(f"completed exercise {number}: give exercise_id or exercise_name")
             continue

@@ -109,11 +109,11 @@ def test_without_a_current_workout_the_tools_fail(trainee: Trainee, tool: str) -
 def test_unknown_exercise_reference_fails_and_lists_the_ids(
     trainee: Trainee, generated: dict[str, Any], tool: str, reference: Any
 ) -> None:
-    """'Exercise not found' names the reference and the ids the model can use; nothing changes."""
+    """'Exercise … is not in the current workout' names the reference and the ids the model can use; nothing changes."""
     result = call(trainee, tool, reference)
     assert not result.success
     first = exercises_of(generated)[0]
-    assert result.data["error"].startswith(f"Exercise '{reference}' not found in the current workout.")
+    assert result.data["error"].startswith(f"Exercise '{reference}' is not in the current workout.")
     assert f"{first['id']} (1. Dumbbell Bench Press)" in result.data["error"]
     assert stored(trainee) == current_workout_record(generated)
 
