@@ -7,7 +7,7 @@ A reference is what the model passes as `exercise_id`, in its own or the user's 
 
 A name the reference holds whole wins over names that only share words with it; among those, the words
 that say what an exercise is count more than its equipment or stance ("dumbbell", "seated"). Equipment is
-tried last. Where reported sets are meant (`positions="main"`), "the first one" counts the exercises after
+tried last (for one exercise: not for parts joined by "and"). Where reported sets are meant (`positions="main"`), "the first one" counts the exercises after
 the warm-up, the ones sets are done for. A reference that matches several exercises, or none, is an
 `Unresolved` whose error lists the candidates (or the workout) with their ids: the model calls again with
 one, or asks the user.
@@ -23,10 +23,7 @@ from typing import Literal
 from datasources_app.catalog import exercise_name_key, name_words
 from datasources_app.workouts import StoredExercise
 
-REFERENCE_DESCRIPTION = (
-    "The current workout's exercise: id (ex_...), order number, or the user's words ('the last one', "
-    "'the curls', 'the dumbbell one')."
-)
+REFERENCE_DESCRIPTION = "Id (ex_...), order number, or the user's words: 'the last one', 'the curls'."
 # Said about an exercise, never naming one ("the one", "that exercise").
 _FILLER = frozenset(
     "a an the this that these those it my your to of for with and or on in at please one exercise movement move".split()  # noqa: SIM905
@@ -43,7 +40,7 @@ _ORDINALS = {
 }
 _POSITION = re.compile(
     r"\b(?P<ordinal>" + "|".join(_ORDINALS) + r"|(?P<nth>\d{1,2})(?:st|nd|rd|th))\b"
-    r"|\b(?:exercise|number|no\.?|ex)\s*#?\s*(?P<number>\d{1,2})\b|#\s*(?P<hash>\d{1,2})\b"
+    r"|\b(?:exercises?|numbers?|no\.?|ex)\s*#?\s*(?P<number>\d{1,2})\b|#\s*(?P<hash>\d{1,2})\b"
     r"|\b(?P<last>last|final)\b(?!\s+(?:week|month|time|session|workout|year|night))"
 )
 
@@ -62,24 +59,42 @@ def resolve_exercise(
     *,
     positions: Literal["workout", "main"] = "workout",
 ) -> int | Unresolved:
-    """The index in `exercises` of the one exercise `reference` means, else why not (see the module)."""
+    """The index in `exercises` of the one exercise `reference` means, else why not (see the module).
+
+    Parts joined by "and" are read one by one ("the fly and the push-ups": both, so it asks which), unless a
+    name held whole has the "and" ("Clean and Jerk")."""
     wanted = reference.strip()
-    for index, exercise in enumerate(exercises):
-        if str(exercise.id or "").lower() == wanted.lower():
-            return index
-    number = wanted.lstrip("#")
-    if number.isascii() and number.isdigit():
-        indexes = [index for index, exercise in enumerate(exercises) if exercise.order == int(number)]
-    else:
-        indexes = (
-            _by_position(exercises, wanted.lower(), positions)
-            or _by_whole_name(exercises, wanted)
-            or _by_name_words(exercises, wanted)
-            or _by_equipment(exercises, wanted)
+    parts = [wanted]
+    if not any(
+        " and " in f" {exercises[index].exercise_name.lower()} "
+        for index in _by_whole_name(exercises, wanted)
+    ):
+        parts = [part for part in re.split(r"\band\b|&", wanted) if part.strip()] or [wanted]
+    indexes = list(
+        dict.fromkeys(
+            index for part in parts for index in _matches(exercises, part.strip(), positions, len(parts) == 1)
         )
+    )
     if len(indexes) == 1:
         return indexes[0]
     return _unresolved(exercises, reference, [exercises[index] for index in indexes])
+
+
+def _matches(
+    exercises: Sequence[StoredExercise], wanted: str, positions: str, by_equipment: bool
+) -> list[int]:
+    for index, exercise in enumerate(exercises):
+        if str(exercise.id or "").lower() == wanted.lower():
+            return [index]
+    number = wanted.lstrip("#")
+    if number.isascii() and number.isdigit():
+        return [index for index, exercise in enumerate(exercises) if exercise.order == int(number)]
+    return (
+        _by_position(exercises, wanted.lower(), positions)
+        or _by_whole_name(exercises, wanted)
+        or _by_name_words(exercises, wanted)
+        or (_by_equipment(exercises, wanted) if by_equipment else [])
+    )
 
 
 def named_exactly(exercises: Sequence[StoredExercise], name: str) -> int | None:

@@ -211,6 +211,9 @@ class LogWorkoutInput(BaseModel):
     completed_exercises: list[CompletedExercise] = Field(
         min_length=1,
     )
+    others_as_planned: bool = Field(
+        default=False, description="True: the exercises not listed were done as planned."
+    )
     workout_notes: str | None = Field(default=None, description="How the session went overall.")
 
 
@@ -877,6 +880,7 @@ _ADJUSTMENT_ALIASES = {
     "muscles": "muscles_utilized",
     "goals": "goals_addressed",
 }
+_TYPE_FIELD_WORDS = {"hold": {"reps": "hold_sec"}, "intervals": {"sets": "rounds", "reps": "work_sec"}}
 ADJUSTABLE_FIELDS = frozenset((set(ExerciseFields.model_fields) | {"order"}) - {"exercise_type"})
 _PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
 _EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exercise_slug"}
@@ -885,7 +889,11 @@ _EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exerc
 def _canonical_changes(adjustments: dict[str, Any], old: StoredExercise) -> dict[str, Any]:
     """Adjustments under their canonical names, single numbers for per-set fields spread over the sets
     (seed 001's scalar `load` included; `load: null` means bodyweight)."""
-    changes = {_ADJUSTMENT_ALIASES.get(key, key): value for key, value in adjustments.items()}
+    # The user's words for a hold's or an interval's numbers: "45 reps" of a plank are its seconds.
+    by_type = _TYPE_FIELD_WORDS.get(old.exercise_type, {})
+    changes = {
+        by_type.get(key, _ADJUSTMENT_ALIASES.get(key, key)): value for key, value in adjustments.items()
+    }
     if changes.get("load", 0) is None and "load_each" not in changes:
         changes["load_each"] = None
     expanded = expand_per_set_scalars({**changes, "sets": changes.get("sets", old.sets)})
@@ -1213,6 +1221,15 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
         conversions.extend(notes)
         entries.append(log_entry(done, target, order=order, context=context))
+    for index, target in enumerate(exercises if args.others_as_planned else ()):
+        if index in seen:
+            continue
+        if target.log_entry_id:
+            already_logged.append(target.exercise_name or str(target.id))
+        else:
+            entries.append(
+                log_entry(CompletedExercise(), target, order=target.order or index + 1, context=context)
+            )
     if problems:
         return _problem_list(
             "Nothing was logged. Fix every problem below and call log_workout again:", problems

@@ -169,16 +169,49 @@ def test_logged_sets_on_the_first_one_count_from_after_the_warm_up(
     assert (entry.exercise_name, entry.actual_reps) == ("Dumbbell Bench Press", [10, 10, 10])
 
 
-def test_log_workout_reads_each_exercise_in_words(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
-    """log_workout's items take the user's words too: "the curls" skipped, "bench" with its reps."""
+def test_log_workout_reads_each_exercise_in_words_and_the_rest_as_planned(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """log_workout's items take the user's words too ("the curls" skipped, "bench" with its reps), and
+    others_as_planned logs every exercise not listed as done to plan."""
     completed = [{"exercise_id": "the curls", "skipped": True}, {"exercise_id": "bench", "reps": [8, 8, 8]}]
 
-    result = trainee.run("log_workout", {"completed_exercises": completed})
+    result = trainee.run("log_workout", {"completed_exercises": completed, "others_as_planned": True})
 
     assert result.success, result.formatted
     entries = {e.exercise_name: e for e in WorkoutLogEntry.objects.filter(log__user_id=trainee.user_id)}
+    assert sorted(entries) == sorted(NAMES)
     assert entries["Dumbbell Biceps Curl"].skipped
     assert entries["Dumbbell Bench Press"].actual_reps == [8, 8, 8]
+    planned = exercises[2]
+    assert entries[planned["exercise_name"]].actual_load_each == planned["load_each"]
+    assert not entries[planned["exercise_name"]].skipped
+
+
+def test_without_others_as_planned_only_the_listed_exercises_are_logged(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """Exercises not listed are not logged unless others_as_planned says they were done."""
+    result = trainee.run("log_workout", {"completed_exercises": [{"exercise_id": "the curls"}]})
+
+    assert result.success, result.formatted
+    assert [e.exercise_name for e in WorkoutLogEntry.objects.filter(log__user_id=trainee.user_id)] == [
+        "Dumbbell Biceps Curl"
+    ]
+
+
+def test_parts_joined_by_and_are_read_one_by_one(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
+    """ "the curls and the push-ups" names two exercises (the whole name "Push-Up" does not hide the curls);
+    "exercises 2 and 4" two positions: the error lists both."""
+    for reference, orders in (("the curls and the push-ups", (4, 6)), ("exercises 2 and 4", (2, 4))):
+        result = remove(trainee, reference)
+
+        assert not result.success
+        assert result.data["error"].startswith(f"Which exercise? '{reference}' matches 2: ")
+        for order in orders:
+            exercise = exercises[order - 1]
+            assert f"{exercise['id']} ({order}. {exercise['exercise_name']})" in result.data["error"]
+    assert names_now(trainee) == NAMES
 
 
 def test_log_workout_lists_an_ambiguous_item_and_logs_nothing(

@@ -574,3 +574,19 @@ def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(train
     (new,) = exercises_of(result.artifact or {})
     assert new["load_each"] == [22.5, 22.5, 22.5] and new["reps"] == [12, 12, 12]
     assert "already at the heaviest weight on hand" in result.formatted
+
+
+def test_reps_said_of_a_hold_set_its_seconds_and_sets_of_intervals_its_rounds(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """The user's words for a hold's or an interval's numbers: "45 reps" of the plank are 45 s holds, "6 sets"
+    of mountain climbers are 6 rounds."""
+    plank = trainee.run("adjust_exercise", {"exercise_id": "the plank", "adjustments": {"reps": 45}})
+    climbers = trainee.run(
+        "adjust_exercise", {"exercise_id": "mountain climbers", "adjustments": {"sets": 6}}
+    )
+
+    assert plank.success and climbers.success, (plank.formatted, climbers.formatted)
+    after = {e["exercise_name"]: e for e in exercises_of(stored(trainee))}
+    assert after["Plank"]["hold_sec"] == [45, 45, 45]
+    assert after["Mountain Climber"]["rounds"] == 6
