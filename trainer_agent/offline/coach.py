@@ -345,11 +345,26 @@ class Turn:
         slugs += [re.sub(r"\W+", "_", name.lower()) for name in self.user.equipment]
         return [slug for slug in dict.fromkeys(slugs) if all(singular(w) in said for w in slug.split("_"))]
 
-    def _which_exercise(self, question: str, names: Sequence[str]) -> Decision:
-        return self._ask(question, list(names)[:4], "Could not tell which exercise the user meant; asking.")
+    def _which_exercise(self, question: str, names: Sequence[str] = ()) -> Decision:
+        """Ask which exercise, offering `names` (those a tool listed), else the workout's main exercises."""
+        names = list(names) or [str(e.get("exercise_name")) for e in _main(self.current_exercises or ())]
+        return self._ask(question, names[:4], "Could not tell which exercise the user meant; asking.")
 
-    def _main_names(self) -> list[str]:
-        return [str(e.get("exercise_name")) for e in _main(self.current_exercises or ())]
+    def _targets(self, calls: list[Step]) -> list[str]:
+        """What to call a workout tool on next: the user's words first (the tool reads which exercise they
+        mean), then each exercise the tool listed when the words matched several."""
+        attempted = {str(step.arguments.get("exercise_id")) for step in calls}
+        words = [self.intent.ref] if self.intent.ref and not calls else []
+        return [
+            target for target in [ident for ident, _ in _listed(calls)] or words if target not in attempted
+        ]
+
+    def _ask_which_listed(self, calls: list[Step], done: list[Step], verb: str) -> Decision | None:
+        """Which one, when the words matched several exercises and the user meant one ("swap the press")."""
+        listed = _listed(calls)
+        if not listed or done or _EVERY.search(self.intent.ref):
+            return None
+        return self._which_exercise(ask_which_exercise(verb), [name for _, name in listed])
 
     def _changing(self, tool: str) -> tuple[list[dict[str, Any]] | None, list[Step], list[Step]]:
         """The current workout's exercises (None without one), this turn's calls of `tool`, those that worked."""
@@ -368,12 +383,11 @@ class Turn:
         attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
         # "swap the dumbbell bench press" names an exercise; "the bench is taken" names the kit to avoid.
         equipment = self._equipment_named(exercises)
-        said_text = self.transcript.user_text.lower()
-        said = _letters(said_text)
-        avoid = [] if any(_letters(str(e.get("exercise_name"))) in said for e in exercises) else equipment
+        said = self.transcript.user_text.lower()
+        named = any(_letters(str(e.get("exercise_name"))) in _letters(said) for e in exercises)
+        avoid = [] if named else equipment
         refused = [step for step in swaps if step.ok is False and step.arguments.get("replacement_name")]
-        listed = _listed(swaps)
-        if avoid and (intent.avoids or re.search(r"\b(?:taken|busy|occupied|broken)\b", said_text)):
+        if avoid and (intent.avoids or re.search(r"\b(?:taken|busy|occupied|broken)\b", said)):
             # "no bench today", "the bench is taken": every exercise that needs it
             pending = [str(e.get("id")) for e in exercises if set(avoid) & set(e.get("equipment") or ())]
             if not pending and not done:
@@ -384,10 +398,10 @@ class Turn:
         elif refused and not done and len(swaps) < 2:
             # The replacement the user named does not fit them: the tool picks one instead, and says why.
             pending, attempted = [str(refused[-1].arguments.get("exercise_id"))], set()
-        elif listed and not done and not _EVERY.search(intent.ref):
-            return self._which_exercise(ask_which_exercise("swap"), [name for _, name in listed])
+        elif asking := self._ask_which_listed(swaps, done, "swap"):
+            return asking
         else:
-            pending = [ident for ident, _ in listed] or [intent.ref] * bool(intent.ref and not swaps)
+            pending = self._targets(swaps)
         pending = [target for target in pending if target not in created | attempted]
         if pending and len(swaps) < MAX_CHANGES_PER_TURN:
             arguments: dict[str, Any] = {"exercise_id": pending[0], "reason": "The user asked to replace it."}
@@ -399,7 +413,7 @@ class Turn:
             # prescribes it: the coaching lives in the tool, for every model.
             return self._call("swap_exercise", f"Swapping {pending[0]}.", **arguments)
         if not done and (not swaps or _NOT_IN_WORKOUT in swaps[-1].body):
-            return self._which_exercise(ask_which_exercise("swap"), self._main_names())
+            return self._which_exercise(ask_which_exercise("swap"))
         if swaps and not done and "No catalogue exercise fits" in swaps[-1].body:
             return self._notify(
                 f"I couldn't find a good alternative to {_names_in(swaps[-1])} with the equipment you have "
@@ -426,19 +440,16 @@ class Turn:
         exercises, adjusts, done = self._changing("adjust_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to adjust yet.")
-        # The exercise the words say (the tool reads them; each one it lists when they match several), else
-        # every main exercise.
-        named = [ident for ident, _ in _listed(adjusts)] or [intent.ref] * bool(intent.ref)
-        if adjusts and _NOT_IN_WORKOUT in adjusts[0].body:
-            named = []
-        targets = named or [str(e.get("id")) for e in _main(exercises or ())]
+        # The exercise the words say (each one the tool lists when they match several), else every main one.
         attempted = {str(step.arguments.get("exercise_id")) for step in adjusts}
-        for target in targets[:MAX_CHANGES_PER_TURN]:
-            if target not in attempted:
-                # The tool knows what a step up or down means for each kind of exercise and implement.
-                change = f"{adjustment.field} {adjustment.direction or adjustment.value}"
-                arguments = {"exercise_id": target, **_adjust_arguments(adjustment)}
-                return self._call("adjust_exercise", f"Applying {change} to {target}.", **arguments)
+        every = [str(e.get("id")) for e in _main(exercises or ()) if str(e.get("id")) not in attempted]
+        named = intent.ref and not (adjusts and _NOT_IN_WORKOUT in adjusts[0].body)
+        pending = self._targets(adjusts) if named else every
+        if pending and len(adjusts) < MAX_CHANGES_PER_TURN:
+            # The tool knows what a step up or down means for each kind of exercise and implement.
+            change = f"{adjustment.field} {adjustment.direction or adjustment.value}"
+            arguments = {"exercise_id": pending[0], **_adjust_arguments(adjustment)}
+            return self._call("adjust_exercise", f"Applying {change} to {pending[0]}.", **arguments)
         if not done:
             if adjusts and not all("already at the limit" in step.body for step in adjusts):
                 return self._give_up(adjusts[-1])
@@ -464,17 +475,13 @@ class Turn:
         )
 
     def _on_remove(self) -> Decision:
-        intent = self.intent
         exercises, removals, done = self._changing("remove_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to change yet.")
         exercises = exercises or []
-        listed = _listed(removals)
-        if listed and not done and not _EVERY.search(intent.ref):
-            return self._which_exercise(ask_which_exercise("remove"), [name for _, name in listed])
-        attempted = {str(step.arguments.get("exercise_id")) for step in removals}
-        pending = [ident for ident, _ in listed] or [intent.ref] * bool(intent.ref and not removals)
-        pending = [target for target in pending if target not in attempted]
+        if asking := self._ask_which_listed(removals, done, "remove"):
+            return asking
+        pending = self._targets(removals)
         if pending and len(exercises) > 1 and len(removals) < MAX_CHANGES_PER_TURN:
             reasoning, reason = f"Removing {pending[0]}.", "User asked to remove it."
             return self._call("remove_exercise", reasoning, exercise_id=pending[0], reason=reason)
@@ -486,7 +493,7 @@ class Turn:
                     "That's the only exercise left, so I kept it. Want a different workout instead?",
                     "Cannot remove the last exercise.",
                 )
-            return self._which_exercise(ask_which_exercise("remove"), self._main_names())
+            return self._which_exercise(ask_which_exercise("remove"))
         found = [re.search(r"Removed \S+ \(([^)]*)\)", step.body) for step in done]
         names = [removed.group(1) if removed else "that exercise" for removed in found]
         return self._notify(
@@ -554,7 +561,7 @@ class Turn:
         if logged_count < len(entries) and (last is None or last.ok or missed):
             logged = entries[logged_count]
             if not logged.exercise:
-                return self._which_exercise(ASK_WHICH_LOGGED, self._main_names())
+                return self._which_exercise(ASK_WHICH_LOGGED)
             field = "exercise_id" if self.current_exercises and not missed else "exercise_name"
             arguments: dict[str, Any] = {field: logged.exercise}
             arguments |= self._numbers(logged, logged.sets)
