@@ -7,10 +7,10 @@ A reference is what the model passes as `exercise_id`, in its own or the user's 
 
 A name the reference holds whole wins over names that only share words with it; among those, the words
 that say what an exercise is count more than its equipment or stance ("dumbbell", "seated"). Equipment is
-tried last (for one exercise: not for parts joined by "and"). Where reported sets are meant (`positions="main"`), "the first one" counts the exercises after
-the warm-up, the ones sets are done for. A reference that matches several exercises, or none, is an
-`Unresolved` whose error lists the candidates (or the workout) with their ids: the model calls again with
-one, or asks the user.
+tried last (for one exercise: not for parts joined by "and"). Where reported sets are meant
+(`positions="main"`: the logging tools), "the first one" counts the exercises after the warm-up, the ones
+sets are done for. A reference that matches several exercises, or none, is an `Unresolved` whose error
+lists the candidates (or the workout) with their ids: the model calls again with one, or asks the user.
 """
 
 from __future__ import annotations

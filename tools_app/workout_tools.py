@@ -1183,7 +1183,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         target: StoredExercise | None = None
         index: int | None
         if done.exercise_id is not None:
-            found = resolve_exercise(exercises, done.exercise_id)
+            found = resolve_exercise(exercises, done.exercise_id, positions="main")
             if not isinstance(found, int):
                 problem = (
                     found.error if found.candidates else f"'{done.exercise_id}' is not in the current workout"

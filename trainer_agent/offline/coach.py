@@ -560,10 +560,10 @@ class Turn:
         missed = last is not None and "exercise_id" in last.arguments and _NOT_IN_WORKOUT in last.body
         if logged_count < len(entries) and (last is None or last.ok or missed):
             logged = entries[logged_count]
-            if not logged.exercise:
+            by_name = missed or not self.current_exercises  # a position names nothing outside the workout
+            if not logged.exercise or (by_name and not content_words(logged.exercise)):
                 return self._which_exercise(ASK_WHICH_LOGGED)
-            field = "exercise_id" if self.current_exercises and not missed else "exercise_name"
-            arguments: dict[str, Any] = {field: logged.exercise}
+            arguments: dict[str, Any] = {"exercise_name" if by_name else "exercise_id": logged.exercise}
             arguments |= self._numbers(logged, logged.sets)
             arguments |= {"rpe": intent.rpe} if intent.rpe is not None else {}
             return self._call("log_completed_exercise", "Logging the sets the user reported.", **arguments)

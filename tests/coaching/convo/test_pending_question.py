@@ -225,3 +225,12 @@ def test_logged_sets_on_words_that_match_several_ask_which_with_those_options(ch
 
     (entry,) = chat.entries(question["options"][0])
     assert (entry.actual_sets, entry.actual_reps) == (3, [10, 10, 10])
+
+
+def test_sets_on_the_first_one_without_a_workout_are_asked_about_not_logged_as_a_name(chat: Chat) -> None:
+    """With no workout, "the first one" names nothing: the coach asks which exercise, and logs nothing yet."""
+    result = chat.say("I did 3 sets of 10 at 20 kg on the first one")
+
+    question = chat.question(result)
+    assert question is not None and question["question"] == "Which exercise was that?"
+    assert not chat.logs()
