@@ -625,7 +625,7 @@ class CompletedExercise(_Units):
     exercise_id: str | None = Field(
         default=None,
         validation_alias=AliasChoices("exercise_id", "exercise_order", "id"),
-        description="Id (ex_...) or order number in the current workout.",
+        description="Id (ex_...), order number, or the user's words.",
     )
     exercise_name: str | None = Field(
         default=None,

@@ -30,16 +30,12 @@ from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
 from datasources_app.models import WorkoutLogEntry
 from datasources_app.sources import units_for
 from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout
+from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
 from tools_app.formatting import confirmation
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import conversion_note, distance_in, loads_in
-from tools_app.workout_tools import (
-    exercise_listing,
-    find_exercise,
-    load_current_workout,
-    save_workout_in_place,
-)
+from tools_app.workout_tools import load_current_workout, save_workout_in_place
 
 # Older exercise-type names, mapped onto the four types of docs/contracts.md §12.2 (exercise types).
 SEED_001_EXERCISE_TYPES: dict[str, str] = {
@@ -154,8 +150,6 @@ class ExercisePerformance(BaseModel):
         }
 
 
-_WORKOUT_EXERCISE = "Id (ex_...) or order number in the current workout."
-
 ExerciseRef = Annotated[
     str,
     BeforeValidator(
@@ -166,7 +160,7 @@ ExerciseRef = Annotated[
 
 
 class LogCompletedExerciseInput(ExercisePerformance):
-    exercise_id: ExerciseRef | None = Field(default=None, description=_WORKOUT_EXERCISE)
+    exercise_id: ExerciseRef | None = Field(default=None, description=REFERENCE_DESCRIPTION)
     exercise_name: str | None = Field(default=None, description="For an exercise not in the current workout.")
     # Inferred from the values given for an exercise the catalogue does not know: accepted, not advertised.
     exercise_type: SkipJsonSchema[ExerciseType | None] = None
@@ -177,7 +171,7 @@ class LogCompletedExerciseInput(ExercisePerformance):
 
 
 class MarkExerciseCompleteInput(ExercisePerformance):
-    exercise_id: ExerciseRef = Field(description=_WORKOUT_EXERCISE)
+    exercise_id: ExerciseRef = Field(description=REFERENCE_DESCRIPTION)
 
 
 class UndoLoggedExerciseInput(BaseModel):
@@ -401,11 +395,9 @@ def _current_workout_exercise(ctx: ToolContext, reference: str) -> tuple[StoredW
     workout = load_current_workout(ctx)
     if workout is None:
         return _failure(f"No active workout, so there is no exercise '{reference}' to use.")
-    index = find_exercise(workout.exercises, reference)
-    if index is None:
-        listing = exercise_listing(workout.exercises)
-        return _failure(f"Exercise '{reference}' is not in the current workout. Exercises: {listing}.")
-    return workout, index
+    # Sets are reported for the main exercises: "the first one" is the first after the warm-up.
+    index = resolve_exercise(workout.exercises, reference, positions="main")
+    return (workout, index) if isinstance(index, int) else _failure(index.error)
 
 
 def _already_done(exercise: StoredExercise) -> ToolOutcome:
@@ -445,7 +437,7 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
         return _failure("Give exercise_id (an exercise of the current workout) or exercise_name.")
     workout = load_current_workout(ctx)
     if workout is not None:
-        index = find_exercise(workout.exercises, name)
+        index = named_exactly(workout.exercises, name)
         if index is not None and not workout.exercises[index].completed:
             return _log_workout_exercise(ctx, str(workout.exercises[index].id), args)
     entry = build_log_entry(
@@ -488,8 +480,8 @@ def undo_logged_exercise(args: UndoLoggedExerciseInput, ctx: ToolContext) -> Too
     try:
         entry_id = uuid.UUID(reference)
     except ValueError:
-        index = find_exercise(exercises, reference) if exercises else None
-        if index is not None and exercises[index].log_entry_id:
+        index = resolve_exercise(exercises, reference) if exercises else None
+        if isinstance(index, int) and exercises[index].log_entry_id:
             entry_id = uuid.UUID(str(exercises[index].log_entry_id))
     entry = (
         WorkoutLogEntry.objects.filter(id=entry_id, log__user_id=ctx.user_id).first() if entry_id else None

@@ -27,10 +27,11 @@ from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app.formatters import number
 from datasources_app.workouts import Exercise, ExerciseGroup
+from tools_app.exercise_references import resolve_exercise
 from tools_app.logging_tools import exercise_type_from_any, per_set_values
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_tools import exercise_listing, find_exercise, load_current_workout, new_artifact_id
+from tools_app.workout_tools import load_current_workout, new_artifact_id
 
 TIMER_ARTIFACT_TYPE = "timer"
 TIMER_SCHEMA_VERSION = "1.0"
@@ -488,12 +489,9 @@ def generate_exercise_timer(args: ExerciseTimerInput, ctx: ToolContext) -> ToolO
                 f"No active workout, so there is no exercise '{args.exercise_id}'. Describe the timer with "
                 "exercise_name and exercise_type instead."
             )
-        index = find_exercise(workout.exercises, args.exercise_id)
-        if index is None:
-            listing = exercise_listing(workout.exercises)
-            return _failure(
-                f"Exercise '{args.exercise_id}' is not in the current workout. Exercises: {listing}."
-            )
+        index = resolve_exercise(workout.exercises, args.exercise_id)
+        if not isinstance(index, int):
+            return _failure(index.error)
         exercise = {**_timed_exercise(workout.exercises[index].to_json()), **given}
     elif args.exercise_name and args.exercise_type:
         exercise = given

@@ -14,8 +14,9 @@ Every change writes a NEW artifact (new `art_` id, same structure) and makes it 
 so the client can show the updated workout; the observation asks the model to deliver it with
 message_notify_user. Exercise ids (`ex_` + 6 hex) survive adjustments and removals of other exercises.
 
-Exercises are referred to by id (`ex_…`, or any id an earlier workout carried, e.g. a UUID), by
-1-based order number ("2" or 2), or, failing those, by a name that matches exactly one exercise.
+Exercises are referred to by id (`ex_…`, or any id an earlier workout carried, e.g. a UUID), by 1-based
+order number ("2" or 2), or in the user's words ("the last one", "the curls"): one resolver,
+`tools_app.exercise_references`, whose error lists the candidates when the words match several or none.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from datasources_app.workouts import (
     expand_per_set_scalars,
     new_exercise_id,
 )
+from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
 from tools_app.formatting import counted
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
@@ -94,12 +96,7 @@ def _reference_as_text(value: Any) -> Any:
 
 
 ExerciseRef = Annotated[
-    str,
-    BeforeValidator(_reference_as_text),
-    Field(
-        min_length=1,
-        description="Id (ex_...) or order number in the current workout.",
-    ),
+    str, BeforeValidator(_reference_as_text), Field(min_length=1, description=REFERENCE_DESCRIPTION)
 ]
 
 
@@ -215,6 +212,9 @@ class LogWorkoutInput(BaseModel):
     completed_exercises: list[CompletedExercise] = Field(
         min_length=1,
     )
+    others_as_planned: bool = Field(
+        default=False, description="True: the exercises not listed were done as planned."
+    )
     workout_notes: str | None = Field(default=None, description="How the session went overall.")
 
 
@@ -294,34 +294,12 @@ def save_workout_in_place(ctx: ToolContext, workout: StoredWorkout) -> None:
         services.update_current_workout(user_id=ctx.user_id, workout=workout.to_record())
 
 
-def find_exercise(exercises: Sequence[StoredExercise], reference: str) -> int | None:
-    """Index of the exercise `reference` names: an id, a 1-based order number, or a unique name."""
-    wanted = reference.strip()
-    lowered = wanted.lower()
-    for index, exercise in enumerate(exercises):
-        if str(exercise.id or "").lower() == lowered:
-            return index
-    number = wanted.lstrip("#")
-    if number.isascii() and number.isdigit():
-        for index, exercise in enumerate(exercises):
-            if exercise.order == int(number):
-                return index
-        return None
-    key = exercise_name_key(wanted)
-    named = [i for i, exercise in enumerate(exercises) if exercise_name_key(exercise.exercise_name) == key]
-    return named[0] if key and len(named) == 1 else None
-
-
-def exercise_listing(exercises: Sequence[StoredExercise]) -> str:
-    """ "ex_1a2b3c (1. Goblet Squat), …": the references a tool that was given a wrong one can offer."""
-    return ", ".join(f"{ex.id} ({ex.order}. {ex.exercise_name})" for ex in exercises)
-
-
-def _not_found(reference: str, exercises: Sequence[StoredExercise]) -> ToolOutcome:
-    return _failure(
-        f"Exercise '{reference}' not found in the current workout. Use an id or order number from: "
-        f"{exercise_listing(exercises)}"
-    )
+def find_exercise(
+    exercises: Sequence[StoredExercise], reference: str, *, positions: Literal["workout", "main"] = "workout"
+) -> int | ToolOutcome:
+    """Index of the exercise `reference` means (`resolve_exercise`), else the failure that says which it may be."""
+    found = resolve_exercise(exercises, reference, positions=positions)
+    return found if isinstance(found, int) else _failure(found.error)
 
 
 def _no_active_workout() -> ToolOutcome:
@@ -709,8 +687,8 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _no_active_workout()
     exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
-    if index is None:
-        return _not_found(args.exercise_id, exercises)
+    if isinstance(index, ToolOutcome):
+        return index
     old = exercises[index]
     context = load_training_context(user_id=ctx.user_id)
     notes: list[str] = []
@@ -907,6 +885,7 @@ _ADJUSTMENT_ALIASES = {
     "muscles": "muscles_utilized",
     "goals": "goals_addressed",
 }
+_TYPE_FIELD_WORDS = {"hold": {"reps": "hold_sec"}, "intervals": {"sets": "rounds", "reps": "work_sec"}}
 ADJUSTABLE_FIELDS = frozenset((set(ExerciseFields.model_fields) | {"order"}) - {"exercise_type"})
 _PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
 _EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exercise_slug"}
@@ -915,7 +894,11 @@ _EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exerc
 def _canonical_changes(adjustments: dict[str, Any], old: StoredExercise) -> dict[str, Any]:
     """Adjustments under their canonical names, single numbers for per-set fields spread over the sets
     (seed 001's scalar `load` included; `load: null` means bodyweight)."""
-    changes = {_ADJUSTMENT_ALIASES.get(key, key): value for key, value in adjustments.items()}
+    # The user's words for a hold's or an interval's numbers: "45 reps" of a plank are its seconds.
+    by_type = _TYPE_FIELD_WORDS.get(old.exercise_type, {})
+    changes = {
+        by_type.get(key, _ADJUSTMENT_ALIASES.get(key, key)): value for key, value in adjustments.items()
+    }
     if changes.get("load", 0) is None and "load_each" not in changes:
         changes["load_each"] = None
     expanded = expand_per_set_scalars({**changes, "sets": changes.get("sets", old.sets)})
@@ -944,8 +927,8 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _no_active_workout()
     exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
-    if index is None:
-        return _not_found(args.exercise_id, exercises)
+    if isinstance(index, ToolOutcome):
+        return index
     adjustments = dict(args.adjustments)
     unloaded = ""
     if not adjustments and args.change is not None:
@@ -1092,8 +1075,8 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
         return _no_active_workout()
     exercises = workout.exercises
     index = find_exercise(exercises, args.exercise_id)
-    if index is None:
-        return _not_found(args.exercise_id, exercises)
+    if isinstance(index, ToolOutcome):
+        return index
     if len(exercises) == 1:
         return _failure(
             "That is the workout's only exercise; a workout needs at least one. Swap it with swap_exercise "
@@ -1201,15 +1184,18 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     extra_order = len(exercises)
     for number, done in enumerate(args.completed_exercises, start=1):
         target: StoredExercise | None = None
+        index: int | None
         if done.exercise_id is not None:
-            index = find_exercise(exercises, done.exercise_id)
-            if index is None:
-                problems.append(
-                    f"completed exercise {number}: '{done.exercise_id}' is not in the current workout"
+            found = resolve_exercise(exercises, done.exercise_id, positions="main")
+            if not isinstance(found, int):
+                problem = (
+                    found.error if found.candidates else f"'{done.exercise_id}' is not in the current workout"
                 )
+                problems.append(f"completed exercise {number}: {problem}")
                 continue
+            index = found
         elif done.exercise_name:
-            index = find_exercise(exercises, done.exercise_name)
+            index = named_exactly(exercises, done.exercise_name)
         else:
             problems.append(f"completed exercise {number}: give exercise_id or exercise_name")
             continue
@@ -1238,6 +1224,15 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
         conversions.extend(notes)
         entries.append(log_entry(done, target, order=order, context=context))
+    for index, target in enumerate(exercises if args.others_as_planned else ()):
+        if index in seen:
+            continue
+        if target.log_entry_id:
+            already_logged.append(target.exercise_name or str(target.id))
+        else:
+            entries.append(
+                log_entry(CompletedExercise(), target, order=target.order or index + 1, context=context)
+            )
     if problems:
         return _problem_list(
             "Nothing was logged. Fix every problem below and call log_workout again:", problems

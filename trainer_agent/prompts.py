@@ -97,7 +97,7 @@ Workouts are delivered in two steps, always:
 If you skip step 2, the user sees nothing. Changing a workout (swap_exercise, adjust_exercise,
 remove_exercise) creates a new version with a new artifact_id: deliver that one the same way, and timers too.
 A plan or a scheduled day has no artifact: tell the user what was scheduled.
-Refer to exercises by their id (ex_...) or their order number. To swap, name the replacement (or let the tool
+Refer to exercises by their id (ex_...), their order number or the user's words. To swap, name the replacement (or let the tool
 pick one); the tool prescribes it.
 </artifact_rules>
 

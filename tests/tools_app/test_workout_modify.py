@@ -110,11 +110,11 @@ def test_without_a_current_workout_the_tools_fail(trainee: Trainee, tool: str) -
 def test_unknown_exercise_reference_fails_and_lists_the_ids(
     trainee: Trainee, generated: dict[str, Any], tool: str, reference: Any
 ) -> None:
-    """'Exercise not found' names the reference and the ids the model can use; nothing changes."""
+    """'Exercise … is not in the current workout' names the reference and the ids the model can use; nothing changes."""
     result = call(trainee, tool, reference)
     assert not result.success
     first = exercises_of(generated)[0]
-    assert result.data["error"].startswith(f"Exercise '{reference}' not found in the current workout.")
+    assert result.data["error"].startswith(f"Exercise '{reference}' is not in the current workout.")
     assert f"{first['id']} (1. Dumbbell Bench Press)" in result.data["error"]
     assert stored(trainee) == current_workout_record(generated)
 
@@ -583,3 +583,19 @@ def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(train
         "Done: Dumbbell Bench Press: 10→12 reps; that's already the heaviest weight you have here, so I changed "
         "the reps instead."
     )
+
+
+def test_reps_said_of_a_hold_set_its_seconds_and_sets_of_intervals_its_rounds(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """The user's words for a hold's or an interval's numbers: "45 reps" of the plank are 45 s holds, "6 sets"
+    of mountain climbers are 6 rounds."""
+    plank = trainee.run("adjust_exercise", {"exercise_id": "the plank", "adjustments": {"reps": 45}})
+    climbers = trainee.run(
+        "adjust_exercise", {"exercise_id": "mountain climbers", "adjustments": {"sets": 6}}
+    )
+
+    assert plank.success and climbers.success, (plank.formatted, climbers.formatted)
+    after = {e["exercise_name"]: e for e in exercises_of(stored(trainee))}
+    assert after["Plank"]["hold_sec"] == [45, 45, 45]
+    assert after["Mountain Climber"]["rounds"] == 6

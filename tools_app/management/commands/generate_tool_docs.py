@@ -144,6 +144,18 @@ def render_tool_docs(tools: Sequence[Tool[Any]]) -> str:
         "`ToolOutcome.tell_user`, closed on by `formatting.tell_the_user`). A model passes it on in its own "
         "words; the offline coach relays it as it is. A failure's text stays the error.",
         "",
+        "**Exercise references.** Every tool that acts on an exercise of the current workout (`swap_exercise`, "
+        "`adjust_exercise`, `remove_exercise`, `log_workout`'s `completed_exercises[].exercise_id`, "
+        "`log_completed_exercise`, `mark_exercise_complete`, `undo_logged_exercise`, `generate_exercise_timer`) "
+        "reads its `exercise_id` with one resolver (`tools_app/exercise_references.py`): an id (`ex_…`) or order "
+        'number as listed; a position in words ("the first one", "2nd", "exercise 3", "the last one"; for '
+        'logged sets the positions count the exercises after the warm-up); a whole or partial name ("goblet '
+        'squat", "the curls", "bench": a name said whole wins over names sharing some of its words, and '
+        'equipment or stance words like "dumbbell" or "seated" count less); or equipment ("the dumbbell one"). '
+        "Words that match several exercises or none fail with the candidates (or the workout's exercises) and "
+        "their ids, e.g. \"Which exercise? 'press' matches 2: ex_2a… (2. Dumbbell Bench Press), ex_4b… (4. "
+        'Overhead Press). Call again with one id, or ask the user which one."',
+        "",
         "| # | tool | category | observation | status (start → done) |",
         "|---|---|---|---|---|",
     ]

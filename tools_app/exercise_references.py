@@ -1,0 +1,203 @@
+"""Which exercise of the current workout a reference means: the one resolver of every tool that takes one.
+
+A reference is what the model passes as `exercise_id`, in its own or the user's words:
+- an id (`ex_…`, or any id an earlier workout carried) or a 1-based order number ("2", "#2"), as listed;
+- a position in words: "the first one", "2nd", "exercise 3", "the last one";
+- a name, whole or in part ("goblet squat", "the curls", "bench"), or the equipment ("the dumbbell one").
+
+A name the reference holds whole wins over names that only share words with it; among those, the words
+that say what an exercise is count more than its equipment or stance ("dumbbell", "seated"). Equipment is
+tried last (for one exercise: not for parts joined by "and"). Where reported sets are meant
+(`positions="main"`: the logging tools), "the first one" counts the exercises after the warm-up, the ones
+sets are done for. A reference that matches several exercises, or none, is an `Unresolved` whose error
+lists the candidates (or the workout) with their ids: the model calls again with one, or asks the user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from datasources_app.catalog import exercise_name_key, name_words
+from datasources_app.workouts import StoredExercise
+
+REFERENCE_DESCRIPTION = "Id (ex_...), order number, or the user's words: 'the last one', 'the curls'."
+# Said about an exercise, never naming one ("the one", "that exercise").
+_FILLER = frozenset(
+    "a an the this that these those it my your to of for with and or on in at please one exercise movement move".split()  # noqa: SIM905
+)
+# Words of a name that say how, not what: they count less than the others.
+_GENERIC = frozenset({"dumbbell", "barbell", "kettlebell", "cable", "machine", "band", "seated", "standing"})
+_GENERIC_WEIGHT = 0.3
+_ORDINALS = {
+    word: number
+    for number, word in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth".split(),  # noqa: SIM905
+        start=1,
+    )
+}
+_POSITION = re.compile(
+    r"\b(?P<ordinal>" + "|".join(_ORDINALS) + r"|(?P<nth>\d{1,2})(?:st|nd|rd|th))\b"
+    r"|\b(?:exercises?|numbers?|no\.?|ex)\s*#?\s*(?P<number>\d{1,2})\b|#\s*(?P<hash>\d{1,2})\b"
+    r"|\b(?P<last>last|final)\b(?!\s+(?:week|month|time|session|workout|year|night))"
+)
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A reference that names several exercises or none: the error for the model, and the candidates."""
+
+    error: str
+    candidates: tuple[StoredExercise, ...] = ()
+
+
+def resolve_exercise(
+    exercises: Sequence[StoredExercise],
+    reference: str,
+    *,
+    positions: Literal["workout", "main"] = "workout",
+) -> int | Unresolved:
+    """The index in `exercises` of the one exercise `reference` means, else why not (see the module).
+
+    Parts joined by "and" are read one by one ("the fly and the push-ups": both, so it asks which), unless a
+    name held whole has the "and" ("Clean and Jerk")."""
+    wanted = reference.strip()
+    parts = [wanted]
+    if not any(
+        " and " in f" {exercises[index].exercise_name.lower()} "
+        for index in _by_whole_name(exercises, wanted)
+    ):
+        parts = [part for part in re.split(r"\band\b|&", wanted) if part.strip()] or [wanted]
+    indexes = list(
+        dict.fromkeys(
+            index for part in parts for index in _matches(exercises, part.strip(), positions, len(parts) == 1)
+        )
+    )
+    if len(indexes) == 1:
+        return indexes[0]
+    return _unresolved(exercises, reference, [exercises[index] for index in indexes])
+
+
+def _matches(
+    exercises: Sequence[StoredExercise], wanted: str, positions: str, by_equipment: bool
+) -> list[int]:
+    for index, exercise in enumerate(exercises):
+        if str(exercise.id or "").lower() == wanted.lower():
+            return [index]
+    number = wanted.lstrip("#")
+    if number.isascii() and number.isdigit():
+        return [index for index, exercise in enumerate(exercises) if exercise.order == int(number)]
+    return (
+        _by_position(exercises, wanted.lower(), positions)
+        or _by_whole_name(exercises, wanted)
+        or _by_name_words(exercises, wanted)
+        or (_by_equipment(exercises, wanted) if by_equipment else [])
+    )
+
+
+def named_exactly(exercises: Sequence[StoredExercise], name: str) -> int | None:
+    """The index of the one exercise called `name` (case, spacing and plurals aside), else None: for a name
+    that may be of an exercise outside the workout, which a partial match must not claim."""
+    key = exercise_name_key(name)
+    named = [
+        index for index, exercise in enumerate(exercises) if exercise_name_key(exercise.exercise_name) == key
+    ]
+    return named[0] if key and len(named) == 1 else None
+
+
+def exercise_listing(exercises: Sequence[StoredExercise]) -> str:
+    """ "ex_1a2b3c (1. Goblet Squat), …": the references a tool that was given a wrong one can offer."""
+    return ", ".join(f"{ex.id} ({ex.order}. {ex.exercise_name})" for ex in exercises)
+
+
+def _unresolved(
+    exercises: Sequence[StoredExercise], reference: str, candidates: list[StoredExercise]
+) -> Unresolved:
+    ask = "Call again with one id, or ask the user which one."
+    if candidates:
+        return Unresolved(
+            f"Which exercise? '{reference}' matches {len(candidates)}: {exercise_listing(candidates)}. {ask}",
+            tuple(candidates),
+        )
+    return Unresolved(
+        f"Exercise '{reference}' is not in the current workout. Exercises: {exercise_listing(exercises)}. {ask}"
+    )
+
+
+def _is_main(exercise: StoredExercise) -> bool:
+    return exercise.group is None or exercise.group.type not in ("warmup", "cooldown")
+
+
+def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str) -> list[int]:
+    """ "the 2nd", "exercise 3", "the last one": by order in the workout, or among its main exercises."""
+    counted = [
+        index for index, exercise in enumerate(exercises) if positions == "workout" or _is_main(exercise)
+    ] or list(range(len(exercises)))
+    found: list[int] = []
+    for match in _POSITION.finditer(text):
+        said = match.group("nth") or match.group("number") or match.group("hash")
+        number = (
+            len(counted) if match.group("last") else int(said) if said else _ORDINALS[match.group("ordinal")]
+        )
+        if 0 < number <= len(counted):
+            found.append(counted[number - 1])
+    return list(dict.fromkeys(found))
+
+
+def _words(text: str) -> list[str]:
+    """Canonical words (singular, "db" → "dumbbell"), "-ing" dropped ("rowing" → "row")."""
+    words = [word[:-3] if word.endswith("ing") and len(word) > 5 else word for word in name_words(text)]
+    return [word for word in words if word not in _FILLER]
+
+
+def _by_whole_name(exercises: Sequence[StoredExercise], text: str) -> list[int]:
+    """The exercises whose whole name the reference holds, word-aligned ("swap the dumbbell bench press");
+    a name inside another one found ("Dumbbell Fly" in "Incline Dumbbell Fly") does not count."""
+    words = name_words(text)
+    joined = "".join(words)
+    bounds = {sum(len(word) for word in words[:count]) for count in range(len(words) + 1)}
+    keys = {index: exercise_name_key(exercise.exercise_name) for index, exercise in enumerate(exercises)}
+    held = {
+        index: key
+        for index, key in keys.items()
+        if key
+        and any(
+            start in bounds and start + len(key) in bounds
+            for start in (match.start() for match in re.finditer(f"(?={re.escape(key)})", joined))
+        )
+    }
+    return [
+        index
+        for index, key in held.items()
+        if not any(key in other and key != other for other in held.values())
+    ]
+
+
+def _by_name_words(exercises: Sequence[StoredExercise], text: str) -> list[int]:
+    """The exercises sharing the most words with the reference, at least one that is not generic."""
+    said = set(_words(text))
+    scores = [
+        sum(
+            _GENERIC_WEIGHT if word in _GENERIC else 1.0
+            for word in said & set(_words(exercise.exercise_name))
+        )
+        for exercise in exercises
+    ]
+    best = max(scores, default=0.0)
+    return [index for index, score in enumerate(scores) if score == best] if best >= 1.0 else []
+
+
+def _by_equipment(exercises: Sequence[StoredExercise], text: str) -> list[int]:
+    """The exercises using equipment the reference names ("the dumbbell one"; "the band one" for resistance
+    bands: a slug's last word names it)."""
+    said = set(_words(text))
+    return [
+        index
+        for index, exercise in enumerate(exercises)
+        if any(
+            (words := _words(slug.replace("_", " "))) and words[-1] in said
+            for slug in exercise.equipment or ()
+        )
+    ]
