@@ -246,24 +246,23 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
         expires_at=expires_at,
         delete_after_use=args.delete_after_use,
     )
-    when = until = ""
+    when = until = lasting = ""
     if preference.expires_at is not None:
         local = preference.expires_at.astimezone(units_for(user_id=ctx.user_id).tz)
         until = f"{day(local, with_year=True)} {local:%H:%M}"
         when = f" until {until}"
+        # An end at midnight is the end of the day before: "through Fri 11 Dec", as a person says it.
+        midnight = (local.hour, local.minute) == (0, 0)
+        lasting = (
+            f"through {day(local - timedelta(days=1))}" if midnight else f"until {day(local)} {local:%H:%M}"
+        )
     elif preference.delete_after_use:
         when = " next workout only"
     temporary = f" (temporary{when})" if preference_type == "temporary" else ""
     text = (
         f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
     ) + ruled_out_now(preference, ctx)
-    lasting = (
-        f"until {until}"
-        if until
-        else "in your next workout"
-        if preference.delete_after_use
-        else "from now on"
-    )
+    lasting = lasting or ("in your next workout" if preference.delete_after_use else "from now on")
     excludes = preference.exclude_exercises or preference.exclude_equipment
     heeded = "leave that out of" if excludes else "keep that in mind for"
     return ToolOutcome(

@@ -82,11 +82,9 @@ def test_without_lists_the_users_words_say_what_to_leave_out_and_for_how_long(tr
     assert preference.preference_type == "temporary" and preference.expires_at is not None
     assert "rules out of the current workout: ex_" in result.raw_formatted
     assert "(Dumbbell Bench Press)" in result.raw_formatted
-    until = preference.expires_at.astimezone(dt.UTC)
-    assert (
-        told(result)
-        == f"Got it: I'll leave that out of your workouts until {day(until, with_year=True)} 00:00."
-    )
+    # It ends at midnight after the last day: the user reads the last day.
+    last_day = preference.expires_at.astimezone(dt.UTC) - dt.timedelta(days=1)
+    assert told(result) == f"Got it: I'll leave that out of your workouts through {day(last_day)}."
 
 
 def test_seed_001_type_becomes_category_and_expiry_makes_it_temporary(trainee: Trainee) -> None:
