@@ -131,7 +131,7 @@ class TimerExercise(TimerFields):
 class ExerciseTimerInput(TimerFields):
     exercise_id: str | None = Field(
         default=None,
-        description="Id or order number in the current workout; other fields then change its timer.",
+        description="Id (ex_...), order number, or the user's words; other fields then change its timer.",
     )
     prepare_sec: int = Field(default=DEFAULT_PREPARE_SEC, ge=0, le=600)
 

@@ -55,7 +55,7 @@ from datasources_app.workouts import (
     new_exercise_id,
 )
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
-from tools_app.formatting import counted
+from tools_app.formatting import counted, joined
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
@@ -1258,6 +1258,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     else:
         services.clear_current_workout(user_id=ctx.user_id)
     skipped = sum(1 for entry in entries if entry["skipped"])
+    skipped_names = [str(entry["exercise_name"]) for entry in entries if entry["skipped"]]
     done_names = ", ".join(entry["exercise_name"] for entry in entries if not entry["skipped"])
     text = (
         f"Logged {len(entries)} of {len(exercises)} exercises"
@@ -1282,13 +1283,13 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         tell_user=(
-            f"Logged {counted(len(entries) + len(already_logged), 'exercise')}"
+            f"Logged {counted(len(entries) - skipped + len(already_logged), 'exercise')}"
             + (
                 f" (with {', '.join(already_logged)} from earlier, in the same workout)"
                 if already_logged
                 else ""
             )
-            + (f" ({skipped} skipped)" if skipped else "")
+            + (f", and {joined(skipped_names)} as skipped" if skipped else "")
             + ". Nice work! Next time I'll build on these numbers."
         ),
     )

@@ -98,7 +98,8 @@ def test_log_records_targets_beside_actuals_and_clears_the_workout(
     assert result.raw_formatted == (
         "Logged 4 of 5 exercises (1 skipped): Dumbbell Bench Press, Plank, Outdoor Run. "
         "The current workout is cleared.\n"
-        "Tell the user: Logged 4 exercises (1 skipped). Nice work! Next time I'll build on these numbers."
+        "Tell the user: Logged 3 exercises, and Mountain Climber as skipped. Nice work! Next time I'll build on these "
+        "numbers."
     )
     assert result.status_message == "Workout logged"
 
