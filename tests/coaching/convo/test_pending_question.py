@@ -183,13 +183,19 @@ def test_a_question_answered_before_adds_no_block_to_later_messages(chat: Chat) 
     assert len(blocks) == 1
 
 
-def test_words_that_match_several_exercises_are_asked_about_with_those_as_options(chat: Chat) -> None:
-    """ "Swap the dumbbell one" with two dumbbell exercises: the coach asks which, offering just those two,
-    and the answer swaps that one only."""
+def two_dumbbell_exercises(chat: Chat) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A new workout (the demo user's chest workout at home) and its main exercises that use dumbbells."""
     exercises = chat.workout()
     dumbbell = [e for e in main_exercises(exercises) if "dumbbells" in (e.get("equipment") or ())]
     if len(dumbbell) < 2:
         pytest.skip("this chest workout has fewer than two dumbbell exercises")
+    return exercises, dumbbell
+
+
+def test_words_that_match_several_exercises_are_asked_about_with_those_as_options(chat: Chat) -> None:
+    """ "Swap the dumbbell one" with two dumbbell exercises: the coach asks which, offering just those two,
+    and the answer swaps that one only."""
+    exercises, dumbbell = two_dumbbell_exercises(chat)
 
     asked = chat.say("swap the dumbbell one")
 
@@ -210,10 +216,7 @@ def test_words_that_match_several_exercises_are_asked_about_with_those_as_option
 
 def test_logged_sets_on_words_that_match_several_ask_which_with_those_options(chat: Chat) -> None:
     """ "3 sets of 10 on the dumbbell one" could be either dumbbell exercise: asked, then logged on the pick."""
-    exercises = chat.workout()
-    dumbbell = [e for e in main_exercises(exercises) if "dumbbells" in (e.get("equipment") or ())]
-    if len(dumbbell) < 2:
-        pytest.skip("this chest workout has fewer than two dumbbell exercises")
+    _, dumbbell = two_dumbbell_exercises(chat)
 
     asked = chat.say("I did 3 sets of 10 at 20 kg on the dumbbell one")
 
