@@ -44,8 +44,8 @@ class FetchDataInput(BaseModel):
 
 
 class SetCurrentLocationInput(BaseModel):
-    location_id: str | None = Field(default=None, description="Preferred.")
-    location_name: str | None = None
+    location_id: str | None = None
+    location_name: str | None = Field(default=None, description="As the user data lists it, e.g. Gym.")
 
 
 def fetch_data(args: FetchDataInput, ctx: ToolContext) -> ToolOutcome:

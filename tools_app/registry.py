@@ -205,7 +205,7 @@ def prepare_call(name: str, args: Any, ctx: ToolContext) -> ToolContext:
     if tool.prepare is None or not isinstance(args, dict):
         return ctx
     try:
-        parsed = tool.input_model.model_validate(normalise_arguments(tool, args), extra="forbid")
+        parsed = _parsed(tool, args)
     except ValidationError:
         return ctx
     try:
@@ -264,7 +264,7 @@ def _run(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolOutcome:
             f"got {json_type_name(args)}"
         )
     try:
-        parsed = tool.input_model.model_validate(normalise_arguments(tool, args), extra="forbid")
+        parsed = _parsed(tool, args)
     except ValidationError as exc:
         return _failure(describe_validation_error(tool, exc))
     try:
@@ -285,6 +285,11 @@ def _run(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolOutcome:
             },
         )
         return _failure(f"Tool {tool.name} failed: {type(exc).__name__}: {exc}")
+
+
+def _parsed(tool: Tool[Any], args: dict[str, Any]) -> BaseModel:
+    """The call's arguments as the tool's input model (seed 001 spellings mapped); ValidationError if not."""
+    return tool.input_model.model_validate(normalise_arguments(tool, args), extra="forbid")
 
 
 def _failure(message: str) -> ToolOutcome:
