@@ -32,6 +32,7 @@ from datasources_app.formatters import day, number, percent
 from datasources_app.loads import holds_dumbbell_pair
 from datasources_app.sources import units_for
 from datasources_app.stats import ExerciseStats, SetDone, WorkoutStatistics
+from tools_app.formatting import counted
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 
@@ -162,7 +163,7 @@ def _set_text(done: SetDone | None, unit: str) -> str:
 
 
 def _exercise_line(item: ExerciseStats, unit: str, units: Any) -> str:
-    parts = [f"{item.sessions} sessions", f"{item.sets} sets"]
+    parts = [counted(item.sessions, "session"), counted(item.sets, "set")]
     each = " each hand" if holds_dumbbell_pair(name=item.name) else ""  # loads of one dumbbell of a pair
     if item.volume:
         parts.append(f"volume {_thousands(item.volume)}{unit}")
@@ -211,8 +212,9 @@ def _overview_line(result: WorkoutStatistics) -> str:
     rpe = f", average RPE {number(result.average_rpe)}" if result.average_rpe is not None else ""
     minutes = f", {number(result.total_minutes)} min of cardio/intervals" if result.total_minutes else ""
     return (
-        f"{result.workouts} workouts ({number(result.workouts_per_week)}/week) on {result.active_days} days, "
-        f"{result.exercises} exercises, {result.sets} sets, volume {_thousands(result.total_volume)}{result.unit}"
+        f"{counted(result.workouts, 'workout')} ({number(result.workouts_per_week)}/week) on "
+        f"{counted(result.active_days, 'day')}, {counted(result.exercises, 'exercise')}, "
+        f"{counted(result.sets, 'set')}, volume {_thousands(result.total_volume)}{result.unit}"
         f"{minutes}{rpe}"
     )
 
@@ -342,8 +344,8 @@ def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
         rpe = f", RPE {number(point.average_rpe)}" if point.average_rpe is not None else ""
         e1rm = f", e1RM {number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else ""
         lines.append(
-            f"  w/c {day(point.week_start)}: {_metric_value(point, metric, unit)} | {point.sessions} sessions, "
-            f"{point.sets} sets, volume {_thousands(point.volume)}{unit}{rpe}{e1rm}"
+            f"  w/c {day(point.week_start)}: {_metric_value(point, metric, unit)} | "
+            f"{counted(point.sessions, 'session')}, {counted(point.sets, 'set')}, volume {_thousands(point.volume)}{unit}{rpe}{e1rm}"
         )
     lines.append(f"Trend: {_trend_phrase(trend)}")
     data = {

@@ -160,7 +160,7 @@ def test_every_view_honours_the_date_range(trainee: Trainee) -> None:
     assert f", {label(first, last)}, " in trends.raw_formatted.splitlines()[0]
     summary = run_stats(trainee, view="summary", **dates)
     assert summary.raw_formatted.startswith(f"Your training, {label(first, last)}:")
-    assert "- Overview: 1 workouts" in summary.raw_formatted
+    assert "- Overview: 1 workout (1/week) on 1 day, 1 exercise, 3 sets" in summary.raw_formatted
 
 
 def test_totals_in_pounds_and_seed_001_time_period(db: None) -> None:
@@ -326,7 +326,7 @@ def test_summary_of_the_last_7_days(trainee: Trainee) -> None:
     assert result.success, result.formatted
     text = result.raw_formatted
     assert result.data["summary"] == text
-    assert "- Overview: 1 workouts" in text
+    assert "- Overview: 1 workout (1/week) on 1 day, 3 exercises, 6 sets" in text
     assert "vs the 7 days before: workouts 0%, volume +123%" in text  # 2940 vs 1320 kg
     assert "- New personal records: Barbell Squat e1RM 116.7kg (100kg × 5), first record" in text
     assert "Bench Press e1RM" not in text
