@@ -627,7 +627,9 @@ def parse_message(text: str, *, known_locations: Sequence[str] = ("Home", "Gym")
             skipped=tuple(words for words in skipped if words),
             rpe=float(rpe.group(1)) if rpe else None,
         )
-    if _LOGGED_SET.search(text) and _has(r"\b(?:i|did|done|got|managed|hit)\b", text) and not creating:
+    # "I got 3x8 on bench", or numbers first as a set is noted down: "3x8 at 27.5 on the bench press".
+    reported = _has(r"\b(?:i|did|done|got|managed|hit)\b|^\d{1,2}\s*(?:x|sets? of)\s*\d", text)
+    if _LOGGED_SET.search(text) and reported and not creating:
         return Intent("log", raw, logged=_logged_sets(text))
 
     if _has(_SWAP, text) and not creating:

@@ -157,6 +157,18 @@ def test_reported_sets_are_logged_as_one_exercise(demo: DemoUser) -> None:
 
 
 @pytest.mark.django_db
+def test_sets_noted_down_during_a_workout_are_logged_for_its_exercise(demo: DemoUser) -> None:
+    """ "3x8 at 27.5 on the bench press" during a chest workout, the way a set is noted down (no "I did", no
+    unit): those sets go to the workout's bench press, in the user's unit."""
+    demo.run("a quick chest workout")
+    result = demo.run("3x8 at 27.5 on the bench press")
+    assert tools_of(result) == ["log_completed_exercise", "message_notify_user", "idle"]
+    entry = WorkoutLog.objects.get(user_id=demo.user_id).entries.get()
+    assert "Bench Press" in entry.exercise_name and entry.actual_load_each == [27.5, 27.5, 27.5]
+    assert entry.actual_reps == [8, 8, 8]
+
+
+@pytest.mark.django_db
 def test_a_preference_is_saved_and_respected_by_the_next_workout(demo: DemoUser) -> None:
     """ "no push-ups this week" becomes a temporary preference, and the next chest workout has no push-ups."""
     result = demo.run("no push-ups this week")

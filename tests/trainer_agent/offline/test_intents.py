@@ -28,6 +28,8 @@ from trainer_agent.offline.intents import Adjustment, parse_message
         ("finished!", "log"),
         ("log my workout", "log"),
         ("I did 3x8 at 20kg on bench", "log"),
+        ("3x8 at 27.5 on the bench press", "log"),
+        ("3 sets of 10 on the rows", "log"),
         ("I hate burpees", "preference"),
         ("no running this week", "preference"),
         ("no push-ups from now on", "preference"),
@@ -123,6 +125,14 @@ def test_logged_numbers() -> None:
         20.0,
         "kg",
         "bench",
+    )
+    (noted,) = parse_message("3x8 at 27.5 on the bench press").logged
+    assert (noted.sets, noted.reps, noted.load, noted.unit, noted.exercise) == (
+        3,
+        8,
+        27.5,
+        None,
+        "bench press",
     )
     (unnamed,) = parse_message("I did 3 sets of 10 at 20 kg").logged
     assert unnamed.exercise == ""
