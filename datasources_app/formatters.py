@@ -512,7 +512,7 @@ def format_active_preferences(preferences: Sequence[Preference], units: Units) -
 _PRESCRIPTION_KEYS = frozenset(
     {"exercise_name", "name", "exercise_type", "type", "sets", "reps", "load", "load_each", "load_unit"}
     | {"implements", "load_per_hand", "hold_sec", "duration_min", "distance", "distance_unit", "target_pace"}
-    | {"rounds", "work_sec", "rest_sec", "group", "completed", "order", "id"}
+    | {"rounds", "work_sec", "rest_sec", "group", "completed", "order", "id", "equipment"}
 )
 
 
@@ -522,6 +522,8 @@ def workout_exercise(exercise: StoredExercise | Mapping[str, Any]) -> StoredExer
     if isinstance(exercise, StoredExercise):
         return exercise
     data = {key: value for key, value in exercise.items() if key in _PRESCRIPTION_KEYS}
+    if not isinstance(data.get("equipment"), list):
+        data.pop("equipment", None)  # read for "band" only; a stray shape must not cost the prescription
     if "load_kg" in exercise and data.get("load") is None and data.get("load_each") is None:
         data["load"] = exercise["load_kg"]
     data["exercise_name"] = str(data.pop("exercise_name", None) or data.pop("name", None) or "?")
@@ -589,14 +591,15 @@ def exercise_rest(exercise: StoredExercise | Mapping[str, Any]) -> str:
 
 def exercise_card_text(exercise: StoredExercise | Mapping[str, Any]) -> str:
     """The whole prescription on one line: "3×10 @ 20kg each hand · rest 90s", "3×10 · bodyweight · rest 60s",
-    "12 @ 25kg" (a circuit member): the workout tools' exercise lines and the demo page's cards (`chat.js`
-    mirrors this rule; a test runs both on the same exercises)."""
+    "3×15 · band · rest 45s" (no load, a band's tension), "12 @ 25kg" (a circuit member): the workout tools'
+    exercise lines and the demo page's cards (`chat.js` mirrors this rule; a test runs both on the same
+    exercises)."""
     typed = workout_exercise(exercise)
     if typed is None:
         return ""
     parts = [exercise_prescription(typed)]
     if typed.exercise_type == "reps" and not any(typed.load_each or ()):
-        parts.append("bodyweight")
+        parts.append("band" if any("band" in slug for slug in typed.equipment or ()) else "bodyweight")
     rest = exercise_rest(typed)
     if rest:
         parts.append(f"rest {rest}")

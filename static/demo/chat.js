@@ -164,12 +164,13 @@
     return ex.exercise_type === "reps" || ex.exercise_type === "hold" ? ex.rest_sec + "s" : "";
   }
 
-  // The card's line: "3×10 @ 20kg each hand · rest 90s", "3×10 · bodyweight · rest 60s"
+  // The card's line: "3×10 @ 20kg each hand · rest 90s", "3×10 · bodyweight · rest 60s", "3×15 · band"
   // (formatters.exercise_card_text).
   function prescription(ex) {
     var parts = [exercisePrescription(ex)];
     var loaded = (ex.load_each || []).some(function (v) { return v; });
-    if ((ex.exercise_type || "reps") === "reps" && !loaded) parts.push("bodyweight");
+    var band = (ex.equipment || []).some(function (slug) { return String(slug).indexOf("band") >= 0; });
+    if ((ex.exercise_type || "reps") === "reps" && !loaded) parts.push(band ? "band" : "bodyweight");
     var rest = exerciseRest(ex);
     if (rest) parts.push("rest " + rest);
     return parts.filter(function (p) { return p; }).join(" · ");

@@ -75,6 +75,13 @@ CASES: list[dict[str, Any]] = [
     thrust(implements=2, reps=[10, 10, 8], load_each=[20, 20, 22.5]),
     thrust(load_unit="lb", load_each=[45, 45, 50]),
     {"exercise_type": "reps", "sets": 3, "reps": [12, 12, 12], "rest_sec": 60},
+    {
+        "exercise_type": "reps",
+        "sets": 3,
+        "reps": [15, 15, 15],
+        "rest_sec": 45,
+        "equipment": ["resistance_bands"],
+    },
     {"exercise_type": "reps", "sets": 4, "reps": [8, 8, 8, 8], "load_each": [0, 0, 0, 0], "rest_sec": 0},
     {"exercise_type": "hold", "sets": 3, "hold_sec": [30, 45, 60], "rest_sec": 45},
     {"exercise_type": "duration", "duration_min": 30.0},
@@ -109,3 +116,12 @@ def test_the_card_says_every_prescription_as_the_server_rule_does() -> None:
     """chat.js and formatters.exercise_card_text give the same line for every kind of stored exercise."""
     cases = [{"exercise_name": "Exercise", **case} for case in CASES]
     assert card_lines(*cases) == [exercise_card_text(case) for case in cases]
+
+
+def test_an_exercise_without_a_load_says_band_when_a_band_gives_the_resistance() -> None:
+    """A band exercise has no load but is not bodyweight: the card says so, as the tools' lines do."""
+    band = {"exercise_type": "reps", "sets": 3, "reps": [15, 15, 15], "rest_sec": 45}
+    cases = [band | {"equipment": ["resistance_bands"]}, band | {"equipment": ["pull_up_bar"]}]
+    expected = ["3×15 · band · rest 45s", "3×15 · bodyweight · rest 45s"]
+    assert [exercise_card_text(case) for case in cases] == expected
+    assert card_lines(*cases) == expected
