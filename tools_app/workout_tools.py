@@ -1110,8 +1110,22 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
-        tell_user=f"Removed {removed.exercise_name}. You have {counted(len(exercises), 'exercise')} left.",
+        tell_user=f"Removed {removed.exercise_name}. {_what_is_left(exercises)}",
     )
+
+
+def _what_is_left(exercises: Sequence[StoredExercise]) -> str:
+    """'You have 4 exercises left.', or with a warm-up or cool-down 'You have 3 main exercises left, plus the
+    warm-up and cool-down.' (a user counts the exercises they train, not the prep)."""
+    sections = [exercise.group.type if exercise.group is not None else None for exercise in exercises]
+    prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
+    main = sum(1 for kind in sections if kind not in dict(_PREP_SECTIONS))
+    if not prep:
+        return f"You have {counted(main, 'exercise')} left."
+    return f"You have {counted(main, 'main exercise')} left, plus the {joined(prep)}."
+
+
+_PREP_SECTIONS = (("warmup", "warm-up"), ("cooldown", "cool-down"))
 
 
 # --- log_workout -------------------------------------------------------------------------------------------------------

@@ -410,6 +410,24 @@ def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated
     assert told(result) == "Removed Push-Up. You have 4 exercises left."
 
 
+def test_the_count_left_after_a_removal_is_of_the_main_exercises(trainee: Trainee) -> None:
+    """A warm-up and a cool-down are not counted as exercises left: the user hears the main ones, plus those."""
+    warm_up = bodyweight_exercise(1, exercise_name="Jumping Jack", sets=1, reps=[30])
+    warm_up["group"] = {"id": "g_warm", "type": "warmup", "position": 1}
+    cool_down = hold_exercise(5, exercise_name="Child's Pose", sets=1, hold_sec=[45])
+    cool_down["group"] = {"id": "g_cool", "type": "cooldown", "position": 1}
+    workout = {
+        "title": "Push",
+        "exercises": [warm_up, reps_exercise(2), bodyweight_exercise(3), hold_exercise(4), cool_down],
+    }
+    assert generate(trainee, workout).success
+    result = trainee.run("remove_exercise", {"exercise_id": "Push-Up"})
+    assert result.success, result.formatted
+    assert told(result).startswith(
+        "Removed Push-Up. You have 2 main exercises left, plus the warm-up and cool-down."
+    )
+
+
 def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Trainee) -> None:
     """A circuit keeps positions 1..k (header moves to the new first); a superset left with one dissolves."""
     circuit = {"id": "c", "type": "circuit", "position": 1, "name": "Core", "rounds": 3}
