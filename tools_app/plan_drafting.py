@@ -19,7 +19,13 @@ from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
 from tools_app.training_facts import Exclusions, as_of, load_facts
-from tools_app.workout_drafting import brief_for_session, compose_workout, is_main, resize
+from tools_app.workout_drafting import (
+    EARLIER_THIS_WEEK,
+    brief_for_session,
+    compose_workout,
+    is_main,
+    resize,
+)
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
 DEFAULT_WEEKS = 12
@@ -140,7 +146,7 @@ def draft_week_workouts(
             continue
         for exercise in composed.exercises:
             if is_main(exercise) and exercise.get("exercise_type") == "reps":
-                used[exercise_name_key(str(exercise["exercise_name"]))] = "earlier this week"
+                used[exercise_name_key(str(exercise["exercise_name"]))] = EARLIER_THIS_WEEK
             if deload and is_main(exercise) and exercise.get("sets"):
                 resize(exercise, max(1, round(int(exercise["sets"]) * DELOAD_VOLUME)))
         notes = [note for note in composed.notes if note]

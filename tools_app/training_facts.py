@@ -356,9 +356,12 @@ class Exclusions:
 
 
 def _plural_label(phrase: str) -> str:
-    """ "burpee" → "burpees"; a phrase, a plural or an activity ("jumping", "running") stays as said."""
-    label = phrase.strip().lower()
-    return label if label.endswith(("s", "ing")) or " " in label else label + "s"
+    """What a note says was left out: "burpee" → "burpees", "jump squat" → "jump squats", "bench press" →
+    "bench presses"; a plural or an activity ("pull ups", "jumping", "running") stays as said."""
+    label = " ".join(phrase.strip().lower().split())
+    if label.endswith(("ss", "sh", "ch", "x")):
+        return label + "es"
+    return label if label.endswith(("s", "ing")) else label + "s"
 
 
 def exclusions_from_phrases(
@@ -383,7 +386,10 @@ def exclusions_from_phrases(
         if len(words) == 1:
             stems[stem(words[0])] = label
     return Exclusions(
-        keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment}, names=names
+        keys=keys,
+        stems=stems,
+        equipment={slug: f"the {slug.replace('_', ' ')}" for slug in equipment},
+        names=names,
     )
 
 
