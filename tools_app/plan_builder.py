@@ -161,7 +161,8 @@ def _session_focus(session: str) -> list[str]:
     return list(_FOCUS["Full Body"])
 
 
-def _endurance_modality(goal: str) -> str:
+def endurance_modality(goal: str) -> str:
+    """'Run', 'Ride', 'Swim' or 'Cardio': what an endurance goal's words train."""
     text = goal.lower()
     if any(word in text for word in ("cycl", "ride", "bike")):
         return "Ride"
@@ -436,7 +437,7 @@ def build_plan(
         raise ValueError(f"deload weeks {outside} are outside weeks 1..{weeks}")
 
     goal_type = classify_goal(goal)
-    modality = _endurance_modality(goal)
+    modality = endurance_modality(goal)
     sessions = _sessions(goal_type, days_per_week, modality)
     # Week k runs from start_date + 7(k-1); each training weekday falls once in those 7 days.
     offsets = sorted((weekday - start_date.weekday()) % 7 for weekday in weekdays)

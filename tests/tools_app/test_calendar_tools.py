@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from datasources_app.formatters import day
 from datasources_app.models import ScheduledWorkout, WorkoutPlan
+from datasources_app.services import upsert_profile
 from tests.datasources_app.factories import ScheduledWorkoutFactory, WorkoutPlanFactory
 from tests.tools_app.workout_support import Trainee, make_trainee, told
 from tools_app.calendar_tools import next_monday
@@ -219,11 +220,42 @@ def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Train
     assert lines[6] == "  Week 5: 3 workouts (deload, RPE 6, 60% 1RM): Full Body A, Full Body B, Full Body C"
     assert result.data["scheduled_sessions"] == 36
     assert told(result) == (
-        f"Your plan is set: Strength Block (strength), 12 weeks {day(start, with_year=True)} to "
-        f"{day(start + dt.timedelta(days=83), with_year=True)}, 3 days/week (Mon, Wed, Fri); 36 sessions added to "
-        "the calendar; for Home. I'm preparing week 1's workouts now; each day shows up in your schedule with its "
-        "message as soon as it's ready."
+        f"Your 12-week strength plan starts {day(start)}: 3 days a week (Mon, Wed, Fri) at Home, adding load each "
+        "build week, with weeks 5 and 10 lighter to recover. I'm preparing week 1's workouts now; each one shows "
+        "up in your schedule as soon as it's ready."
     )
+
+
+@pytest.mark.parametrize(
+    ("goal", "what_it_says"),
+    [
+        (
+            "build strength",
+            "Your 4-week strength plan starts {start}: 3 days a week (Mon, Wed, Fri) at Gym, adding load each build "
+            "week. For your knee, the workouts leave out squats, lunges and jumping.",
+        ),
+        (
+            "run a 5K",
+            "Your 6-week endurance plan starts {start}: 3 days a week (Mon, Wed, Fri) at Gym, adding about 10 % more "
+            "time each build week, with week 5 lighter to recover. For your knee, your cardio is on the bike "
+            "instead of running, and the workouts leave out squats, lunges and jumping.",
+        ),
+    ],
+)
+def test_a_plan_shaped_by_a_knee_says_what_it_keeps_the_knee_safe_from(
+    trainee: Trainee, goal: str, what_it_says: str
+) -> None:
+    """A sore knee: the user hears the plan in a coach's words (weeks, days a week, the goal, the deload) and what
+    it leaves out for the knee, not a list of dates and session counts."""
+    upsert_profile(user_id=trainee.user_id, injuries="sore left knee")
+    start = next_monday(in_days(1))
+    weeks = 4 if goal == "build strength" else 6
+    result = trainee.run(
+        "create_workout_plan",
+        {"name": "Block", "goal": goal, "weeks": weeks, "start_date": start.isoformat(), "location": "Gym"},
+    )
+    assert result.success, result.formatted
+    assert told(result).startswith(what_it_says.format(start=day(start)))
 
 
 def test_create_plan_accepts_seed_001_spelling_and_defaults_to_next_monday(trainee: Trainee) -> None:
