@@ -228,8 +228,9 @@ class GoalShare(BaseModel):
         return " ".join(value.lower().split()) if isinstance(value, str) else value
 
 
+# docs/contracts.md §12.3 (groups). (A comment: the docstring is the schema's description, which a model reads.)
 class ExerciseGroup(BaseModel):
-    """Links exercises done together (docs/contracts.md §12.3 (groups))."""
+    """Links exercises done together."""
 
     id: str = Field(description="Shared by the group's exercises.")
     type: str = Field(json_schema_extra={"enum": list(GROUP_TYPES)})

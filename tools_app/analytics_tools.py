@@ -234,7 +234,14 @@ def _nothing_logged(said: str, data: dict[str, Any], text: str = "") -> ToolOutc
 
 
 def _no_such_exercise(user_id: uuid.UUID, name: str, span: DateRange) -> ToolOutcome:
+    """An exercise not logged in the range: with nothing logged there at all, the user is told so (a success,
+    not a name to correct); otherwise a failure listing what was logged, so the model can match the name."""
     logged = stats.exercise_breakdown(user_id=user_id, start=span.start, end=span.end)
+    if not logged:
+        return _nothing_logged(
+            f"No workouts logged in {span.label}, so there are no {name} numbers yet.",
+            {"range": span.data(), "exercise_name": name, "exercises": []},
+        )
     names = ", ".join(item.name for item in logged[:BREAKDOWN_LIMIT]) or "none"
     return _failure(f"No logged '{name}' in {span.label}. Exercises logged: {names}.")
 
@@ -335,8 +342,12 @@ def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
         now=span.end,
         start=span.start,
     )
-    if args.exercise_name and not any(point.sessions for point in trend.weeks):
-        return _no_such_exercise(ctx.user_id, args.exercise_name, span)
+    if not any(point.sessions for point in trend.weeks):
+        if args.exercise_name:
+            return _no_such_exercise(ctx.user_id, args.exercise_name, span)
+        return _nothing_logged(
+            f"No workouts logged in {span.label}.", {"range": span.data(), "metric": metric, "weeks": []}
+        )
     unit = trend.unit
     what = f" of {args.exercise_name}" if args.exercise_name else ""
     lines = [f"Weekly {_METRIC_LABELS[metric]}{what}, {span.label}, {weeks} weeks (weights in {unit}):"]

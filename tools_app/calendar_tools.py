@@ -23,17 +23,20 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 from datasources_app import selectors, services
 from datasources_app.formatters import day
 from datasources_app.models import Location, PlanStatus, ScheduledWorkout, WorkoutPlan
-from tools_app.formatting import confirmation, summary
+from tools_app.formatting import confirmation, joined, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
     can_prepare_weeks,
+    endurance_modality,
     generate_plan,
     request_week_preparation,
     week_containing,
     week_dates,
 )
 from tools_app.registry import register
+from tools_app.training_facts import INJURY_RULES
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_validation import user_injuries
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DEFAULT_PLAN_WEEKS = 12
@@ -281,16 +284,13 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         schedule_days=True,
     )
     data, text = _plan_data(created, replaced), _plan_text(created, replaced)
-    tell_user = f"Your plan is set: {created.name} ({created.plan['goal_type']}), {_plan_overview(created)}"
+    tell_user = _plan_for_the_user(created, ctx)
     if can_prepare_weeks():
         prepared = _start_week(ctx, created, week=1, today=today)
         if isinstance(prepared, dict):
             data["week_preparation"] = prepared
             text += "\n" + _preparation_text(created, prepared)
-            tell_user += (
-                " I'm preparing week 1's workouts now; each day shows up in your schedule with its message as "
-                "soon as it's ready."
-            )
+            tell_user += " I'm preparing week 1's workouts now; each one shows up in your schedule as soon as it's ready."
     return ToolOutcome(success=True, data=data, text=text, tell_user=tell_user)
 
 
@@ -410,6 +410,47 @@ def _plan_data(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> dict[str, A
         "archived_plans": [str(old.id) for old in replaced],
         "location": (plan.get("location") or {}).get("name"),
     }
+
+
+# The plan's kind and how its build weeks progress, in a coach's words (by the plan's goal_type).
+_PLAN_KINDS = {
+    "strength": ("strength", "adding load each build week"),
+    "hypertrophy": ("muscle-building", "adding sets as the weeks go on"),
+    "endurance": ("endurance", "adding about 10 % more time each build week"),
+    "fat_loss": ("fat-loss", "adding rounds and effort as you get fitter"),
+    "general": ("fitness", "adding rounds and effort as you get fitter"),
+}
+
+
+def _plan_for_the_user(created: WorkoutPlan, ctx: ToolContext) -> str:
+    """What a coach says about the new plan, from its weeks: 'Your 12-week strength plan starts Mon 30 Nov: 3
+    days a week (Mon, Wed, Fri) at Home, adding load each build week, with weeks 5 and 10 lighter to recover.',
+    and, when the user's injuries shaped it, what it keeps them safe from ('For your knee, the workouts leave out
+    squats, lunges and jumping.')."""
+    plan = created.plan
+    weeks = plan.get("weeks") or []
+    kind, building = _PLAN_KINDS.get(str(plan.get("goal_type")), ("training", "building week by week"))
+    deloads = [int(week["week"]) for week in weeks if week.get("deload")]
+    where = f" at {plan['location']['name']}" if plan.get("location") else ""
+    progress = f", {building}" if len(weeks) - len(deloads) > 1 else ""
+    lighter = f", with {_weeks_phrase(deloads)} lighter to recover" if deloads else ""
+    sentences = [
+        f"Your {len(weeks)}-week {kind} plan starts {day(dt.date.fromisoformat(str(plan['start_date'])))}: "
+        f"{plan['days_per_week']} days a week ({', '.join(plan['weekdays'])}){where}{progress}{lighter}."
+    ]
+    injured = {injury.part.key for injury in user_injuries(user_id=ctx.user_id)}
+    rules = [rule for rule in INJURY_RULES if rule.key in injured and rule.in_a_plan]
+    sessions = [str(session) for session in plan.get("split") or ()]
+    on_the_bike = endurance_modality(created.goal) == "Run" and any(s.endswith(" Ride") for s in sessions)
+    for index, rule in enumerate(rules):
+        bike = "your cardio is on the bike instead of running, and " if on_the_bike and index == 0 else ""
+        sentences.append(f"For your {rule.key}, {bike}{rule.in_a_plan}.")
+    return " ".join(sentences)
+
+
+def _weeks_phrase(numbers: list[int]) -> str:
+    """'week 5', 'weeks 5 and 10'."""
+    return f"week{'s' if len(numbers) > 1 else ''} {joined([str(number) for number in numbers])}"
 
 
 def _plan_overview(created: WorkoutPlan) -> str:

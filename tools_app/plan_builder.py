@@ -10,7 +10,8 @@ deload weeks (every 5th week by default: weeks 5 and 10 of a 12-week plan), whic
 The result is plain JSON: {"goal_type", "split", "weekdays", "deload_weeks", "progression", "weeks": [{"week",
 "phase", "deload", "target_rpe", "volume_factor", "days": [{"day", "date", "weekday", "title", "session",
 "focus", "duration_minutes", "prescription", "notes"}]}]}. `datasources_app.services.create_workout_plan`
-stores it and puts each dated day on the calendar.
+stores it and puts each dated day on the calendar. Its "progression" is written from the weeks
+(`describe_progression`), so it never promises a value or a deload week the weeks do not have.
 """
 
 from __future__ import annotations
@@ -160,7 +161,8 @@ def _session_focus(session: str) -> list[str]:
     return list(_FOCUS["Full Body"])
 
 
-def _endurance_modality(goal: str) -> str:
+def endurance_modality(goal: str) -> str:
+    """'Run', 'Ride', 'Swim' or 'Cardio': what an endurance goal's words train."""
     text = goal.lower()
     if any(word in text for word in ("cycl", "ride", "bike")):
         return "Ride"
@@ -219,10 +221,20 @@ def _strength_day(session: str, params: dict[str, Any], deload: bool) -> tuple[s
     return text, 45 if deload else 60, note
 
 
+def _hypertrophy_sets(volume_factor: float) -> int:
+    """A build week's sets per exercise: one more for about every 20 % more volume, at most 6."""
+    return min(3 + round((volume_factor - 1.0) * 10) // 2, 6)
+
+
+def _general_rounds(volume_factor: float) -> int:
+    """A build week's circuit rounds: a round more once volume is up 15 %."""
+    return 3 + (1 if volume_factor >= 1.15 else 0)
+
+
 def _hypertrophy_day(session: str, params: dict[str, Any], deload: bool) -> tuple[str, int, str]:
     if session.startswith("Active Recovery"):
         return "20-30 min easy movement and mobility", 30, "Keep it easy; no load."
-    sets = 2 if deload else min(3 + round((params["volume_factor"] - 1.0) * 10) // 2, 6)
+    sets = 2 if deload else _hypertrophy_sets(params["volume_factor"])
     text = f"5-6 exercises × {sets} sets of 8-12 reps, RPE {_rpe(params['target_rpe'])}, rest 60-90 s"
     note = (
         "Deload: half the sets at an easy effort."
@@ -232,7 +244,16 @@ def _hypertrophy_day(session: str, params: dict[str, Any], deload: bool) -> tupl
     return text, 45 if deload else 60, note
 
 
-def _endurance_day(session: str, params: dict[str, Any], deload: bool, modality: str) -> tuple[str, int, str]:
+# A build week's note by the week before it: none (the first week), a deload, or a build week (the default).
+_ENDURANCE_BUILD_NOTES = {
+    "none": "First week: settle into an easy rhythm; time grows from here.",
+    "deload": "Back to building after the lighter week, a little longer than before it.",
+}
+
+
+def _endurance_day(
+    session: str, params: dict[str, Any], deload: bool, modality: str, before: str
+) -> tuple[str, int, str]:
     minutes = int(5 * round(_ENDURANCE_MINUTES.get(session, 30) * params["volume_factor"] / 5))
     if session == "Strength":
         sets = 2 if deload else 3
@@ -248,14 +269,18 @@ def _endurance_day(session: str, params: dict[str, Any], deload: bool, modality:
         "Long": f"long {modality.lower()} {minutes} min at an easy pace",
         "Recovery": f"recovery {modality.lower()} {minutes} min, very easy",
     }
-    note = "Deload: shorter sessions, easy effort." if deload else "About 10 % more time than last week."
+    note = (
+        "Deload: shorter sessions, easy effort."
+        if deload
+        else _ENDURANCE_BUILD_NOTES.get(before, "About 10 % more time than last week.")
+    )
     return descriptions.get(session, f"{modality.lower()} {minutes} min"), minutes, note
 
 
 def _general_day(session: str, params: dict[str, Any], deload: bool) -> tuple[str, int, str]:
     if session.startswith("Active Recovery"):
         return "20-30 min easy movement and mobility", 30, "Keep it easy."
-    rounds = 2 if deload else 3 + (1 if params["volume_factor"] >= 1.15 else 0)
+    rounds = 2 if deload else _general_rounds(params["volume_factor"])
     if session.startswith("Conditioning"):
         text = f"conditioning intervals {rounds * 3}×40 s work / 20 s rest, RPE {_rpe(params['target_rpe'])}"
     else:
@@ -280,10 +305,11 @@ def _sessions(goal_type: GoalType, days_per_week: int, modality: str) -> tuple[s
 
 
 def _day_content(
-    goal_type: GoalType, session: str, params: dict[str, Any], deload: bool, modality: str
+    goal_type: GoalType, session: str, params: dict[str, Any], deload: bool, modality: str, before: str
 ) -> tuple[str, int, str]:
+    """A day's prescription, minutes and note; `before` is the week before: 'none', 'deload' or 'build'."""
     if goal_type == "endurance":
-        return _endurance_day(session.removesuffix(f" {modality}"), params, deload, modality)
+        return _endurance_day(session.removesuffix(f" {modality}"), params, deload, modality, before)
     if goal_type == "strength":
         return _strength_day(session, params, deload)
     if goal_type == "hypertrophy":
@@ -291,13 +317,101 @@ def _day_content(
     return _general_day(session, params, deload)
 
 
-_PROGRESSION = {
-    "strength": "Main lifts 4×5 from 70% 1RM, +2.5% and +0.5 RPE each build week (to 92.5% / RPE 9.5).",
-    "hypertrophy": "8-12 reps from 3 sets, about one set more every two build weeks, RPE 7 rising to 9.",
-    "endurance": "Session time +10% each build week; intensity stays mostly easy, with one interval and one tempo day.",
-    "fat_loss": "Circuits and conditioning; a round more once volume is up 15%, rests shortened as fitness improves.",
-    "general": "Full body strength and conditioning; a round more once volume is up 15%, RPE 6.5 rising to 8.5.",
-}
+# --- The progression in words, from the weeks ---------------------------------------------------------------------
+def _week_list(numbers: Sequence[int]) -> str:
+    """'week 5', 'weeks 5 and 10', 'weeks 4, 8 and 12'."""
+    words = [str(number) for number in numbers]
+    listed = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+    return f"week{'s' if len(words) > 1 else ''} {listed}"
+
+
+def _climb(label: str, values: Sequence[tuple[int, str]]) -> str:
+    """'RPE 7 in week 1 to 8.5 in week 4', 'RPE 6 in week 1 to 8.5 by week 11, held there to week 12', or 'RPE 7
+    throughout': a value over the build weeks (week, value), as the weeks have it."""
+    (first_week, first), (last_week, last) = values[0], values[-1]
+    if first == last:
+        return f"{label} {first} throughout"
+    reached = next(week for week, value in values if value == last)
+    held = f", held there to week {last_week}" if reached != last_week else ""
+    return f"{label} {first} in week {first_week} to {last} {'by' if held else 'in'} week {reached}{held}"
+
+
+def _deload_words(deloads: Sequence[dict[str, Any]]) -> str:
+    if not deloads:
+        return "No deload week in this block."
+    numbers = [int(week["week"]) for week in deloads]
+    which = "is a lighter deload week" if len(numbers) == 1 else "are lighter deload weeks"
+    first = deloads[0]
+    return (
+        f"{_week_list(numbers).capitalize()} {which} (about {round(first['volume_factor'] * 100)} % of the "
+        f"volume at RPE {_rpe(first['target_rpe'])}) before building again."
+    )
+
+
+# "week 4 is a deload", "week 4 (deload)", "deload in week 4", "deload week 4": a week named as a deload. Ranges and
+# other mentions are left alone: a false alarm would cost the plan sub-agent a retry.
+_NAMED_DELOADS = (
+    re.compile(
+        r"\bweek\s+(\d+)\s*(?:\(|:|,|is|=|-|–|—)?\s*(?:a|an|the|your)?\s*(?:lighter|easy|easier|recovery)?\s*deload\b",
+        re.I,
+    ),
+    re.compile(
+        r"\bdeload(?:s|ing)?\s+(?:week\s+)?(?:in|on|at|for)?\s*week\s+(\d+)\b(?!\s*(?:-|–|to)\s*\d)", re.I
+    ),
+)
+
+
+def progression_problems(progression: str, deload_weeks: Sequence[int]) -> list[str]:
+    """Where a plan's progression text (a model's) contradicts its deload weeks: a week named as a deload that is
+    not one, or "no deload" when there is one."""
+    named = sorted({int(match[1]) for pattern in _NAMED_DELOADS for match in pattern.finditer(progression)})
+    wrong = [week for week in named if week not in deload_weeks]
+    problems = []
+    if wrong:
+        problems.append(
+            f"progression names {_week_list(wrong)} as a deload, but the deload weeks are "
+            f"{list(deload_weeks) or 'none'}: describe the weeks as they are"
+        )
+    if deload_weeks and re.search(r"\bno deload", progression, re.I):
+        problems.append(f"progression says there is no deload, but weeks {list(deload_weeks)} are deloads")
+    return problems
+
+
+def describe_progression(goal_type: GoalType, weeks: Sequence[dict[str, Any]], split: Sequence[str]) -> str:
+    """The plan's progression in a sentence or two, read from its weeks: the values the build weeks start and end
+    at, and the deload weeks that are in `weeks` (never a rule the weeks do not follow)."""
+    build = [week for week in weeks if not week["deload"]]
+    deloads = [week for week in weeks if week["deload"]]
+    if not build:
+        return "Every week is a lighter deload week (about 60 % of the volume at RPE 6)."
+    rpe = _climb("RPE", [(week["week"], _rpe(week["target_rpe"])) for week in build])
+    split_names = {session.split()[0] for session in split}
+    if goal_type == "strength":
+        load = _climb(
+            "main lifts 4×5 at", [(week["week"], f"{week['intensity_pct']:g}% 1RM") for week in build]
+        )
+        text = f"{load[:1].upper()}{load[1:]}; {rpe}."
+    elif goal_type == "hypertrophy":
+        sets = _climb(
+            "8-12 reps,",
+            [(week["week"], f"{_hypertrophy_sets(week['volume_factor'])} sets") for week in build],
+        )
+        text = f"{sets[:1].upper()}{sets[1:]}; {rpe}."
+    elif goal_type == "endurance":
+        hard = [word for name, word in (("Intervals", "interval"), ("Tempo", "tempo")) if name in split_names]
+        kind = f", with {' and '.join(f'one {word} day' for word in hard)}" if hard else ""
+        minutes = _climb(
+            "the longest session",
+            [(week["week"], f"{max(day['duration_minutes'] for day in week['days'])} min") for week in build],
+        )
+        text = f"Session time grows about 10 % each build week ({minutes}); mostly easy{kind}."
+    else:
+        rounds = _climb(
+            "circuits of",
+            [(week["week"], f"{_general_rounds(week['volume_factor'])} rounds") for week in build],
+        )
+        text = f"{rounds[:1].upper()}{rounds[1:]}; {rpe}."
+    return f"{text} {_deload_words(deloads)}"
 
 
 def build_plan(
@@ -323,7 +437,7 @@ def build_plan(
         raise ValueError(f"deload weeks {outside} are outside weeks 1..{weeks}")
 
     goal_type = classify_goal(goal)
-    modality = _endurance_modality(goal)
+    modality = endurance_modality(goal)
     sessions = _sessions(goal_type, days_per_week, modality)
     # Week k runs from start_date + 7(k-1); each training weekday falls once in those 7 days.
     offsets = sorted((weekday - start_date.weekday()) % 7 for weekday in weekdays)
@@ -336,7 +450,8 @@ def build_plan(
         days = []
         for number, (offset, session) in enumerate(zip(offsets, sessions, strict=True), start=1):
             when = week_start + timedelta(days=offset)
-            prescription, minutes, note = _day_content(goal_type, session, params, deload, modality)
+            before = "none" if week == 1 else "deload" if week - 1 in deloads else "build"
+            prescription, minutes, note = _day_content(goal_type, session, params, deload, modality, before)
             days.append(
                 {
                     "day": number,
@@ -375,7 +490,7 @@ def build_plan(
         "days_per_week": days_per_week,
         "weekdays": [WEEKDAYS[day] for day in weekdays],
         "deload_weeks": deloads,
-        "progression": _PROGRESSION[goal_type],
+        "progression": describe_progression(goal_type, plan_weeks, sessions),
         "start_date": start_date.isoformat(),
         "end_date": (start_date + timedelta(weeks=weeks, days=-1)).isoformat(),
         "weeks": plan_weeks,

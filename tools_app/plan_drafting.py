@@ -5,21 +5,30 @@ plan's location, an endurance goal trained on the bike when their injuries rule 
 `week_training_days` lays a plan week's sessions on the calendar as it is now; `draft_week_workouts` composes
 each of those days' workout for the user (equipment of the plan's location, injuries, preferences, recovery on
 the session's day, loads progressed from the last sessions), varies the main lifts between the week's sessions
-and cuts the main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
+and follows a strength day's prescription (`day_targets`: sets and reps of the main lifts and accessories, the
+target RPE as a cue), else cuts the main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
 subagents`) puts them in the request, so every model, the offline one included, decides from them.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
-from tools_app.training_facts import Exclusions, as_of, load_facts
-from tools_app.workout_drafting import brief_for_session, compose_workout, is_main, resize
+from tools_app.training_facts import Exclusions, TrainingFacts, as_of, load_facts, round_load
+from tools_app.workout_drafting import (
+    EARLIER_THIS_WEEK,
+    brief_for_session,
+    compose_workout,
+    is_main,
+    resize,
+)
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
 DEFAULT_WEEKS = 12
@@ -138,15 +147,103 @@ def draft_week_workouts(
         if composed is None:
             drafted[index] = day | {"draft": None, "draft_notes": [NOTHING_FITS]}
             continue
+        targets = day_targets(str(day.get("prescription") or "")) if brief.style == "strength" else None
         for exercise in composed.exercises:
             if is_main(exercise) and exercise.get("exercise_type") == "reps":
-                used[exercise_name_key(str(exercise["exercise_name"]))] = "earlier this week"
-            if deload and is_main(exercise) and exercise.get("sets"):
+                used[exercise_name_key(str(exercise["exercise_name"]))] = EARLIER_THIS_WEEK
+            if deload and targets is None and is_main(exercise) and exercise.get("sets"):
                 resize(exercise, max(1, round(int(exercise["sets"]) * DELOAD_VOLUME)))
         notes = [note for note in composed.notes if note]
+        if targets is not None and follow_targets(composed.exercises, targets, on_the_day):
+            notes.append(f"I followed the plan's sets, reps and effort for the day ({day['prescription']})")
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
 
 
 def _weekday_index(value: Any) -> int:
     return date.fromisoformat(str(value)).weekday()
+
+
+# --- The day's prescription -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SetsAndReps:
+    """'4×5', '3×8-10', '3 sets of 8-12 reps': sets, and the reps (a range when `high` > `low`)."""
+
+    sets: int
+    low: int
+    high: int
+    applies_to: str  # "main lifts" (loaded compounds), "accessories" (the rest) or "all"
+
+
+@dataclass(frozen=True)
+class DayTargets:
+    """What a plan day's prescription says the strength work is: sets and reps by kind, and the target RPE."""
+
+    sets_and_reps: tuple[SetsAndReps, ...]
+    rpe: float | None
+
+
+_SETS_X_REPS = re.compile(
+    r"(\d+)\s*[x×]\s*(\d+)(?![\d.])(?:\s*[-–]\s*(\d+)(?![\d.]))?(?!\s*[-–]\s*\d)(?!\s*(?:s\b|sec|min|%))",
+    re.I,
+)
+_SETS_OF_REPS = re.compile(r"(\d+)\s+(?:sets|rounds)\s+of\b.*?(\d+)(?:\s*[-–]\s*(\d+))?\s+reps", re.I)
+_RPE = re.compile(r"\bRPE\s*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)", re.I)
+
+
+def day_targets(prescription: str) -> DayTargets | None:
+    """The sets, reps and RPE a plan day's prescription gives its strength work ('main lifts 4×5 @ 70% 1RM, RPE
+    7; accessories 3×8-10', '4x6 main lifts at RPE 7, 3x8-10 accessories', '5-6 exercises × 3 sets of 8-12
+    reps, RPE 7', '3 rounds of 5-6 exercises × 10-15 reps'); None when it gives none."""
+    found: list[SetsAndReps] = []
+    for clause in re.split(r"[;,]", prescription):
+        lowered = clause.lower()
+        kind = "accessories" if "accessor" in lowered else "main lifts" if "main" in lowered else "all"
+        match = _SETS_OF_REPS.search(clause) or _SETS_X_REPS.search(clause)
+        if match is None:
+            continue
+        sets, low = int(match[1]), int(match[2])
+        high = int(match[3]) if match[3] else low
+        if 1 <= sets <= 10 and 1 <= low <= high <= 30:
+            found.append(SetsAndReps(sets, low, high, kind))
+    if any(item.applies_to == "accessories" for item in found):
+        found = [
+            replace(item, applies_to="main lifts") if item.applies_to == "all" else item for item in found
+        ]
+    rpe = _RPE.search(prescription)
+    if not found and rpe is None:
+        return None
+    return DayTargets(tuple(found), float(rpe[1]) if rpe else None)
+
+
+def follow_targets(exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts) -> bool:
+    """Give the draft's main reps exercises the day's sets and reps (a load moved to match the new reps, by the
+    Epley estimate, so the effort stays what the load was chosen for) and its target RPE as a cue. Whether any
+    exercise changed."""
+    by_key = {key: candidate for candidate in facts.catalog for key in candidate.keys}
+    changed = False
+    for exercise in exercises:
+        if not is_main(exercise) or exercise.get("exercise_type") != "reps" or not exercise.get("reps"):
+            continue
+        candidate = by_key.get(exercise_name_key(str(exercise["exercise_name"])))
+        lift = candidate is not None and candidate.mechanic == "compound" and candidate.loaded_equipment
+        kind = "main lifts" if lift else "accessories"
+        rule = next((item for item in targets.sets_and_reps if item.applies_to in (kind, "all")), None)
+        if rule is not None:
+            before = int(exercise["reps"][0])
+            reps = min(max(before, rule.low), rule.high)
+            loads = exercise.get("load_each")
+            resize(exercise, rule.sets)
+            exercise["reps"] = [reps] * rule.sets
+            if loads and reps != before and candidate is not None and candidate.loaded_equipment:
+                moved = float(loads[0]) * (1 + before / 30) / (1 + reps / 30)
+                load = round_load(moved, implement=candidate.loaded_equipment, facts=facts)
+                exercise["load_each"] = [load] * rule.sets
+            if reps <= 6:
+                exercise["rest_sec"] = max(int(exercise.get("rest_sec") or 0), 120)
+            changed = True
+        if targets.rpe is not None:
+            cue = f"Work at about RPE {targets.rpe:g}."
+            exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
+            changed = True
+    return changed

@@ -116,6 +116,8 @@ class InjuryRule:
     note: str
     cue: str = ""
     area: frozenset[str] = frozenset()  # muscles whose exercises the rule mostly concerns
+    # What a plan's workouts do about it, after "For your knee, " (create_workout_plan tells the user).
+    in_a_plan: str = ""
 
     @property
     def part(self) -> BodyPart:
@@ -134,30 +136,43 @@ INJURY_RULES: tuple[InjuryRule, ...] = (
         note="kept it knee-friendly (no squats, lunges or jumping)",
         cue="Stop any movement that bothers your knee.",
         area=frozenset(LEG_MUSCLES),
+        in_a_plan="the workouts leave out squats, lunges and jumping",
     ),
     InjuryRule(
         key="lower back",
         note="went easy on your lower back (no deadlifts, good mornings or bent-over rows)",
         cue="Brace your core and keep your back neutral.",
         area=frozenset({"Lower Back", "Hamstrings", "Glutes", "Back"}),
+        in_a_plan="the workouts leave out deadlifts, good mornings and bent-over rows",
     ),
     InjuryRule(
         key="shoulder",
         note="kept your shoulder safe (nothing overhead, no dips or upright rows)",
         cue="Stay in a pain-free range for your shoulder.",
         area=frozenset({"Shoulders", "Chest", "Triceps", "Trapezius", "Back"}),
+        in_a_plan="the workouts keep nothing overhead, with no dips or upright rows",
     ),
-    InjuryRule(key="wrist", note="kept load off your wrists"),
-    InjuryRule(key="elbow", note="avoided heavy elbow extension work"),
+    InjuryRule(
+        key="wrist", note="kept load off your wrists", in_a_plan="the workouts keep load off your wrists"
+    ),
+    InjuryRule(
+        key="elbow",
+        note="avoided heavy elbow extension work",
+        in_a_plan="the workouts avoid heavy elbow extension work",
+    ),
     InjuryRule(
         key="ankle",
         note="skipped running, jumping and calf work for your ankle",
         area=frozenset(LEG_MUSCLES),
+        in_a_plan="the workouts skip running, jumping and calf work",
     ),
     InjuryRule(
-        key="hip", note="kept load off your hip", area=frozenset({"Glutes", "Hamstrings", "Quadriceps"})
+        key="hip",
+        note="kept load off your hip",
+        area=frozenset({"Glutes", "Hamstrings", "Quadriceps"}),
+        in_a_plan="the workouts keep load off your hip",
     ),
-    InjuryRule(key="neck", note="kept load off your neck"),
+    InjuryRule(key="neck", note="kept load off your neck", in_a_plan="the workouts keep load off your neck"),
 )
 
 
@@ -356,9 +371,12 @@ class Exclusions:
 
 
 def _plural_label(phrase: str) -> str:
-    """ "burpee" → "burpees"; a phrase, a plural or an activity ("jumping", "running") stays as said."""
-    label = phrase.strip().lower()
-    return label if label.endswith(("s", "ing")) or " " in label else label + "s"
+    """What a note says was left out: "burpee" → "burpees", "jump squat" → "jump squats", "bench press" →
+    "bench presses"; a plural or an activity ("pull ups", "jumping", "running") stays as said."""
+    label = " ".join(phrase.strip().lower().split())
+    if label.endswith(("ss", "sh", "ch", "x")):
+        return label + "es"
+    return label if label.endswith(("s", "ing")) else label + "s"
 
 
 def exclusions_from_phrases(
@@ -383,7 +401,10 @@ def exclusions_from_phrases(
         if len(words) == 1:
             stems[stem(words[0])] = label
     return Exclusions(
-        keys=keys, stems=stems, equipment={slug: slug.replace("_", " ") for slug in equipment}, names=names
+        keys=keys,
+        stems=stems,
+        equipment={slug: f"the {slug.replace('_', ' ')}" for slug in equipment},
+        names=names,
     )
 
 

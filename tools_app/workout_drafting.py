@@ -196,6 +196,9 @@ class WorkoutBrief(BaseModel):
 
 
 MAX_EXERCISES = 7
+# The label of an exclusion that varies a plan week's main lifts (`plan_drafting.draft_week_workouts`): its note
+# says the lifts were varied, not that the user asked for something to be left out.
+EARLIER_THIS_WEEK = "earlier this week"
 DEFAULT_MINUTES: dict[str, int] = {"strength": 45, "hiit": 20, "cardio": 30, "mobility": 20}
 
 MUSCLE_WORDS: dict[str, str] = {
@@ -820,9 +823,12 @@ class Composer:
         for rule in self.facts.injuries:
             if rule.key in self.rejected.get("injury", set()):
                 notes.append(f"I {rule.note}")
-        labels = sorted(self.rejected.get("preference", set()))
-        if labels:
-            notes.append(f"no {', '.join(labels)}, as you asked")
+        labels = self.rejected.get("preference", set())
+        asked = sorted(labels - {EARLIER_THIS_WEEK})
+        if asked:
+            notes.append(f"I left out {joined(asked)}, as you asked")
+        if EARLIER_THIS_WEEK in labels:
+            notes.append("I picked different main lifts from the ones earlier this week, for variety")
         if self.debt_muscles:
             they = _is_plural(self.debt_muscles)
             notes.append(

@@ -492,6 +492,16 @@ def next_version(previous: StoredWorkout, exercises: Sequence[StoredExercise]) -
     return build_artifact(exercises=exercises, title=previous.title, auto_start=previous.auto_start)
 
 
+def store_next_version(
+    ctx: ToolContext, previous: StoredWorkout, exercises: Sequence[StoredExercise]
+) -> tuple[dict[str, Any], str]:
+    """Store the changed workout as the current one (swap, adjust, remove): its artifact, and the sentence that
+    tells the user how long it takes now ('It now takes about 38 min.'), from the summary's estimate."""
+    artifact = next_version(previous, exercises)
+    store_current_workout(ctx, artifact, replace_stored=False)
+    return artifact, f"It now takes about {_number(artifact['summary']['estimated_duration_min'])} min."
+
+
 def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
@@ -736,8 +746,7 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         equipment=check.equipment[index],
         context=context,
     )
-    artifact = next_version(workout, exercises)
-    store_current_workout(ctx, artifact, replace_stored=False)
+    artifact, length_now = store_next_version(ctx, workout, exercises)
     artifact_id = artifact["artifact_id"]
     warnings = recent_training_warnings(user_id=ctx.user_id, exercises=[exercises[index].to_json()])
     text = (
@@ -763,7 +772,7 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
         artifact=artifact,
         tell_user=(
             f"Done: I swapped {old.exercise_name} for {exercises[index].exercise_name}. "
-            "Everything else stays the same."
+            f"Everything else stays the same. {length_now}"
         ),
     )
 
@@ -1005,8 +1014,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     shown = [key for key in changes if before.get(key) != after.get(key)] or list(changes)
     old_values = {key: before.get(key) for key in shown}
     applied = {key: after.get(key) for key in shown}
-    artifact = next_version(workout, exercises)
-    store_current_workout(ctx, artifact, replace_stored=False)
+    artifact, length_now = store_next_version(ctx, workout, exercises)
     artifact_id = artifact["artifact_id"]
     changes_summary = ", ".join(f"{key} {_short(old_values[key])}→{_short(applied[key])}" for key in shown)
     change_summary = describe_change(new.exercise_name, before, after, shown)
@@ -1028,7 +1036,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
-        tell_user=f"Done: {change_summary}{unloaded}.",
+        tell_user=f"Done: {change_summary}{unloaded}. {length_now}",
     )
 
 
@@ -1086,8 +1094,7 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
     _renumber(exercises)
     note = _close_group_gap(exercises, removed)
 
-    artifact = next_version(workout, exercises)
-    store_current_workout(ctx, artifact, replace_stored=False)
+    artifact, length_now = store_next_version(ctx, workout, exercises)
     artifact_id = artifact["artifact_id"]
     text = (
         f"Removed {removed.id} ({removed.exercise_name}); {len(exercises)} exercises remain"
@@ -1110,8 +1117,22 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
-        tell_user=f"Removed {removed.exercise_name}. You have {counted(len(exercises), 'exercise')} left.",
+        tell_user=f"Removed {removed.exercise_name}. {_what_is_left(exercises)} {length_now}",
     )
+
+
+def _what_is_left(exercises: Sequence[StoredExercise]) -> str:
+    """'You have 4 exercises left.', or with a warm-up or cool-down 'You have 3 main exercises left, plus the
+    warm-up and cool-down.' (a user counts the exercises they train, not the prep)."""
+    sections = [exercise.group.type if exercise.group is not None else None for exercise in exercises]
+    prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
+    main = sum(1 for kind in sections if kind not in dict(_PREP_SECTIONS))
+    if not prep:
+        return f"You have {counted(main, 'exercise')} left."
+    return f"You have {counted(main, 'main exercise')} left, plus the {joined(prep)}."
+
+
+_PREP_SECTIONS = (("warmup", "warm-up"), ("cooldown", "cool-down"))
 
 
 # --- log_workout -------------------------------------------------------------------------------------------------------

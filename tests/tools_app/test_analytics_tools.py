@@ -12,7 +12,7 @@ from django.utils import timezone
 from datasources_app.formatters import day
 from datasources_app.models import WorkoutLogEntry
 from tests.datasources_app.factories import WorkoutLogEntryFactory, WorkoutLogFactory
-from tests.tools_app.workout_support import Trainee, make_trainee
+from tests.tools_app.workout_support import Trainee, make_trainee, told
 from tools_app.registry import get_tool
 
 pytestmark = pytest.mark.django_db
@@ -339,3 +339,20 @@ def test_summary_of_an_empty_period(trainee: Trainee) -> None:
     empty = run_stats(trainee, view="summary", period="month")
     assert empty.success and "No workouts logged in this period." in empty.raw_formatted
     assert empty.data["range"]["days"] == 30
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"view": "trends"},
+        {"view": "trends", "exercise_name": "squat"},
+        {"view": "breakdown", "exercise_name": "squat"},
+    ],
+)
+def test_a_range_with_nothing_logged_is_told_not_an_error(trainee: Trainee, args: dict[str, Any]) -> None:
+    """Nothing logged in the range: every view succeeds and tells the user so, rather than an empty week-by-week
+    table or an error asking the model to correct an exercise name nobody has logged."""
+    result = run_stats(trainee, days=7, **args)
+    assert result.success, result.formatted
+    today = timezone.localdate()
+    assert told(result).startswith(f"No workouts logged in {label(today - dt.timedelta(days=6), today)}")

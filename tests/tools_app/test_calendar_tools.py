@@ -4,6 +4,7 @@ and the pure plan builder behind the last one."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from typing import Any
 
@@ -12,10 +13,11 @@ from django.utils import timezone
 
 from datasources_app.formatters import day
 from datasources_app.models import ScheduledWorkout, WorkoutPlan
+from datasources_app.services import upsert_profile
 from tests.datasources_app.factories import ScheduledWorkoutFactory, WorkoutPlanFactory
 from tests.tools_app.workout_support import Trainee, make_trainee, told
 from tools_app.calendar_tools import next_monday
-from tools_app.plan_builder import build_plan, classify_goal, parse_weekdays
+from tools_app.plan_builder import build_plan, classify_goal, parse_weekdays, progression_problems
 from tools_app.registry import get_tool
 
 pytestmark = pytest.mark.django_db
@@ -218,11 +220,42 @@ def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Train
     assert lines[6] == "  Week 5: 3 workouts (deload, RPE 6, 60% 1RM): Full Body A, Full Body B, Full Body C"
     assert result.data["scheduled_sessions"] == 36
     assert told(result) == (
-        f"Your plan is set: Strength Block (strength), 12 weeks {day(start, with_year=True)} to "
-        f"{day(start + dt.timedelta(days=83), with_year=True)}, 3 days/week (Mon, Wed, Fri); 36 sessions added to "
-        "the calendar; for Home. I'm preparing week 1's workouts now; each day shows up in your schedule with its "
-        "message as soon as it's ready."
+        f"Your 12-week strength plan starts {day(start)}: 3 days a week (Mon, Wed, Fri) at Home, adding load each "
+        "build week, with weeks 5 and 10 lighter to recover. I'm preparing week 1's workouts now; each one shows "
+        "up in your schedule as soon as it's ready."
     )
+
+
+@pytest.mark.parametrize(
+    ("goal", "what_it_says"),
+    [
+        (
+            "build strength",
+            "Your 4-week strength plan starts {start}: 3 days a week (Mon, Wed, Fri) at Gym, adding load each build "
+            "week. For your knee, the workouts leave out squats, lunges and jumping.",
+        ),
+        (
+            "run a 5K",
+            "Your 6-week endurance plan starts {start}: 3 days a week (Mon, Wed, Fri) at Gym, adding about 10 % more "
+            "time each build week, with week 5 lighter to recover. For your knee, your cardio is on the bike "
+            "instead of running, and the workouts leave out squats, lunges and jumping.",
+        ),
+    ],
+)
+def test_a_plan_shaped_by_a_knee_says_what_it_keeps_the_knee_safe_from(
+    trainee: Trainee, goal: str, what_it_says: str
+) -> None:
+    """A sore knee: the user hears the plan in a coach's words (weeks, days a week, the goal, the deload) and what
+    it leaves out for the knee, not a list of dates and session counts."""
+    upsert_profile(user_id=trainee.user_id, injuries="sore left knee")
+    start = next_monday(in_days(1))
+    weeks = 4 if goal == "build strength" else 6
+    result = trainee.run(
+        "create_workout_plan",
+        {"name": "Block", "goal": goal, "weeks": weeks, "start_date": start.isoformat(), "location": "Gym"},
+    )
+    assert result.success, result.formatted
+    assert told(result).startswith(what_it_says.format(start=day(start)))
 
 
 def test_create_plan_accepts_seed_001_spelling_and_defaults_to_next_monday(trainee: Trainee) -> None:
@@ -315,6 +348,55 @@ def test_endurance_plan_adds_about_ten_percent_a_week() -> None:
     long_runs = [week["days"][2]["duration_minutes"] for week in plan["weeks"]]
     assert [day["session"] for day in plan["weeks"][0]["days"]] == ["Easy Run", "Intervals Run", "Long Run"]
     assert long_runs == [45, 50, 55, 60, 25, 65]
+
+
+@pytest.mark.parametrize("goal", ["get stronger", "build muscle", "run a 10K", "lose fat", "feel better"])
+@pytest.mark.parametrize(("weeks", "deloads"), [(4, None), (12, None), (8, [4, 8]), (6, [3])])
+def test_the_progression_text_is_read_from_its_weeks(
+    goal: str, weeks: int, deloads: list[int] | None
+) -> None:
+    """The progression names the deload weeks the plan has (or says it has none) and ends its climb on the last
+    build week's value: a 4-week strength block does not promise 92.5% 1RM, a plan without deloads names none."""
+    plan = build_plan(goal=goal, weeks=weeks, days_per_week=3, start_date=MONDAY, deload_weeks=deloads)
+    text = plan["progression"]
+    last_build = [week for week in plan["weeks"] if not week["deload"]][-1]
+    said = re.search(r"Weeks? ([\d, and]+?) (?:is|are) (?:a )?lighter deload", text)
+    assert ([int(n) for n in re.findall(r"\d+", said[1])] if said else []) == plan["deload_weeks"]
+    assert ("No deload week in this block." in text) == (not plan["deload_weeks"])
+    if plan["goal_type"] != "endurance":
+        assert (
+            f"{last_build['target_rpe']:g} " in text or f"RPE {last_build['target_rpe']:g} throughout" in text
+        )
+    if plan["goal_type"] == "strength":
+        assert f"to {last_build['intensity_pct']:g}% 1RM" in text
+        assert (weeks == 12) == ("92.5" in text)
+    assert progression_problems(text, plan["deload_weeks"]) == []
+
+
+def test_an_endurance_week_after_a_deload_is_not_told_it_adds_to_the_deload() -> None:
+    """The week after a deload resumes from the last build week: its notes do not say 'more than last week', and
+    week 1 (with no week before it) does not either."""
+    plan = build_plan(goal="run a 10K", weeks=6, days_per_week=3, start_date=MONDAY)
+    notes = {week["week"]: week["days"][2]["notes"] for week in plan["weeks"]}
+    assert "last week" not in notes[1] and "last week" not in notes[6]
+    assert "About 10 % more time than last week." in notes[2]
+
+
+@pytest.mark.parametrize(
+    ("progression", "deloads", "problem"),
+    [
+        ("Loads rise weekly; week 4 is a deload week.", [5], "names week 4 as a deload"),
+        ("Build for three weeks, no deload in this block.", [4], "says there is no deload"),
+        ("Weeks 5 and 10 are lighter deload weeks.", [5, 10], None),
+        ("Build weeks 1-3, then deload in week 4.", [4], None),
+    ],
+)
+def test_a_models_progression_that_names_the_wrong_deload_is_caught(
+    progression: str, deloads: list[int], problem: str | None
+) -> None:
+    """The fitness_plan sub-agent's answer is checked with this: a week named as a deload must be one."""
+    found = progression_problems(progression, deloads)
+    assert (problem in found[0]) if problem else found == []
 
 
 def test_days_fall_on_the_chosen_weekdays_from_a_mid_week_start() -> None:

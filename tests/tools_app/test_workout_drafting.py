@@ -276,10 +276,13 @@ def test_an_exercise_that_names_its_equipment_leaves_the_equipment_in() -> None:
 
 
 def test_what_was_left_out_is_said_as_the_user_said_it() -> None:
-    """The draft's note names what it left out in the user's words: "no burpees, jumping", not "jumpings"."""
+    """The draft's note names what it left out in the user's words, in a sentence: "I left out burpees and jumping",
+    not "jumpings"; a phrase is a plural too ("jump squats", not "no jump squat")."""
     trainee = make_trainee()
     result, _ = draft(trainee, style="hiit", minutes=25, avoid=["burpee", "jumping"])
-    assert "no burpees, jumping, as you asked" in result.formatted
+    assert "I left out burpees and jumping, as you asked." in told(result)
+    result, _ = draft(trainee, style="hiit", minutes=25, avoid=["jump squat"])
+    assert "I left out jump squats, as you asked." in told(result)
 
 
 def test_avoid_words_in_the_users_words_give_what_they_leave_out() -> None:

@@ -16,6 +16,7 @@ from tests.tools_app.workout_support import (
     bodyweight_exercise,
     generate,
     hold_exercise,
+    length_now,
     make_trainee,
     once,
     reps_exercise,
@@ -207,7 +208,8 @@ def test_swap_replaces_the_exercise_in_place_with_a_new_id(
         f"Replaced {old['id']} (Dumbbell Bench Press) → {new['id']}: Dumbbell Lateral Raise"
     )
     assert told(result) == (
-        "Done: I swapped Dumbbell Bench Press for Dumbbell Lateral Raise. Everything else stays the same."
+        "Done: I swapped Dumbbell Bench Press for Dumbbell Lateral Raise. Everything else stays the same. "
+        + length_now(result)
     )
     assert result.status_message == "Exercise swapped"
 
@@ -407,7 +409,44 @@ def test_remove_takes_the_exercise_out_and_renumbers(trainee: Trainee, generated
     assert result.data["remaining_count"] == 4
     assert result.artifact is not None and result.artifact["summary"]["exercise_count"] == 4
     assert result.raw_formatted.startswith(f"Removed {before[1]['id']} (Push-Up); 4 exercises remain.")
-    assert told(result) == "Removed Push-Up. You have 4 exercises left."
+    assert told(result) == "Removed Push-Up. You have 4 exercises left. " + length_now(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("adjust_exercise", {"exercise_id": 1, "adjustments": {"rest_sec": 240}}),
+        ("remove_exercise", {"exercise_id": 4}),
+        ("swap_exercise", {"exercise_id": 1, "replacement_name": "Dumbbell Lateral Raise"}),
+    ],
+)
+def test_a_changed_workout_tells_its_new_length(
+    trainee: Trainee, generated: dict[str, Any], tool: str, args: dict[str, Any]
+) -> None:
+    """After a swap, an adjustment or a removal the user hears how long the workout takes now."""
+    result = trainee.run(tool, args)
+    assert result.success, result.formatted
+    minutes = (result.artifact or {})["summary"]["estimated_duration_min"]
+    assert minutes != generated["summary"]["estimated_duration_min"]
+    assert told(result).endswith(f" It now takes about {minutes} min.")
+
+
+def test_the_count_left_after_a_removal_is_of_the_main_exercises(trainee: Trainee) -> None:
+    """A warm-up and a cool-down are not counted as exercises left: the user hears the main ones, plus those."""
+    warm_up = bodyweight_exercise(1, exercise_name="Jumping Jack", sets=1, reps=[30])
+    warm_up["group"] = {"id": "g_warm", "type": "warmup", "position": 1}
+    cool_down = hold_exercise(5, exercise_name="Child's Pose", sets=1, hold_sec=[45])
+    cool_down["group"] = {"id": "g_cool", "type": "cooldown", "position": 1}
+    workout = {
+        "title": "Push",
+        "exercises": [warm_up, reps_exercise(2), bodyweight_exercise(3), hold_exercise(4), cool_down],
+    }
+    assert generate(trainee, workout).success
+    result = trainee.run("remove_exercise", {"exercise_id": "Push-Up"})
+    assert result.success, result.formatted
+    assert told(result).startswith(
+        "Removed Push-Up. You have 2 main exercises left, plus the warm-up and cool-down."
+    )
 
 
 def test_removing_a_group_member_renumbers_or_dissolves_the_group(trainee: Trainee) -> None:
@@ -552,10 +591,10 @@ def test_heavier_without_a_load_tells_the_model_the_reps_changed_instead(trainee
     assert exercises_of(result.artifact or {})[0]["reps"] == [17, 17, 17]
     assert told(result) == (
         "Done: Push-Up: 15/12/10→17 reps; it has no load to make heavier, so I changed the reps instead (a "
-        "stronger band or a held weight would change the load)."
+        "stronger band or a held weight would change the load). " + length_now(result)
     )
     loaded = trainee.run("adjust_exercise", {"exercise_id": 1, "adjustments": {"reps": [12, 12, 12]}})
-    assert loaded.success and told(loaded) == "Done: Push-Up: 17→12 reps."
+    assert loaded.success and told(loaded) == "Done: Push-Up: 17→12 reps. " + length_now(loaded)
 
 
 def test_swap_picks_a_replacement_without_the_equipment_to_avoid(
@@ -581,7 +620,7 @@ def test_heavier_at_the_heaviest_weight_on_hand_moves_the_reps_and_says_so(train
     assert new["load_each"] == [22.5, 22.5, 22.5] and new["reps"] == [12, 12, 12]
     assert told(result) == (
         "Done: Dumbbell Bench Press: 10→12 reps; that's already the heaviest weight you have here, so I changed "
-        "the reps instead."
+        "the reps instead. " + length_now(result)
     )
 
 

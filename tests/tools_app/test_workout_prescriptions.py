@@ -17,6 +17,7 @@ from tests.tools_app.workout_support import (
     Trainee,
     bodyweight_exercise,
     generate,
+    length_now,
     make_trainee,
     reps_exercise,
     told,
@@ -107,14 +108,14 @@ def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
 
     harder = trainee.run("adjust_exercise", {"exercise_id": ids[0], "change": "harder"})
     assert harder.success, harder.formatted
-    assert told(harder) == "Done: Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg."
+    assert told(harder) == "Done: Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg. " + length_now(harder)
     assert "Now: " in harder.raw_formatted and "@ 27.5kg · rest" in harder.raw_formatted
 
     heavier = trainee.run(
         "adjust_exercise", {"exercise_id": ids[1], "adjustments": {"load_each": [25, 25, 25]}}
     )
     assert heavier.success, heavier.formatted
-    assert told(heavier) == "Done: Dumbbell Bench Press: 20/20/22.5→25 kg each hand."
+    assert told(heavier) == "Done: Dumbbell Bench Press: 20/20/22.5→25 kg each hand. " + length_now(heavier)
 
 
 def test_what_changed_says_one_or_a_pair_in_words(trainee: Trainee) -> None:
@@ -127,7 +128,7 @@ def test_what_changed_says_one_or_a_pair_in_words(trainee: Trainee) -> None:
         {"exercise_id": 1, "adjustments": {"load_each": [16, 16, 16], "implements": 2}},
     )
     assert pair.success, pair.formatted
-    assert told(pair) == "Done: Dumbbell Hip Thrust: 8 kg→16 kg each hand, one → a pair."
+    assert told(pair) == "Done: Dumbbell Hip Thrust: 8 kg→16 kg each hand, one → a pair. " + length_now(pair)
 
 
 def test_how_many_dumbbells_must_be_said_and_a_pair_is_only_for_dumbbells_or_kettlebells(

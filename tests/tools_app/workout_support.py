@@ -38,6 +38,12 @@ def told(result: ToolResult) -> str:
     return last.removeprefix("Tell the user: ")
 
 
+def length_now(result: ToolResult) -> str:
+    """The closing sentence of a changed workout's "Tell the user": the new version's estimated length."""
+    assert result.artifact is not None
+    return f"It now takes about {result.artifact['summary']['estimated_duration_min']} min."
+
+
 def make_trainee(*, weight_unit: str = "kg", distance_unit: str = "km") -> Trainee:
     user_id = uuid.uuid4()
     UserSettingsFactory.create(user_id=user_id, weight_unit=weight_unit, distance_unit=distance_unit)

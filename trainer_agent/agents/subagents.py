@@ -34,6 +34,7 @@ from tools_app.plan_builder import (
     Weekday,
     canonical_weekday,
     default_deload_weeks,
+    progression_problems,
     week_dates,
 )
 from tools_app.plan_drafting import DEFAULT_WEEKS, draft_plan, draft_week_workouts, week_training_days
@@ -284,6 +285,7 @@ def check_fitness_plan(check: SubagentCheck) -> list[str]:
         problems.append(f"deload weeks must be {expected}, got {deloads}")
     if plan.deload_weeks != expected:
         problems.append(f"deload_weeks must list {expected}, got {plan.deload_weeks}")
+    problems += progression_problems(plan.progression, deloads)
     start = check.input.get("start_date")
     if start and plan.start_date.isoformat() != start:
         problems.append(f"start_date must be {start}, got {plan.start_date.isoformat()}")

@@ -55,4 +55,4 @@ def test_the_plans_model_call_waits_with_no_transaction_open() -> None:
         plan_builder.set_plan_generator(generator)
     assert seen == [False]
     assert "create_workout_plan" in [action.tool for action in result.actions]
-    assert "Your plan is set" in " ".join(result.response["messages"])
+    assert "Your 4-week strength plan starts" in " ".join(result.response["messages"])

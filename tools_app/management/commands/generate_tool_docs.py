@@ -142,7 +142,13 @@ def render_tool_docs(tools: Sequence[Tool[Any]]) -> str:
         "nothing logged) ends with one line in the same words for every tool: `Tell the user: <one or two plain "
         "sentences, no ids, in the user's units>`, what a good coach would say (the handler's "
         "`ToolOutcome.tell_user`, closed on by `formatting.tell_the_user`). A model passes it on in its own "
-        "words; the offline coach relays it as it is. A failure's text stays the error.",
+        "words; the offline coach relays it as it is. A failure's text stays the error. A changed workout "
+        "(swap, adjust, remove) closes with its new length ('It now takes about 38 min.', "
+        "`workout_tools.store_next_version`), and a removal counts the main exercises left, plus the warm-up "
+        "and cool-down. A new plan is told as a coach says it, from its weeks: 'Your 12-week strength plan starts "
+        "Mon 30 Nov: 3 days a week (Mon, Wed, Fri) at Home, adding load each build week, with weeks 5 and 10 "
+        "lighter to recover.', then what it keeps an injury safe from ('For your knee, the workouts leave out "
+        "squats, lunges and jumping.', `training_facts.InjuryRule.in_a_plan`).",
         "",
         "**Exercise references.** Every tool that acts on an exercise of the current workout (`swap_exercise`, "
         "`adjust_exercise`, `remove_exercise`, `log_workout`'s `completed_exercises[].exercise_id`, "
