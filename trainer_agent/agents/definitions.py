@@ -181,7 +181,7 @@ def subagent_definitions() -> list[AgentDefinition]:
             MICROCYCLE_PROMPT,
             "microcycle.week",
             temperature=0.3,
-            max_tokens=2048,
+            max_tokens=8192,
         ),
         subagent(
             "workout_message",

@@ -73,7 +73,8 @@ _CURRENT = re.compile(
 )
 _CALENDAR = re.compile(
     r"\b(schedule\w*|calendar|plan|plans|program|today|tonight|tomorrow|weekend|weeks?|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu|thurs?|fri|what'?s on|coming up|upcoming)\b",
+    r"wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu|thurs?|fri|what'?s on|coming up|upcoming|"
+    r"(?:first|next) (?:workout|session|day))\b",
     re.I,
 )
 _MILESTONES = re.compile(r"\b(milestone\w*|target|achieve\w*)\b", re.I)

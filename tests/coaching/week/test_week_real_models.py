@@ -6,6 +6,7 @@ plan can be made for another location."""
 
 from __future__ import annotations
 
+import json
 from datetime import date, timedelta
 from typing import Any
 
@@ -273,3 +274,19 @@ def test_a_plan_location_is_checked_even_when_the_user_is_elsewhere(
     at_gym = validate_workout(workout, user_id=coached.user_id, location_id=gym.id)
     assert any("barbell" in problem for problem in at_home)
     assert not any("barbell" in problem for problem in at_gym)
+
+
+@pytest.mark.django_db
+def test_a_full_week_with_its_workouts_fits_the_microcycles_output_budget(
+    coached: Coached, subagents_on_model: Any
+) -> None:
+    """A 6-day week asks the microcycle for 7 days and 6 markdown workouts in one answer. The offline model
+    writes each day's drafted workout as bare lines; a model adds cues and notes (a trial's model, given 2,048
+    tokens, wrote terse markdown to fit 3 days): twice the offline answer, at a pessimistic 3 characters a
+    token, fits the max_tokens the model is given."""
+    with subagents_on_model(good(coached.user_id)) as provider:
+        coached.say("Make me a 4-week plan to build muscle, 6 days a week")
+    request = next(r for r in provider.json_requests if r.schema_name == "microcycle")
+    answer = good(coached.user_id)(request)
+    assert sum(1 for day in answer["days"] if day.get("markdown")) == 6
+    assert 2 * len(json.dumps(answer, ensure_ascii=False)) / 3 < request.max_tokens

@@ -143,6 +143,14 @@ def test_a_workout_request_selects_goals_preferences_and_two_weeks_of_history() 
     ]
 
 
+@pytest.mark.parametrize("message", ["What's my first workout?", "when is my next session"])
+def test_a_question_about_the_planned_workouts_reads_the_calendar(message: str) -> None:
+    """ "What's my first workout?" after a plan is made asks about the calendar: the scheduled workouts and the
+    plans are loaded (a trial's model had to fetch them itself)."""
+    chosen = [item["source"] for item in selection(message, [])["append_knowledge"]]
+    assert "scheduled_workouts" in chosen and "workout_plans" in chosen
+
+
 def test_what_is_loaded_is_relied_on_or_widened() -> None:
     """History already loaded for 14 days is widened for "last month"; goals already loaded are relied on."""
     loaded = [
