@@ -32,7 +32,7 @@ from datasources_app.formatters import day, number, percent
 from datasources_app.loads import holds_dumbbell_pair
 from datasources_app.sources import units_for
 from datasources_app.stats import ExerciseStats, SetDone, WorkoutStatistics
-from tools_app.formatting import counted
+from tools_app.formatting import counted, joined
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 
@@ -351,14 +351,22 @@ def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
     unit = trend.unit
     what = f" of {args.exercise_name}" if args.exercise_name else ""
     lines = [f"Weekly {_METRIC_LABELS[metric]}{what}, {span.label}, {weeks} weeks (weights in {unit}):"]
-    for point in trend.weeks:
+    active = [point for point in trend.weeks if point.sessions]
+    for point in active:  # a week without sessions says nothing but that (listed once, below)
         rpe = f", RPE {number(point.average_rpe)}" if point.average_rpe is not None else ""
         e1rm = f", e1RM {number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else ""
         lines.append(
             f"  w/c {day(point.week_start)}: {_metric_value(point, metric, unit)} | "
             f"{counted(point.sessions, 'session')}, {counted(point.sets, 'set')}, volume {_thousands(point.volume)}{unit}{rpe}{e1rm}"
         )
-    lines.append(f"Trend: {_trend_phrase(trend)}")
+    empty = [f"w/c {day(point.week_start)}" for point in trend.weeks if not point.sessions]
+    if empty:
+        lines.append(
+            f"  no sessions in {joined(empty) if len(empty) <= 3 else f'the other {len(empty)} weeks'}"
+        )
+    lines.append(
+        f"Trend: {_trend_phrase(trend) if len(active) > 1 else 'none yet (sessions in one week only)'}"
+    )
     data = {
         "range": span.data(),
         "metric": metric,

@@ -297,7 +297,28 @@ def test_trends_weekly_volume_goes_up(trainee: Trainee) -> None:
     assert result.success, result.formatted
     assert [week["volume"] for week in result.data["weeks"]] == [1000] * 4 + [2000] * 3 + [0]
     assert (result.data["direction"], result.data["change"]) == ("up", 0.5)
-    assert result.raw_formatted.splitlines()[-1] == "Trend: up +50% (second half of the weeks vs the first)"
+    monday = timezone.localdate() - dt.timedelta(days=timezone.localdate().weekday())
+    assert result.raw_formatted.splitlines()[-2:] == [
+        f"  no sessions in w/c Mon {monday.day} {monday:%b}",  # this week, named: the others have sessions
+        "Trend: up +50% (second half of the weeks vs the first)",
+    ]
+
+
+def test_trends_of_one_logged_week_list_that_week_and_call_no_trend(trainee: Trainee) -> None:
+    """One bench session in 8 weeks (a user's first): the report shows that week and says there is no trend
+    yet, not seven rows of '0 sessions' and 'Trend: flat' (a model trial passed that on)."""
+    today = timezone.localdate()
+    monday = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=2)
+    log_entry(
+        trainee, dt.datetime.combine(monday, dt.time(12), tzinfo=dt.UTC), "Bench Press", [8] * 3, [60] * 3
+    )
+    result = run_stats(trainee, view="trends", metric="e1rm", exercise_name="Bench Press", **eight_weeks())
+    assert result.success, result.formatted
+    rows = [line for line in result.raw_formatted.splitlines() if line.startswith("  w/c")]
+    assert len(rows) == 1 and "1 session, 3 sets" in rows[0]
+    assert "  no sessions in the other 7 weeks" in result.raw_formatted.splitlines()
+    assert result.raw_formatted.splitlines()[-1] == "Trend: none yet (sessions in one week only)"
+    assert len(result.data["weeks"]) == 8  # the data keeps every week for a client's chart
 
 
 def test_trends_e1rm_for_one_exercise_with_seed_001_metric(trainee: Trainee) -> None:
