@@ -119,8 +119,8 @@ SUBAGENT_RETRY = RetryPolicy(max_retries=1, retry_on=("validation_error",))
 # its field descriptions included), and the checks that may reject it are the registered validators. Every
 # request's user message is {"input": ..., "user": facts}, the facts being `subagents.user_facts`.
 USER_FACTS = """The user's facts (today, goals, injuries, preferences, recent_training, location and its equipment,
-units) are in "user": train around every injury (never an exercise it rules out, not even in notes), follow the
-preferences, use only that equipment."""
+units) are in "user": train around every injury (never an exercise it rules out, not even suggested in notes; saying
+what is left out, "no squats for the knee", is fine), follow the preferences, use only that equipment."""
 
 FITNESS_PLAN_PROMPT = f"""You design multi-week training plans. From the input (goal, weeks, days_per_week, deload_weeks,
 preferred_days, start_date) return one JSON plan: weeks numbered from 1; week k runs from start_date + 7(k-1) days
