@@ -20,8 +20,9 @@ from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
+from tools_app.formatting import joined
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
-from tools_app.training_facts import Exclusions, TrainingFacts, as_of, load_facts, round_load
+from tools_app.training_facts import Exclusions, TrainingFacts, as_of, load_facts, round_load, split_words
 from tools_app.workout_drafting import (
     EARLIER_THIS_WEEK,
     brief_for_session,
@@ -138,24 +139,29 @@ def draft_week_workouts(
     for index, day in sorted(enumerate(days), key=lambda item: _weekday_index(item[1]["date"])):
         on_the_day = as_of(facts, days_ahead=(date.fromisoformat(str(day["date"])) - today).days)
         brief = brief_for_session(str(day["session"]), int(day["duration_minutes"]), deload=deload)
+        targets = day_targets(str(day.get("prescription") or "")) if brief.style == "strength" else None
+        # The lifts a day names are its exercises (the week's variety gives way to them); a day naming three or
+        # more, with no sets for a kind of work besides ('accessories 3×8-10'), gets nothing else.
+        named = targets.names if targets is not None else ()
+        only_named = len(named) >= MIN_VARIED_MAIN and not (targets is not None and targets.by_kind)
         composed = None
-        if used:
+        if used and not named:
             composed = compose_workout(brief, on_the_day.with_exclusions(Exclusions(keys=dict(used))))
             if composed is not None and sum(1 for e in composed.exercises if is_main(e)) < MIN_VARIED_MAIN:
                 composed = None
-        composed = composed or compose_workout(brief, on_the_day)
+        composed = composed or compose_workout(brief, on_the_day, named=named, only_named=only_named)
         if composed is None:
             drafted[index] = day | {"draft": None, "draft_notes": [NOTHING_FITS]}
             continue
-        targets = day_targets(str(day.get("prescription") or "")) if brief.style == "strength" else None
         for exercise in composed.exercises:
             if is_main(exercise) and exercise.get("exercise_type") == "reps":
                 used[exercise_name_key(str(exercise["exercise_name"]))] = EARLIER_THIS_WEEK
             if deload and targets is None and is_main(exercise) and exercise.get("sets"):
                 resize(exercise, max(1, round(int(exercise["sets"]) * DELOAD_VOLUME)))
         notes = [note for note in composed.notes if note]
-        if targets is not None and follow_targets(composed.exercises, targets, on_the_day):
-            notes.append(f"I followed the plan's sets, reps and effort for the day ({day['prescription']})")
+        if targets is not None:
+            followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
+            notes += plan_notes(targets, followed)
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
 
@@ -167,20 +173,46 @@ def _weekday_index(value: Any) -> int:
 # --- The day's prescription -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SetsAndReps:
-    """'4×5', '3×8-10', '3 sets of 8-12 reps': sets, and the reps (a range when `high` > `low`)."""
+    """'4×5', '3×8-10', '3 sets of 8-12 reps': sets, and the reps (a range when `high` > `low`), for the exercises
+    it names ('Bench Press and Romanian Deadlift 4×5') or a kind of them."""
 
     sets: int
     low: int
     high: int
-    applies_to: str  # "main lifts" (loaded compounds), "accessories" (the rest) or "all"
+    applies_to: str  # "named" (`names`), "main lifts" (loaded compounds), "accessories" (the rest) or "all"
+    names: tuple[str, ...] = ()
+    percent_1rm: float | None = None  # '@ 70% 1RM'
+
+    def words(self) -> str:
+        reps = f"{self.low}" if self.low == self.high else f"{self.low}-{self.high}"
+        return f"{self.sets}×{reps}"
 
 
 @dataclass(frozen=True)
 class DayTargets:
-    """What a plan day's prescription says the strength work is: sets and reps by kind, and the target RPE."""
+    """What a plan day's prescription says the strength work is: sets and reps by named exercises or by kind,
+    named extras without sets ('plank'), the target RPE and the % of 1RM."""
 
     sets_and_reps: tuple[SetsAndReps, ...]
     rpe: float | None
+    extras: tuple[str, ...] = ()
+
+    @property
+    def named(self) -> tuple[SetsAndReps, ...]:
+        return tuple(item for item in self.sets_and_reps if item.applies_to == "named")
+
+    @property
+    def by_kind(self) -> tuple[SetsAndReps, ...]:
+        return tuple(item for item in self.sets_and_reps if item.applies_to != "named")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every exercise the prescription names, in its order (the groups', then the extras)."""
+        return tuple(dict.fromkeys([*(name for item in self.named for name in item.names), *self.extras]))
+
+    @property
+    def percent_1rm(self) -> float | None:
+        return next((item.percent_1rm for item in self.sets_and_reps if item.percent_1rm), None)
 
 
 _SETS_X_REPS = re.compile(
@@ -189,49 +221,123 @@ _SETS_X_REPS = re.compile(
 )
 _SETS_OF_REPS = re.compile(r"(\d+)\s+(?:sets|rounds)\s+of\b.*?(\d+)(?:\s*[-–]\s*(\d+))?\s+reps", re.I)
 _RPE = re.compile(r"\bRPE\s*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)", re.I)
+_PERCENT_1RM = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:your\s+)?(?:1\s*RM|one[- ]rep max)", re.I)
+# A piece that qualifies the work rather than naming an exercise ('RPE 7', '@ 70% 1RM', 'rest 60-90 s').
+_MODIFIER = re.compile(
+    r"\bRPE\b|%|\b1\s*RM\b|\brests?\b|/\s*10\b|\bpain\b|\btempo\b|\d\s*(?:s|sec|min)\b", re.I
+)
+# Words that say what kind of work a group is, not which exercise ('main lifts', 'full body strength', '5-6
+# exercises'): a group or extra made only of these (and numbers) names no exercise.
+_KIND_WORDS = frozenset(
+    split_words(
+        """main lift lifts accessory accessories exercise exercises movement movements work full body strength upper
+    lower compound compounds isolation circuit round rounds set sets rep reps easy mobility conditioning intervals
+    interval and or of the a at with for to on each then plus short light heavy"""
+    )
+)
+
+
+def _names_in(text: str) -> tuple[str, ...]:
+    """The exercise names a group's text gives ('Bench Press and Romanian Deadlift', 'Main lifts: Squat'), none
+    when it only says a kind of work."""
+    names = text.rpartition(":")[2]
+    found = []
+    for part in re.split(r",|\band\b|&|\+|\bthen\b", names, flags=re.I):
+        name = part.strip(" .-–—×x@()\t\n")
+        words = re.findall(r"[a-z]+", name.lower())
+        if words and not set(words) <= _KIND_WORDS and not re.search(r"\d", name):
+            found.append(name)
+    return tuple(found)
 
 
 def day_targets(prescription: str) -> DayTargets | None:
-    """The sets, reps and RPE a plan day's prescription gives its strength work ('main lifts 4×5 @ 70% 1RM, RPE
-    7; accessories 3×8-10', '4x6 main lifts at RPE 7, 3x8-10 accessories', '5-6 exercises × 3 sets of 8-12
-    reps, RPE 7', '3 rounds of 5-6 exercises × 10-15 reps'); None when it gives none."""
+    """The sets, reps and RPE a plan day's prescription gives its strength work, by the exercises it names ('Bench
+    Press and Romanian Deadlift 4×5 @ 70% 1RM, RPE 7; Barbell Row, Hip Thrust 3×8-10; plank') or by kind ('main
+    lifts 4×5 @ 70% 1RM, RPE 7; accessories 3×8-10', '4x6 main lifts at RPE 7, 3x8-10 accessories', '5-6
+    exercises × 3 sets of 8-12 reps, RPE 7'); None when it gives none."""
     found: list[SetsAndReps] = []
-    for clause in re.split(r"[;,]", prescription):
-        lowered = clause.lower()
-        kind = "accessories" if "accessor" in lowered else "main lifts" if "main" in lowered else "all"
-        match = _SETS_OF_REPS.search(clause) or _SETS_X_REPS.search(clause)
-        if match is None:
-            continue
-        sets, low = int(match[1]), int(match[2])
-        high = int(match[3]) if match[3] else low
-        if 1 <= sets <= 10 and 1 <= low <= high <= 30:
-            found.append(SetsAndReps(sets, low, high, kind))
+    extras: list[str] = []
+    for clause in re.split(r"[;\n]", prescription):
+        pending: list[str] = []  # pieces before the clause's next sets×reps: the names it applies to
+        last: int | None = None  # the clause's last group, which a following '@ 70% 1RM' qualifies
+        for piece in clause.split(","):
+            match = _SETS_OF_REPS.search(piece) or _SETS_X_REPS.search(piece)
+            if match is None:
+                percent = _PERCENT_1RM.search(piece)
+                if percent and last is not None:
+                    found[last] = replace(found[last], percent_1rm=float(percent[1]))
+                if not _MODIFIER.search(piece):
+                    pending.append(piece)
+                continue
+            head = ", ".join([*pending, piece[: match.start()]])
+            pending = []
+            label = f"{head} {piece[match.end() :]}".lower()
+            sets, low = int(match[1]), int(match[2])
+            high = int(match[3]) if match[3] else low
+            if not (1 <= sets <= 10 and 1 <= low <= high <= 30):
+                continue
+            names = _names_in(head)
+            kind = (
+                "named"
+                if names
+                else "accessories"
+                if "accessor" in label
+                else "main"
+                if "main" in label
+                else "all"
+            )
+            percent = _PERCENT_1RM.search(piece)
+            found.append(
+                SetsAndReps(
+                    sets,
+                    low,
+                    high,
+                    "main lifts" if kind == "main" else kind,
+                    names,
+                    float(percent[1]) if percent else None,
+                )
+            )
+            last = len(found) - 1
+        extras += [name for piece in pending for name in _names_in(piece)]
     if any(item.applies_to == "accessories" for item in found):
         found = [
             replace(item, applies_to="main lifts") if item.applies_to == "all" else item for item in found
         ]
     rpe = _RPE.search(prescription)
-    if not found and rpe is None:
+    if not found and rpe is None and not extras:
         return None
-    return DayTargets(tuple(found), float(rpe[1]) if rpe else None)
+    return DayTargets(tuple(found), float(rpe[1]) if rpe else None, tuple(extras))
 
 
-def follow_targets(exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts) -> bool:
-    """Give the draft's main reps exercises the day's sets and reps (a load moved to match the new reps, by the
-    Epley estimate, so the effort stays what the load was chosen for) and its target RPE as a cue. Whether any
-    exercise changed."""
+def follow_targets(
+    exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts, named_as: dict[str, str]
+) -> list[str]:
+    """Give the draft's main reps exercises the day's sets and reps (a named exercise, or its stand-in, its own
+    group's; the others their kind's; a load moved to match the new reps, by the Epley estimate, so the effort
+    stays what the load was chosen for) and its target RPE as a cue. The draft's exercises that follow the
+    plan, each as '<name> <sets>×<reps>' (a hold or an extra by its name)."""
     by_key = {key: candidate for candidate in facts.catalog for key in candidate.keys}
-    changed = False
+    groups = {exercise_name_key(name): item for item in targets.named for name in item.names}
+    followed: list[str] = []
     for exercise in exercises:
-        if not is_main(exercise) or exercise.get("exercise_type") != "reps" or not exercise.get("reps"):
+        if not is_main(exercise) or exercise.get("exercise_type") not in ("reps", "hold"):
             continue
-        candidate = by_key.get(exercise_name_key(str(exercise["exercise_name"])))
-        lift = candidate is not None and candidate.mechanic == "compound" and candidate.loaded_equipment
-        kind = "main lifts" if lift else "accessories"
-        rule = next((item for item in targets.sets_and_reps if item.applies_to in (kind, "all")), None)
+        name = str(exercise["exercise_name"])
+        candidate = by_key.get(exercise_name_key(name))
+        named = named_as.get(name)
+        if exercise.get("exercise_type") == "hold" or not exercise.get("reps"):
+            if named is not None:
+                followed.append(name)
+            continue
+        if named is not None:
+            rule = groups.get(exercise_name_key(named))
+        else:
+            lift = candidate is not None and candidate.mechanic == "compound" and candidate.loaded_equipment
+            kind = "main lifts" if lift else "accessories"
+            rule = next((item for item in targets.by_kind if item.applies_to in (kind, "all")), None)
         if rule is not None:
             before = int(exercise["reps"][0])
-            reps = min(max(before, rule.low), rule.high)
+            reps = before if rule.low <= before <= rule.high else (rule.low + rule.high) // 2
             loads = exercise.get("load_each")
             resize(exercise, rule.sets)
             exercise["reps"] = [reps] * rule.sets
@@ -241,9 +347,33 @@ def follow_targets(exercises: list[dict[str, Any]], targets: DayTargets, facts: 
                 exercise["load_each"] = [load] * rule.sets
             if reps <= 6:
                 exercise["rest_sec"] = max(int(exercise.get("rest_sec") or 0), 120)
-            changed = True
+            followed.append(f"{name} {rule.sets}×{reps}")
+        elif named is not None:
+            followed.append(name)
         if targets.rpe is not None:
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
-            changed = True
-    return changed
+    return followed
+
+
+def plan_notes(targets: DayTargets, followed: list[str]) -> list[str]:
+    """What the draft's notes say of the prescription: what it follows, never more (the composer's notes say
+    which named exercise was swapped or left out, and why), and the % 1RM it does not follow."""
+    notes: list[str] = []
+    effort = f" at about RPE {targets.rpe:g}" if targets.rpe is not None else ""
+    if targets.names:
+        if followed:
+            notes.append(f"I followed the plan's lifts, sets and reps for the day: {joined(followed)}")
+        if effort:
+            notes.append(f"Every main exercise is{effort}")
+    elif followed:
+        kinds = "; ".join(f"{item.applies_to} {item.words()}" for item in targets.by_kind)
+        notes.append(f"I followed the plan's sets, reps and effort for the day ({kinds}{effort})")
+    elif effort:
+        notes.append(f"I followed the plan's effort for the day:{effort}")
+    if targets.percent_1rm is not None:
+        notes.append(
+            f"The loads come from your logged sessions (a careful first-time start where there are none), not "
+            f"{targets.percent_1rm:g}% of a 1RM: I have no 1RM on record for you"
+        )
+    return notes

@@ -669,7 +669,8 @@ def user_filters(facts: TrainingFacts, *, equipment: frozenset[str] | None = Non
     )
 
 
-def _rejection_note(candidate: Candidate, reason: str) -> str:
+def rejection_note(candidate: Candidate, reason: str) -> str:
+    """Why `candidate` is ruled out, in the user's words, from a `Filters.rejection` reason."""
     if reason == "equipment":
         needs = ", ".join(slug.replace("_", " ") for slug in candidate.equipment)
         return f"it needs {needs}, which you don't have here"
@@ -677,6 +678,8 @@ def _rejection_note(candidate: Candidate, reason: str) -> str:
         return f"it isn't a good idea with your {reason.split(':', 1)[1]}"
     if reason.startswith("preference:"):
         return f"you asked me to avoid {reason.split(':', 1)[1]}"
+    if reason == "recovery":
+        return "the muscles it works are still recovering"
     return "it's a step above your current level"
 
 
@@ -686,4 +689,15 @@ def why_not(wanted: str, facts: TrainingFacts) -> str | None:
     if match is None:
         return "I couldn't find it in my exercise list"
     reason = user_filters(facts).rejection(match)
-    return _rejection_note(match, reason) if reason is not None else None
+    return rejection_note(match, reason) if reason is not None else None
+
+
+def closest_match(name: str, facts: TrainingFacts) -> Candidate | None:
+    """For a name the catalogue lacks ('GHD hip extension'): the exercise its last two or more words name ('hip
+    extension'), the longest that names one; None when none does."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", name)
+    for start in range(1, len(words) - 1):
+        found = catalog_match(" ".join(words[start:]), facts)
+        if found is not None:
+            return found
+    return None

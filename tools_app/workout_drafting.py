@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Literal
 
@@ -46,10 +46,13 @@ from tools_app.training_facts import (
     Filters,
     TrainingFacts,
     as_of,
+    catalog_match,
     choose_load,
+    closest_match,
     exclusions_from_phrases,
     load_facts,
     name_stems,
+    rejection_note,
     split_words,
 )
 from tools_app.types import Tool, ToolContext, ToolOutcome
@@ -196,6 +199,7 @@ class WorkoutBrief(BaseModel):
 
 
 MAX_EXERCISES = 7
+QUAD_DOMINANT_SHARE = 0.3  # a quads share from which a lift loads the knee too much to call knee-friendly
 # The label of an exclusion that varies a plan week's main lifts (`plan_drafting.draft_week_workouts`): its note
 # says the lifts were varied, not that the user asked for something to be left out.
 EARLIER_THIS_WEEK = "earlier this week"
@@ -697,9 +701,19 @@ def _why_main(candidate: Candidate, rank: int, facts: TrainingFacts, debt_muscle
         text = f"Isolation work to finish your {muscle}."
     if candidate.primary in debt_muscles:
         text += f" Your {muscle} volume is behind your goal."
-    if candidate.primary in LEG_MUSCLES and any(rule.key == "knee" for rule in facts.injuries):
+    if knee_friendly(candidate) and any(rule.key == "knee" for rule in facts.injuries):
         text += " Knee-friendly."
     return text
+
+
+def knee_friendly(candidate: Candidate) -> bool:
+    """Leg work that keeps load off the knee: hip-dominant (hinges, bridges, hip thrusts) or calves, never a
+    quad-dominant lift, which the knee rules may allow (a trap-bar deadlift) but which works the knee hardest."""
+    return (
+        candidate.primary in LEG_MUSCLES
+        and candidate.primary != "Quadriceps"
+        and candidate.share_of(("Quadriceps",)) < QUAD_DOMINANT_SHARE
+    )
 
 
 def _label(brief: WorkoutBrief, skipped: Iterable[str]) -> str:
@@ -739,6 +753,8 @@ class ComposedWorkout:
     # generate_workout's check of `workout` at the user's current location, when it found nothing to drop:
     # the draft_workout tool saves the workout with it rather than checking it all again.
     checked: CheckedWorkout | None = None
+    # A plan day's named lifts: the draft's exercise name → the name the prescription gave it (a stand-in's too).
+    named_as: dict[str, str] = field(default_factory=dict)
 
     @property
     def exercises(self) -> list[dict[str, Any]]:
@@ -749,10 +765,25 @@ class ComposedWorkout:
 class Composer:
     """Builds one workout for one request; see the module docstring for the rules."""
 
-    def __init__(self, brief: WorkoutBrief, facts: TrainingFacts, *, safe: bool = False) -> None:
+    def __init__(
+        self,
+        brief: WorkoutBrief,
+        facts: TrainingFacts,
+        *,
+        safe: bool = False,
+        named: Sequence[str] = (),
+        only_named: bool = False,
+    ) -> None:
         self.brief = brief
         self.facts = facts
         self.safe = safe
+        # Exercises a plan day names ('Bench Press', 'plank'): they lead the strength work, each kept when it fits
+        # the user here, else a stand-in for the same muscle and movement; `only_named`: nothing else is added.
+        self.named = tuple(named)
+        self.only_named = only_named
+        self.named_as: dict[str, str] = {}
+        self.kept: set[str] = set()  # named exercises drafted as named (not a stand-in or the closest one)
+        self.named_notes: list[str] = []
         self.style: Style = brief.style or "strength"
         self.minutes = brief.minutes or DEFAULT_MINUTES[self.style]
         recovering = facts.recovering()
@@ -807,7 +838,7 @@ class Composer:
                 self.rejected.setdefault(kind, set()).add(label)
 
     def _adaptation_notes(self) -> list[str]:
-        notes: list[str] = []
+        notes: list[str] = list(self.named_notes)
         recent = self.facts.recent_hours
         if self.skipped:
             they = _is_plural(self.skipped)
@@ -899,16 +930,20 @@ class Composer:
     def _strength(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         main_count = 3 if self.minutes <= 20 else 4 if self.minutes <= 30 else 5
         pool = self._style_pool("strength")
-        chosen = fill_slots(
-            self._strength_slots(),
-            pool,
-            count=main_count,
-            targets=self.targets,
-            facts=self.facts,
-            style="strength",
-            debt=self.debt,
-        )
-        if len(chosen) < main_count:
+        named = self._named_picks(pool)
+        chosen = list(named)
+        if not (self.only_named and named):
+            chosen += fill_slots(
+                self._strength_slots(),
+                pool,
+                count=max(0, main_count - len(named)),
+                targets=self.targets,
+                facts=self.facts,
+                style="strength",
+                chosen=named,
+                debt=self.debt,
+            )
+        if len(chosen) < main_count and not (self.only_named and named):
             chosen += cover(
                 [c for c in pool if self.targets.get(c.primary, 0.0) > 0],
                 count=main_count - len(chosen),
@@ -927,7 +962,7 @@ class Composer:
                 rank=i,
                 light=c.works_hard(hard),
                 intensity=self.brief.intensity,
-                why=_why_main(c, i, self.facts, self.debt_muscles),
+                why=_why_main(c, i, self.facts, self.debt_muscles) + self._from_the_plan(c),
             )
             for i, c in enumerate(chosen)
         ]
@@ -938,6 +973,74 @@ class Composer:
         self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
         self._fit_volume(main, exercises)
         return exercises, chosen
+
+    def _named_picks(self, pool: Sequence[Candidate]) -> list[Candidate]:
+        """The catalogue exercises for the plan day's named ones, in order: each named exercise when it fits the
+        user here (equipment, injuries, preferences, recovery, level), else the usual pick for its main muscle
+        and movement; what was swapped or left out, and why, goes in the notes."""
+        picks: list[Candidate] = []
+        for name in self.named:
+            wanted = catalog_match(name, self.facts)
+            closest = wanted is None
+            wanted = wanted or closest_match(name, self.facts)
+            if wanted is None:
+                self.named_notes.append(f"I couldn't find {name} in my exercise list, so I left it out")
+                continue
+            if wanted in picks:
+                continue
+            reason = self.rejections[wanted.slug]
+            if wanted.exercise_type not in ("reps", "hold"):
+                self.named_notes.append(f"I left out {name}: it isn't strength work")
+                continue
+            if reason is None:
+                picks.append(wanted)
+                self.named_as[wanted.name] = name
+                if not closest:
+                    self.kept.add(wanted.name)
+                if closest:
+                    self.named_notes.append(
+                        f"{name} isn't in my exercise list, so I used {wanted.name}, the closest I have"
+                    )
+                continue
+            stand_in = self._stand_in(wanted, pool, picks)
+            why = rejection_note(wanted, reason)
+            if stand_in is None:
+                self.named_notes.append(f"I left out {name}: {why}")
+                continue
+            picks.append(stand_in)
+            self.named_as[stand_in.name] = name
+            self.named_notes.append(f"{name} swapped for {stand_in.name}: {why}")
+        return picks
+
+    def _stand_in(
+        self, wanted: Candidate, pool: Sequence[Candidate], picks: Sequence[Candidate]
+    ) -> Candidate | None:
+        """The pick for `wanted`'s place: the same main muscle, the same movement pattern first, then the same
+        mechanic, then any."""
+        options = [c for c in pool if c.primary == wanted.primary and c.slug != wanted.slug]
+        for narrowed in (
+            [c for c in options if c.movement_pattern == wanted.movement_pattern],
+            [c for c in options if c.mechanic == wanted.mechanic],
+            options,
+        ):
+            found = best(
+                narrowed,
+                muscles=(wanted.primary,),
+                targets=self.targets,
+                facts=self.facts,
+                style="strength",
+                chosen=picks,
+                debt=self.debt,
+            )
+            if found is not None:
+                return found
+        return None
+
+    def _from_the_plan(self, candidate: Candidate) -> str:
+        named = self.named_as.get(candidate.name)
+        if named is None:
+            return ""
+        return " From your plan." if candidate.name in self.kept else f" In place of {named}."
 
     def _fit_volume(self, main: list[dict[str, Any]], exercises: list[dict[str, Any]]) -> None:
         """Add or remove sets, then lengthen rests, until the estimate is close to the minutes asked for."""
@@ -1130,6 +1233,7 @@ class Composer:
             main_names=[str(e["exercise_name"]) for e in main],
             notes=self._adaptation_notes(),
             checked=checked,
+            named_as=dict(self.named_as),
         )
 
 
@@ -1188,17 +1292,27 @@ def _repair_groups(exercises: list[dict[str, Any]]) -> None:
 
 
 def compose_workout(
-    brief: WorkoutBrief, facts: TrainingFacts, *, safe: bool = False
+    brief: WorkoutBrief,
+    facts: TrainingFacts,
+    *,
+    safe: bool = False,
+    named: Sequence[str] = (),
+    only_named: bool = False,
 ) -> ComposedWorkout | None:
     """The workout for `brief`, or None when nothing in the catalogue fits (the coach then asks the user).
+    `named`: exercises a plan day names, which lead a strength workout (`Composer`).
 
     Falls back to a strength workout when the style finds nothing, then to bodyweight only.
     """
-    composed = Composer(brief, facts, safe=safe).compose()
+
+    def composer(brief: WorkoutBrief, *, safe: bool) -> Composer:
+        return Composer(brief, facts, safe=safe, named=named, only_named=only_named)
+
+    composed = composer(brief, safe=safe).compose()
     if composed is None and brief.style not in (None, "strength"):
-        composed = Composer(brief.model_copy(update={"style": None}), facts, safe=safe).compose()
+        composed = composer(brief.model_copy(update={"style": None}), safe=safe).compose()
     if composed is None and not safe:
-        composed = Composer(brief, facts, safe=True).compose()
+        composed = composer(brief, safe=True).compose()
     return composed
 
 

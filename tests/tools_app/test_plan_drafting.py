@@ -4,16 +4,21 @@ from): what each day's draft holds and what its notes say."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from datasources_app.services import set_current_location
+from datasources_app.demo import DEMO_USER_ID
+from datasources_app.models import Exercise, Location
+from datasources_app.services import seed_demo_user, set_current_location
+from datasources_app.workouts import Workout
 from tests.tools_app.workout_support import Trainee, make_trainee
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan
 from tools_app.plan_drafting import draft_week_workouts, week_training_days
+from tools_app.workout_validation import validate_workout
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +91,145 @@ def test_a_hypertrophy_days_draft_keeps_the_plans_sets_and_rep_range(trainee: Tr
     for day in drafted_week(trainee, "build muscle"):
         for exercise in main_reps(day):
             assert exercise["sets"] == 3 and all(8 <= reps <= 12 for reps in exercise["reps"]), exercise
+
+
+# --- A model's prescription that names the day's lifts --------------------------------------------------------------
+MODEL_PRESCRIPTIONS = (  # a model's plan for the demo user at the Gym, week 1, as a trial wrote it
+    "Bench Press and Romanian Deadlift 4×5 @ 70% 1RM, RPE 7; Barbell Row, Hip Thrust, Incline Dumbbell Press "
+    "3×8-10; plank",
+    "Overhead Press and Weighted Pull-up 4×5 @ 70% 1RM, RPE 7; Hip Thrust, Seated Cable Row, Back Extension "
+    "3×8-10; ab wheel",
+    "Deadlift and Close-Grip Bench Press 4×5 @ 70% 1RM, RPE 7; Chest-Supported Row, GHD hip extension, Face Pull "
+    "3×8-12; Pallof press",
+)
+
+
+def demo_week(prescriptions: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The demo user's (left-knee limitation) first strength week at the Gym, each day with its prescription."""
+    seed_demo_user()
+    gym = Location.objects.get(user_id=DEMO_USER_ID, name="Gym")
+    start = next_monday(timezone.localdate() + dt.timedelta(days=1))
+    plan_week = build_plan(goal="build strength", weeks=6, days_per_week=3, start_date=start)["weeks"][0]
+    days = [day | {"prescription": text} for day, text in zip(plan_week["days"], prescriptions, strict=True)]
+    drafted = draft_week_workouts(
+        user_id=DEMO_USER_ID, week=plan_week | {"days": days}, days=days, location_id=gym.id
+    )
+    for day in drafted:
+        problems = validate_workout(
+            Workout.model_validate(day["draft"]), user_id=DEMO_USER_ID, location_id=gym.id
+        )
+        assert problems == [], (day["prescription"], problems)
+    return drafted
+
+
+def by_name(day: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {str(exercise["exercise_name"]): exercise for exercise in main_reps(day) + main_holds(day)}
+
+
+def main_holds(day: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        exercise
+        for exercise in day["draft"]["exercises"]
+        if (exercise.get("group") or {}).get("type") not in ("warmup", "cooldown")
+        and exercise["exercise_type"] == "hold"
+    ]
+
+
+def test_a_model_prescription_gives_each_named_lift_its_own_groups_sets_and_reps() -> None:
+    """Each day's named lifts are its exercises: the main pair 4×5, the accessories 3 sets in their range (not the
+    main lifts' 4×5), the named core extra there; a name the catalogue lacks gets the closest one, said so."""
+    monday, wednesday, friday = demo_week(MODEL_PRESCRIPTIONS)
+    expected = (
+        (
+            monday,
+            ["Barbell Bench Press", "Romanian Deadlift"],
+            ["Barbell Row", "Hip Thrust", "Incline Dumbbell Press"],
+            (8, 10),
+            "Plank",
+        ),
+        (
+            wednesday,
+            ["Overhead Press", "Weighted Pull-Up"],
+            ["Hip Thrust", "Seated Cable Row", "Back Extension"],
+            (8, 10),
+            "Ab Wheel Rollout",
+        ),
+        (
+            friday,
+            ["Deadlift", "Close-Grip Barbell Bench Press"],
+            ["Chest-Supported Dumbbell Row", "Face Pull"],
+            (8, 12),
+            "Pallof Press",
+        ),
+    )
+    for day, mains, accessories, (low, high), core in expected:
+        exercises = by_name(day)
+        for name in mains:
+            assert (exercises[name]["sets"], exercises[name]["reps"]) == (4, [5] * 4), (name, day["draft"])
+        for name in accessories:
+            assert exercises[name]["sets"] == 3 and all(
+                low <= reps <= high for reps in exercises[name]["reps"]
+            ), name
+        assert core in exercises, day["draft"]
+        fours = [
+            name
+            for name, exercise in exercises.items()
+            if exercise.get("sets") == 4 and exercise.get("reps") == [5] * 4
+        ]
+        assert sorted(fours) == sorted(mains), day["draft"]
+    stand_in = next(
+        name
+        for name, exercise in by_name(friday).items()
+        if "In place of GHD hip extension" in exercise["reasoning"]
+    )
+    assert by_name(friday)[stand_in]["sets"] == 3
+    assert any(
+        note.startswith(f"GHD hip extension isn't in my exercise list, so I used {stand_in}")
+        for note in friday["draft_notes"]
+    )
+
+
+def test_a_named_lift_the_knee_rules_out_is_swapped_for_the_usual_pick_and_the_note_says_why() -> None:
+    """'Back Squat' for the left-knee user: a stand-in for the same muscles with the squat's 4×5, and a note that
+    says what was swapped and why; the note of what the plan's lifts were lists only what the draft holds."""
+    day = demo_week(
+        ("Back Squat and Bench Press 4×5, RPE 7; Barbell Row, Hip Thrust, Face Pull 3×8-10",) * 3
+    )[0]
+    swap = next(note for note in day["draft_notes"] if note.startswith("Back Squat swapped for "))
+    stand_in = swap.removeprefix("Back Squat swapped for ").split(":")[0]
+    assert swap.endswith("it isn't a good idea with your knee"), swap
+    exercises = by_name(day)
+    assert "Barbell Back Squat" not in exercises
+    assert (exercises[stand_in]["sets"], exercises[stand_in]["reps"]) == (4, [5] * 4)
+    assert "In place of Back Squat" in exercises[stand_in]["reasoning"]
+    followed = next(note for note in day["draft_notes"] if note.startswith("I followed the plan's lifts"))
+    assert "Squat" not in followed.replace(stand_in, "") and "Barbell Bench Press 4×5" in followed
+
+
+def test_the_notes_follow_the_plan_only_as_far_as_the_draft_does() -> None:
+    """The notes list the draft's exercises with the sets and reps they have, say the target RPE, and say that
+    the loads are not the prescription's % of 1RM (none is on record), never 'I followed' the whole text."""
+    for day in demo_week(MODEL_PRESCRIPTIONS):
+        followed = next(note for note in day["draft_notes"] if note.startswith("I followed the plan's lifts"))
+        exercises = by_name(day)
+        assert all(name in followed for name in exercises), (followed, exercises)
+        for name, sets, reps in re.findall(r"(?:: |, )([^,:]+?) (\d+)×(\d+)", followed):
+            assert (exercises[name]["sets"], exercises[name]["reps"][0]) == (int(sets), int(reps)), name
+        assert "Every main exercise is at about RPE 7" in day["draft_notes"]
+        assert any("not 70% of a 1RM" in note for note in day["draft_notes"])
+        assert not any(day["prescription"] in note for note in day["draft_notes"])
+
+
+def test_a_quad_dominant_lift_is_never_called_knee_friendly() -> None:
+    """Under a knee limitation the knee rules may allow a quad-dominant lift (a trap-bar deadlift); its reasoning
+    never calls it knee-friendly, while hip-dominant work still may be."""
+    week = demo_week(("main lifts 4×5 @ 70% 1RM, RPE 7; accessories 3×8-10",) * 3)
+    catalogue = {exercise.name: exercise for exercise in Exercise.objects.all()}
+    quads = [
+        exercise
+        for day in week
+        for exercise in main_reps(day)
+        if (catalogue[exercise["exercise_name"]].primary_muscles or [""])[0] == "Quadriceps"
+    ]
+    assert quads, "no quad-dominant lift drafted: the check would pass for nothing"
+    assert not any("Knee-friendly" in exercise["reasoning"] for exercise in quads), quads
