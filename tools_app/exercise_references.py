@@ -11,6 +11,12 @@ tried last (for one exercise: not for parts joined by "and"). Where reported set
 (`positions="main"`: the logging tools), "the first one" counts the exercises after the warm-up, the ones
 sets are done for. A reference that matches several exercises, or none, is an `Unresolved` whose error
 lists the candidates (or the workout) with their ids: the model calls again with one, or asks the user.
+
+A tool that can act on several exercises at once (adjust_exercise) reads its reference with
+`resolve_exercises`: "all" ("every exercise", "everything", "all main exercises") means every main exercise,
+the warm-up and cool-down only when the words name them; parts joined by commas or "and" are each read; and
+words that match several exercises mean each of them when they are plural ("the presses", "both curls",
+"the dumbbell ones"). Singular words that match several stay a "Which exercise?" ("the press").
 """
 
 from __future__ import annotations
@@ -24,6 +30,11 @@ from datasources_app.catalog import exercise_name_key, name_words
 from datasources_app.workouts import StoredExercise
 
 REFERENCE_DESCRIPTION = "Id (ex_...), order number, or the user's words: 'the last one', 'the curls'."
+REFERENCES_DESCRIPTION = (
+    REFERENCE_DESCRIPTION[:-1]
+    + ". Several in one call: 'all' (every main exercise; the warm-up or cool-down "
+    "only if named), ids or numbers joined by commas, or plural words ('the presses')."
+)
 # Said about an exercise, never naming one ("the one", "that exercise").
 _FILLER = frozenset(
     "a an the this that these those it my your to of for with and or on in at please one exercise movement move".split()  # noqa: SIM905
@@ -78,6 +89,72 @@ def resolve_exercise(
     if len(indexes) == 1:
         return indexes[0]
     return _unresolved(exercises, reference, [exercises[index] for index in indexes])
+
+
+# Words that mean the whole workout ("all", "everything", "every exercise", "all main exercises"), and the words
+# that may come with them without naming an exercise.
+_ALL = frozenset("all every everything each whole entire".split())  # noqa: SIM905
+_ALL_COMPANIONS = _FILLER | frozenset(
+    "exercises main workout them including include plus too also as well rest other others session".split()  # noqa: SIM905
+)
+_PARTS = {"warmup": ("warm",), "cooldown": ("cool",)}
+# Words saying the main exercises are meant besides a warm-up or cool-down named ("everything including the warm-up").
+_MAIN_TOO = frozenset("everything main including include plus too also and well".split())  # noqa: SIM905
+_SINGULAR_S = frozenset(
+    {"biceps", "triceps", "abs", "glutes", "lats", "quads", "hamstrings", "calves", "traps"}
+)
+_PLURAL = frozenset("all both each every ones them these those exercises".split())  # noqa: SIM905
+
+
+def resolve_exercises(exercises: Sequence[StoredExercise], reference: str) -> list[int] | Unresolved:
+    """The indexes in `exercises`, in workout order, of every exercise `reference` means (see the module): one
+    or several, else why not."""
+    wanted = reference.strip()
+    whole = _whole_workout(exercises, wanted)
+    if whole is not None:
+        return whole
+    if not any(
+        " and " in f" {exercises[i].exercise_name.lower()} " for i in _by_whole_name(exercises, wanted)
+    ):
+        parts = [part.strip() for part in re.split(r"\band\b|&|,|;", wanted) if part.strip()] or [wanted]
+    else:
+        parts = [wanted]
+    found: list[int] = []
+    for part in parts:
+        indexes = _matches(exercises, part, "workout", len(parts) == 1)
+        if not indexes or (len(indexes) > 1 and not _plural(part)):
+            return _unresolved(exercises, part, [exercises[index] for index in indexes])
+        found.extend(indexes)
+    return sorted(set(found))
+
+
+def _whole_workout(exercises: Sequence[StoredExercise], text: str) -> list[int] | None:
+    """The exercises words like "all" or "everything including the warm-up" mean, or None for other words."""
+    words = re.findall(r"[a-z]+", text.lower().replace("-", " "))
+    if not words or not _ALL & set(words):
+        return None
+    named = {part for part, (first,) in _PARTS.items() if first in words}
+    said = {word for word in words if word not in ("up", "down", "warmup", "cooldown")} - {
+        first for (first,) in _PARTS.values()
+    }
+    if not said <= _ALL | _ALL_COMPANIONS:
+        return None
+    named |= {part for part in _PARTS if part in words}
+    main = not named or bool(_MAIN_TOO & set(words))
+    return [
+        index
+        for index, exercise in enumerate(exercises)
+        if (main and _is_main(exercise)) or (exercise.group is not None and exercise.group.type in named)
+    ]
+
+
+def _plural(text: str) -> bool:
+    """Whether words mean more than one exercise: "both", "the dumbbell ones", a plural noun ("the presses")."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return any(
+        word in _PLURAL or (word.endswith("s") and word not in _SINGULAR_S and name_words(word) != (word,))
+        for word in words
+    )
 
 
 def _matches(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -54,7 +55,14 @@ from datasources_app.workouts import (
     expand_per_set_scalars,
     new_exercise_id,
 )
-from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
+from tools_app.exercise_references import (
+    REFERENCE_DESCRIPTION,
+    REFERENCES_DESCRIPTION,
+    Unresolved,
+    named_exactly,
+    resolve_exercise,
+    resolve_exercises,
+)
 from tools_app.formatting import counted, joined
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
@@ -180,8 +188,17 @@ PRESCRIPTION_OVERRIDES = (
 )
 
 
+def _references_as_text(value: Any) -> Any:
+    """A list of references (ids, numbers) is read as the several exercises it names."""
+    if isinstance(value, list):
+        return ", ".join(str(_reference_as_text(item)) for item in value)
+    return _reference_as_text(value)
+
+
 class AdjustExerciseInput(BaseModel):
-    exercise_id: ExerciseRef
+    exercise_id: Annotated[
+        str, BeforeValidator(_references_as_text), Field(min_length=1, description=REFERENCES_DESCRIPTION)
+    ]
     adjustments: dict[str, Any] = Field(
         default_factory=dict,
         description='e.g. {"sets": 4, "reps": [8, 8, 8, 8]} or {"order": 1}; not exercise_type.',
@@ -667,6 +684,8 @@ def _revalidate(
     changed: int,
     header: str,
     fields: dict[str, Any] | None = None,
+    *,
+    context: TrainingContext | None = None,
 ) -> tuple[list[Exercise], ExerciseCheck, TrainingContext] | ToolOutcome:
     """Re-check the changed exercise (`fields`, when its new fields are not yet a stored exercise) and the
     workout's structure; a failed outcome lists the problems."""
@@ -683,7 +702,7 @@ def _revalidate(
             for error in exc.errors(include_url=False)
         ]
         return _problem_list(header, problems)
-    context = load_training_context(user_id=ctx.user_id)
+    context = context or load_training_context(user_id=ctx.user_id)
     check = check_exercises(models, user_id=ctx.user_id, only={changed}, context=context)
     if not check.ok:
         return _problem_list(header, check.problems)
@@ -900,6 +919,15 @@ _PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
 _EXERCISE_KEYS = frozenset(ExerciseFields.model_fields) | {"id", "order", "exercise_slug"}
 
 
+# The fields a `change` steps, the first naming it ("no rest to change" where an exercise has none of them).
+_STEPPED_FIELDS = {
+    **dict.fromkeys(("more_sets", "fewer_sets"), ("sets", "rounds")),
+    **dict.fromkeys(("more_reps", "fewer_reps"), ("reps", "hold_sec", "work_sec")),
+    **dict.fromkeys(("heavier", "lighter"), ("load_each", "reps", "hold_sec", "work_sec")),
+    **dict.fromkeys(("more_rest", "less_rest"), ("rest_sec",)),
+}
+
+
 def _canonical_changes(adjustments: dict[str, Any], old: StoredExercise) -> dict[str, Any]:
     """Adjustments under their canonical names, single numbers for per-set fields spread over the sets
     (seed 001's scalar `load` included; `load: null` means bodyweight)."""
@@ -929,92 +957,53 @@ def _resize_uniform_lists(adjusted: dict[str, Any], old: StoredExercise, changed
             adjusted[name] = [values[0]] * sets
 
 
+@dataclass(frozen=True)
+class _Adjusted:
+    """One exercise adjusted: the workout with the change, the exercise before and after, the fields shown."""
+
+    exercises: list[StoredExercise]
+    new: StoredExercise
+    before: dict[str, Any]
+    after: dict[str, Any]
+    shown: list[str]
+    unloaded: str  # why a step asked for as weight moved the reps or time instead ("" when it did not)
+
+    @property
+    def changed(self) -> bool:
+        return any(self.before.get(key) != self.after.get(key) for key in self.shown)
+
+    @property
+    def summary(self) -> str:
+        """'Dumbbell Bench Press: 90→60 s rest' (and why weight asked for moved the reps, when it did)."""
+        return describe_change(self.new.exercise_name, self.before, self.after, self.shown) + self.unloaded
+
+
+@dataclass(frozen=True)
+class _NotAdjusted:
+    """One exercise the change does not apply to: the failure a call on it alone returns, and why in words."""
+
+    outcome: ToolOutcome
+    reason: str
+
+
 def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
-    """Change some fields of one exercise; `id` and its type cannot change."""
+    """Change some fields of one exercise, or the same change of several (one new version); `id` and its
+    type cannot change."""
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
-    exercises = workout.exercises
-    index = find_exercise(exercises, args.exercise_id)
-    if isinstance(index, ToolOutcome):
-        return index
-    adjustments = dict(args.adjustments)
-    unloaded = ""
-    if not adjustments and args.change is not None:
-        context = load_training_context(user_id=ctx.user_id)
-        unit = exercises[index].load_unit or context.weight_unit
-        current = exercises[index].to_json()
-        adjustments = (
-            harder_or_easier(
-                current, harder=args.change == "harder", unit=unit, weights_kg=context.weights_kg
-            )
-            if args.change in ("harder", "easier")
-            else nudge(current, args.change, unit=unit, weights_kg=context.weights_kg)
-        )
-        if not adjustments:
-            return _failure(
-                f"{exercises[index].exercise_name} cannot sensibly be made {args.change.replace('_', ' ')} by "
-                "itself (already at the limit); choose another exercise or give adjustments."
-            )
-        if args.change in ("heavier", "lighter") and "load_each" not in adjustments:
-            # No load to step (bodyweight or a band), or none heavier/lighter here: the step moved the reps,
-            # holds or work instead; the user asked for weight, so the model must say what changed and why.
-            what = "the reps" if "reps" in adjustments else "the time"
-            if current.get("load_each"):
-                extreme = "heaviest" if args.change == "heavier" else "lightest"
-                unloaded = f"; that's already the {extreme} weight you have here, so I changed {what} instead"
-            else:
-                hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
-                unloaded = (
-                    f"; it has no load to make {args.change}, so I changed {what} instead ({hint} would change "
-                    "the load)"
-                )
-    if not adjustments:
-        return _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.')
-    protected = sorted(key for key in adjustments if key in PROTECTED_FIELDS)
-    if protected:
-        return _failure(
-            f"adjust_exercise cannot change {', '.join(protected)}: an exercise keeps its id and type. "
-            "To change the type, replace the exercise with swap_exercise."
-        )
-    old = exercises[index]
-    changes = _canonical_changes(adjustments, old)
-    unknown = sorted(key for key in changes if key not in ADJUSTABLE_FIELDS)
-    if unknown:
-        return _failure(
-            f"Unknown field(s) {', '.join(unknown)}. Adjustable fields: {', '.join(sorted(ADJUSTABLE_FIELDS))}."
-        )
-
-    # The changed fields stay plain values until they are checked: a wrong one is a problem to report.
-    before = old.to_json()
-    adjusted = {**before, **changes}
-    _resize_uniform_lists(adjusted, old, set(changes))
-    exercises[index] = old.model_copy()  # holds the place (and takes the new order) while it is checked
-    if "order" in changes:
-        exercises, index = _move(exercises, index, _as_int(changes["order"], default=index + 1))
-        adjusted["order"] = exercises[index].order
-
-    header = "The exercise was not adjusted. Fix every problem below and call adjust_exercise again:"
-    outcome = _revalidate(ctx, exercises, index, header, adjusted)
-    if isinstance(outcome, ToolOutcome):
-        return outcome
-    models, check, context = outcome
-    rebuilt = canonical_exercise(
-        models[index],
-        exercise_id=str(old.id),
-        order=models[index].order,
-        match=check.catalog[index],
-        equipment=check.equipment[index],
-        context=context,
-    )
-    # What other tools keep on an exercise (e.g. completion) survives an adjustment.
-    kept = {key: value for key, value in before.items() if key not in _EXERCISE_KEYS}
-    new = exercises[index] = StoredExercise.model_validate({**rebuilt.to_json(), **kept})
-    after = new.to_json()
-    shown = [key for key in changes if before.get(key) != after.get(key)] or list(changes)
+    found = resolve_exercises(workout.exercises, args.exercise_id)
+    if isinstance(found, Unresolved):
+        return _failure(found.error)
+    if len(found) > 1:
+        return _adjust_several(args, ctx, workout, found)
+    adjusted = _adjust_one(args, ctx, workout.exercises, found[0], load_training_context(user_id=ctx.user_id))
+    if isinstance(adjusted, _NotAdjusted):
+        return adjusted.outcome
+    new, before, after, shown = adjusted.new, adjusted.before, adjusted.after, adjusted.shown
     old_values = {key: before.get(key) for key in shown}
     applied = {key: after.get(key) for key in shown}
-    artifact, length_now = store_next_version(ctx, workout, exercises)
+    artifact, length_now = store_next_version(ctx, workout, adjusted.exercises)
     artifact_id = artifact["artifact_id"]
     changes_summary = ", ".join(f"{key} {_short(old_values[key])}→{_short(applied[key])}" for key in shown)
     change_summary = describe_change(new.exercise_name, before, after, shown)
@@ -1036,8 +1025,188 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
-        tell_user=f"Done: {change_summary}{unloaded}. {length_now}",
+        tell_user=f"Done: {change_summary}{adjusted.unloaded}. {length_now}",
     )
+
+
+def _adjust_several(
+    args: AdjustExerciseInput, ctx: ToolContext, workout: StoredWorkout, indexes: list[int]
+) -> ToolOutcome:
+    """The same change to each of several exercises, stored as one new version: the ones it does not apply to
+    (at a limit, not of their type) are said and left as they were; it fails only when none changed."""
+    if "order" in args.adjustments:
+        return _failure("order moves one exercise: call adjust_exercise with that exercise's id alone.")
+    context = load_training_context(user_id=ctx.user_id)
+    exercises = workout.exercises
+    done: list[_Adjusted] = []
+    left: list[tuple[StoredExercise, str]] = []
+    refusals: list[ToolOutcome] = []
+    for index in indexes:  # no order changes here, so each index stays the exercise's place
+        adjusted = _adjust_one(args, ctx, exercises, index, context)
+        if isinstance(adjusted, _NotAdjusted):
+            left.append((exercises[index], adjusted.reason))
+            refusals.append(adjusted.outcome)
+        elif not adjusted.changed:
+            lacking = [key for key in adjusted.shown if adjusted.after.get(key) is None]
+            noun = lacking[0].removesuffix("_sec").removesuffix("_each") if lacking else ""
+            left.append((exercises[index], f"no {noun} to change" if lacking else "already like that"))
+        else:
+            exercises = adjusted.exercises
+            done.append(adjusted)
+    if not done:
+        if refusals and len(refusals) == len(indexes) and len({o.text for o in refusals}) == 1:
+            return refusals[0]  # the change itself is wrong (an unknown field, say): one error says it
+        return _failure(
+            "No exercise was adjusted: "
+            + "; ".join(f"{exercise.exercise_name}: {reason}" for exercise, reason in left)
+            + ". Choose other exercises or give adjustments that apply."
+        )
+    artifact, length_now = store_next_version(ctx, workout, exercises)
+    artifact_id = artifact["artifact_id"]
+    changed = [
+        {
+            "exercise_id": item.new.id,
+            "exercise_name": item.new.exercise_name,
+            "adjustments": {key: item.after.get(key) for key in item.shown},
+            "old_values": {key: item.before.get(key) for key in item.shown},
+            "change_summary": describe_change(item.new.exercise_name, item.before, item.after, item.shown),
+        }
+        for item in done
+    ]
+    not_changed = [
+        {"exercise_id": exercise.id, "exercise_name": exercise.exercise_name, "reason": reason}
+        for exercise, reason in left
+    ]
+    listed = "; ".join(
+        f"{item.new.id}: {item.new.exercise_name} - "
+        + ", ".join(
+            f"{key} {_short(item.before.get(key))}→{_short(item.after.get(key))}" for key in item.shown
+        )
+        for item in done
+    )
+    unchanged = "; ".join(f"{exercise.id} ({exercise.exercise_name}): {reason}" for exercise, reason in left)
+    text = (
+        f"Updated {counted(len(done), 'exercise')}: {listed}."
+        + (f" Not changed: {unchanged}." if left else "")
+        + f" Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
+        + _deliver_instruction(artifact_id)
+    )
+    summaries = "; ".join(item.summary for item in done)
+    kept = "; ".join(f"{exercise.exercise_name} ({reason})" for exercise, reason in left)
+    return ToolOutcome(
+        success=True,
+        data={**changed[0], "change_summary": summaries, "artifact_id": artifact_id}
+        | {"previous_artifact_id": workout.artifact_id, "changed": changed, "not_changed": not_changed},
+        text=text,
+        artifact=artifact,
+        tell_user=(
+            f"Done: changed {counted(len(done), 'exercise')}: {summaries}."
+            + (f" Left as they were: {kept}." if left else "")
+            + f" {length_now}"
+        ),
+    )
+
+
+def _adjust_one(
+    args: AdjustExerciseInput,
+    ctx: ToolContext,
+    exercises: list[StoredExercise],
+    index: int,
+    context: TrainingContext,
+) -> _Adjusted | _NotAdjusted:
+    """The workout with exercise `index` adjusted as `args` say and checked, else why not."""
+    exercises = list(exercises)
+    adjustments = dict(args.adjustments)
+    unloaded = ""
+    if not adjustments and args.change is not None:
+        unit = exercises[index].load_unit or context.weight_unit
+        current = exercises[index].to_json()
+        adjustments = (
+            harder_or_easier(
+                current, harder=args.change == "harder", unit=unit, weights_kg=context.weights_kg
+            )
+            if args.change in ("harder", "easier")
+            else nudge(current, args.change, unit=unit, weights_kg=context.weights_kg)
+        )
+        if not adjustments:
+            fields = _STEPPED_FIELDS.get(args.change, ())
+            noun = fields[0].removesuffix("_sec") if fields else ""
+            lacking = bool(fields) and all(current.get(field) in (None, []) for field in fields)
+            return _NotAdjusted(
+                _failure(
+                    f"{exercises[index].exercise_name} cannot sensibly be made {args.change.replace('_', ' ')} "
+                    "by itself (already at the limit); choose another exercise or give adjustments."
+                ),
+                f"no {noun} to change" if lacking else "already at the limit",
+            )
+        if args.change in ("heavier", "lighter") and "load_each" not in adjustments:
+            # No load to step (bodyweight or a band), or none heavier/lighter here: the step moved the reps,
+            # holds or work instead; the user asked for weight, so the model must say what changed and why.
+            what = "the reps" if "reps" in adjustments else "the time"
+            if current.get("load_each"):
+                extreme = "heaviest" if args.change == "heavier" else "lightest"
+                unloaded = f"; that's already the {extreme} weight you have here, so I changed {what} instead"
+            else:
+                hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
+                unloaded = (
+                    f"; it has no load to make {args.change}, so I changed {what} instead ({hint} would change "
+                    "the load)"
+                )
+    if not adjustments:
+        return _NotAdjusted(
+            _failure('adjustments is empty: give the fields to change, e.g. {"sets": 4}.'),
+            "nothing to change",
+        )
+    protected = sorted(key for key in adjustments if key in PROTECTED_FIELDS)
+    if protected:
+        return _NotAdjusted(
+            _failure(
+                f"adjust_exercise cannot change {', '.join(protected)}: an exercise keeps its id and type. "
+                "To change the type, replace the exercise with swap_exercise."
+            ),
+            "its type cannot change",
+        )
+    old = exercises[index]
+    changes = _canonical_changes(adjustments, old)
+    unknown = sorted(key for key in changes if key not in ADJUSTABLE_FIELDS)
+    if unknown:
+        return _NotAdjusted(
+            _failure(
+                f"Unknown field(s) {', '.join(unknown)}. "
+                f"Adjustable fields: {', '.join(sorted(ADJUSTABLE_FIELDS))}."
+            ),
+            "unknown field",
+        )
+
+    # The changed fields stay plain values until they are checked: a wrong one is a problem to report.
+    before = old.to_json()
+    adjusted = {**before, **changes}
+    _resize_uniform_lists(adjusted, old, set(changes))
+    exercises[index] = old.model_copy()  # holds the place (and takes the new order) while it is checked
+    if "order" in changes:
+        exercises, index = _move(exercises, index, _as_int(changes["order"], default=index + 1))
+        adjusted["order"] = exercises[index].order
+
+    header = "The exercise was not adjusted. Fix every problem below and call adjust_exercise again:"
+    outcome = _revalidate(ctx, exercises, index, header, adjusted, context=context)
+    if isinstance(outcome, ToolOutcome):
+        first = (outcome.data.get("problems") or [outcome.text])[0]
+        return _NotAdjusted(outcome, re.sub(r"^exercise \d+ '[^']*': ", "", str(first)))
+    models, check, context = outcome
+    rebuilt = canonical_exercise(
+        models[index],
+        exercise_id=str(old.id),
+        order=models[index].order,
+        match=check.catalog[index],
+        equipment=check.equipment[index],
+        context=context,
+    )
+    # What other tools keep on an exercise (e.g. completion) survives an adjustment.
+    kept = {key: value for key, value in before.items() if key not in _EXERCISE_KEYS}
+    new = exercises[index] = StoredExercise.model_validate({**rebuilt.to_json(), **kept})
+    after = new.to_json()
+    shown = [key for key in changes if before.get(key) != after.get(key)] or list(changes)
+    return _Adjusted(exercises, new, before, after, shown, unloaded)
 
 
 def _short(value: Any) -> str:

@@ -63,6 +63,8 @@ _WHICH_QUESTIONS = {
 _WHICH = re.compile(r"Which exercise\? '.*?' matches \d+: (.+)\. Call again")
 _NOT_IN_WORKOUT = "is not in the current workout"
 # The user means each exercise the words match ("swap the dumbbell exercises", "remove the curls and the plank").
+# adjust_exercise's word for every main exercise of the workout, in one call.
+_EVERY_MAIN_EXERCISE = "all"
 _EVERY = re.compile(r"\b(?:all|both|every|each|and|exercises|ones)\b")
 
 
@@ -421,10 +423,10 @@ class Turn:
         exercises, adjusts, done = self._changing("adjust_exercise")
         if exercises is None and not done:
             return self._offer_workout("There's no workout to adjust yet.")
-        # The exercise the words say (each one the tool lists when they match several), else every main one.
-        attempted = {str(step.arguments.get("exercise_id")) for step in adjusts}
-        every = [str(e.get("id")) for e in _main(exercises or ()) if str(e.get("id")) not in attempted]
+        # The exercise the words say (each one the tool lists when they match several), else every main one in
+        # one call ("all": the tool leaves the warm-up and cool-down alone).
         named = intent.ref and not (adjusts and _NOT_IN_WORKOUT in adjusts[0].body)
+        every = [_EVERY_MAIN_EXERCISE] if _main(exercises or ()) and not adjusts else []
         pending = self._targets(adjusts) if named else every
         if pending and len(adjusts) < MAX_CHANGES_PER_TURN:
             # The tool knows what a step up or down means for each kind of exercise and implement.

@@ -160,7 +160,14 @@ def render_tool_docs(tools: Sequence[Tool[Any]]) -> str:
         'equipment or stance words like "dumbbell" or "seated" count less); or equipment ("the dumbbell one"). '
         "Words that match several exercises or none fail with the candidates (or the workout's exercises) and "
         "their ids, e.g. \"Which exercise? 'press' matches 2: ex_2a… (2. Dumbbell Bench Press), ex_4b… (4. "
-        'Overhead Press). Call again with one id, or ask the user which one."',
+        'Overhead Press). Call again with one id, or ask the user which one." `adjust_exercise` also takes '
+        'several exercises in one call (`resolve_exercises`): "all" ("everything", "every exercise", '
+        '"all main exercises") is every main exercise, the warm-up or cool-down only when the words name them; '
+        'parts joined by commas or "and" (or a list) are each read; plural words that match several mean each '
+        '("the presses", "both curls", "the dumbbell ones"). One new version holds every change, and its '
+        '`Tell the user` line names each change and each exercise left as it was, with why ("Done: changed 4 '
+        "exercises: Dumbbell Bench Press: 90→60 s rest; …. Left as they were: Outdoor Run (no rest to change). "
+        'It now takes about 38 min."); it fails only when nothing changed.',
         "",
         "| # | tool | category | observation | status (start → done) |",
         "|---|---|---|---|---|",
