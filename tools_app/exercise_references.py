@@ -2,7 +2,8 @@
 
 A reference is what the model passes as `exercise_id`, in its own or the user's words:
 - an id (`ex_…`, or any id an earlier workout carried) or a 1-based order number ("2", "#2"), as listed;
-- a position in words: "the first one", "2nd", "exercise 3", "the last one";
+- a position in words: "the first one", "2nd", "exercise 3", "the last one" (the last main exercise, not the
+  cool-down's stretch unless the words name it);
 - a name, whole or in part ("goblet squat", "the curls", "bench"), or the equipment ("the dumbbell one").
 
 A name the reference holds whole wins over names that only share words with it; among those, the words
@@ -208,19 +209,27 @@ def _is_main(exercise: StoredExercise) -> bool:
 
 
 def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str) -> list[int]:
-    """ "the 2nd", "exercise 3", "the last one": by order in the workout, or among its main exercises."""
+    """ "the 2nd", "exercise 3", "the last one": by order in the workout, or among its main exercises. "The
+    last one" is the last main exercise either way (people do not count the cool-down's stretch as the last
+    exercise: two model trials read it so), unless the words name the cool-down, a stretch or the warm-up."""
     counted = [
         index for index, exercise in enumerate(exercises) if positions == "workout" or _is_main(exercise)
     ] or list(range(len(exercises)))
+    main = [index for index, exercise in enumerate(exercises) if _is_main(exercise)]
+    last = main[-1:] if main and not _SECTION_WORDS.search(text) else [len(exercises) - 1]
     found: list[int] = []
     for match in _POSITION.finditer(text):
+        if match.group("last"):
+            found += last
+            continue
         said = match.group("nth") or match.group("number") or match.group("hash")
-        number = (
-            len(counted) if match.group("last") else int(said) if said else _ORDINALS[match.group("ordinal")]
-        )
+        number = int(said) if said else _ORDINALS[match.group("ordinal")]
         if 0 < number <= len(counted):
             found.append(counted[number - 1])
     return list(dict.fromkeys(found))
+
+
+_SECTION_WORDS = re.compile(r"\b(?:cool|warm)[\s-]?(?:down|up)s?\b|\bstretch", re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:

@@ -14,6 +14,7 @@ from tests.tools_app.workout_support import (
     Trainee,
     bodyweight_exercise,
     generate,
+    hold_exercise,
     make_trainee,
     reps_exercise,
 )
@@ -224,3 +225,27 @@ def test_log_workout_lists_an_ambiguous_item_and_logs_nothing(
     (problem,) = result.data["problems"]
     assert problem.startswith("completed exercise 1: Which exercise? 'press' matches 2: ")
     assert not WorkoutLogEntry.objects.filter(log__user_id=trainee.user_id).exists()
+
+
+@pytest.mark.parametrize(
+    ("reference", "removed"),
+    [
+        ("the last one", "Push-Up"),
+        ("drop the last exercise", "Push-Up"),
+        ("the last stretch", "Chest Stretch"),
+        ("the last one, the cool-down", "Chest Stretch"),
+    ],
+)
+def test_the_last_one_is_the_last_main_exercise_not_the_cool_downs_stretch(
+    trainee: Trainee, reference: str, removed: str
+) -> None:
+    """With a cool-down at the end, "the last one" is the last exercise trained (two model trials read it so, and
+    one removed the stretch by it); words that name the stretch or the cool-down still reach the last entry."""
+    workout = _workout()
+    stretch = hold_exercise(7, exercise_name="Chest Stretch", sets=1, hold_sec=[30], rest_sec=0)
+    stretch["group"] = {"id": "g_cool", "type": "cooldown", "position": 1}
+    workout["exercises"].append(stretch)
+    assert generate(trainee, workout).success
+    result = remove(trainee, reference)
+    assert result.success, result.formatted
+    assert result.data["removed_exercise"]["exercise_name"] == removed
