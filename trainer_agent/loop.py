@@ -410,7 +410,7 @@ def _complete(
     with tracing.model_call_span(model_config, purpose="trainer", max_tokens=request.max_tokens) as span:
         try:
             if isinstance(provider, StreamingProvider):
-                # A preview publication borrows a pooled connection (NOTIFY) and gives it straight back.
+                # The previews callback may borrow a pooled connection (the user's units): given straight back.
                 publish = giving_back_after(on_partial) if on_partial is not None else None
                 response = provider.stream(request, on_partial=publish)
             else:

@@ -14,8 +14,9 @@ the event log keeps what it keeps without previews, and a failure here never fai
 
 Transport, worker → the web processes following the session:
 
-- PostgreSQL: `NOTIFY agent_previews` (`notify_previews`), heard by each web process's LISTEN connection
-  (`trainer_agent.wakeups`), which hands the frames to the followers of that session that asked for previews;
+- PostgreSQL: `NOTIFY agent_previews` (`notify_previews`), sent by the worker process's `NotifySender` on a
+  connection of its own and heard by each web process's LISTEN connection (`trainer_agent.wakeups`), which
+  hands the frames to the followers of that session that asked for previews;
 - SQLite (`make run`, where the worker is a process of its own): the Django cache holds each session's latest
   preview state, which those followers read each time they poll the store;
 - ImmediateBackend (the test suite): the request's own thread runs the turn before its stream starts, so the
@@ -27,9 +28,11 @@ sent every stored frame up to the call's `llm_request`, and dropped once it read
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
+import queue
 import threading
 import time
 import types
@@ -157,6 +160,7 @@ class PreviewBatch:
     request_sequence: int  # the call's `llm_request`
     frames: list[dict[str, Any]]
     state: list[dict[str, Any]]
+    final: bool = False  # the call's input is complete: its last publication
 
 
 type Publish = Callable[[PreviewBatch], None]
@@ -275,6 +279,7 @@ class PreviewPublisher:
                 request_sequence=self.request_sequence,
                 frames=frames,
                 state=state,
+                final=partial.complete,
             )
         )
 
@@ -311,21 +316,119 @@ def transport() -> Publish:
 
 
 def notify_previews(batch: PreviewBatch) -> None:
-    """`NOTIFY agent_previews` with the new frames (in parts when they exceed PostgreSQL's payload limit), on the
-    worker thread's own connection, which is idle while the model streams.
-
-    The driver's cursor, not Django's: Django's would run the tenant wrapper (`tenancy.acting_for`), making each
-    notification a transaction of four statements; a notification reads and writes no tenant row. Autocommit:
-    delivered at once (inside a transaction, at its commit)."""
+    """`NOTIFY agent_previews` with the new frames (in parts when they exceed PostgreSQL's payload limit), sent
+    by this process's `NotifySender`: the model call's thread neither borrows a pooled connection nor waits for
+    the server, except for the call's final publication, which is on the wire when this returns (so a follower
+    hears the last card before the call's `llm_response` is stored, which makes the call's previews stale)."""
     if not batch.frames:
         return
-    payloads = notification_payloads(batch)
-    connection.ensure_connection()
-    assert connection.connection is not None
-    sql = "SELECT " + ", ".join(["pg_notify(%s, %s)"] * len(payloads))
-    params = [item for payload in payloads for item in (PREVIEWS_CHANNEL, payload)]
-    with connection.wrap_database_errors, connection.connection.cursor() as cursor:
-        cursor.execute(sql.encode(), params)
+    _sender.send(notification_payloads(batch), wait=batch.final)
+
+
+class NotifySender:
+    """The worker process's sender of preview notifications: a connection of its own (autocommit, outside the
+    pool and the tenant wrapper: a notification reads and writes no tenant row) and a thread that sends, in one
+    statement, every publication waiting when it wakes.
+
+    Why not the model call's thread on a pooled connection, as before: each publication then borrowed a
+    connection (the pool's check, a round trip), sent one statement and gave it back, ~15 times a turn, and
+    waited for a free connection when the turns' own work held the pool (docs/benchmarks.md "Previews end to
+    end"). A failed statement drops what it carried (previews are never worth a retry: the next publication
+    holds the latest state, the final frames the truth) and the next batch connects again."""
+
+    MAX_PER_STATEMENT = 200  # payloads; a publication's parts always travel in one statement
+
+    def __init__(self, connect: Callable[[], Any] | None = None) -> None:
+        self._connect = connect or _notify_connection
+        # (payloads, set once sent); None payloads: close the connection and stop (`stop`)
+        self._queue: queue.SimpleQueue[tuple[list[str] | None, threading.Event | None]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._connection: Any = None
+
+    def send(self, payloads: list[str], *, wait: bool = False, timeout: float = 2.0) -> None:
+        """Queue one publication's payloads; with `wait`, return once they were sent (or failed, or `timeout`)."""
+        self._ensure_thread()
+        done = threading.Event() if wait else None
+        self._queue.put((payloads, done))
+        if done is not None:
+            done.wait(timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Send what is queued, close the connection and end the thread (a later `send` starts them again)."""
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return
+        self._queue.put((None, None))
+        thread.join(timeout)
+
+    def _ensure_thread(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="preview-notify", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            batch: list[tuple[list[str], threading.Event | None]] = []
+            count = 0
+            item = self._queue.get()
+            while True:
+                payloads, done = item
+                if payloads is None:
+                    stopping = True
+                    break
+                batch.append((payloads, done))
+                count += len(payloads)
+                if count >= self.MAX_PER_STATEMENT:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                self._send_batch(batch)
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.close()
+            self._connection = None
+
+    def _send_batch(self, batch: list[tuple[list[str], threading.Event | None]]) -> None:
+        payloads = [payload for payloads, _ in batch for payload in payloads]
+        try:
+            if self._connection is None or self._connection.closed:
+                self._connection = self._connect()
+            sql = "SELECT " + ", ".join([f"pg_notify('{PREVIEWS_CHANNEL}', %s)"] * len(payloads))
+            self._connection.execute(sql.encode(), payloads)
+        except Exception:
+            logger.warning("previews.notify_failed", extra={"publications": len(batch)}, exc_info=True)
+            with contextlib.suppress(Exception):
+                if self._connection is not None:
+                    self._connection.close()
+            self._connection = None
+        finally:
+            for _, done in batch:
+                if done is not None:
+                    done.set()
+
+
+def _notify_connection() -> Any:
+    import psycopg
+
+    from trainer_agent.wakeups import conninfo  # wakeups imports this module
+
+    return psycopg.connect(conninfo(), autocommit=True)
+
+
+_sender = NotifySender()
+
+
+def stop_notifying() -> None:
+    """Close this process's notification connection (tests that drop their database afterwards)."""
+    _sender.stop()
 
 
 def notification_payloads(batch: PreviewBatch) -> list[str]:
