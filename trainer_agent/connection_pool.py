@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connections
+import psycopg
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from psycopg_pool import ConnectionPool
 
 # A connection a worker gave back around a model call less than this long ago is lent again without the pool's
@@ -27,6 +28,13 @@ from psycopg_pool import ConnectionPool
 # (`connection_loss`: it reconnects and goes on); the web's connections are always checked.
 JUST_GIVEN_BACK_SECONDS = 2.0
 _GIVEN_BACK_AT = "_trainer_given_back_at"
+
+
+def conninfo() -> str:
+    """The default database's connection string, for a connection of our own outside the pool (a LISTEN
+    connection, the previews' notifying one)."""
+    params = connection.get_connection_params()
+    return psycopg.conninfo.make_conninfo("", **{k: v for k, v in params.items() if isinstance(v, str | int)})
 
 
 def pooled(*, using: str = DEFAULT_DB_ALIAS) -> bool:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
+import psycopg
 from django.conf import settings
 from django.core.cache import cache as django_cache
 from django.db import connection
@@ -55,6 +56,7 @@ from sessions_app.models import AgentSessionEvent, AgentTurn, EventType
 from tools_app.registry import UnknownToolError, get_tool, normalise_arguments
 from tools_app.workout_tools import preview_exercise
 from tools_app.workout_validation import CatalogMatch, find_catalog_match
+from trainer_agent.connection_pool import conninfo
 from trainer_agent.llm.types import PartialToolCall
 
 logger = logging.getLogger(__name__)
@@ -416,10 +418,6 @@ class NotifySender:
 
 
 def _notify_connection() -> Any:
-    import psycopg
-
-    from trainer_agent.wakeups import conninfo  # wakeups imports this module
-
     return psycopg.connect(conninfo(), autocommit=True)
 
 

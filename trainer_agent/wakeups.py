@@ -29,6 +29,7 @@ from django.db import connection
 
 from sessions_app.services import EVENTS_CHANNEL
 from trainer_agent import previews as preview_frames
+from trainer_agent.connection_pool import conninfo
 from trainer_agent.previews import PreviewInbox
 
 logger = logging.getLogger(__name__)
@@ -92,12 +93,6 @@ def _ensure_listener() -> None:
     global _listener
     if _listener is None or _listener.done():
         _listener = asyncio.get_running_loop().create_task(_listen())
-
-
-def conninfo() -> str:
-    """The default database's connection string, for a listening connection of our own."""
-    params = connection.get_connection_params()
-    return psycopg.conninfo.make_conninfo("", **{k: v for k, v in params.items() if isinstance(v, str | int)})
 
 
 async def _listen() -> None:

@@ -17,9 +17,9 @@ from django.test import RequestFactory
 
 from sessions_app.models import AgentSession
 from trainer_agent.connection_loss import connection_lost, database_unavailable
+from trainer_agent.connection_pool import conninfo
 from trainer_agent.middleware import DatabaseUnavailableMiddleware
 from trainer_agent.tenancy import acting_for
-from trainer_agent.wakeups import conninfo
 
 
 def _raised_from(cause: BaseException, error: Exception) -> Exception:

@@ -15,6 +15,7 @@ from django.db import connection
 
 from sessions_app.services import EVENTS_CHANNEL
 from tests.trainer_agent.test_connection_pool import pool_of_one  # noqa: F401 (a fixture)
+from trainer_agent.connection_pool import conninfo
 from trainer_agent.previews import (
     PREVIEWS_CHANNEL,
     NotifySender,
@@ -24,7 +25,6 @@ from trainer_agent.previews import (
     receive_notification,
     stop_notifying,
 )
-from trainer_agent.wakeups import conninfo
 
 pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="NOTIFY is PostgreSQL's"),

@@ -221,7 +221,7 @@ class WorkerPool:
 
     def _listen(self) -> None:
         """Wake idle loops when a turn is enqueued (`pg_notify` from `turns.enqueue_turn`)."""
-        from trainer_agent.wakeups import conninfo
+        from trainer_agent.connection_pool import conninfo
 
         while self.running:
             try:
