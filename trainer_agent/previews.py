@@ -418,7 +418,9 @@ class NotifySender:
 
 
 def _notify_connection() -> Any:
-    return psycopg.connect(conninfo(), autocommit=True)
+    # A database that does not answer holds the previews (queued meanwhile), never the model calls for long: only
+    # a final publication waits, at most `send`'s timeout.
+    return psycopg.connect(conninfo(), autocommit=True, connect_timeout=5)
 
 
 _sender = NotifySender()
