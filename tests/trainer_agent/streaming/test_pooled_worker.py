@@ -3,7 +3,8 @@ has connections, because its threads give their connection back around every mod
 
 A worker with 16 loops and a pool of 3, a scripted model that takes 0.5 s per call: 16 streamed turns at once
 must all end `done`, most of them must have run at the same time, and PostgreSQL must have seen no more of the
-worker's connections than its pool plus its LISTEN connection (pg_stat_activity, by `application_name`).
+worker's connections than its pool, its LISTEN connection and the previews' notifying one (pg_stat_activity, by
+`application_name`).
 """
 
 from __future__ import annotations
@@ -114,5 +115,5 @@ def test_a_worker_runs_more_turns_at_once_than_its_pool_has_connections(
     assert len(spans) == TURNS
     at_once = max(sum(1 for s, f in spans if s <= start < f) for start, _ in spans)
     assert at_once > POOL_SIZE + 1, f"only {at_once} turns ran at once"
-    # The pool's connections and the LISTEN connection; nothing per turn.
-    assert 0 < peak[0] <= POOL_SIZE + 1, f"the worker held {peak[0]} connections"
+    # The pool's connections, the LISTEN connection and the previews' notifying one; nothing per turn.
+    assert 0 < peak[0] <= POOL_SIZE + 2, f"the worker held {peak[0]} connections"
