@@ -18,33 +18,17 @@ from tests.tools_app.workout_support import (
     make_trainee,
     reps_exercise,
     told,
+    upper_body_workout,
 )
 from tools_app.workout_tools import workout_exercises
 
 pytestmark = pytest.mark.django_db
 
 
-def _workout() -> dict[str, Any]:
-    """A warm-up, two presses (one seated), a curl, a band exercise and push-ups; rests 60-90 s."""
-    warm_up = bodyweight_exercise(1, exercise_name="Jumping Jack", sets=1, reps=[30], rest_sec=30)
-    warm_up["group"] = {"id": "g_warm", "type": "warmup", "position": 1}
-    return {
-        "title": "Upper body",
-        "exercises": [
-            warm_up,
-            reps_exercise(2),
-            reps_exercise(3, exercise_name="Seated Dumbbell Shoulder Press", load_each=[12, 12, 12]),
-            reps_exercise(4, exercise_name="Dumbbell Biceps Curl", load_each=[10, 10, 10]),
-            bodyweight_exercise(5, exercise_name="Band Pull-Apart", equipment=["resistance_bands"]),
-            bodyweight_exercise(6),
-        ],
-    }
-
-
 @pytest.fixture
 def trainee() -> Trainee:
     trainee = make_trainee()
-    result = generate(trainee, _workout())
+    result = generate(trainee, upper_body_workout())
     assert result.success, result.formatted
     return trainee
 

@@ -12,11 +12,10 @@ from datasources_app.models import WorkoutLogEntry
 from datasources_app.selectors import get_current_workout
 from tests.tools_app.workout_support import (
     Trainee,
-    bodyweight_exercise,
     generate,
     hold_exercise,
     make_trainee,
-    reps_exercise,
+    upper_body_workout,
 )
 from tools_app.types import ToolResult
 from tools_app.workout_tools import workout_exercises
@@ -33,23 +32,6 @@ NAMES = [
 ]
 
 
-def _workout() -> dict[str, Any]:
-    """A warm-up, two presses (one seated), a curl, a band exercise and push-ups."""
-    warm_up = bodyweight_exercise(1, exercise_name="Jumping Jack", sets=1, reps=[30])
-    warm_up["group"] = {"id": "g_warm", "type": "warmup", "position": 1}
-    return {
-        "title": "Upper body",
-        "exercises": [
-            warm_up,
-            reps_exercise(2),
-            reps_exercise(3, exercise_name="Seated Dumbbell Shoulder Press", load_each=[12, 12, 12]),
-            reps_exercise(4, exercise_name="Dumbbell Biceps Curl", load_each=[10, 10, 10]),
-            bodyweight_exercise(5, exercise_name="Band Pull-Apart", equipment=["resistance_bands"]),
-            bodyweight_exercise(6),
-        ],
-    }
-
-
 @pytest.fixture
 def trainee() -> Trainee:
     return make_trainee()
@@ -57,7 +39,7 @@ def trainee() -> Trainee:
 
 @pytest.fixture
 def exercises(trainee: Trainee) -> list[dict[str, Any]]:
-    result = generate(trainee, _workout())
+    result = generate(trainee, upper_body_workout())
     assert result.success and result.artifact is not None, result.formatted
     found = workout_exercises(result.artifact)
     assert [e["exercise_name"] for e in found] == NAMES
@@ -241,7 +223,7 @@ def test_the_last_one_is_the_last_main_exercise_not_the_cool_downs_stretch(
 ) -> None:
     """With a cool-down at the end, "the last one" is the last exercise trained (two model trials read it so, and
     one removed the stretch by it); words that name the stretch or the cool-down still reach the last entry."""
-    workout = _workout()
+    workout = upper_body_workout()
     stretch = hold_exercise(7, exercise_name="Chest Stretch", sets=1, hold_sec=[30], rest_sec=0)
     stretch["group"] = {"id": "g_cool", "type": "cooldown", "position": 1}
     workout["exercises"].append(stretch)

@@ -57,12 +57,13 @@ def test_a_varied_session_says_so_in_a_plain_sentence(trainee: Trainee) -> None:
     assert not any("earlier this week, as you asked" in note for note in later)
 
 
-def main_reps(day: dict[str, Any]) -> list[dict[str, Any]]:
+def main_of(day: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The day's draft's main exercises (not the warm-up or cool-down) of one exercise type."""
     return [
         exercise
         for exercise in day["draft"]["exercises"]
         if (exercise.get("group") or {}).get("type") not in ("warmup", "cooldown")
-        and exercise["exercise_type"] == "reps"
+        and exercise["exercise_type"] == kind
     ]
 
 
@@ -79,17 +80,17 @@ def test_a_strength_days_draft_follows_its_prescription(
     """The day's main lifts get the plan's sets and reps (with a load), every main exercise its target RPE, and
     the notes say the draft follows the plan."""
     for day in drafted_week(trainee, "build strength", prescription=prescription):
-        lifts = [exercise for exercise in main_reps(day) if exercise.get("load_each")]
+        lifts = [exercise for exercise in main_of(day, "reps") if exercise.get("load_each")]
         assert lifts, day["draft"]
         assert {(exercise["sets"], tuple(exercise["reps"])) for exercise in lifts} == {(sets, (reps,) * sets)}
-        assert all(f"RPE {rpe}" in exercise["notes"] for exercise in main_reps(day))
+        assert all(f"RPE {rpe}" in exercise["notes"] for exercise in main_of(day, "reps"))
         assert any("I followed the plan's sets, reps and effort" in note for note in day["draft_notes"])
 
 
 def test_a_hypertrophy_days_draft_keeps_the_plans_sets_and_rep_range(trainee: Trainee) -> None:
     """'5-6 exercises × 3 sets of 8-12 reps': each main exercise has 3 sets of 8 to 12 reps."""
     for day in drafted_week(trainee, "build muscle"):
-        for exercise in main_reps(day):
+        for exercise in main_of(day, "reps"):
             assert exercise["sets"] == 3 and all(8 <= reps <= 12 for reps in exercise["reps"]), exercise
 
 
@@ -123,16 +124,9 @@ def demo_week(prescriptions: tuple[str, ...]) -> list[dict[str, Any]]:
 
 
 def by_name(day: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {str(exercise["exercise_name"]): exercise for exercise in main_reps(day) + main_holds(day)}
-
-
-def main_holds(day: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        exercise
-        for exercise in day["draft"]["exercises"]
-        if (exercise.get("group") or {}).get("type") not in ("warmup", "cooldown")
-        and exercise["exercise_type"] == "hold"
-    ]
+    return {
+        str(exercise["exercise_name"]): exercise for exercise in main_of(day, "reps") + main_of(day, "hold")
+    }
 
 
 def test_a_model_prescription_gives_each_named_lift_its_own_groups_sets_and_reps() -> None:
@@ -228,7 +222,7 @@ def test_a_quad_dominant_lift_is_never_called_knee_friendly() -> None:
     quads = [
         exercise
         for day in week
-        for exercise in main_reps(day)
+        for exercise in main_of(day, "reps")
         if (catalogue[exercise["exercise_name"]].primary_muscles or [""])[0] == "Quadriceps"
     ]
     assert quads, "no quad-dominant lift drafted: the check would pass for nothing"

@@ -97,6 +97,24 @@ def bodyweight_exercise(order: int = 2, **overrides: Any) -> dict[str, Any]:
     return {key: value for key, value in exercise.items() if value is not None}
 
 
+def upper_body_workout() -> dict[str, Any]:
+    """A warm-up, two presses (one seated), a curl, a band exercise and push-ups; rests 30-90 s: a workout whose
+    exercises words can name by position, by name in whole or in part, and by equipment."""
+    warm_up = bodyweight_exercise(1, exercise_name="Jumping Jack", sets=1, reps=[30], rest_sec=30)
+    warm_up["group"] = {"id": "g_warm", "type": "warmup", "position": 1}
+    return {
+        "title": "Upper body",
+        "exercises": [
+            warm_up,
+            reps_exercise(2),
+            reps_exercise(3, exercise_name="Seated Dumbbell Shoulder Press", load_each=[12, 12, 12]),
+            reps_exercise(4, exercise_name="Dumbbell Biceps Curl", load_each=[10, 10, 10]),
+            bodyweight_exercise(5, exercise_name="Band Pull-Apart", equipment=["resistance_bands"]),
+            bodyweight_exercise(6),
+        ],
+    }
+
+
 def hold_exercise(order: int = 3, **overrides: Any) -> dict[str, Any]:
     exercise: dict[str, Any] = {
         "exercise_name": "Plank",
