@@ -99,6 +99,8 @@ _ALL_COMPANIONS = _FILLER | frozenset(
     "exercises main workout them including include plus too also as well rest other others session".split()  # noqa: SIM905
 )
 _PARTS = {"warmup": ("warm",), "cooldown": ("cool",)}
+# "All but the squat": the exercises the words leave out of "all" (the words after it, read as a reference).
+_EXCEPT = re.compile(r"\b(?:except(?: for)?|but|apart from|other than|besides|save for)\b", re.IGNORECASE)
 # Words saying the main exercises are meant besides a warm-up or cool-down named ("everything including the warm-up").
 _MAIN_TOO = frozenset("everything main including include plus too also and well".split())  # noqa: SIM905
 _SINGULAR_S = frozenset(
@@ -111,9 +113,16 @@ def resolve_exercises(exercises: Sequence[StoredExercise], reference: str) -> li
     """The indexes in `exercises`, in workout order, of every exercise `reference` means (see the module): one
     or several, else why not."""
     wanted = reference.strip()
-    whole = _whole_workout(exercises, wanted)
+    cut = _EXCEPT.search(wanted)
+    head, rest = (wanted[: cut.start()], wanted[cut.end() :].strip()) if cut else (wanted, "")
+    whole = _whole_workout(exercises, head)
+    if whole is not None and rest:  # "all but the squat", "everything except the curls"
+        left_out = resolve_exercises(exercises, rest)
+        if isinstance(left_out, Unresolved):
+            return left_out
+        whole = [index for index in whole if index not in left_out]
     if whole is not None:
-        return whole
+        return whole or _unresolved(exercises, wanted, [])
     if not any(
         " and " in f" {exercises[i].exercise_name.lower()} " for i in _by_whole_name(exercises, wanted)
     ):
@@ -215,8 +224,7 @@ def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str)
     counted = [
         index for index, exercise in enumerate(exercises) if positions == "workout" or _is_main(exercise)
     ] or list(range(len(exercises)))
-    main = [index for index, exercise in enumerate(exercises) if _is_main(exercise)]
-    last = main[-1:] if main and not _SECTION_WORDS.search(text) else [len(exercises) - 1]
+    last = _last_meant(exercises, text)
     found: list[int] = []
     for match in _POSITION.finditer(text):
         if match.group("last"):
@@ -229,7 +237,23 @@ def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str)
     return list(dict.fromkeys(found))
 
 
-_SECTION_WORDS = re.compile(r"\b(?:cool|warm)[\s-]?(?:down|up)s?\b|\bstretch", re.IGNORECASE)
+def _last_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
+    """The exercise "the last" means: of the warm-up or cool-down when the words name one, the workout's last
+    entry for "the last stretch", else the last main exercise."""
+    named = _SECTION_WORDS.search(text)
+    section = (
+        {"warm": "warmup", "cool": "cooldown"}.get((named.group("part") or "").lower()) if named else None
+    )
+    if section is not None:
+        listed = [
+            i for i, exercise in enumerate(exercises) if exercise.group and exercise.group.type == section
+        ]
+        return listed[-1:]
+    main = [index for index, exercise in enumerate(exercises) if _is_main(exercise)]
+    return main[-1:] if main and not named else [len(exercises) - 1] if exercises else []
+
+
+_SECTION_WORDS = re.compile(r"\b(?P<part>cool|warm)[\s-]?(?:down|up)s?\b|\bstretch", re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:

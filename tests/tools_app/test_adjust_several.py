@@ -87,6 +87,8 @@ def test_all_cuts_the_rest_of_every_main_exercise_in_one_new_version(trainee: Tr
         ),
         ("the curl and the push-ups", ["Dumbbell Biceps Curl", "Push-Up"]),
         ("2, 4", ["Dumbbell Bench Press", "Dumbbell Biceps Curl"]),
+        ("all but the curls", [name for name in list(BEFORE)[1:] if name != "Dumbbell Biceps Curl"]),
+        ("everything except the push-ups", [name for name in list(BEFORE)[1:] if name != "Push-Up"]),
         (["2", 4], ["Dumbbell Bench Press", "Dumbbell Biceps Curl"]),
     ],
 )
@@ -98,6 +100,14 @@ def test_words_meaning_several_exercises_change_each_of_them(
     result = trainee.run("adjust_exercise", {"exercise_id": reference, "adjustments": {"rest_sec": 45}})
     assert result.success, result.formatted
     assert rests(trainee) == {name: 45 if name in changed else rest for name, rest in BEFORE.items()}
+
+
+def test_all_of_a_section_the_workout_lacks_fails_naming_the_exercises(trainee: Trainee) -> None:
+    """ "All the cool-down" with no cool-down means no exercise: a failure listing the workout, not a crash."""
+    result = trainee.run("adjust_exercise", {"exercise_id": "all the cool-down", "change": "less_rest"})
+    assert not result.success
+    assert "is not in the current workout" in result.formatted and "Jumping Jack" in result.formatted
+    assert rests(trainee) == BEFORE
 
 
 def test_singular_words_that_match_several_still_ask_which(trainee: Trainee) -> None:

@@ -215,6 +215,7 @@ def test_log_workout_lists_an_ambiguous_item_and_logs_nothing(
         ("the last one", "Push-Up"),
         ("drop the last exercise", "Push-Up"),
         ("the last stretch", "Chest Stretch"),
+        ("the last warm-up exercise", "Jumping Jack"),
         ("the last one, the cool-down", "Chest Stretch"),
     ],
 )
