@@ -349,10 +349,11 @@ def _deload_words(deloads: Sequence[dict[str, Any]]) -> str:
 
 
 # "week 4 is a deload", "week 4 (deload)", "deload in week 4", "deload week 4": a week named as a deload. Ranges and
-# other mentions are left alone: a false alarm would cost the plan sub-agent a retry.
+# other mentions are left alone ("build through week 4, deload in week 5" names week 5 only): a false alarm would
+# cost the plan sub-agent its one retry.
 _NAMED_DELOADS = (
     re.compile(
-        r"\bweek\s+(\d+)\s*(?:\(|:|,|is|=|-|–|—)?\s*(?:a|an|the|your)?\s*(?:lighter|easy|easier|recovery)?\s*deload\b",
+        r"\bweek\s+(\d+)\s*(?:\(|:|is|=)?\s*(?:a|an|the|your)?\s*(?:lighter|easy|easier|recovery)?\s*deload\b",
         re.I,
     ),
     re.compile(

@@ -389,6 +389,9 @@ def test_an_endurance_week_after_a_deload_is_not_told_it_adds_to_the_deload() ->
         ("Build for three weeks, no deload in this block.", [4], "says there is no deload"),
         ("Weeks 5 and 10 are lighter deload weeks.", [5, 10], None),
         ("Build weeks 1-3, then deload in week 4.", [4], None),
+        ("Build through week 4, deload in week 5, then build to week 9, deload week 10.", [5, 10], None),
+        ("Loads rise to week 4 - deload in week 5.", [5], None),
+        ("Week 3 (deload): 60 % of the volume.", [4], "names week 3 as a deload"),
     ],
 )
 def test_a_models_progression_that_names_the_wrong_deload_is_caught(
