@@ -36,7 +36,7 @@ from tools_app.plan_builder import (
 from tools_app.registry import register
 from tools_app.training_facts import INJURY_RULES
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_validation import user_injuries
+from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DEFAULT_PLAN_WEEKS = 12
@@ -438,12 +438,23 @@ def _plan_for_the_user(created: WorkoutPlan, ctx: ToolContext) -> str:
         f"Your {len(weeks)}-week {kind} plan starts {day(dt.date.fromisoformat(str(plan['start_date'])))}: "
         f"{plan['days_per_week']} days a week ({', '.join(plan['weekdays'])}){where}{progress}{lighter}."
     ]
-    injured = {injury.part.key for injury in user_injuries(user_id=ctx.user_id)}
-    rules = [rule for rule in INJURY_RULES if rule.key in injured and rule.in_a_plan]
+    injuries = user_injuries(user_id=ctx.user_id)
+    rules = [
+        rule
+        for rule in INJURY_RULES
+        if rule.key in {injury.part.key for injury in injuries} and rule.in_a_plan
+    ]
     sessions = [str(session) for session in plan.get("split") or ()]
     on_the_bike = endurance_modality(created.goal) == "Run" and any(s.endswith(" Ride") for s in sessions)
-    for index, rule in enumerate(rules):
-        bike = "your cardio is on the bike instead of running, and " if on_the_bike and index == 0 else ""
+    # The bike is said for the injury that rules out running (the same rule as the workout checks).
+    running = {i.part.key for i in injuries if unsafe_named_exercises([("run", "Easy Run")], [i])}
+    bike_for = next((rule.key for rule in rules if rule.key in running), rules[0].key if rules else None)
+    for rule in rules:
+        bike = (
+            "your cardio is on the bike instead of running, and "
+            if on_the_bike and rule.key == bike_for
+            else ""
+        )
         sentences.append(f"For your {rule.key}, {bike}{rule.in_a_plan}.")
     return " ".join(sentences)
 

@@ -258,6 +258,21 @@ def test_a_plan_shaped_by_a_knee_says_what_it_keeps_the_knee_safe_from(
     assert told(result).startswith(what_it_says.format(start=day(start)))
 
 
+def test_the_bike_is_said_for_the_injury_that_rules_out_running(trainee: Trainee) -> None:
+    """A lower back and an ankle, a 5K plan moved to the bike: the ankle is why (running loads it), not the lower
+    back, which comes first in the rules' order."""
+    upsert_profile(user_id=trainee.user_id, injuries="", limitations=["lower back", "ankle"])
+    start = next_monday(in_days(1))
+    result = trainee.run(
+        "create_workout_plan",
+        {"name": "Block", "goal": "run a 5K", "weeks": 6, "start_date": start.isoformat(), "location": "Gym"},
+    )
+    assert result.success, result.formatted
+    said = told(result)
+    assert "For your ankle, your cardio is on the bike instead of running" in said
+    assert "For your lower back, your cardio" not in said
+
+
 def test_create_plan_accepts_seed_001_spelling_and_defaults_to_next_monday(trainee: Trainee) -> None:
     """plan_name, goal_description, duration_weeks, workouts_per_week and preferred_days are accepted."""
     result = trainee.run(
