@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 from datasources_app import selectors, services
 from datasources_app.formatters import day
 from datasources_app.models import Location, PlanStatus, ScheduledWorkout, WorkoutPlan
-from tools_app.formatting import confirmation, joined, summary
+from tools_app.formatting import confirmation, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
     can_prepare_weeks,
@@ -32,6 +32,7 @@ from tools_app.plan_builder import (
     request_week_preparation,
     week_containing,
     week_dates,
+    week_list,
 )
 from tools_app.registry import register
 from tools_app.training_facts import INJURY_RULES
@@ -433,7 +434,7 @@ def _plan_for_the_user(created: WorkoutPlan, ctx: ToolContext) -> str:
     deloads = [int(week["week"]) for week in weeks if week.get("deload")]
     where = f" at {plan['location']['name']}" if plan.get("location") else ""
     progress = f", {building}" if len(weeks) - len(deloads) > 1 else ""
-    lighter = f", with {_weeks_phrase(deloads)} lighter to recover" if deloads else ""
+    lighter = f", with {week_list(deloads)} lighter to recover" if deloads else ""
     sentences = [
         f"Your {len(weeks)}-week {kind} plan starts {day(dt.date.fromisoformat(str(plan['start_date'])))}: "
         f"{plan['days_per_week']} days a week ({', '.join(plan['weekdays'])}){where}{progress}{lighter}."
@@ -457,11 +458,6 @@ def _plan_for_the_user(created: WorkoutPlan, ctx: ToolContext) -> str:
         )
         sentences.append(f"For your {rule.key}, {bike}{rule.in_a_plan}.")
     return " ".join(sentences)
-
-
-def _weeks_phrase(numbers: list[int]) -> str:
-    """'week 5', 'weeks 5 and 10'."""
-    return f"week{'s' if len(numbers) > 1 else ''} {joined([str(number) for number in numbers])}"
 
 
 def _plan_overview(created: WorkoutPlan) -> str:

@@ -23,6 +23,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator
 
+from tools_app.formatting import joined
+
 GoalType = Literal["strength", "hypertrophy", "endurance", "fat_loss", "general"]
 
 MAX_WEEKS = 52
@@ -318,11 +320,9 @@ def _day_content(
 
 
 # --- The progression in words, from the weeks ---------------------------------------------------------------------
-def _week_list(numbers: Sequence[int]) -> str:
+def week_list(numbers: Sequence[int]) -> str:
     """'week 5', 'weeks 5 and 10', 'weeks 4, 8 and 12'."""
-    words = [str(number) for number in numbers]
-    listed = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
-    return f"week{'s' if len(words) > 1 else ''} {listed}"
+    return f"week{'s' if len(numbers) > 1 else ''} {joined([str(number) for number in numbers])}"
 
 
 def _climb(label: str, values: Sequence[tuple[int, str]]) -> str:
@@ -343,7 +343,7 @@ def _deload_words(deloads: Sequence[dict[str, Any]]) -> str:
     which = "is a lighter deload week" if len(numbers) == 1 else "are lighter deload weeks"
     first = deloads[0]
     return (
-        f"{_week_list(numbers).capitalize()} {which} (about {round(first['volume_factor'] * 100)} % of the "
+        f"{week_list(numbers).capitalize()} {which} (about {round(first['volume_factor'] * 100)} % of the "
         f"volume at RPE {_rpe(first['target_rpe'])}) before building again."
     )
 
@@ -370,7 +370,7 @@ def progression_problems(progression: str, deload_weeks: Sequence[int]) -> list[
     problems = []
     if wrong:
         problems.append(
-            f"progression names {_week_list(wrong)} as a deload, but the deload weeks are "
+            f"progression names {week_list(wrong)} as a deload, but the deload weeks are "
             f"{list(deload_weeks) or 'none'}: describe the weeks as they are"
         )
     if deload_weeks and re.search(r"\bno deload", progression, re.I):
