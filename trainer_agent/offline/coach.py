@@ -426,7 +426,8 @@ class Turn:
         # The exercise the words say (each one the tool lists when they match several), else every main one in
         # one call ("all": the tool leaves the warm-up and cool-down alone).
         named = intent.ref and not (adjusts and _NOT_IN_WORKOUT in adjusts[0].body)
-        every = [_EVERY_MAIN_EXERCISE] if _main(exercises or ()) and not adjusts else []
+        tried_every = any(step.arguments.get("exercise_id") == _EVERY_MAIN_EXERCISE for step in adjusts)
+        every = [_EVERY_MAIN_EXERCISE] if _main(exercises or ()) and not tried_every else []
         pending = self._targets(adjusts) if named else every
         if pending and len(adjusts) < MAX_CHANGES_PER_TURN:
             # The tool knows what a step up or down means for each kind of exercise and implement.

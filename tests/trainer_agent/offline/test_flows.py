@@ -157,6 +157,18 @@ def test_reported_sets_are_logged_as_one_exercise(demo: DemoUser) -> None:
 
 
 @pytest.mark.django_db
+def test_words_that_name_no_exercise_make_the_whole_workout_harder(demo: DemoUser) -> None:
+    """ "That looks too easy, make it harder": the words name no exercise (the tool says so), so the coach asks
+    the tool for every main exercise at once and delivers the harder workout (`manage.py eval` caught the coach
+    giving up after the first refusal)."""
+    first = demo.run("Give me a full body workout")
+    harder = demo.run("That looks too easy, make it harder", session_id=first.session_id)
+    assert tools_of(harder) == ["adjust_exercise", "adjust_exercise", "message_notify_user", "idle"]
+    assert harder.actions[1].args["exercise_id"] == "all"
+    assert harder.response["exercises"] != first.response["exercises"]
+
+
+@pytest.mark.django_db
 def test_sets_noted_down_during_a_workout_are_logged_for_its_exercise(demo: DemoUser) -> None:
     """ "3x8 at 27.5 on the bench press" during a chest workout, the way a set is noted down (no "I did", no
     unit): those sets go to the workout's bench press, in the user's unit."""
