@@ -154,7 +154,8 @@ def _whole_workout(exercises: Sequence[StoredExercise], text: str) -> list[int] 
     return [
         index
         for index, exercise in enumerate(exercises)
-        if (main and _is_main(exercise)) or (exercise.group is not None and exercise.group.type in named)
+        if (main and is_main_exercise(exercise))
+        or (exercise.group is not None and exercise.group.type in named)
     ]
 
 
@@ -213,7 +214,8 @@ def _unresolved(
     )
 
 
-def _is_main(exercise: StoredExercise) -> bool:
+def is_main_exercise(exercise: StoredExercise) -> bool:
+    """Not part of the warm-up or the cool-down: an exercise the user trains (and counts)."""
     return exercise.group is None or exercise.group.type not in ("warmup", "cooldown")
 
 
@@ -222,7 +224,9 @@ def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str)
     last one" is the last main exercise either way (people do not count the cool-down's stretch as the last
     exercise: two model trials read it so), unless the words name the cool-down, a stretch or the warm-up."""
     counted = [
-        index for index, exercise in enumerate(exercises) if positions == "workout" or _is_main(exercise)
+        index
+        for index, exercise in enumerate(exercises)
+        if positions == "workout" or is_main_exercise(exercise)
     ] or list(range(len(exercises)))
     last = _last_meant(exercises, text)
     found: list[int] = []
@@ -249,7 +253,7 @@ def _last_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
             i for i, exercise in enumerate(exercises) if exercise.group and exercise.group.type == section
         ]
         return listed[-1:]
-    main = [index for index, exercise in enumerate(exercises) if _is_main(exercise)]
+    main = [index for index, exercise in enumerate(exercises) if is_main_exercise(exercise)]
     return main[-1:] if main and not named else [len(exercises) - 1] if exercises else []
 
 

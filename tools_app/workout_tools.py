@@ -59,6 +59,7 @@ from tools_app.exercise_references import (
     REFERENCE_DESCRIPTION,
     REFERENCES_DESCRIPTION,
     Unresolved,
+    is_main_exercise,
     named_exactly,
     resolve_exercise,
     resolve_exercises,
@@ -1048,8 +1049,9 @@ def _adjust_several(
             refusals.append(adjusted.outcome)
         elif not adjusted.changed:
             lacking = [key for key in adjusted.shown if adjusted.after.get(key) is None]
-            noun = lacking[0].removesuffix("_sec").removesuffix("_each") if lacking else ""
-            left.append((exercises[index], f"no {noun} to change" if lacking else "already like that"))
+            left.append(
+                (exercises[index], f"no {_noun(lacking[0])} to change" if lacking else "already like that")
+            )
         else:
             exercises = adjusted.exercises
             done.append(adjusted)
@@ -1130,14 +1132,13 @@ def _adjust_one(
         )
         if not adjustments:
             fields = _STEPPED_FIELDS.get(args.change, ())
-            noun = fields[0].removesuffix("_sec") if fields else ""
             lacking = bool(fields) and all(current.get(field) in (None, []) for field in fields)
             return _NotAdjusted(
                 _failure(
                     f"{exercises[index].exercise_name} cannot sensibly be made {args.change.replace('_', ' ')} "
                     "by itself (already at the limit); choose another exercise or give adjustments."
                 ),
-                f"no {noun} to change" if lacking else "already at the limit",
+                f"no {_noun(fields[0])} to change" if lacking else "already at the limit",
             )
         if args.change in ("heavier", "lighter") and "load_each" not in adjustments:
             # No load to step (bodyweight or a band), or none heavier/lighter here: the step moved the reps,
@@ -1290,12 +1291,17 @@ def remove_exercise(args: RemoveExerciseInput, ctx: ToolContext) -> ToolOutcome:
     )
 
 
+def _noun(field: str) -> str:
+    """ "rest" for rest_sec, "load" for load_each: a field as the user's sentence names it."""
+    return field.removesuffix("_sec").removesuffix("_each")
+
+
 def _what_is_left(exercises: Sequence[StoredExercise]) -> str:
     """'You have 4 exercises left.', or with a warm-up or cool-down 'You have 3 main exercises left, plus the
     warm-up and cool-down.' (a user counts the exercises they train, not the prep)."""
-    sections = [exercise.group.type if exercise.group is not None else None for exercise in exercises]
+    sections = {exercise.group.type for exercise in exercises if exercise.group is not None}
     prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
-    main = sum(1 for kind in sections if kind not in dict(_PREP_SECTIONS))
+    main = sum(1 for exercise in exercises if is_main_exercise(exercise))
     if not prep:
         return f"You have {counted(main, 'exercise')} left."
     return f"You have {counted(main, 'main exercise')} left, plus the {joined(prep)}."
