@@ -336,7 +336,8 @@ class NotifySender:
     connection (the pool's check, a round trip), sent one statement and gave it back, ~15 times a turn, and
     waited for a free connection when the turns' own work held the pool (docs/benchmarks.md "Previews end to
     end"). A failed statement drops what it carried (previews are never worth a retry: the next publication
-    holds the latest state, the final frames the truth) and the next batch connects again."""
+    holds the latest state, the final frames the truth); a connection the server ended since the last batch
+    is replaced and the batch sent again, once."""
 
     MAX_PER_STATEMENT = 200  # payloads; a publication's parts always travel in one statement
 
@@ -400,21 +401,37 @@ class NotifySender:
 
     def _send_batch(self, batch: list[tuple[list[str], threading.Event | None]]) -> None:
         payloads = [payload for payloads, _ in batch for payload in payloads]
+        sql = ("SELECT " + ", ".join([f"pg_notify('{PREVIEWS_CHANNEL}', %s)"] * len(payloads))).encode()
+        reused = self._connection is not None and not self._connection.closed
         try:
-            if self._connection is None or self._connection.closed:
-                self._connection = self._connect()
-            sql = "SELECT " + ", ".join([f"pg_notify('{PREVIEWS_CHANNEL}', %s)"] * len(payloads))
-            self._connection.execute(sql.encode(), payloads)
+            try:
+                self._execute(sql, payloads)
+            except psycopg.OperationalError:
+                # The connection kept since an earlier batch was ended meanwhile (the server restarted, an idle
+                # timeout): the batch goes again, once, on a new one, so the first publication after a restart
+                # (perhaps a call's last card) is not the one lost. A new connection that fails drops the batch.
+                if not reused:
+                    raise
+                self._reset()
+                self._execute(sql, payloads)
         except Exception:
             logger.warning("previews.notify_failed", extra={"publications": len(batch)}, exc_info=True)
-            with contextlib.suppress(Exception):
-                if self._connection is not None:
-                    self._connection.close()
-            self._connection = None
+            self._reset()
         finally:
             for _, done in batch:
                 if done is not None:
                     done.set()
+
+    def _execute(self, sql: bytes, payloads: list[str]) -> None:
+        if self._connection is None or self._connection.closed:
+            self._connection = self._connect()
+        self._connection.execute(sql, payloads)
+
+    def _reset(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._connection is not None:
+                self._connection.close()
+        self._connection = None
 
 
 def _notify_connection() -> Any:

@@ -125,11 +125,12 @@ def test_the_last_card_is_heard_before_the_calls_answer_is_stored(listener: psyc
     assert [channel for channel, _ in heard(listener, 2)] == [PREVIEWS_CHANNEL, EVENTS_CHANNEL]
 
 
-def test_a_notification_lost_with_its_connection_is_dropped_and_the_next_one_reconnects(
+def test_a_publication_after_the_server_ended_the_connection_goes_out_on_a_new_one(
     listener: psycopg.Connection[Any],
 ) -> None:
-    """The sender's connection is ended by the server: that publication is dropped (no error reaches the model
-    call), and the next one goes out on a new connection."""
+    """The sender's connection is ended by the server (a restart, an idle timeout) between two publications: the
+    next one, perhaps a call's last card, is sent again on a new connection instead of being lost, and no error
+    reaches the model call."""
     opened: list[psycopg.Connection[Any]] = []
 
     def connect() -> psycopg.Connection[Any]:
@@ -140,8 +141,27 @@ def test_a_notification_lost_with_its_connection_is_dropped_and_the_next_one_rec
     sender.send(["first"], wait=True)
     with psycopg.connect(conninfo(), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [opened[0].info.backend_pid])
-    sender.send(["lost"], wait=True)
+    sender.send(["after the restart"], wait=True)
+    sender.send(["next"], wait=True)
+    sender.stop()
+    assert [payload for _, payload in heard(listener, 3)] == ["first", "after the restart", "next"]
+    assert len(opened) == 2
+
+
+def test_a_publication_is_dropped_when_no_connection_can_be_made(listener: psycopg.Connection[Any]) -> None:
+    """The database refuses new connections: that publication is dropped (previews are never worth waiting
+    for), the model call goes on, and the next publication connects again."""
+    attempts: list[str] = []
+
+    def connect() -> psycopg.Connection[Any]:
+        attempts.append("connect")
+        if len(attempts) == 1:
+            raise psycopg.OperationalError("the database is starting up")
+        return psycopg.connect(conninfo(), autocommit=True)
+
+    sender = NotifySender(connect=connect)
+    sender.send(["refused"], wait=True)
     sender.send(["after"], wait=True)
     sender.stop()
-    assert [payload for _, payload in heard(listener, 2)] == ["first", "after"]
-    assert len(opened) == 2
+    assert [payload for _, payload in heard(listener, 1)] == ["after"]
+    assert attempts == ["connect", "connect"]
