@@ -164,6 +164,13 @@ class ContextCache:
     user_data: _UserData | None = None
     state_query: StateQuery | None = None
 
+    def units(self) -> tuple[str, str] | None:
+        """The user's (weight, distance) units as the turn's last request showed them; None before a build
+        under the lock has read the user data."""
+        if self.user_data is None:
+            return None
+        return (self.user_data.sources.settings.weight_unit, self.user_data.sources.settings.distance_unit)
+
     def state_query_of(self, session: AgentSession) -> StateQuery:
         """The turn's query of the session's state (`session_state_read`), made on first use."""
         if self.state_query is None:

@@ -190,7 +190,9 @@ def run_loop(
         if not calls:
             assert request is not None  # recorded with the previous tool's result, or above
             publisher = (
-                preview_frames.publisher_for(turn=turn, request_sequence=request_sequence)
+                preview_frames.publisher_for(
+                    turn=turn, request_sequence=request_sequence, units=cache.units()
+                )
                 if previews
                 else None
             )

@@ -181,6 +181,7 @@ class PreviewPublisher:
         publish: Publish,
         interval: float,
         clock: Callable[[], float] = time.monotonic,
+        units: tuple[str, str] | None = None,
     ) -> None:
         self.session_id = session_id
         self.turn_id = turn_id
@@ -196,7 +197,8 @@ class PreviewPublisher:
         self._cards_published = 0
         self._examined = 0  # exercises looked at (previewed, or not valid on their own)
         self._last_publication = -math.inf
-        self._units: tuple[str, str] | None = None  # the user's (weight, distance) units, read once per call
+        # The user's (weight, distance) units: the request's, or read once per call.
+        self._units: tuple[str, str] | None = units
 
     def __call__(self, partial: PartialToolCall) -> None:
         try:
@@ -293,9 +295,13 @@ def catalog_match(name: str) -> CatalogMatch | None:
     return find_catalog_match(name) if name else None
 
 
-def publisher_for(*, turn: AgentTurn, request_sequence: int) -> PreviewPublisher:
+def publisher_for(
+    *, turn: AgentTurn, request_sequence: int, units: tuple[str, str] | None = None
+) -> PreviewPublisher:
     """The publisher of one trainer call of `turn`, whose `llm_request` is stored at `request_sequence`, over
-    this deployment's transport (the module's docstring)."""
+    this deployment's transport (the module's docstring). `units`: the user's (weight, distance) units as the
+    call's request showed them, so the cards need no read of the settings on the model call's thread (which,
+    in a burst, waited for a pooled connection the turns' own work held); read once per call without them."""
     return PreviewPublisher(
         session_id=turn.session_id,
         turn_id=turn.pk,
@@ -303,6 +309,7 @@ def publisher_for(*, turn: AgentTurn, request_sequence: int) -> PreviewPublisher
         request_sequence=request_sequence,
         publish=transport(),
         interval=settings.PREVIEW_INTERVAL_SECONDS,
+        units=units,
     )
 
 

@@ -16,17 +16,18 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import connection
 from django.test import Client
 from pytest_django import Settings
 
 from datasources_app.demo import DEMO_USER_ID
-from datasources_app.services import seed_demo_user
+from datasources_app.services import seed_demo_user, upsert_settings
 from tests.trainer_agent.api.support import JWT_SECRET, ApiUser, make_user
 from tests.trainer_agent.streaming.sse_client import PREVIEW_TYPES
 from trainer_agent.auth import mint_token
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
-from trainer_agent.llm.types import LLMRequest, LLMResponse, PartialCallback
+from trainer_agent.llm.types import LLMRequest, LLMResponse, PartialCallback, PartialToolCall
 
 pytestmark = pytest.mark.django_db
 
@@ -236,6 +237,49 @@ def test_previews_arrive_before_the_calls_own_frames_in_order(demo: ApiUser) -> 
         {k: v for k, v in exercise.items() if k != "id"} for exercise in delivered["payload"]["exercises"]
     ]
     assert [card["exercise"] for card in cards] == stored
+
+
+class QueriesWhileWatched(ArtifactFiller):
+    """Records every SQL statement run while somebody watches the model write (inside ``on_partial``)."""
+
+    statements: list[str] = []
+
+    def stream(self, request: LLMRequest, *, on_partial: PartialCallback | None) -> LLMResponse:
+        def recorded(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+            type(self).statements.append(sql)
+            return execute(sql, params, many, context)
+
+        def watched(partial: PartialToolCall) -> None:
+            assert on_partial is not None
+            with connection.execute_wrapper(recorded):
+                on_partial(partial)
+
+        return super().stream(request, on_partial=watched if on_partial else None)
+
+
+def test_cards_show_the_units_of_the_request_the_model_saw_without_reading_the_database() -> None:
+    """A user in pounds: the workout's cards show its loads in pounds, as the model's request did, and
+    previewing reads nothing of the user's from the database while the model writes (in a burst, a read there
+    waited for a connection the turns' own work held, and the cards with it)."""
+    user = make_user()
+    upsert_settings(user_id=user.user_id, weight_unit="lb")
+    dumbbells = {**BODYWEIGHT[0], "exercise_name": "Push-Up", "load_each": [10, 10, 10], "load_unit": "kg"}
+    script = scripted_workout_turn()
+    script[0] = tool_response(
+        "generate_workout", {"workout": {"title": "Anywhere", "exercises": [dumbbells, BODYWEIGHT[1]]}}
+    )
+    QueriesWhileWatched.statements = []
+    with override_provider("offline", QueriesWhileWatched(script)):
+        frames = stream(user, {"message": "A workout I can do anywhere"})
+    cards = previews(frames, "exercise_preview")
+    assert [card["exercise"]["load_unit"] for card in cards if "load_unit" in card["exercise"]] == ["lb"]
+    # Only the catalogue's entry of a name the process had not seen yet (it is remembered: the second turn, the
+    # same names, reads nothing).
+    assert all('"exercises' in sql for sql in QueriesWhileWatched.statements), QueriesWhileWatched.statements
+    QueriesWhileWatched.statements = []
+    with override_provider("offline", QueriesWhileWatched(script)):
+        stream(user, {"message": "The same again"})
+    assert QueriesWhileWatched.statements == []
 
 
 def test_the_stored_frames_are_the_same_with_previews_and_without() -> None:
