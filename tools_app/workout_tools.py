@@ -227,11 +227,9 @@ class RemoveExerciseInput(BaseModel):
 
 
 class LogWorkoutInput(BaseModel):
-    completed_exercises: list[CompletedExercise] = Field(
-        min_length=1,
-    )
+    completed_exercises: list[CompletedExercise] = Field(default_factory=list)
     others_as_planned: bool = Field(
-        default=False, description="True: the exercises not listed were done as planned."
+        default=False, description="True: the exercises not listed (all, if none are) were done as planned."
     )
     workout_notes: str | None = Field(default=None, description="How the session went overall.")
 
@@ -1370,6 +1368,11 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
+    if not args.completed_exercises and not args.others_as_planned:
+        return _failure(
+            "Nothing was logged: list the exercises done or skipped in completed_exercises, or set "
+            "others_as_planned to true when the whole workout was done as planned."
+        )
     exercises = workout.exercises
     context = load_training_context(user_id=ctx.user_id)
     problems: list[str] = []

@@ -171,10 +171,34 @@ def test_rpe_outside_one_to_ten_is_an_argument_error(
     assert result.data["error"].startswith("Invalid arguments for log_workout: completed_exercises.0.rpe:")
 
 
-def test_an_empty_list_is_an_argument_error(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
-    """At least one completed exercise is needed."""
-    result = trainee.run("log_workout", {"completed_exercises": []})
-    assert not result.success and "completed_exercises" in result.data["error"]
+@pytest.mark.parametrize(
+    "args", [{"others_as_planned": True}, {"completed_exercises": [], "others_as_planned": True}]
+)
+def test_the_whole_workout_as_planned_needs_no_list(
+    trainee: Trainee, exercises: list[dict[str, Any]], args: dict[str, Any]
+) -> None:
+    """'I did the whole workout as planned': others_as_planned alone logs every exercise at its plan."""
+    result = trainee.run("log_workout", args)
+    assert result.success, result.formatted
+    assert result.data["logged_count"] == result.data["total_in_workout"] == 5
+    press, *_ = entries_of(WorkoutLog.objects.get(user_id=trainee.user_id))
+    assert (press.actual_reps, press.actual_load_each) == ([10, 10, 8], [20, 20, 22.5])
+    assert get_current_workout(user_id=trainee.user_id) is None
+
+
+@pytest.mark.parametrize("args", [{}, {"completed_exercises": []}, {"others_as_planned": False}])
+def test_nothing_to_log_is_refused_saying_what_to_send(
+    trainee: Trainee, exercises: list[dict[str, Any]], args: dict[str, Any]
+) -> None:
+    """No exercise listed and not as planned: refused, naming both ways to log; the workout stays."""
+    result = trainee.run("log_workout", args)
+    assert not result.success
+    assert result.data["error"] == (
+        "Nothing was logged: list the exercises done or skipped in completed_exercises, or set "
+        "others_as_planned to true when the whole workout was done as planned."
+    )
+    assert not WorkoutLog.objects.filter(user_id=trainee.user_id).exists()
+    assert get_current_workout(user_id=trainee.user_id) is not None
 
 
 def test_logging_an_override_workout_clears_only_the_override(
