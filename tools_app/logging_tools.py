@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
-from datasources_app.models import WorkoutLogEntry
+from datasources_app.models import PERFORMANCE_FIELDS, WorkoutLogEntry
 from datasources_app.sources import units_for
 from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
@@ -62,16 +62,6 @@ _CATALOG_CATEGORY_GOALS = {
     "stretching": "mobility",
     "mobility": "mobility",
 }
-PERFORMANCE_FIELDS = (
-    "sets",
-    "reps",
-    "load_each",
-    "hold_sec",
-    "duration_min",
-    "distance",
-    "rounds",
-    "work_sec",
-)
 _PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
 _UNIT_SPELLINGS = {"kgs": "kg", "kilograms": "kg", "lbs": "lb", "pounds": "lb", "miles": "mi", "kms": "km"}
 

@@ -35,6 +35,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, services
 from datasources_app.catalog import EXERCISE_TYPES, exercise_name_key
+from datasources_app.models import PERFORMANCE_FIELDS
 from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from datasources_app.workouts import (
@@ -1309,7 +1310,6 @@ _PREP_SECTIONS = (("warmup", "warm-up"), ("cooldown", "cool-down"))
 
 
 # --- log_workout -------------------------------------------------------------------------------------------------------
-_ACTUAL_FIELDS = ("sets", "reps", "load_each", "hold_sec", "duration_min", "distance", "rounds", "work_sec")
 _LIST_SUFFIXES = ("_reps", "_load_each", "_hold_sec")
 
 
@@ -1351,7 +1351,7 @@ def log_entry(
         "notes": done.notes or "",
         "target_rest_sec": planned.get("rest_sec"),
     }
-    for field in _ACTUAL_FIELDS:
+    for field in PERFORMANCE_FIELDS:
         target_value = planned.get(field)
         actual = getattr(done, field)
         if actual is None:

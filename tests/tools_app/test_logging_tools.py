@@ -357,3 +357,53 @@ def test_log_workout_does_not_log_an_exercise_marked_complete_earlier(
         "Next time I'll build on these numbers."
     )
     assert not CurrentWorkout.objects.filter(user_id=trainee.user_id).exists()
+
+
+def current_workout_lines(trainee: Trainee) -> list[str]:
+    """The current workout's exercise lines as the model reads them (fetch_data current_workout_session)."""
+    result = trainee.run("fetch_data", {"sources": ["current_workout_session"]})
+    assert result.success, result.formatted
+    return [line for line in result.raw_formatted.splitlines() if line[:1] in "✓○"]
+
+
+def test_the_current_workout_shows_what_was_logged_beside_the_plan(
+    trainee: Trainee, planned: list[dict[str, Any]]
+) -> None:
+    """After 3×8 @ 25 kg was logged where 3×10/10/8 @ 20/20/22.5 kg was planned, the current workout reads
+    what was done, the plan beside it; an exercise logged as planned reads the plan once."""
+    logged = {"exercise_id": planned[0]["id"], "reps": [8, 8, 8], "load_each": [25, 25, 25], "rpe": 8}
+    assert trainee.run("log_completed_exercise", logged).success
+    assert trainee.run("mark_exercise_complete", {"exercise_id": planned[2]["id"]}).success
+    press, push_up, plank, *_ = current_workout_lines(trainee)
+    assert press == (
+        "✓ 1. Dumbbell Bench Press (reps) 3×8 @ 25kg each hand (planned 3×10/10/8 @ 20/20/22.5kg each hand) RPE 8"
+    )
+    assert push_up == "○ 2. Push-Up (reps) 3×15/12/10"
+    assert plank == "✓ 3. Plank (hold) 3×30/45/60s"
+
+
+def test_an_undone_log_leaves_the_plan_to_read(trainee: Trainee, planned: list[dict[str, Any]]) -> None:
+    """Undoing the entry reopens the exercise, and its line reads the plan again."""
+    logged = {"exercise_id": planned[0]["id"], "reps": [8, 8, 8], "load_each": [25, 25, 25]}
+    assert trainee.run("log_completed_exercise", logged).success
+    assert trainee.run("undo_logged_exercise", {"exercise_id": planned[0]["id"]}).success
+    assert current_workout_lines(trainee)[0] == (
+        "○ 1. Dumbbell Bench Press (reps) 3×10/10/8 @ 20/20/22.5kg each hand"
+    )
+
+
+def test_another_users_log_entry_is_never_read_into_the_workout(
+    trainee: Trainee, planned: list[dict[str, Any]]
+) -> None:
+    """A workout (e.g. sent by a client) pointing at someone else's log entry reads its plan, not their sets."""
+    other = make_trainee()
+    generate(other)
+    logged = {"exercise_id": "1", "reps": [5, 5, 5], "load_each": [40, 40, 40]}
+    assert other.run("log_completed_exercise", logged).success
+    foreign = stored_exercises(other)[0]["log_entry_id"]
+    current = CurrentWorkout.objects.get(user_id=trainee.user_id)
+    current.workout["exercises"][0] |= {"completed": True, "log_entry_id": foreign}
+    current.save()
+    assert current_workout_lines(trainee)[0] == (
+        "✓ 1. Dumbbell Bench Press (reps) 3×10/10/8 @ 20/20/22.5kg each hand"
+    )
