@@ -73,6 +73,7 @@ from tools_app.workout_coaching import (
     Change,
     describe_change,
     harder_or_easier,
+    heavier_than_on_hand,
     nudge,
     pick_replacement,
     prescribe,
@@ -1363,6 +1364,19 @@ def log_entry(
     return entry
 
 
+def _heavier_than_on_hand(
+    entry: dict[str, Any], target: StoredExercise | None, context: TrainingContext
+) -> str:
+    """`heavier_than_on_hand` for a log_workout entry at the current location: the planned exercise's
+    equipment, else (an unplanned one, or one the client added without equipment) the catalogue's."""
+    return heavier_than_on_hand(
+        entry,
+        equipment=target.equipment if target is not None and target.equipment else None,
+        location=context.location_name,
+        weights_kg=context.weights_kg,
+    )
+
+
 def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     """Record what the user did against the current workout, then clear it."""
     workout = load_current_workout(ctx)
@@ -1380,6 +1394,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     seen: dict[int, int] = {}
     already_logged: list[str] = []
     conversions: list[str] = []
+    beyond: list[str] = []  # loads heavier than the location lists
     extra_order = len(exercises)
     for number, done in enumerate(args.completed_exercises, start=1):
         target: StoredExercise | None = None
@@ -1423,6 +1438,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
         conversions.extend(notes)
         entries.append(log_entry(done, target, order=order, context=context))
+        beyond.append(_heavier_than_on_hand(entries[-1], target, context))
     for index, target in enumerate(exercises if args.others_as_planned else ()):
         if index in seen:
             continue
@@ -1432,6 +1448,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             entries.append(
                 log_entry(CompletedExercise(), target, order=target.order or index + 1, context=context)
             )
+            beyond.append(_heavier_than_on_hand(entries[-1], target, context))
     if problems:
         return _problem_list(
             "Nothing was logged. Fix every problem below and call log_workout again:", problems
@@ -1470,6 +1487,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
         + "".join(f" Converted to the user's units: {note}." for note in conversions)
         + " The current workout is cleared."
+        + "".join(f" {note}" for note in beyond if note)
     )
     return ToolOutcome(
         success=True,

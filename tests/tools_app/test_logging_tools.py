@@ -407,3 +407,31 @@ def test_another_users_log_entry_is_never_read_into_the_workout(
     assert current_workout_lines(trainee)[0] == (
         "✓ 1. Dumbbell Bench Press (reps) 3×10/10/8 @ 20/20/22.5kg each hand"
     )
+
+
+@pytest.mark.parametrize("tool", ["log_completed_exercise", "mark_exercise_complete"])
+def test_a_set_heavier_than_the_home_lists_is_logged_and_said(
+    trainee: Trainee, planned: list[dict[str, Any]], tool: str
+) -> None:
+    """Sets logged during the workout at 27.5 kg, above the home's 25 kg dumbbells: logged, and the model
+    is told so it can ask whether to update the equipment."""
+    trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5, 25]}
+    trainee.home.save()
+    result = trainee.run(tool, {"exercise_id": planned[0]["id"], "load_each": [27.5, 27.5, 27.5]})
+    assert result.success, result.formatted
+    assert result.raw_formatted.splitlines()[1] == (
+        "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg); "
+        "ask the user whether to update Home's equipment."
+    )
+
+
+def test_an_unplanned_exercise_is_compared_with_its_catalogue_equipment(trainee: Trainee) -> None:
+    """Hammer curls at 30 kg with no workout: the catalogue says they take dumbbells, the home's stop at 25 kg."""
+    trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 25]}
+    trainee.home.save()
+    args = {"exercise_name": "Hammer Curl", "sets": 3, "reps": [10], "load_each": [30]}
+    result = trainee.run("log_completed_exercise", args)
+    assert result.success, result.formatted
+    assert "The 30 kg logged for Hammer Curl is more than the heaviest dumbbells listed at Home (25 kg)" in (
+        result.raw_formatted
+    )
