@@ -19,6 +19,7 @@ from datasources_app.catalog import ROUND_GROUP_TYPES
 from datasources_app.distribution import Distribution, ShareRow
 from datasources_app.loads import hands_loaded, per_hand, round_load
 from datasources_app.models import (
+    PERFORMANCE_FIELDS,
     CategoryGoal,
     CurrentWorkout,
     Location,
@@ -654,25 +655,52 @@ def exercise_cells(exercise: Mapping[str, Any], position: int) -> dict[str, str]
     }
 
 
-def workout_exercise_line(exercise: Mapping[str, Any], position: int, units: Units) -> str:
-    """ "✓ 1. Push-Up (reps) 3×10 @ 20kg" from a workout dict's exercise (seed 000 or 001 spellings)."""
+def _logged_prescription(exercise: Mapping[str, Any], entry: WorkoutLogEntry, units: Units) -> str:
+    """What was done of a workout exercise, read as its prescription is (its log entry's actuals in its place)."""
+    if entry.skipped:
+        return "skipped"
+    done = {field: getattr(entry, f"actual_{field}") for field in PERFORMANCE_FIELDS}
+    units_of_entry = {"load_unit": entry.load_unit, "distance_unit": entry.distance_unit}
+    return exercise_prescription({**exercise, **done, **units_of_entry, "target_pace": None}, units)
+
+
+def workout_exercise_line(
+    exercise: Mapping[str, Any], position: int, units: Units, logged: WorkoutLogEntry | None = None
+) -> str:
+    """ "✓ 1. Push-Up (reps) 3×10 @ 20kg" from a workout dict's exercise (seed 000 or 001 spellings); a done
+    exercise with its log entry (`logged`) reads what was done, and the plan beside it when that differs:
+    "✓ 1. Dumbbell Bench Press (reps) 3×8 @ 27.5kg each hand (planned 3×10 @ 25kg each hand) RPE 8"."""
     kind = str(exercise.get("exercise_type") or exercise.get("type") or "reps")
     name = exercise.get("exercise_name") or exercise.get("name") or "?"
     details = exercise_prescription(exercise, units)
+    if logged is not None:
+        done = _logged_prescription(exercise, logged, units)
+        details = done if done == details else f"{done} (planned {details})".lstrip()
+        details += f" RPE {number(logged.rpe)}" if logged.rpe is not None else ""
     status = "✓" if exercise.get("completed") else "○"
     group = exercise.get("group") or {}
     in_group = f" [{group_header(group)}]" if isinstance(group, Mapping) and group.get("id") else ""
     return f"{status} {position}. {name} ({kind}) {details}".rstrip() + in_group
 
 
-def format_current_workout(current: CurrentWorkout | None, units: Units) -> str:
+def format_current_workout(
+    current: CurrentWorkout | None, units: Units, *, logged: Mapping[str, WorkoutLogEntry] | None = None
+) -> str:
+    """The `<current_workout>` block: progress, then one line per exercise; an exercise ticked off with its
+    log entry in `logged` (by its `log_entry_id`) reads what was logged (`workout_exercise_line`)."""
     exercises = list((current.workout or {}).get("exercises") or []) if current else []
     if current is None or not exercises:
         return "<current_workout>No active workout.</current_workout>"
     title = current.workout.get("title") or "Workout"
     done = sum(1 for exercise in exercises if exercise.get("completed"))
+    entries = logged or {}
     lines = [
-        workout_exercise_line(exercise, int(exercise.get("order") or index), units)
+        workout_exercise_line(
+            exercise,
+            int(exercise.get("order") or index),
+            units,
+            entries.get(str(exercise.get("log_entry_id"))) if exercise.get("completed") else None,
+        )
         for index, exercise in enumerate(exercises, start=1)
     ]
     return (

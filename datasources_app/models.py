@@ -268,6 +268,19 @@ class WorkoutLog(models.Model):
         return f"{self.title or 'Workout'} ({self.completed_at:%Y-%m-%d})"
 
 
+# What a log entry holds twice, as `target_<field>` (the plan) and `actual_<field>` (what was done).
+PERFORMANCE_FIELDS = (
+    "sets",
+    "reps",
+    "load_each",
+    "hold_sec",
+    "duration_min",
+    "distance",
+    "rounds",
+    "work_sec",
+)
+
+
 class WorkoutLogEntry(models.Model):
     """One exercise of a logged workout. Lists (reps, loads, holds) hold one value per set.
 

@@ -258,6 +258,23 @@ def workout_log_of(*, user_id: uuid.UUID, workout: Mapping[str, Any]) -> Workout
     return logs.filter(entries__id__in=valid).order_by("-completed_at").first()
 
 
+def logged_entries_of(*, user_id: uuid.UUID, workout: Mapping[str, Any]) -> dict[str, WorkoutLogEntry]:
+    """The user's log entries the workout's ticked-off exercises point at (their `log_entry_id`), by that id:
+    what was done of them. An id of an entry undone since, or of no entry of this user's, is left out."""
+    exercises = workout.get("exercises")
+    entry_ids = [
+        _uuid_or_none(str(exercise.get("log_entry_id") or ""))
+        for exercise in (exercises if isinstance(exercises, list) else ())
+        if isinstance(exercise, Mapping)
+    ]
+    valid = [entry_id for entry_id in entry_ids if entry_id is not None]
+    if not valid:
+        return {}
+    return {
+        str(entry.id): entry for entry in WorkoutLogEntry.objects.filter(log__user_id=user_id, id__in=valid)
+    }
+
+
 def _uuid_or_none(value: str) -> uuid.UUID | None:
     try:
         return uuid.UUID(value)

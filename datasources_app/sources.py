@@ -25,6 +25,7 @@ from datasources_app.distribution import Distribution
 from datasources_app.formatters import Units
 from datasources_app.models import (
     CategoryGoal,
+    CurrentWorkout,
     MilestoneGoal,
     MuscleGoal,
     ScheduledWorkout,
@@ -32,6 +33,7 @@ from datasources_app.models import (
     UserProfile,
     UserSettings,
     WorkoutLog,
+    WorkoutLogEntry,
     WorkoutPlan,
 )
 
@@ -170,6 +172,14 @@ class Plans:
 
 
 @dataclass(frozen=True)
+class CurrentSession:
+    """The current workout and the log entries of its ticked-off exercises (by `log_entry_id`)."""
+
+    current: CurrentWorkout | None
+    logged: dict[str, WorkoutLogEntry]
+
+
+@dataclass(frozen=True)
 class Milestones:
     milestones: list[MilestoneGoal]
     status: str | None
@@ -234,6 +244,14 @@ def _fetch_plans(user_id: uuid.UUID, params: PlanParams) -> Plans:
         counts={pk: (scheduled, done) for pk, scheduled, done in rows},
         status=params.status,
         today=selectors.local_today(user_id=user_id),
+    )
+
+
+def _fetch_current_workout(user_id: uuid.UUID, params: NoParams) -> CurrentSession:
+    current = selectors.get_current_workout(user_id=user_id)
+    workout = current.workout if current is not None and isinstance(current.workout, dict) else {}
+    return CurrentSession(
+        current=current, logged=selectors.logged_entries_of(user_id=user_id, workout=workout)
     )
 
 
@@ -335,8 +353,8 @@ _SOURCES: tuple[DataSource, ...] = (
         display_name="Current workout",
         description="The workout the user is doing now: its exercises in order and which are done.",
         params=NoParams,
-        fetch=lambda user_id, params: selectors.get_current_workout(user_id=user_id),
-        format=formatters.format_current_workout,
+        fetch=_fetch_current_workout,
+        format=lambda raw, units: formatters.format_current_workout(raw.current, units, logged=raw.logged),
     ),
     DataSource(
         name="scheduled_workouts",

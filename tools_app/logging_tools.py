@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
-from datasources_app.models import WorkoutLogEntry
+from datasources_app.models import PERFORMANCE_FIELDS, WorkoutLogEntry
 from datasources_app.sources import units_for
 from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
@@ -35,7 +35,9 @@ from tools_app.formatting import confirmation
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import conversion_note, distance_in, loads_in
+from tools_app.workout_coaching import heavier_than_on_hand
 from tools_app.workout_tools import load_current_workout, save_workout_in_place
+from tools_app.workout_validation import weights_on_hand
 
 # Older exercise-type names, mapped onto the four types of docs/contracts.md §12.2 (exercise types).
 SEED_001_EXERCISE_TYPES: dict[str, str] = {
@@ -62,16 +64,6 @@ _CATALOG_CATEGORY_GOALS = {
     "stretching": "mobility",
     "mobility": "mobility",
 }
-PERFORMANCE_FIELDS = (
-    "sets",
-    "reps",
-    "load_each",
-    "hold_sec",
-    "duration_min",
-    "distance",
-    "rounds",
-    "work_sec",
-)
 _PER_SET_FIELDS = ("reps", "load_each", "hold_sec")
 _UNIT_SPELLINGS = {"kgs": "kg", "kilograms": "kg", "lbs": "lb", "pounds": "lb", "miles": "mi", "kms": "km"}
 
@@ -360,12 +352,26 @@ def _conversions(logged: WorkoutLogEntry, performance: ExercisePerformance) -> s
     return f" (converted {'; '.join(notes)})" if notes else ""
 
 
+def _heavier_than_on_hand(ctx: ToolContext, entry: dict[str, Any], equipment: list[str] | None) -> str:
+    """`heavier_than_on_hand` for an entry logged now, at the user's current location."""
+    if not entry.get("actual_load_each"):
+        return ""
+    location = selectors.current_location(user_id=ctx.user_id)
+    return heavier_than_on_hand(
+        entry,
+        equipment=equipment,
+        location=location.name if location is not None else None,
+        weights_kg=weights_on_hand(location),
+    )
+
+
 def _logged_outcome(
     ctx: ToolContext,
     logged: WorkoutLogEntry,
     *,
     workout_exercise_id: str | None,
     performance: ExercisePerformance | None = None,
+    heavier: str = "",
 ) -> ToolOutcome:
     line = formatters.log_entry(logged, units_for(user_id=ctx.user_id))
     if performance is not None:
@@ -386,7 +392,7 @@ def _logged_outcome(
     return ToolOutcome(
         success=True,
         data=data,
-        text=f"logged: {line}{done}; entry id={logged.id}",
+        text=f"logged: {line}{done}; entry id={logged.id}" + (f"\n{heavier}" if heavier else ""),
         tell_user=f"Logged {line}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
     )
 
@@ -424,7 +430,13 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
     _mark(planned, logged)
     workout.log_id = str(logged.log_id)
     save_workout_in_place(ctx, workout)
-    return _logged_outcome(ctx, logged, workout_exercise_id=str(planned.id), performance=performance)
+    return _logged_outcome(
+        ctx,
+        logged,
+        workout_exercise_id=str(planned.id),
+        performance=performance,
+        heavier=_heavier_than_on_hand(ctx, entry, planned.equipment or None),
+    )
 
 
 # --- Handlers ------------------------------------------------------------------------------------------------------
@@ -463,7 +475,13 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     if workout is not None:  # done during the workout though not planned: it still belongs to its log
         workout.log_id = str(logged.log_id)
         save_workout_in_place(ctx, workout)
-    return _logged_outcome(ctx, logged, workout_exercise_id=None, performance=args)
+    return _logged_outcome(
+        ctx,
+        logged,
+        workout_exercise_id=None,
+        performance=args,
+        heavier=_heavier_than_on_hand(ctx, entry, None),
+    )
 
 
 def mark_exercise_complete(args: MarkExerciseCompleteInput, ctx: ToolContext) -> ToolOutcome:

@@ -27,7 +27,13 @@ from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import implements_of, per_hand
 from datasources_app.models import UserProfile
 from datasources_app.stats import convert_weight
-from tools_app.workout_validation import CatalogMatch, TrainingContext, allowed, context_catalog
+from tools_app.workout_validation import (
+    CatalogMatch,
+    TrainingContext,
+    allowed,
+    context_catalog,
+    find_catalog_match,
+)
 
 HISTORY_DAYS = 180
 RECENT_HOURS = 48
@@ -255,6 +261,36 @@ def step_load(
         return options[max(0, min(len(options) - 1, nearest + steps))]
     step = _step(unit, gear)
     return max(step, round(value / step) * step + steps * step)
+
+
+def heavier_than_on_hand(
+    entry: Mapping[str, Any],
+    *,
+    equipment: Iterable[str] | None,
+    location: str | None,
+    weights_kg: WeightsOnHand,
+) -> str:
+    """One sentence for the model when a logged load (a log entry's `actual_load_each`, in its `load_unit`) is
+    heavier than the location lists for the exercise's implement (its `equipment`; None: the catalogue's), else
+    "". The log keeps what the user says they lifted: the location's list may be out of date, which only the
+    user can say. A load done as planned is not the user's news (the workout may be another location's)."""
+    heaviest = max((float(value) for value in entry.get("actual_load_each") or () if value), default=0.0)
+    as_planned = entry.get("actual_load_each") == entry.get("target_load_each")
+    if location is None or not heaviest or not weights_kg or as_planned:
+        return ""
+    if equipment is None:
+        match = find_catalog_match(str(entry.get("exercise_name") or ""))
+        equipment = match.equipment if match is not None else ()
+    gear = implement(equipment)
+    unit = str(entry.get("load_unit") or "kg")
+    on_hand = loads_on_hand(gear, unit=unit, weights_kg=weights_kg)
+    if gear is None or not on_hand or heaviest <= on_hand[-1]:
+        return ""
+    return (
+        f"The {heaviest:g} {unit} logged for {entry.get('exercise_name')} is more than the heaviest "
+        f"{gear.replace('_', ' ')} listed at {location} ({on_hand[-1]:g} {unit}); ask the user whether to "
+        f"update {location}'s equipment."
+    )
 
 
 def load_phrase(value: float, unit: str, implements: int) -> str:

@@ -35,6 +35,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, services
 from datasources_app.catalog import EXERCISE_TYPES, exercise_name_key
+from datasources_app.models import PERFORMANCE_FIELDS
 from datasources_app.selectors import get_current_workout
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from datasources_app.workouts import (
@@ -72,6 +73,7 @@ from tools_app.workout_coaching import (
     Change,
     describe_change,
     harder_or_easier,
+    heavier_than_on_hand,
     nudge,
     pick_replacement,
     prescribe,
@@ -227,11 +229,9 @@ class RemoveExerciseInput(BaseModel):
 
 
 class LogWorkoutInput(BaseModel):
-    completed_exercises: list[CompletedExercise] = Field(
-        min_length=1,
-    )
+    completed_exercises: list[CompletedExercise] = Field(default_factory=list)
     others_as_planned: bool = Field(
-        default=False, description="True: the exercises not listed were done as planned."
+        default=False, description="True: the exercises not listed (all, if none are) were done as planned."
     )
     workout_notes: str | None = Field(default=None, description="How the session went overall.")
 
@@ -1311,7 +1311,6 @@ _PREP_SECTIONS = (("warmup", "warm-up"), ("cooldown", "cool-down"))
 
 
 # --- log_workout -------------------------------------------------------------------------------------------------------
-_ACTUAL_FIELDS = ("sets", "reps", "load_each", "hold_sec", "duration_min", "distance", "rounds", "work_sec")
 _LIST_SUFFIXES = ("_reps", "_load_each", "_hold_sec")
 
 
@@ -1353,7 +1352,7 @@ def log_entry(
         "notes": done.notes or "",
         "target_rest_sec": planned.get("rest_sec"),
     }
-    for field in _ACTUAL_FIELDS:
+    for field in PERFORMANCE_FIELDS:
         target_value = planned.get(field)
         actual = getattr(done, field)
         if actual is None:
@@ -1365,11 +1364,29 @@ def log_entry(
     return entry
 
 
+def _heavier_than_on_hand(
+    entry: dict[str, Any], target: StoredExercise | None, context: TrainingContext
+) -> str:
+    """`heavier_than_on_hand` for a log_workout entry at the current location: the planned exercise's
+    equipment, else (an unplanned one, or one the client added without equipment) the catalogue's."""
+    return heavier_than_on_hand(
+        entry,
+        equipment=target.equipment if target is not None and target.equipment else None,
+        location=context.location_name,
+        weights_kg=context.weights_kg,
+    )
+
+
 def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     """Record what the user did against the current workout, then clear it."""
     workout = load_current_workout(ctx)
     if workout is None:
         return _no_active_workout()
+    if not args.completed_exercises and not args.others_as_planned:
+        return _failure(
+            "Nothing was logged: list the exercises done or skipped in completed_exercises, or set "
+            "others_as_planned to true when the whole workout was done as planned."
+        )
     exercises = workout.exercises
     context = load_training_context(user_id=ctx.user_id)
     problems: list[str] = []
@@ -1377,6 +1394,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     seen: dict[int, int] = {}
     already_logged: list[str] = []
     conversions: list[str] = []
+    beyond: list[str] = []  # loads heavier than the location lists
     extra_order = len(exercises)
     for number, done in enumerate(args.completed_exercises, start=1):
         target: StoredExercise | None = None
@@ -1420,6 +1438,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
         conversions.extend(notes)
         entries.append(log_entry(done, target, order=order, context=context))
+        beyond.append(_heavier_than_on_hand(entries[-1], target, context))
     for index, target in enumerate(exercises if args.others_as_planned else ()):
         if index in seen:
             continue
@@ -1429,6 +1448,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             entries.append(
                 log_entry(CompletedExercise(), target, order=target.order or index + 1, context=context)
             )
+            beyond.append(_heavier_than_on_hand(entries[-1], target, context))
     if problems:
         return _problem_list(
             "Nothing was logged. Fix every problem below and call log_workout again:", problems
@@ -1467,6 +1487,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         )
         + "".join(f" Converted to the user's units: {note}." for note in conversions)
         + " The current workout is cleared."
+        + "".join(f" {note}" for note in beyond if note)
     )
     return ToolOutcome(
         success=True,

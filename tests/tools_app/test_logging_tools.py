@@ -357,3 +357,81 @@ def test_log_workout_does_not_log_an_exercise_marked_complete_earlier(
         "Next time I'll build on these numbers."
     )
     assert not CurrentWorkout.objects.filter(user_id=trainee.user_id).exists()
+
+
+def current_workout_lines(trainee: Trainee) -> list[str]:
+    """The current workout's exercise lines as the model reads them (fetch_data current_workout_session)."""
+    result = trainee.run("fetch_data", {"sources": ["current_workout_session"]})
+    assert result.success, result.formatted
+    return [line for line in result.raw_formatted.splitlines() if line[:1] in "✓○"]
+
+
+def test_the_current_workout_shows_what_was_logged_beside_the_plan(
+    trainee: Trainee, planned: list[dict[str, Any]]
+) -> None:
+    """After 3×8 @ 25 kg was logged where 3×10/10/8 @ 20/20/22.5 kg was planned, the current workout reads
+    what was done, the plan beside it; an exercise logged as planned reads the plan once."""
+    logged = {"exercise_id": planned[0]["id"], "reps": [8, 8, 8], "load_each": [25, 25, 25], "rpe": 8}
+    assert trainee.run("log_completed_exercise", logged).success
+    assert trainee.run("mark_exercise_complete", {"exercise_id": planned[2]["id"]}).success
+    press, push_up, plank, *_ = current_workout_lines(trainee)
+    assert press == (
+        "✓ 1. Dumbbell Bench Press (reps) 3×8 @ 25kg each hand (planned 3×10/10/8 @ 20/20/22.5kg each hand) RPE 8"
+    )
+    assert push_up == "○ 2. Push-Up (reps) 3×15/12/10"
+    assert plank == "✓ 3. Plank (hold) 3×30/45/60s"
+
+
+def test_an_undone_log_leaves_the_plan_to_read(trainee: Trainee, planned: list[dict[str, Any]]) -> None:
+    """Undoing the entry reopens the exercise, and its line reads the plan again."""
+    logged = {"exercise_id": planned[0]["id"], "reps": [8, 8, 8], "load_each": [25, 25, 25]}
+    assert trainee.run("log_completed_exercise", logged).success
+    assert trainee.run("undo_logged_exercise", {"exercise_id": planned[0]["id"]}).success
+    assert current_workout_lines(trainee)[0] == (
+        "○ 1. Dumbbell Bench Press (reps) 3×10/10/8 @ 20/20/22.5kg each hand"
+    )
+
+
+def test_another_users_log_entry_is_never_read_into_the_workout(
+    trainee: Trainee, planned: list[dict[str, Any]]
+) -> None:
+    """A workout (e.g. sent by a client) pointing at someone else's log entry reads its plan, not their sets."""
+    other = make_trainee()
+    generate(other)
+    logged = {"exercise_id": "1", "reps": [5, 5, 5], "load_each": [40, 40, 40]}
+    assert other.run("log_completed_exercise", logged).success
+    foreign = stored_exercises(other)[0]["log_entry_id"]
+    current = CurrentWorkout.objects.get(user_id=trainee.user_id)
+    current.workout["exercises"][0] |= {"completed": True, "log_entry_id": foreign}
+    current.save()
+    assert current_workout_lines(trainee)[0] == (
+        "✓ 1. Dumbbell Bench Press (reps) 3×10/10/8 @ 20/20/22.5kg each hand"
+    )
+
+
+@pytest.mark.parametrize("tool", ["log_completed_exercise", "mark_exercise_complete"])
+def test_a_set_heavier_than_the_home_lists_is_logged_and_said(
+    trainee: Trainee, planned: list[dict[str, Any]], tool: str
+) -> None:
+    """Sets logged during the workout at 27.5 kg, above the home's 25 kg dumbbells: logged, and the model
+    is told so it can ask whether to update the equipment."""
+    trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5, 25]}
+    trainee.home.save()
+    result = trainee.run(tool, {"exercise_id": planned[0]["id"], "load_each": [27.5, 27.5, 27.5]})
+    assert result.success, result.formatted
+    assert result.raw_formatted.splitlines()[1] == (
+        "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg); "
+        "ask the user whether to update Home's equipment."
+    )
+
+
+def test_an_unplanned_exercise_is_compared_with_its_catalogue_equipment(trainee: Trainee) -> None:
+    """Hammer curls at 30 kg with no workout: the catalogue says they take dumbbells, the home's stop at 25 kg."""
+    trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 25]}
+    trainee.home.save()
+    args = {"exercise_name": "Hammer Curl", "sets": 3, "reps": [10], "load_each": [30]}
+    result = trainee.run("log_completed_exercise", args)
+    assert result.success, result.formatted
+    assert "The 30 kg logged for Hammer Curl is more than the heaviest dumbbells listed at Home (25 kg)" in (
+        result.raw_formatted
+    )

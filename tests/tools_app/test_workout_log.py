@@ -8,7 +8,14 @@ import pytest
 
 from datasources_app.models import WorkoutLog, WorkoutLogEntry
 from datasources_app.selectors import get_current_workout
-from tests.tools_app.workout_support import Trainee, generate, make_trainee
+from tests.tools_app.workout_support import (
+    Trainee,
+    full_workout,
+    generate,
+    make_trainee,
+    reps_exercise,
+    told,
+)
 from tools_app.types import ToolContext
 from tools_app.workout_tools import workout_exercises
 
@@ -171,10 +178,34 @@ def test_rpe_outside_one_to_ten_is_an_argument_error(
     assert result.data["error"].startswith("Invalid arguments for log_workout: completed_exercises.0.rpe:")
 
 
-def test_an_empty_list_is_an_argument_error(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
-    """At least one completed exercise is needed."""
-    result = trainee.run("log_workout", {"completed_exercises": []})
-    assert not result.success and "completed_exercises" in result.data["error"]
+@pytest.mark.parametrize(
+    "args", [{"others_as_planned": True}, {"completed_exercises": [], "others_as_planned": True}]
+)
+def test_the_whole_workout_as_planned_needs_no_list(
+    trainee: Trainee, exercises: list[dict[str, Any]], args: dict[str, Any]
+) -> None:
+    """'I did the whole workout as planned': others_as_planned alone logs every exercise at its plan."""
+    result = trainee.run("log_workout", args)
+    assert result.success, result.formatted
+    assert result.data["logged_count"] == result.data["total_in_workout"] == 5
+    press, *_ = entries_of(WorkoutLog.objects.get(user_id=trainee.user_id))
+    assert (press.actual_reps, press.actual_load_each) == ([10, 10, 8], [20, 20, 22.5])
+    assert get_current_workout(user_id=trainee.user_id) is None
+
+
+@pytest.mark.parametrize("args", [{}, {"completed_exercises": []}, {"others_as_planned": False}])
+def test_nothing_to_log_is_refused_saying_what_to_send(
+    trainee: Trainee, exercises: list[dict[str, Any]], args: dict[str, Any]
+) -> None:
+    """No exercise listed and not as planned: refused, naming both ways to log; the workout stays."""
+    result = trainee.run("log_workout", args)
+    assert not result.success
+    assert result.data["error"] == (
+        "Nothing was logged: list the exercises done or skipped in completed_exercises, or set "
+        "others_as_planned to true when the whole workout was done as planned."
+    )
+    assert not WorkoutLog.objects.filter(user_id=trainee.user_id).exists()
+    assert get_current_workout(user_id=trainee.user_id) is not None
 
 
 def test_logging_an_override_workout_clears_only_the_override(
@@ -192,3 +223,64 @@ def test_logging_an_override_workout_clears_only_the_override(
     assert ctx.current_workout_override is None
     assert get_current_workout(user_id=trainee.user_id) is not None
     assert WorkoutLog.objects.filter(user_id=trainee.user_id).count() == 1
+
+
+HOME_DUMBBELLS = {"dumbbells": [5, 7.5, 10, 12.5, 15, 17.5, 20, 22.5, 25]}
+BEYOND_HOME = (
+    "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg); "
+    "ask the user whether to update Home's equipment."
+)
+
+
+def test_a_load_heavier_than_the_home_lists_is_logged_and_said(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """27.5 kg dumbbells at a home whose dumbbells stop at 25 kg: logged as the user said, and the model is told
+    in one sentence so it can ask about the equipment."""
+    trainee.home.available_weights_kg = HOME_DUMBBELLS
+    trainee.home.save()
+    done = {"exercise_id": "1", "reps": [8, 8, 8], "load_each": [27.5, 27.5, 27.5]}
+    result = trainee.run("log_workout", {"completed_exercises": [done], "others_as_planned": True})
+    assert result.success, result.formatted
+    assert WorkoutLogEntry.objects.get(exercise_name="Dumbbell Bench Press").actual_load_each == [27.5] * 3
+    assert result.raw_formatted.splitlines()[0].endswith(f"The current workout is cleared. {BEYOND_HOME}")
+    assert BEYOND_HOME not in told(result)
+
+
+def test_loads_within_what_the_home_lists_say_nothing_of_it(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """25 kg, the heaviest pair at home, and an unplanned bodyweight exercise: no equipment sentence."""
+    trainee.home.available_weights_kg = HOME_DUMBBELLS
+    trainee.home.save()
+    done = [{"exercise_id": "1", "load_each": [25, 25, 25]}, {"exercise_name": "Burpee", "reps": [10]}]
+    result = trainee.run("log_workout", {"completed_exercises": done, "others_as_planned": True})
+    assert result.success, result.formatted
+    assert "heaviest" not in result.raw_formatted
+
+
+def test_a_pound_load_is_compared_in_pounds(db: None) -> None:
+    """60 lb where the home's dumbbells stop at 25 kg (55 lb): said in the user's unit."""
+    trainee = make_trainee(weight_unit="lb")
+    trainee.home.available_weights_kg = HOME_DUMBBELLS
+    trainee.home.save()
+    generate(trainee, full_workout(exercises=[reps_exercise(load_each=[45, 45, 50], load_unit="lb")]))
+    result = trainee.run(
+        "log_workout", {"completed_exercises": [{"exercise_id": "1", "load_each": [60] * 3}]}
+    )
+    assert result.success, result.formatted
+    assert (
+        "The 60 lb logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (55 lb); "
+        "ask the user whether to update Home's equipment."
+    ) in result.raw_formatted
+
+
+def test_a_load_done_as_planned_is_not_news(trainee: Trainee) -> None:
+    """A workout planned at 30 kg (made for another location) logged as planned at Home says nothing of it:
+    only a load the user reports is theirs to confirm."""
+    generate(trainee, full_workout(exercises=[reps_exercise(load_each=[30, 30, 30])]))
+    trainee.home.available_weights_kg = HOME_DUMBBELLS
+    trainee.home.save()
+    result = trainee.run("log_workout", {"others_as_planned": True})
+    assert result.success, result.formatted
+    assert "heaviest" not in result.raw_formatted

@@ -486,10 +486,10 @@ class Turn:
             for logged in intent.logged
             if logged.exercise or only
         ]
-        completed = [{"exercise_id": str(e.get("id"))} for e in exercises]
-        arguments: dict[str, Any] = {"completed_exercises": completed}
-        if said and not logs:
-            arguments = {"completed_exercises": said, "others_as_planned": True}
+        arguments: dict[str, Any] = {
+            "completed_exercises": said if not logs else [],
+            "others_as_planned": True,
+        }
         if intent.rpe is not None:
             arguments["workout_notes"] = f"Session RPE {intent.rpe:g}."
         return self._call("log_workout", "Logging the current workout as done.", **arguments)
