@@ -288,8 +288,9 @@ def heavier_than_on_hand(
         return ""
     return (
         f"The {heaviest:g} {unit} logged for {entry.get('exercise_name')} is more than the heaviest "
-        f"{gear.replace('_', ' ')} listed at {location} ({on_hand[-1]:g} {unit}); ask the user whether to "
-        f"update {location}'s equipment."
+        f"{gear.replace('_', ' ')} listed at {location} ({on_hand[-1]:g} {unit}): new workouts there stop at "
+        f"{on_hand[-1]:g} {unit} until the user adds heavier ones to {location} in the app (no tool changes a "
+        f"location's equipment)."
     )
 
 

@@ -414,14 +414,15 @@ def test_a_set_heavier_than_the_home_lists_is_logged_and_said(
     trainee: Trainee, planned: list[dict[str, Any]], tool: str
 ) -> None:
     """Sets logged during the workout at 27.5 kg, above the home's 25 kg dumbbells: logged, and the model
-    is told so it can ask whether to update the equipment."""
+    is told that new workouts there stop at 25 kg until the user adds heavier dumbbells in the app."""
     trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5, 25]}
     trainee.home.save()
     result = trainee.run(tool, {"exercise_id": planned[0]["id"], "load_each": [27.5, 27.5, 27.5]})
     assert result.success, result.formatted
     assert result.raw_formatted.splitlines()[1] == (
-        "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg); "
-        "ask the user whether to update Home's equipment."
+        "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg): "
+        "new workouts there stop at 25 kg until the user adds heavier ones to Home in the app (no tool changes a "
+        "location's equipment)."
     )
 
 

@@ -227,8 +227,9 @@ def test_logging_an_override_workout_clears_only_the_override(
 
 HOME_DUMBBELLS = {"dumbbells": [5, 7.5, 10, 12.5, 15, 17.5, 20, 22.5, 25]}
 BEYOND_HOME = (
-    "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg); "
-    "ask the user whether to update Home's equipment."
+    "The 27.5 kg logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (25 kg): "
+    "new workouts there stop at 25 kg until the user adds heavier ones to Home in the app (no tool changes a "
+    "location's equipment)."
 )
 
 
@@ -270,8 +271,8 @@ def test_a_pound_load_is_compared_in_pounds(db: None) -> None:
     )
     assert result.success, result.formatted
     assert (
-        "The 60 lb logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (55 lb); "
-        "ask the user whether to update Home's equipment."
+        "The 60 lb logged for Dumbbell Bench Press is more than the heaviest dumbbells listed at Home (55 lb): "
+        "new workouts there stop at 55 lb until the user adds heavier ones to Home in the app"
     ) in result.raw_formatted
 
 
