@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from io import StringIO
 from pathlib import Path
@@ -159,3 +160,13 @@ def test_violations_are_found_by_the_tools_validators_and_classified() -> None:
     other = uuid.uuid4()
     seed_demo_user(user_id=other)  # trains in kg: the curl alone breaks nothing
     assert workout_violations(exercises[3:], user_id=other) == []
+
+
+@pytest.mark.django_db
+def test_the_console_log_is_back_once_the_command_returns(caplog: pytest.LogCaptureFixture) -> None:
+    """The command quiets the turns' INFO records while it runs; a process that goes on afterwards (the shell,
+    `manage.py chat` run next in the same process) logs them again (it used to leave them off for good)."""
+    run_eval("--model", "offline", "--scenarios", str(SMALL), "--json")
+    with caplog.at_level(logging.INFO, logger="agent.console"):
+        logging.getLogger("agent.console").info("after the eval")
+    assert "after the eval" in caplog.text

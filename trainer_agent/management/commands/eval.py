@@ -49,8 +49,16 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         # The turns' INFO records (the task framework, tools, the console log) would bury the report; -v 2 shows them.
+        # Restored afterwards: the command also runs inside a process that goes on (call_command, the shell).
+        previous = logging.root.manager.disable
         if options["verbosity"] < 2:
             logging.disable(logging.INFO)
+        try:
+            self._evaluate(options)
+        finally:
+            logging.disable(previous)
+
+    def _evaluate(self, options: dict[str, Any]) -> None:
         model: str = options["model"] or settings.PRIMARY_MODEL
         repeat: int = options["repeat"]
         if repeat < 1:
