@@ -163,10 +163,21 @@ def test_violations_are_found_by_the_tools_validators_and_classified() -> None:
 
 
 @pytest.mark.django_db
-def test_the_console_log_is_back_once_the_command_returns(caplog: pytest.LogCaptureFixture) -> None:
+def test_the_console_log_is_back_once_the_command_returns() -> None:
     """The command quiets the turns' INFO records while it runs; a process that goes on afterwards (the shell,
     `manage.py chat` run next in the same process) logs them again (it used to leave them off for good)."""
     run_eval("--model", "offline", "--scenarios", str(SMALL), "--json")
-    with caplog.at_level(logging.INFO, logger="agent.console"):
-        logging.getLogger("agent.console").info("after the eval")
-    assert "after the eval" in caplog.text
+    records: list[logging.LogRecord] = []
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Kept(logging.INFO)
+    console = logging.getLogger("agent.console")
+    console.addHandler(handler)
+    try:
+        console.info("after the eval")
+    finally:
+        console.removeHandler(handler)
+    assert [record.getMessage() for record in records] == ["after the eval"]
