@@ -420,7 +420,8 @@ def derive_loaded_joints(
 
 
 # A deep knee bend (full knee flexion): what hurts a knee that complains in deep lunges or deep squats. Squats and
-# lunges bend it deeply unless their name says they stop short (a box squat, a wall sit, a step-up); these names
+# lunges bend it deeply unless their name says they stop short (a box squat, a wall sit, a low-box step-up: a
+# step-up onto a bench is a deep bend); these names
 # bend it deeply whatever their pattern (a child's pose is a stretch, and still a full knee bend).
 _DEEP_KNEE_NAMES: Final = re.compile(
     r"child'?s pose|\bhero'?s? pose|virasana|\bpistol|\bsissy|\batg\b|ass[\s-]to[\s-]grass|full[\s-]depth|"
@@ -429,8 +430,8 @@ _DEEP_KNEE_NAMES: Final = re.compile(
     r"lunge stretch|\bheel[\s-]*(?:to|sits?)[\s-]*(?:butt|glute)"
 )
 _SHALLOW_KNEE_NAMES: Final = re.compile(
-    r"box squat|wall sit|spanish squat|\bpartial|half squat|quarter squat|high box|step[\s-]?ups?\b|pin squat|"
-    r"sit[\s-]to[\s-]stand|to a (?:high )?(?:box|bench)"
+    r"box squat|wall sit|spanish squat|\bpartial|half squat|quarter squat|high box|pin squat|sit[\s-]to[\s-]stand|"
+    r"(?:squat|sit) to a (?:high )?(?:box|bench)|low[\s-](?:box|step)|step[\s-]?ups? (?:to|onto) a low"
 )
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
 
@@ -438,7 +439,7 @@ _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
 @lru_cache(maxsize=4096)
 def deep_knee_bend(pattern: str | None, name: str) -> bool:
     """Whether an exercise takes the knee into a deep bend: a squat, lunge, jump or clean unless its name says it
-    stops short ("Barbell Box Squat", "Wall Sit", "Dumbbell Step-Up"), and any name that says so ("Child's Pose",
+    stops short ("Barbell Box Squat", "Wall Sit", "Low-Box Step-Up"), and any name that says so ("Child's Pose",
     "Pistol Squat", "Deep Lunge")."""
     lowered = name.lower()
     if _DEEP_KNEE_NAMES.search(lowered):

@@ -190,13 +190,13 @@ MILD_INJURY_RULES: dict[str, InjuryRule] = {
         key="knee",
         note=(
             "kept your knee out of deep bends (no deep squats, lunges or jumping) but kept knee-friendly leg work "
-            "like box squats, step-ups, leg extensions and leg curls"
+            "like box squats, wall sits, leg extensions and leg curls"
         ),
         cue="Stay in the range your knee is happy with: stop short of the depth that bothers it.",
         area=frozenset(LEG_MUSCLES),
         in_a_plan=(
             "the workouts leave out deep squats, lunges and jumping and keep knee-friendly leg work (box squats, "
-            "step-ups, leg extensions, leg curls) in a pain-free range"
+            "wall sits, leg extensions, leg curls) in a pain-free range"
         ),
         mild=True,
     ),

@@ -8,7 +8,9 @@ import pytest
 
 from datasources_app.models import Exercise
 from datasources_app.services import set_current_location, upsert_profile
-from tests.tools_app.workout_support import Trainee, hold_exercise, make_trainee, reps_exercise
+from tests.datasources_app.factories import LocationFactory
+from tests.tools_app.test_plan_drafting import demo_week
+from tests.tools_app.workout_support import GYM_EQUIPMENT, Trainee, hold_exercise, make_trainee, reps_exercise
 from tools_app.workout_validation import injuries_from, unsafe_named_exercises
 
 DEMO_KNEE = "Mild discomfort in the left knee during deep lunges; no other injuries."
@@ -104,28 +106,34 @@ def test_generate_workout_refuses_a_childs_pose_for_a_knee() -> None:
         2, exercise_name="Child's Pose", muscles_utilized=[{"muscle": "Lower Back", "share": 1.0}], sets=1
     )
     pose["hold_sec"] = [45]
-    ok, text = generate(trainee, quads(1, "Dumbbell Step-Up"), pose)
+    ok, text = generate(
+        trainee, quads(1, "Dumbbell Step-Up to a Low Box", equipment=["dumbbells"], implements=2), pose
+    )
     assert not ok and "exercise 2 'Child's Pose': unsafe for the user's knee" in text, text
     assert "exercise 1" not in text
 
 
 @pytest.mark.django_db
 def test_a_mild_knee_keeps_knee_friendly_quad_work_and_says_why() -> None:
-    """Mild discomfort in deep lunges: leg extensions, leg curls, box squats, wall sits and step-ups stay; a
-    goblet squat (full depth) does not, and the refusal says in one sentence what is kept and why."""
+    """Mild discomfort in deep lunges: leg extensions, leg curls, box squats, wall sits and step-ups to a low box
+    stay; a goblet squat (full depth) and a step-up onto a bench do not, and the refusal says in one sentence what
+    is kept and why."""
     trainee = make_trainee()
     upsert_profile(user_id=trainee.user_id, injuries=DEMO_KNEE, limitations=["knee"])
     kept = [
         quads(1, "Leg Extension", equipment=[]),
         quads(2, "Lying Leg Curl", equipment=[]),
         quads(3, "Barbell Box Squat", equipment=["barbell", "squat_rack"]),
-        quads(4, "Dumbbell Step-Up"),
+        quads(4, "Dumbbell Step-Up to a Low Box", equipment=["dumbbells"], implements=2),
         hold_exercise(5, exercise_name="Wall Sit", muscles_utilized=[{"muscle": "Quadriceps", "share": 1.0}]),
     ]
     ok, text = generate(trainee, *kept)
     assert "unsafe" not in text, text
-    ok, text = generate(trainee, quads(1, "Goblet Squat", equipment=["dumbbells"]))
-    assert not ok and "unsafe for the user's knee" in text
+    ok, text = generate(
+        trainee, quads(1, "Goblet Squat", equipment=["dumbbells"]), quads(2, "Dumbbell Step-Up")
+    )
+    assert not ok and "exercise 1 'Goblet Squat': unsafe for the user's knee" in text
+    assert "exercise 2 'Dumbbell Step-Up': unsafe for the user's knee" in text
     assert (
         "the user has only mild discomfort in deep knee bends, so keep the knee out of deep flexion under load"
         in text
@@ -149,7 +157,12 @@ def test_a_knee_said_to_hurt_or_operated_on_stays_strict(injuries: str) -> None:
 def test_draft_workout_gives_a_mildly_bothered_knee_quad_work_and_no_deep_bends() -> None:
     trainee = make_trainee()
     upsert_profile(user_id=trainee.user_id, injuries=DEMO_KNEE, limitations=["knee"])
-    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
+    machines = LocationFactory.create(
+        user_id=trainee.user_id,
+        name="Leg Gym",
+        equipment=[*GYM_EQUIPMENT, "leg_extension_machine", "plyo_box"],
+    )
+    set_current_location(user_id=trainee.user_id, location_id=machines.id)
     result = trainee.run("draft_workout", {"focus": ["legs"], "minutes": 45})
     assert result.success, result.formatted
     exercises = result.artifact["payload"]["exercises"] if result.artifact else []
@@ -158,3 +171,23 @@ def test_draft_workout_gives_a_mildly_bothered_knee_quad_work_and_no_deep_bends(
     assert quad_work, [x["exercise_name"] for x in exercises]
     assert not {"Child's Pose", "Goblet Squat", "Barbell Back Squat", "Dumbbell Lunge"} & set(catalogue)
     assert "kept knee-friendly leg work" in " ".join(result.data["adaptations"]), result.data["adaptations"]
+
+
+@pytest.mark.django_db
+def test_the_demo_users_plan_week_holds_knee_friendly_quad_work() -> None:
+    """The demo user (mild discomfort in deep lunges) at the Gym: a plan's drafted week has quad work a coach keeps
+    for that knee, and no deep squat, lunge or child's pose."""
+    week = demo_week(("main lifts 3×8-12, RPE 7; accessories 3×10-15",) * 3)
+    names = {exercise["exercise_name"] for day in week for exercise in day["draft"]["exercises"]}
+    catalogue = {exercise.name: exercise for exercise in Exercise.objects.filter(name__in=names)}
+    quad_work = {name for name, e in catalogue.items() if (e.primary_muscles or [""])[0] == "Quadriceps"}
+    assert quad_work & {"Leg Extension", "Barbell Box Squat", "Wall Sit"}, quad_work
+    deep = {
+        "Barbell Back Squat",
+        "Goblet Squat",
+        "Leg Press",
+        "Dumbbell Lunge",
+        "Walking Lunge",
+        "Child's Pose",
+    }
+    assert not deep & names, deep & names
