@@ -467,8 +467,9 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
         re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|menisc|patell"),
         None,  # cycling and hip work load it lightly; the patterns below are what hurts
         frozenset({"squat", "lunge", "jump", "knee_extension", "knee_flexion", "olympic", "locomotion"}),
-        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls; pick hip-dominant work "
-        "that keeps the knee still (hip thrust, glute bridge, hip abduction, back extension) or upper body",
+        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls, and no deep knee bends in "
+        "stretches (child's pose, quad stretch); pick hip-dominant work that keeps the knee still (hip thrust, "
+        "glute bridge, hip abduction, back extension) or upper body",
         deep_knee=True,
     ),
     BodyPart(
@@ -536,9 +537,9 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
         None,
         frozenset({"jump", "olympic", "locomotion"}),
         "the user has only mild discomfort in deep knee bends, so keep the knee out of deep flexion under load "
-        "(no full-depth squats, lunges, split squats, pistols, jumps or running) and keep knee-friendly quad and "
-        "hamstring work in a pain-free range: box squats to a high box, wall sits, step-ups to a low box, leg "
-        "extensions and leg curls",
+        "(no full-depth squats, lunges, split squats, pistols, jumps, running, or stretches like child's pose) and "
+        "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
+        "step-ups to a low box, leg extensions and leg curls",
         deep_knee=True,
     ),
 }

@@ -370,7 +370,8 @@ def _everyday_words_left_out(sentence: str) -> str:
 
 def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:
     """Problems for every exercise named in free text (`(label, text)` pairs) that the user's injuries rule
-    out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped)."""
+    out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped, and
+    exercise words used as everyday words name nothing: "hard but clean")."""
     if not injuries:
         return []
     problems: list[str] = []

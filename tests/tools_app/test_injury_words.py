@@ -37,7 +37,7 @@ def refused(text: str) -> list[str]:
         "Good morning! Today is pull day",
         "Hop in the shower after",
         "Jump straight into your working sets",
-        "Cool down with a 10-minute walk",
+        "Finish with an easy walk",
         "You're bound to feel sore; the fatigue may carry over",
         "This week has a twist: bridge the gap with more volume",
     ],
