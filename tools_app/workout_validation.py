@@ -257,7 +257,7 @@ _NEGATION = re.compile(
 # list's item on its own ("Dips 3x10", "push-ups, dips"); anywhere else it names nothing.
 _IMPLEMENT_WORDS = (
     r"barbell|dumbbell|db|kettlebell|kb|cable|band|banded|machine|smith|weighted|bodyweight|single[\s-]arm|"
-    r"one[\s-]arm|single[\s-]leg|one[\s-]leg|alternating|double|seated|standing|lying|heavy|light"
+    r"one[\s-]arm|single[\s-]leg|one[\s-]leg|alternating|double|seated|standing|lying|heavy"
 )
 
 
@@ -330,7 +330,11 @@ _EVERYDAY_WORDS = tuple(
             before=r"lateral|broad|skater|speed|alternat(?:e|ing)",
             plural="bounds",
         ),
-        _EverydayWord("jump|jumping", prose_after=r"\s+(?:on|into|in|straight|right|back|ahead|up|to)\b"),
+        _EverydayWord(
+            "jump|jumping",
+            before=r"box|tuck|broad|squat|split|lateral|star|vertical|depth|pike|frog|long|hurdle|seal",
+            prose_after=r"\s+(?:on|into|in|straight|right|back|ahead|up|to)\b",
+        ),
     )
 )
 _ITEM_START = re.compile(r"(?:^|[,+/(]|\b(?:then|or)\b)\s*(?:[-*#•]+|\d+[.)])?\s*(?:the\s+|a\s+)?$")

@@ -62,6 +62,7 @@ def test_everyday_words_in_free_text_are_no_lift(text: str) -> None:
         ("Upright row 3x12", "Upright row"),
         ("Pogo hops 3x20", "Pogo hops"),
         ("Box jumps 3x5", "Box jumps"),
+        ("Box jump up to a 50 cm box, 3x5", "Box jump up to a"),
         ("Farmer's walk 3x40m", "Farmer's walk"),
         ("Russian twists 3x20", "Russian twists"),
         ("Lateral bounds 3x6", "Lateral bounds"),
