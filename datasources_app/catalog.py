@@ -419,6 +419,34 @@ def derive_loaded_joints(
     return [joint for joint in JOINTS if joint in joints]
 
 
+# A deep knee bend (full knee flexion): what hurts a knee that complains in deep lunges or deep squats. Squats and
+# lunges bend it deeply unless their name says they stop short (a box squat, a wall sit, a low-box step-up: a
+# step-up onto a bench is a deep bend); these names
+# bend it deeply whatever their pattern (a child's pose is a stretch, and still a full knee bend).
+_DEEP_KNEE_NAMES: Final = re.compile(
+    r"child'?s pose|\bhero'?s? pose|virasana|\bpistol|\bsissy|\batg\b|ass[\s-]to[\s-]grass|full[\s-]depth|"
+    r"\bdeep\b(?=.*\b(?:squat|lunge|split|pistol|knee|bend))|"
+    r"full squat|cossack|squat (?:hold|stretch)|malasana|quad(?:riceps)? stretch|world'?s greatest|groiner|"
+    r"lunge stretch|\bheel[\s-]*(?:to|sits?)[\s-]*(?:butt|glute)"
+)
+_SHALLOW_KNEE_NAMES: Final = re.compile(
+    r"box squat|wall sit|spanish squat|\bpartial|half squat|quarter squat|high box|pin squat|sit[\s-]to[\s-]stand|"
+    r"(?:squat|sit) to a (?:high )?(?:box|bench)|low[\s-](?:box|step)|step[\s-]?ups? (?:to|onto) a low"
+)
+_DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
+
+
+@lru_cache(maxsize=4096)
+def deep_knee_bend(pattern: str | None, name: str) -> bool:
+    """Whether an exercise takes the knee into a deep bend: a squat, lunge, jump or clean unless its name says it
+    stops short ("Barbell Box Squat", "Wall Sit", "Low-Box Step-Up"), and any name that says so ("Child's Pose",
+    "Pistol Squat", "Deep Lunge")."""
+    lowered = name.lower()
+    if _DEEP_KNEE_NAMES.search(lowered):
+        return True
+    return pattern in _DEEP_KNEE_PATTERNS and not _SHALLOW_KNEE_NAMES.search(lowered)
+
+
 @dataclass(frozen=True)
 class BodyPart:
     """One injured body part: the words that name it, the joint it is, and the patterns a coach avoids."""
@@ -428,6 +456,7 @@ class BodyPart:
     joint: Joint | None  # every exercise loading this joint is avoided
     patterns: frozenset[str]  # and every exercise of these patterns
     advice: str  # what to do instead, for the model
+    deep_knee: bool = False  # and every deep knee bend (`deep_knee_bend`), a stretch or a pose included
 
 
 # Body part → contraindicated movement patterns (and loaded joint). Data, not exercise names: a new catalogue
@@ -438,8 +467,10 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
         re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|menisc|patell"),
         None,  # cycling and hip work load it lightly; the patterns below are what hurts
         frozenset({"squat", "lunge", "jump", "knee_extension", "knee_flexion", "olympic", "locomotion"}),
-        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls; pick hip-dominant work "
-        "that keeps the knee still (hip thrust, glute bridge, hip abduction, back extension) or upper body",
+        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls, and no deep knee bends in "
+        "stretches (child's pose, quad stretch); pick hip-dominant work that keeps the knee still (hip thrust, "
+        "glute bridge, hip abduction, back extension) or upper body",
+        deep_knee=True,
     ),
     BodyPart(
         "lower back",
@@ -496,6 +527,49 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
 )
 
 
+# A part as a user with only mild discomfort in a named movement has it ("mild discomfort in the left knee during
+# deep lunges"): a coach keeps what does not hurt. Only where the table can say what that is; a part missing here
+# stays as strict as BODY_PARTS has it.
+MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
+    "knee": BodyPart(
+        "knee",
+        BODY_PARTS[0].words,
+        None,
+        frozenset({"jump", "olympic", "locomotion"}),
+        "the user has only mild discomfort in deep knee bends, so keep the knee out of deep flexion under load "
+        "(no full-depth squats, lunges, split squats, pistols, jumps, running, or stretches like child's pose) and "
+        "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
+        "step-ups to a low box, leg extensions and leg curls",
+        deep_knee=True,
+    ),
+}
+_MILD_WORDS: Final = re.compile(
+    r"\bmild|\bslight|\bminor\b|\ba (?:little|bit)\b|discomfort|twinge|niggl|\btight|\bstiff"
+)
+_SERIOUS_WORDS: Final = re.compile(
+    r"surg|operat|reconstruct|\btorn\b|\btears?\b|ruptur|fractur|broke|dislocat|sprain|\bacl\b|\bmcl\b|\bpcl\b|"
+    r"menisc|sharp|severe|swell|swollen|gives? (?:way|out)|unstable|instabilit|injur|rehab|recover|arthritis|"
+    r"tendin|bursitis|chronic|can'?t|cannot|unable|locks?\b|locking|clicks?\b|\bpops?\b"
+)
+_NOTHING_ELSE: Final = re.compile(r"\bno (?:other )?(?:injur\w*|issues?|problems?|pain)\b")
+_DURING: Final = re.compile(r"\b(?:during|when|while|in|on|with|after|doing|from)\b(?P<movement>.+)")
+
+
+def mild_in(part: BodyPart, text: str) -> bool | None:
+    """How `text` (an injury as the user said it) has `part`: True when every sentence naming it says only mild
+    discomfort during a named movement and nothing serious ("mild discomfort in the left knee during deep lunges"),
+    False when one says more ("knee pain", "after ACL surgery", "torn meniscus"), None when none names it."""
+    said: list[bool] = []
+    for clause in re.split(r"[.;!?\n]+", _TRAINING_PHRASES.sub(" ", text.lower())):
+        if not part.words.search(clause):
+            continue
+        clause = _NOTHING_ELSE.sub(" ", clause)
+        during = _DURING.search(clause)
+        movement = during is not None and derive_movement_pattern(during.group("movement")) is not None
+        said.append(bool(_MILD_WORDS.search(clause)) and movement and not _SERIOUS_WORDS.search(clause))
+    return all(said) if said else None
+
+
 # Training words that name a body part without saying it hurts: "train legs hip-dominant (hip thrusts)" is advice
 # for a knee, not a hip injury; "no shoulder press" is an exclusion, not a shoulder injury.
 _TRAINING_PHRASES: Final = re.compile(
@@ -514,10 +588,15 @@ def injured_body_parts(text: str) -> tuple[BodyPart, ...]:
     return tuple(part for part in BODY_PARTS if part.words.search(lowered))
 
 
-def contraindication(part: BodyPart, *, pattern: str | None, joints: Collection[str]) -> str | None:
-    """Why an exercise of `pattern` loading `joints` is wrong for an injured `part`, or None when it is fine."""
+def contraindication(
+    part: BodyPart, *, pattern: str | None, joints: Collection[str], name: str = ""
+) -> str | None:
+    """Why an exercise of `pattern` loading `joints` (and called `name`) is wrong for an injured `part`, or None
+    when it is fine."""
     if pattern is not None and pattern in part.patterns:
         return f"its movement pattern ({pattern.replace('_', ' ')}) is contraindicated for the {part.key}"
+    if part.deep_knee and deep_knee_bend(pattern, name):
+        return "it takes the knee into a deep bend (full knee flexion), which is what bothers this knee"
     if part.joint is not None and part.joint in joints:
         return f"it loads the {part.joint}"
     return None

@@ -35,7 +35,7 @@ from tools_app.plan_builder import (
     week_list,
 )
 from tools_app.registry import register
-from tools_app.training_facts import INJURY_RULES
+from tools_app.training_facts import injury_rules
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
@@ -440,11 +440,7 @@ def _plan_for_the_user(created: WorkoutPlan, ctx: ToolContext) -> str:
         f"{plan['days_per_week']} days a week ({', '.join(plan['weekdays'])}){where}{progress}{lighter}."
     ]
     injuries = user_injuries(user_id=ctx.user_id)
-    rules = [
-        rule
-        for rule in INJURY_RULES
-        if rule.key in {injury.part.key for injury in injuries} and rule.in_a_plan
-    ]
+    rules = [rule for rule in injury_rules(injuries) if rule.in_a_plan]
     sessions = [str(session) for session in plan.get("split") or ()]
     on_the_bike = endurance_modality(created.goal) == "Run" and any(s.endswith(" Ride") for s in sessions)
     # The bike is said for the injury that rules out running (the same rule as the workout checks).

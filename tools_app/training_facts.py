@@ -24,6 +24,7 @@ from datasources_app import distribution, selectors
 from datasources_app.catalog import (
     BODY_PARTS,
     BODYWEIGHT,
+    MILD_BODY_PARTS,
     BodyPart,
     contraindication,
     exercise_name_key,
@@ -47,6 +48,7 @@ from tools_app.workout_coaching import (
 from tools_app.workout_coaching import round_load as round_to_step
 from tools_app.workout_coaching import step_load as step_by
 from tools_app.workout_validation import (
+    Injury,
     TrainingContext,
     injuries_from,
     training_context_from,
@@ -118,14 +120,22 @@ class InjuryRule:
     area: frozenset[str] = frozenset()  # muscles whose exercises the rule mostly concerns
     # What a plan's workouts do about it, after "For your knee, " (create_workout_plan tells the user).
     in_a_plan: str = ""
+    mild: bool = False  # the user said only mild discomfort in a movement (`catalog.MILD_BODY_PARTS`)
 
     @property
     def part(self) -> BodyPart:
+        if self.mild:
+            return MILD_BODY_PARTS[self.key]
         return next(part for part in BODY_PARTS if part.key == self.key)
 
     def excludes(self, candidate: Candidate) -> bool:
         return (
-            contraindication(self.part, pattern=candidate.movement_pattern, joints=candidate.loaded_joints)
+            contraindication(
+                self.part,
+                pattern=candidate.movement_pattern,
+                joints=candidate.loaded_joints,
+                name=candidate.name,
+            )
             is not None
         )
 
@@ -174,6 +184,36 @@ INJURY_RULES: tuple[InjuryRule, ...] = (
     ),
     InjuryRule(key="neck", note="kept load off your neck", in_a_plan="the workouts keep load off your neck"),
 )
+# The same for a part the user has only mild discomfort in (`catalog.MILD_BODY_PARTS`): what stays in, and why.
+MILD_INJURY_RULES: dict[str, InjuryRule] = {
+    "knee": InjuryRule(
+        key="knee",
+        note=(
+            "kept your knee out of deep bends (no deep squats, lunges or jumping) but kept knee-friendly leg work "
+            "like box squats, wall sits, leg extensions and leg curls"
+        ),
+        cue="Stay in the range your knee is happy with: stop short of the depth that bothers it.",
+        area=frozenset(LEG_MUSCLES),
+        in_a_plan=(
+            "the workouts leave out deep squats, lunges and jumping and keep knee-friendly leg work (box squats, "
+            "wall sits, leg extensions, leg curls) in a pain-free range"
+        ),
+        mild=True,
+    ),
+}
+
+
+def injury_rules(injuries: Iterable[Injury]) -> tuple[InjuryRule, ...]:
+    """The rules for the user's injuries, in INJURY_RULES order: the mild one where the user said only mild
+    discomfort (`workout_validation.injuries_from` decides)."""
+    parts = {injury.part.key: injury.part for injury in injuries}
+    return tuple(
+        MILD_INJURY_RULES[rule.key]
+        if rule.key in MILD_INJURY_RULES and parts[rule.key] is MILD_BODY_PARTS.get(rule.key)
+        else rule
+        for rule in INJURY_RULES
+        if rule.key in parts
+    )
 
 
 # --- Catalogue candidates -----------------------------------------------------------------------------------------
@@ -508,7 +548,6 @@ def load_facts(
         limitations=(profile.limitations or ()) if profile is not None else (),
         preferences=preferences,
     )
-    injured = {injury.part.key for injury in injuries}
     equipment = frozenset(
         selectors.available_equipment_slugs(
             user_id=user_id, location_id=location.id if location is not None else None
@@ -529,7 +568,7 @@ def load_facts(
         level=lifter.level,
         body_weight_kg=lifter.body_weight_kg,
         sex=lifter.sex,
-        injuries=tuple(rule for rule in INJURY_RULES if rule.key in injured),
+        injuries=injury_rules(injuries),
         exclusions=stored.merged(said),
         recent_hours=distribution.recently_trained_muscles(
             user_id=user_id, hours=RECOVERY_HOURS_LARGE, window=window

@@ -28,7 +28,7 @@ import re
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from datasources_app import selectors
@@ -36,6 +36,7 @@ from datasources_app.catalog import (
     BODYWEIGHT,
     EXERCISE_TYPES,
     GROUP_TYPES,
+    MILD_BODY_PARTS,
     MUSCLES,
     ROUND_GROUP_TYPES,
     SHARE_SUM_TOLERANCE,
@@ -46,6 +47,7 @@ from datasources_app.catalog import (
     equipment_named,
     exercise_name_key,
     injured_body_parts,
+    mild_in,
     name_covers,
 )
 from datasources_app.loads import HANDHELD, default_implements
@@ -148,22 +150,29 @@ def injuries_from(
     *, profile_injuries: str, limitations: Iterable[str], preferences: Iterable[Preference]
 ) -> tuple[Injury, ...]:
     """The injured body parts the profile and the preferences name, each once (the first source wins)."""
-    sources: list[tuple[str, str]] = []
+    # (the words naming parts, where they come from, the words saying how bad it is: a limitation tag says not)
+    sources: list[tuple[str, str, str]] = []
     tags = [str(tag) for tag in limitations if str(tag).strip()]
     profile_text = " ".join([profile_injuries, *tags]).strip()
     if profile_text:
         said = [f"'{' '.join(profile_injuries.split())}'"] if profile_injuries.strip() else []
         said += [f"limitations: {', '.join(tags)}"] if tags else []
-        sources.append((profile_text, f"profile: {'; '.join(said)}"))
+        sources.append((profile_text, f"profile: {'; '.join(said)}", profile_injuries))
     for preference in preferences:
         text = f"{preference.description} {preference.guidance}"
         if preference.category in INJURY_CATEGORIES or names_an_injury(text):
-            sources.append((text, f"preference '{preference.description}'"))
+            sources.append((text, f"preference '{preference.description}'", text))
     found: dict[str, Injury] = {}
-    for text, source in sources:
+    mild: dict[str, bool] = {}
+    for text, source, how in sources:
         for part in injured_body_parts(text):
             found.setdefault(part.key, Injury(part=part, source=source))
-    return tuple(found.values())
+            # Mild only when everything that names the part says it is ("knee" alone could be anything).
+            mild[part.key] = mild.get(part.key, True) and mild_in(part, how) is True
+    return tuple(
+        replace(injury, part=MILD_BODY_PARTS[key]) if mild[key] and key in MILD_BODY_PARTS else injury
+        for key, injury in found.items()
+    )
 
 
 def user_injuries(
@@ -242,9 +251,131 @@ _NEGATION = re.compile(
 )
 
 
+# Exercise words that are also everyday words ("hard but clean", "three days in a row", "leg swings", "hop on the
+# bike"): in free text each is a lift only when used as one: after a word that makes it one ("power clean",
+# "kettlebell swing"), before one ("clean and jerk", "clean & press"), in the plural ("cleans", "dips"), or as a
+# list's item on its own ("Dips 3x10", "push-ups, dips"); anywhere else it names nothing.
+_IMPLEMENT_WORDS = (
+    r"barbell|dumbbell|db|kettlebell|kb|cable|band|banded|machine|smith|weighted|bodyweight|single[\s-]arm|"
+    r"one[\s-]arm|single[\s-]leg|one[\s-]leg|alternating|double|seated|standing|lying|heavy"
+)
+
+
+@dataclass(frozen=True)
+class _EverydayWord:
+    word: str  # the word and its forms, as a pattern
+    before: str = ""  # words before it that make it a lift
+    after: str = ""  # words after it that make it a lift
+    plural: str = ""  # its plural, a lift in itself
+    prose_plural: str = ""  # words before the plural that make it no lift ("leg swings")
+    alone_needs_numbers: bool = False  # on its own it is a lift only with sets or reps ("Good morning!")
+    prose_after: str = ""  # words after it that make it no lift ("jump on the bike"); else it always is one
+
+
+_EVERYDAY_WORDS = tuple(
+    (item, re.compile(rf"\b(?:{item.word})\b", re.IGNORECASE))
+    for item in (
+        _EverydayWord(
+            "cleans?",
+            before=r"power|hang|high[\s-]hang|squat|muscle|split|full|block|bottoms[\s-]up|med(?:icine)? ball|sandbag",
+            after=r"\s*(?:and|&|\+|n'?)\s*(?:jerks?|press(?:es)?)|[\s-]+(?:pulls?|high pulls?|deadlifts?)",
+            plural="cleans",
+        ),
+        _EverydayWord("jerks?", before=r"push|split|power|squat|clean\s*(?:and|&|\+|n'?)", plural="jerks"),
+        _EverydayWord(
+            "swings?",
+            before=r"russian|american|hip|two[\s-]hand(?:ed)?",
+            plural="swings",
+            prose_plural=r"leg|arm|pendulum",
+        ),
+        _EverydayWord(
+            "dips?",
+            before=r"triceps?|chest|bench|ring|parallel[\s-]bar|bar|straight[\s-]bar|assisted|korean|box",
+            plural="dips",
+            prose_plural=r"hip|energy",
+        ),
+        _EverydayWord(
+            "rows?",
+            before=r"upright|bent[\s-]over|pendlay|t[\s-]bar|chest[\s-]supported|inverted|renegade|ring|trx|kroc|"
+            r"meadows|landmine|yates|seal|incline|gorilla",
+            plural="rows",
+        ),
+        _EverydayWord(
+            "bridges?",
+            before=r"glute|hip|side|shoulder|frog|marching|feet[\s-]elevated|wrestler'?s?",
+            plural="bridges",
+        ),
+        _EverydayWord(
+            r"good[\s-]mornings?",
+            plural=r"good[\s-]mornings",
+            alone_needs_numbers=True,
+        ),
+        _EverydayWord(
+            "carry|carries|carrying|carryover|carry-over",
+            before=r"farmer'?s?|suitcase|waiter'?s?|overhead|front[\s-]rack|rack|goblet|sandbag|zercher|"
+            r"bottoms[\s-]up|loaded",
+            plural="carries",
+        ),
+        _EverydayWord("walks?", before=r"farmer'?s?|suitcase|waiter'?s?|overhead|yoke|bear|crab|duck|lunge"),
+        _EverydayWord(
+            "twists?",
+            before=r"russian|landmine|trunk|torso|oblique|bicycle|med(?:icine)? ball|plate",
+            plural="twists",
+        ),
+        _EverydayWord(
+            "hops?", before=r"pogo|ankle|lateral|line|box|hurdle|broad|side|forward", plural="hops"
+        ),
+        _EverydayWord(
+            "bound|bounds|rebound|rebounds|boundary|boundaries|bounded",
+            before=r"lateral|broad|skater|speed|alternat(?:e|ing)",
+            plural="bounds",
+        ),
+        _EverydayWord(
+            "jump|jumping",
+            before=r"box|tuck|broad|squat|split|lateral|star|vertical|depth|pike|frog|long|hurdle|seal",
+            prose_after=r"\s+(?:on|into|in|straight|right|back|ahead|up|to)\b",
+        ),
+    )
+)
+_ITEM_START = re.compile(r"(?:^|[,+/(]|\b(?:then|or)\b)\s*(?:[-*#•]+|\d+[.)])?\s*(?:the\s+|a\s+)?$")
+_ITEM_END = re.compile(r"\s*(?:$|[,+/)]|[—–-]\s|\d|@|×|x\s?\d)")
+_NUMBERS_AFTER = re.compile(r"\s*(?:[,—–-]\s*)?(?:\d|@|×|x\s?\d)")
+
+
+def _used_as_a_lift(item: _EverydayWord, sentence: str, match: re.Match[str]) -> bool:
+    before, after, said = sentence[: match.start()], sentence[match.end() :], match.group(0).lower()
+    implements = f"{item.before}|{_IMPLEMENT_WORDS}" if item.before else _IMPLEMENT_WORDS
+    if re.search(rf"\b(?:{implements})[\s-]*$", before, re.IGNORECASE):
+        return True
+    if item.prose_after:
+        return re.match(item.prose_after, after, re.IGNORECASE) is None
+    if item.after and re.match(item.after, after, re.IGNORECASE):
+        return True
+    if item.plural and re.fullmatch(item.plural, said):
+        return not (
+            item.prose_plural and re.search(rf"\b(?:{item.prose_plural})[\s-]*$", before, re.IGNORECASE)
+        )
+    if _NUMBERS_AFTER.match(after):
+        return True
+    alone = bool(_ITEM_START.search(before)) and bool(_ITEM_END.match(after))
+    return alone and not item.alone_needs_numbers
+
+
+def _everyday_words_left_out(sentence: str) -> str:
+    """The sentence with the exercise words it uses as everyday words blanked ("hard but clean" → "hard but ")."""
+    for item, pattern in _EVERYDAY_WORDS:
+        spans = [
+            match.span() for match in pattern.finditer(sentence) if not _used_as_a_lift(item, sentence, match)
+        ]
+        for start, end in spans:
+            sentence = sentence[:start] + " " * (end - start) + sentence[end:]
+    return sentence
+
+
 def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:
     """Problems for every exercise named in free text (`(label, text)` pairs) that the user's injuries rule
-    out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped)."""
+    out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped, and
+    exercise words used as everyday words name nothing: "hard but clean")."""
     if not injuries:
         return []
     problems: list[str] = []
@@ -252,14 +383,14 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
         for sentence in _SENTENCES.split(text or ""):
             if _NEGATION.search(sentence):
                 continue
-            for fragment in _FRAGMENTS.split(sentence):
+            for fragment in _FRAGMENTS.split(_everyday_words_left_out(sentence)):
                 # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
                 named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
                 pattern = derive_movement_pattern(named) if named else None
                 if pattern is None:
                     continue
                 joints = derive_loaded_joints(pattern, name=named)
-                for injury, why in injury_conflicts(pattern, joints, injuries):
+                for injury, why in injury_conflicts(pattern, joints, injuries, name=named):
                     problems.append(
                         f"{label}: '{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
                         f"{why}; {injury.part.advice}"
@@ -336,12 +467,12 @@ def movement_of(exercise: ExerciseFields, match: CatalogMatch | None) -> tuple[s
 
 
 def injury_conflicts(
-    pattern: str | None, joints: Collection[str], injuries: Iterable[Injury]
+    pattern: str | None, joints: Collection[str], injuries: Iterable[Injury], *, name: str = ""
 ) -> list[tuple[Injury, str]]:
-    """Each injury the movement conflicts with, and why."""
+    """Each injury the movement (an exercise called `name`) conflicts with, and why."""
     conflicts = []
     for injury in injuries:
-        why = contraindication(injury.part, pattern=pattern, joints=joints)
+        why = contraindication(injury.part, pattern=pattern, joints=joints, name=name)
         if why is not None:
             conflicts.append((injury, why))
     return conflicts
@@ -354,7 +485,9 @@ def allowed(match: CatalogMatch, context: TrainingContext) -> bool:
     for preference in context.preferences:
         if excluded_by(preference, match.names) or match.equipment & set(preference.exclude_equipment or ()):
             return False
-    return not injury_conflicts(match.movement_pattern, match.loaded_joints, context.injuries)
+    return not injury_conflicts(
+        match.movement_pattern, match.loaded_joints, context.injuries, name=match.name
+    )
 
 
 def validate_workout(
@@ -588,7 +721,9 @@ def _injury_problems(
     if not context.injuries:
         return []
     pattern, joints = movement_of(exercise, match)
-    conflicts = injury_conflicts(pattern, joints, context.injuries)
+    # Both names: the model's may say how deep ("Goblet Squat to a high box"), the catalogue's what it is.
+    names = " / ".join(dict.fromkeys([exercise.exercise_name, *([match.name] if match is not None else [])]))
+    conflicts = injury_conflicts(pattern, joints, context.injuries, name=names)
     if not conflicts:
         return []
     safe = [candidate.name for candidate in safe_alternatives(exercise, match, context)[:4]]

@@ -258,6 +258,32 @@ def test_a_plan_shaped_by_a_knee_says_what_it_keeps_the_knee_safe_from(
     assert told(result).startswith(what_it_says.format(start=day(start)))
 
 
+def test_a_plan_for_a_mildly_bothered_knee_says_what_it_keeps(trainee: Trainee) -> None:
+    """Mild discomfort in deep lunges: the plan leaves out the deep knee bends and says the knee-friendly leg work
+    stays (it used to say every squat was left out, and the weeks had no quad work)."""
+    upsert_profile(
+        user_id=trainee.user_id,
+        injuries="Mild discomfort in the left knee during deep lunges",
+        limitations=["knee"],
+    )
+    start = next_monday(in_days(1))
+    result = trainee.run(
+        "create_workout_plan",
+        {
+            "name": "Block",
+            "goal": "build muscle",
+            "weeks": 4,
+            "start_date": start.isoformat(),
+            "location": "Gym",
+        },
+    )
+    assert result.success, result.formatted
+    assert (
+        "For your knee, the workouts leave out deep squats, lunges and jumping and keep knee-friendly leg work (box "
+        "squats, wall sits, leg extensions, leg curls) in a pain-free range."
+    ) in told(result)
+
+
 def test_the_bike_is_said_for_the_injury_that_rules_out_running(trainee: Trainee) -> None:
     """A lower back and an ankle, a 5K plan moved to the bike: the ankle is why (running loads it), not the lower
     back, which comes first in the rules' order."""

@@ -20,6 +20,7 @@ from datasources_app.catalog import BODY_PARTS, contraindication
 from datasources_app.selectors import available_equipment_slugs, find_exercise_by_name, get_current_workout
 from tests.trainer_agent.offline.conftest import DemoUser, demo, tools_of  # noqa: F401
 from tools_app.workout_tools import workout_exercises
+from tools_app.workout_validation import user_injuries
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, tool_response
 from trainer_agent.loop import TurnResult
@@ -50,13 +51,20 @@ def pattern_of(exercise: dict[str, Any]) -> tuple[str, set[str]]:
     return found.movement_pattern, set(found.loaded_joints)
 
 
-def unsafe_for(part_key: str, exercises: Sequence[dict[str, Any]]) -> list[str]:
-    """The exercises an injured `part_key` rules out (by catalogue pattern and loaded joints)."""
+def unsafe_for(
+    part_key: str, exercises: Sequence[dict[str, Any]], *, user_id: uuid.UUID | None = None
+) -> list[str]:
+    """The exercises an injured `part_key` rules out (by catalogue pattern, loaded joints and a knee's deep bends):
+    as the user's words have it when `user_id` is given (a knee only mildly bothered in deep lunges keeps box
+    squats and leg extensions), else as strictly as the table has it."""
     part = next(part for part in BODY_PARTS if part.key == part_key)
+    if user_id is not None:
+        part = next(injury.part for injury in user_injuries(user_id=user_id) if injury.part.key == part_key)
     bad = []
     for exercise in exercises:
         pattern, joints = pattern_of(exercise)
-        if contraindication(part, pattern=pattern, joints=joints) is not None:
+        name = str(exercise["exercise_name"])
+        if contraindication(part, pattern=pattern, joints=joints, name=name) is not None:
             bad.append(str(exercise["exercise_name"]))
     return bad
 

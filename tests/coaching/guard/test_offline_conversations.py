@@ -174,7 +174,7 @@ def test_moving_to_the_gym_then_leg_day_stays_within_gym_gear_and_knee_safe(demo
     say(demo.user_id, "Leg day please", session_id)
     exercises = current(demo.user_id)
     assert_equipment_available(demo.user_id, exercises)
-    assert unsafe_for("knee", exercises) == []
+    assert unsafe_for("knee", exercises, user_id=demo.user_id) == []
 
 
 def test_a_pounds_user_gets_pounds_and_swaps_keep_them(demo: DemoUser) -> None:
