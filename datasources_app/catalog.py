@@ -431,6 +431,7 @@ _DEEP_KNEE_NAMES: Final = re.compile(
 )
 _SHALLOW_KNEE_NAMES: Final = re.compile(
     r"box squat|wall sit|spanish squat|\bpartial|half squat|quarter squat|high box|pin squat|sit[\s-]to[\s-]stand|"
+    r"pain[\s-]free|above parallel|short of (?:full )?depth|"
     r"(?:squat|sit) to a (?:high )?(?:box|bench)|low[\s-](?:box|step)|step[\s-]?ups? (?:to|onto) a low"
 )
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})

@@ -244,6 +244,14 @@ def weights_on_hand(location: Location | None) -> dict[str, tuple[float, ...]]:
 _SENTENCES = re.compile(r"[.;:!?\n]+")
 _FRAGMENTS = re.compile(r",|\+|/|\band\b|\bthen\b|\(|\)")
 _PRESCRIPTION = re.compile(r"\s[—–-]\s|\d|@|×")
+# Words by which a sentence keeps its movements short of a deep bend (`catalog.deep_knee_bend` reads them).
+_RANGE_KEPT = re.compile(
+    r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|above parallel|"
+    r"\b(?:out|short) of (?:a |the )?(?:deep|full)",
+    re.IGNORECASE,
+)
+# What a sentence keeps the knee out of names no exercise ("trap bar deadlift keeps the knee out of a deep bend").
+_KEPT_OUT_OF = re.compile(r"\b(?:out|short) of (?:a |the )?(?:deep|full)[\w\s'-]*", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
     r"replace|replaced|never|keep off|kept off|away from)\b",
@@ -378,24 +386,31 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     exercise words used as everyday words name nothing: "hard but clean")."""
     if not injuries:
         return []
-    problems: list[str] = []
+    # One problem however many labels repeat it (a plan's weeks share their notes): its labels joined.
+    labels_of: dict[str, list[str]] = {}
     for label, text in texts:
         for sentence in _SENTENCES.split(text or ""):
             if _NEGATION.search(sentence):
                 continue
-            for fragment in _FRAGMENTS.split(_everyday_words_left_out(sentence)):
+            # "Leg press (partial depth)", "step-ups stay in a pain-free range": the sentence keeps the range short.
+            kept = _RANGE_KEPT.search(sentence)
+            for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
                 # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
                 named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
                 pattern = derive_movement_pattern(named) if named else None
                 if pattern is None:
                     continue
                 joints = derive_loaded_joints(pattern, name=named)
-                for injury, why in injury_conflicts(pattern, joints, injuries, name=named):
-                    problems.append(
-                        f"{label}: '{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
+                depth = f"{named} (partial range)" if kept else named
+                for injury, why in injury_conflicts(pattern, joints, injuries, name=depth):
+                    problem = (
+                        f"'{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
                         f"{why}; {injury.part.advice}"
                     )
-    return list(dict.fromkeys(problems))
+                    labels = labels_of.setdefault(problem, [])
+                    if label not in labels:
+                        labels.append(label)
+    return [f"{', '.join(labels)}: {problem}" for problem, labels in labels_of.items()]
 
 
 def catalog_match_of(exercise: CatalogExercise) -> CatalogMatch:

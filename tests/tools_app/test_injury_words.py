@@ -87,6 +87,42 @@ def test_a_childs_pose_is_a_deep_knee_bend_for_a_knee() -> None:
     assert "deep bend" in problems[0]
 
 
+def test_a_week_that_keeps_its_knee_work_in_a_pain_free_range_passes_for_a_mild_knee() -> None:
+    """The second 2026-11-27 trial: the knee advice recommends step-ups to a low box and a pain-free range, and the
+    model's week said exactly that ('Leg press (partial depth, pain-free range)'; 'Step-ups and leg extensions stay
+    in a pain-free range'), yet the check refused both as deep bends; the first trial's note saying what a lift
+    keeps the knee out of was read as a deep bend itself. A knee said to hurt stays strict, and a deep squat is
+    deep whatever the sentence says."""
+    mild = injuries_from(profile_injuries=DEMO_KNEE, limitations=["knee"], preferences=())
+    strict = injuries_from(profile_injuries="Knee pain", limitations=["knee"], preferences=())
+    texts = [
+        ("Week 1", "Leg press (partial depth, pain-free range), incline dumbbell press, seated cable row"),
+        ("Fri", "Step-ups and leg extensions stay in a pain-free range for the left knee."),
+        ("Fri", "3. Dumbbell Step-Up to a low box — 3x8 each leg @ 15kg each hand"),
+    ]
+    assert unsafe_named_exercises(texts, mild) == []
+    assert len(unsafe_named_exercises(texts, strict)) == 4
+    # The first trial's microcycle note said what a lift keeps the knee out of; it was read as a deep bend.
+    note = [("Wed", "Trap bar deadlift keeps the knee out of a deep bend")]
+    assert unsafe_named_exercises(note, mild) == unsafe_named_exercises(note, strict) == []
+    squat = [("Wed", "Back squat, keeping the knee out of a deep bend")]
+    assert unsafe_named_exercises(squat, mild) == []
+    assert unsafe_named_exercises(squat, strict)[0].startswith("Wed: 'Back squat' is unsafe")
+    (deep,) = unsafe_named_exercises([("Mon", "Deep squats, kept in a pain-free range")], mild)
+    assert deep.startswith("Mon: 'Deep squats' is unsafe for the user's knee")
+    (bare,) = unsafe_named_exercises([("Fri", "Step-ups 3x8 each leg")], mild)
+    assert bare.startswith("Fri: 'Step-ups' is unsafe for the user's knee")
+
+
+def test_one_problem_in_every_week_is_said_once_with_its_weeks() -> None:
+    """A plan's weeks share their notes: the same unsafe lift in six weeks is one problem naming the six weeks
+    (the trial's model read the same 600 characters six times)."""
+    knee = injuries_from(profile_injuries=DEMO_KNEE, limitations=["knee"], preferences=())
+    weeks = [(f"Week {number}", "Back squat, bench press, barbell row") for number in range(1, 7)]
+    (problem,) = unsafe_named_exercises(weeks, knee)
+    assert problem.startswith("Week 1, Week 2, Week 3, Week 4, Week 5, Week 6: 'Back squat' is unsafe")
+
+
 def generate(trainee: Trainee, *exercises: dict[str, object]) -> tuple[bool, str]:
     result = trainee.run("generate_workout", {"workout": {"title": "Legs", "exercises": list(exercises)}})
     return result.success, result.raw_formatted
