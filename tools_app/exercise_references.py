@@ -2,15 +2,15 @@
 
 A reference is what the model passes as `exercise_id`, in its own or the user's words:
 - an id (`ex_…`, or any id an earlier workout carried) or a 1-based order number ("2", "#2"), as listed;
-- a position in words: "the first one", "2nd", "exercise 3", "the last one" (the last main exercise, not the
-  cool-down's stretch unless the words name it);
+- a position: a number as listed ("exercise 3", "#3"), or in words ("the first one", "2nd", "the last one"),
+  which count the main exercises (not the warm-up's or the cool-down's unless the words name them);
 - a name, whole or in part ("goblet squat", "the curls", "bench"), or the equipment ("the dumbbell one").
 
 A name the reference holds whole wins over names that only share words with it; among those, the words
 that say what an exercise is count more than its equipment or stance ("dumbbell", "seated"). Equipment is
 tried last (for one exercise: not for parts joined by "and"). Where reported sets are meant
-(`positions="main"`: the logging tools), "the first one" counts the exercises after the warm-up, the ones
-sets are done for. A reference that matches several exercises, or none, is an `Unresolved` whose error
+(`positions="main"`: the logging tools), a number counts the main exercises too, the ones sets are done
+for. A reference that matches several exercises, or none, is an `Unresolved` whose error
 lists the candidates (or the workout) with their ids: the model calls again with one, or asks the user.
 
 A tool that can act on several exercises at once (adjust_exercise) reads its reference with
@@ -229,16 +229,38 @@ def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str)
         if positions == "workout" or is_main_exercise(exercise)
     ] or list(range(len(exercises)))
     last = _last_meant(exercises, text)
+    # In words ("the first one", "2nd") a position counts what the words name: the warm-up's or cool-down's
+    # exercises when they name one, else the main exercises (asked to "swap the first exercise", two model trials
+    # meant the first lift, not the warm-up's inchworm); a number as listed ("exercise 3", "#3") counts them all.
+    in_words = _section_meant(exercises, text)
     found: list[int] = []
     for match in _POSITION.finditer(text):
         if match.group("last"):
             found += last
             continue
-        said = match.group("nth") or match.group("number") or match.group("hash")
-        number = int(said) if said else _ORDINALS[match.group("ordinal")]
-        if 0 < number <= len(counted):
-            found.append(counted[number - 1])
+        said = match.group("number") or match.group("hash")
+        number = int(said) if said else int(match.group("nth") or _ORDINALS[match.group("ordinal")])
+        listed = counted if said else in_words
+        if 0 < number <= len(listed):
+            found.append(listed[number - 1])
     return list(dict.fromkeys(found))
+
+
+def _section_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
+    """The exercises a position in words counts: the warm-up's or cool-down's when the words name one, else the
+    main exercises (all of them when the workout has none)."""
+    named = _SECTION_WORDS.search(text)
+    section = (
+        {"warm": "warmup", "cool": "cooldown"}.get((named.group("part") or "").lower()) if named else None
+    )
+    if section is not None:
+        listed = [
+            i for i, exercise in enumerate(exercises) if exercise.group and exercise.group.type == section
+        ]
+        if listed:
+            return listed
+    main = [index for index, exercise in enumerate(exercises) if is_main_exercise(exercise)]
+    return main or list(range(len(exercises)))
 
 
 def _last_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:

@@ -189,14 +189,14 @@ MILD_INJURY_RULES: dict[str, InjuryRule] = {
     "knee": InjuryRule(
         key="knee",
         note=(
-            "kept your knee out of deep bends (no deep squats, lunges or jumping) but kept knee-friendly leg work "
-            "like box squats, wall sits, leg extensions and leg curls"
+            "kept your knee out of deep bends (no deep squats, lunges or jumping) and kept the leg work "
+            "knee-friendly"
         ),
         cue="Stay in the range your knee is happy with: stop short of the depth that bothers it.",
         area=frozenset(LEG_MUSCLES),
         in_a_plan=(
-            "the workouts leave out deep squats, lunges and jumping and keep knee-friendly leg work (box squats, "
-            "wall sits, leg extensions, leg curls) in a pain-free range"
+            "the workouts leave out deep squats, lunges and jumping and keep the leg work knee-friendly, in a "
+            "pain-free range"
         ),
         mild=True,
     ),

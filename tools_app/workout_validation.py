@@ -247,7 +247,7 @@ _PRESCRIPTION = re.compile(r"\s[—–-]\s|\d|@|×")
 # Words by which a sentence keeps its movements short of a deep bend (`catalog.deep_knee_bend` reads them).
 _RANGE_KEPT = re.compile(
     r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|above parallel|"
-    r"\b(?:out|short) of (?:a |the )?(?:deep|full)",
+    r"\b(?:out|short) of (?:a |the )?(?:deep|full)|high box|low[\s-](?:box|step)|comfortable (?:depth|range)",
     re.IGNORECASE,
 )
 # What a sentence keeps the knee out of names no exercise ("trap bar deadlift keeps the knee out of a deep bend").
@@ -380,6 +380,11 @@ def _everyday_words_left_out(sentence: str) -> str:
     return sentence
 
 
+def _sentences_by_line(text: str) -> list[tuple[str, str]]:
+    """Each sentence of `text` with the line it is on."""
+    return [(line, sentence) for line in text.splitlines() for sentence in _SENTENCES.split(line)]
+
+
 def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:
     """Problems for every exercise named in free text (`(label, text)` pairs) that the user's injuries rule
     out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped, and
@@ -389,11 +394,12 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     # One problem however many labels repeat it (a plan's weeks share their notes): its labels joined.
     labels_of: dict[str, list[str]] = {}
     for label, text in texts:
-        for sentence in _SENTENCES.split(text or ""):
+        for line, sentence in _sentences_by_line(text or ""):
             if _NEGATION.search(sentence):
                 continue
-            # "Leg press (partial depth)", "step-ups stay in a pain-free range": the sentence keeps the range short.
-            kept = _RANGE_KEPT.search(sentence)
+            # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
+            # the line (a list's item) keeps the range short.
+            kept = _RANGE_KEPT.search(line)
             for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
                 # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
                 named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()

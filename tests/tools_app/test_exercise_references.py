@@ -62,8 +62,11 @@ def names_now(trainee: Trainee) -> list[str]:
         ("2", "Dumbbell Bench Press"),
         (2, "Dumbbell Bench Press"),
         ("#4", "Dumbbell Biceps Curl"),
-        ("the first one", "Jumping Jack"),
-        ("the 2nd exercise", "Dumbbell Bench Press"),
+        # In words a position counts the main exercises (the warm-up's only when named), as the last one does.
+        ("the first one", "Dumbbell Bench Press"),
+        ("the first exercise", "Dumbbell Bench Press"),
+        ("the 2nd exercise", "Seated Dumbbell Shoulder Press"),
+        ("the first warm-up exercise", "Jumping Jack"),
         ("exercise 3", "Seated Dumbbell Shoulder Press"),
         ("the last one", "Push-Up"),
         ("the dumbbell bench press", "Dumbbell Bench Press"),
