@@ -13,6 +13,7 @@ from sessions_app.selectors import get_artifact
 from sessions_app.services import create_session
 from tests.support.training import log_bench_press
 from tests.trainer_agent.offline.conftest import DemoUser, generated, tools_of
+from tools_app.workout_drafting import is_main
 from trainer_agent.turns import run_turn
 
 
@@ -87,10 +88,15 @@ def test_swap_adjust_remove_and_log_across_a_session(demo: DemoUser) -> None:
 
     swapped = demo.run("swap the 2nd exercise", session_id=session_id)
     assert tools_of(swapped) == ["swap_exercise", "message_notify_user", "idle"]
-    assert swapped.actions[0].result["data"]["old_exercise"]["id"] == exercises[1]["id"]
+    # The 2nd in words is the second main exercise (the warm-up's are counted only when named).
+    second = [e for e in exercises if is_main(e)][1]
+    assert swapped.actions[0].result["data"]["old_exercise"]["id"] == second["id"]
     after_swap = swapped.response["exercises"]
-    assert after_swap[1]["exercise_name"] != exercises[1]["exercise_name"]
-    assert [e["id"] for e in after_swap if e["order"] != 2] == [e["id"] for e in exercises if e["order"] != 2]
+    at = second["order"]
+    assert after_swap[at - 1]["exercise_name"] != second["exercise_name"]
+    assert [e["id"] for e in after_swap if e["order"] != at] == [
+        e["id"] for e in exercises if e["order"] != at
+    ]
     assert swapped.actions[1].args["artifact_id"] == swapped.actions[0].result["artifact_id"]
 
     easier = demo.run("make it easier", session_id=session_id)
