@@ -558,14 +558,19 @@ STALE_WORKER_ROWS = timedelta(hours=1)
 
 def record_worker_heartbeat(*, name: str, threads: int, started_at: Any) -> None:
     """The worker process `name` is alive now (its row created on the first beat); stale rows of killed
-    workers are removed."""
-    now = timezone.now()
-    WorkerHeartbeat.objects.update_or_create(
-        name=name,
-        defaults={"seen_at": now},
-        create_defaults={"threads": threads, "started_at": started_at, "seen_at": now},
-    )
-    WorkerHeartbeat.objects.filter(seen_at__lt=now - STALE_WORKER_ROWS).delete()
+    workers are removed, in the same transaction.
+
+    `seen_at` is read once the transaction has begun: on SQLite that BEGIN IMMEDIATE waits for the write lock
+    (seconds behind a burst of turns' writes), and a beat stamped before that wait landed already stale, so a
+    busy worker counted as dead (`/healthz` 503, turns ended for want of a worker)."""
+    with transaction.atomic():
+        now = timezone.now()
+        WorkerHeartbeat.objects.update_or_create(
+            name=name,
+            defaults={"seen_at": now},
+            create_defaults={"threads": threads, "started_at": started_at, "seen_at": now},
+        )
+        WorkerHeartbeat.objects.filter(seen_at__lt=now - STALE_WORKER_ROWS).delete()
 
 
 def forget_worker(*, name: str) -> None:

@@ -40,6 +40,10 @@ from trainer_agent.wakeups import TURNS_CHANNEL
 
 logger = logging.getLogger("trainer_agent.worker")
 
+# SQLite: a heartbeat asks for the write lock again after at most this long (SQLite's own short sleeps in
+# between), and gives up (the beat fails, logged) after as long as any other write waits (the `timeout` option).
+HEARTBEAT_LOCK_POLL_MS = 20
+
 
 class Command(BaseCommand):
     help = "Run agent turns from the task queue: N worker loops in one process, plus crash recovery."
@@ -205,11 +209,36 @@ class WorkerPool:
 
     def _beat(self) -> None:
         try:
-            record_worker_heartbeat(name=self.name, threads=self.threads, started_at=self.started_at)
+            if connection.vendor == "sqlite":
+                self._beat_on_sqlite()
+            else:
+                record_worker_heartbeat(name=self.name, threads=self.threads, started_at=self.started_at)
             give_back_connection()
         except Exception:
             logger.warning("worker: heartbeat failed", exc_info=True)
             connection.close()  # a connection the database dropped is replaced on the next beat
+
+    def _beat_on_sqlite(self) -> None:
+        """One beat on SQLite, asking for the write lock every few ms until it has it (for as long as any other
+        write waits for it). SQLite's lock is no queue: a waiting writer retries after ever longer sleeps (every
+        100 ms after the first third of a second) while a fresh one retries within 1-2 ms and wins, so in a
+        burst of turns' writes the beat, waiting among them, went 8-10 s without the lock and the busy worker
+        counted as dead. Only this thread's connection polls this way, and only while the lock is taken."""
+        wait = float(connection.settings_dict["OPTIONS"].get("timeout", 5))
+        deadline = time.monotonic() + wait
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA busy_timeout = {HEARTBEAT_LOCK_POLL_MS}")
+        try:
+            while True:
+                try:
+                    record_worker_heartbeat(name=self.name, threads=self.threads, started_at=self.started_at)
+                    return
+                except OperationalError as exc:
+                    if not is_locked_database_exception(exc) or time.monotonic() >= deadline:
+                        raise
+        finally:
+            with connection.cursor() as cursor:  # the connection's other work waits as configured
+                cursor.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
 
     def _forget(self) -> None:
         try:
