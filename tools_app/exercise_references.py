@@ -246,36 +246,38 @@ def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str)
     return list(dict.fromkeys(found))
 
 
-def _section_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
-    """The exercises a position in words counts: the warm-up's or cool-down's when the words name one, else the
-    main exercises (all of them when the workout has none)."""
+def _named_section(exercises: Sequence[StoredExercise], text: str) -> tuple[bool, list[int] | None]:
+    """Whether the words name a section or a stretch, and the positions of the warm-up's or cool-down's
+    exercises when they name one of those (None otherwise)."""
     named = _SECTION_WORDS.search(text)
     section = (
         {"warm": "warmup", "cool": "cooldown"}.get((named.group("part") or "").lower()) if named else None
     )
-    if section is not None:
-        listed = [
-            i for i, exercise in enumerate(exercises) if exercise.group and exercise.group.type == section
-        ]
-        if listed:
-            return listed
-    main = [index for index, exercise in enumerate(exercises) if is_main_exercise(exercise)]
-    return main or list(range(len(exercises)))
+    if section is None:
+        return named is not None, None
+    return True, [
+        i for i, exercise in enumerate(exercises) if exercise.group and exercise.group.type == section
+    ]
+
+
+def _main_positions(exercises: Sequence[StoredExercise]) -> list[int]:
+    return [index for index, exercise in enumerate(exercises) if is_main_exercise(exercise)]
+
+
+def _section_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
+    """The exercises a position in words counts: the warm-up's or cool-down's when the words name one, else the
+    main exercises (all of them when the workout has none)."""
+    _, listed = _named_section(exercises, text)
+    return listed or _main_positions(exercises) or list(range(len(exercises)))
 
 
 def _last_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
     """The exercise "the last" means: of the warm-up or cool-down when the words name one, the workout's last
     entry for "the last stretch", else the last main exercise."""
-    named = _SECTION_WORDS.search(text)
-    section = (
-        {"warm": "warmup", "cool": "cooldown"}.get((named.group("part") or "").lower()) if named else None
-    )
-    if section is not None:
-        listed = [
-            i for i, exercise in enumerate(exercises) if exercise.group and exercise.group.type == section
-        ]
+    named, listed = _named_section(exercises, text)
+    if listed is not None:
         return listed[-1:]
-    main = [index for index, exercise in enumerate(exercises) if is_main_exercise(exercise)]
+    main = _main_positions(exercises)
     return main[-1:] if main and not named else [len(exercises) - 1] if exercises else []
 
 
