@@ -435,6 +435,10 @@ _SHALLOW_KNEE_NAMES: Final = re.compile(
     r"(?:squat|sit) to a (?:high )?(?:box|bench)|low[\s-](?:box|step)|step[\s-]?ups? (?:to|onto) a low"
 )
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
+_NO_DEEP_BEND: Final = re.compile(
+    r"\b(?:no|not|without|avoid(?:ing|s)?|out of|short of)\s+(?:a |the |any )?(?:deep|full)(?:[\s-]+knee)?"
+    r"[\s-]+(?:bends?|flexion|depth|range)\b"
+)
 
 
 @lru_cache(maxsize=4096)
@@ -442,7 +446,7 @@ def deep_knee_bend(pattern: str | None, name: str) -> bool:
     """Whether an exercise takes the knee into a deep bend: a squat, lunge, jump or clean unless its name says it
     stops short ("Barbell Box Squat", "Wall Sit", "Low-Box Step-Up"), and any name that says so ("Child's Pose",
     "Pistol Squat", "Deep Lunge")."""
-    lowered = name.lower()
+    lowered = _NO_DEEP_BEND.sub(" ", name.lower())  # "Hip Thrust (no deep knee bend)" says the opposite
     if _DEEP_KNEE_NAMES.search(lowered):
         return True
     return pattern in _DEEP_KNEE_PATTERNS and not _SHALLOW_KNEE_NAMES.search(lowered)
@@ -545,12 +549,13 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
     ),
 }
 _MILD_WORDS: Final = re.compile(
-    r"\bmild|\bslight|\bminor\b|\ba (?:little|bit)\b|discomfort|twinge|niggl|\btight|\bstiff"
+    r"\bmild|\bslight|\bminor\b|\ba (?:little|bit)\b|twinge|niggl|\btight|\bstiff"
 )
 _SERIOUS_WORDS: Final = re.compile(
     r"surg|operat|reconstruct|\btorn\b|\btears?\b|ruptur|fractur|broke|dislocat|sprain|\bacl\b|\bmcl\b|\bpcl\b|"
     r"menisc|sharp|severe|swell|swollen|gives? (?:way|out)|unstable|instabilit|injur|rehab|recover|arthritis|"
-    r"tendin|bursitis|chronic|can'?t|cannot|unable|locks?\b|locking|clicks?\b|\bpops?\b"
+    r"tendin|tendon|bursitis|chronic|can'?t|cannot|unable|locks?\b|locking|clicks?\b|\bpops?\b|post[\s-]?op|"
+    r"replace|replacement|moderate|significant|a lot\b|worse|worsening|\b(?:not|isn'?t|more than) (?:just |only )?mild"
 )
 _NOTHING_ELSE: Final = re.compile(r"\bno (?:other )?(?:injur\w*|issues?|problems?|pain)\b")
 _DURING: Final = re.compile(r"\b(?:during|when|while|in|on|with|after|doing|from)\b(?P<movement>.+)")

@@ -267,7 +267,10 @@ def _main_positions(exercises: Sequence[StoredExercise]) -> list[int]:
 def _section_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:
     """The exercises a position in words counts: the warm-up's or cool-down's when the words name one, else the
     main exercises (all of them when the workout has none)."""
-    _, listed = _named_section(exercises, text)
+    named, listed = _named_section(exercises, text)
+    if named and listed is None:  # "the first stretch": the cool-down's, else the whole workout's
+        _, listed = _named_section(exercises, "cool-down")
+        listed = listed or list(range(len(exercises)))
     return listed or _main_positions(exercises) or list(range(len(exercises)))
 
 

@@ -146,6 +146,28 @@ def names_an_injury(text: str) -> bool:
     return bool(_WEAK_WORDS.search(lowered)) and not _TRAINING_GOAL_WORDS.search(lowered)
 
 
+_BARE_PARTS = frozenset(
+    {
+        "knee",
+        "knees",
+        "back",
+        "lower back",
+        "lower_back",
+        "shoulder",
+        "shoulders",
+        "hip",
+        "hips",
+        "ankle",
+        "ankles",
+        "wrist",
+        "wrists",
+        "elbow",
+        "elbows",
+        "neck",
+    }
+)
+
+
 def injuries_from(
     *, profile_injuries: str, limitations: Iterable[str], preferences: Iterable[Preference]
 ) -> tuple[Injury, ...]:
@@ -157,7 +179,9 @@ def injuries_from(
     if profile_text:
         said = [f"'{' '.join(profile_injuries.split())}'"] if profile_injuries.strip() else []
         said += [f"limitations: {', '.join(tags)}"] if tags else []
-        sources.append((profile_text, f"profile: {'; '.join(said)}", profile_injuries))
+        # A tag that says more than the part ("acl_reconstruction", "knee pain") says how bad it is too.
+        telling = [tag.replace("_", " ") for tag in tags if tag.strip().lower() not in _BARE_PARTS]
+        sources.append((profile_text, f"profile: {'; '.join(said)}", ". ".join([profile_injuries, *telling])))
     for preference in preferences:
         text = f"{preference.description} {preference.guidance}"
         if preference.category in INJURY_CATEGORIES or names_an_injury(text):
@@ -251,7 +275,10 @@ _RANGE_KEPT = re.compile(
     re.IGNORECASE,
 )
 # What a sentence keeps the knee out of names no exercise ("trap bar deadlift keeps the knee out of a deep bend").
-_KEPT_OUT_OF = re.compile(r"\b(?:out|short) of (?:a |the )?(?:deep|full)[\w\s'-]*", re.IGNORECASE)
+_KEPT_OUT_OF = re.compile(
+    r"\b(?:out|short) of (?:a |the )?(?:deep|full)(?:[\s-]+knee)?[\s-]+(?:bends?|flexion|depth|range)\b",
+    re.IGNORECASE,
+)
 _NEGATION = re.compile(
     r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
     r"replace|replaced|never|keep off|kept off|away from)\b",
@@ -347,6 +374,7 @@ _EVERYDAY_WORDS = tuple(
 )
 _ITEM_START = re.compile(r"(?:^|[,+/(]|\b(?:then|or)\b)\s*(?:[-*#•]+|\d+[.)])?\s*(?:the\s+|a\s+)?$")
 _ITEM_END = re.compile(r"\s*(?:$|[,+/)]|[—–-]\s|\d|@|×|x\s?\d)")
+_SETS_IN = re.compile(r"\d\s*[x×]\s*\d|\b\d+\s*(?:reps?|sets?|each)\b", re.IGNORECASE)
 _NUMBERS_AFTER = re.compile(r"\s*(?:[,—–-]\s*)?(?:\d|@|×|x\s?\d)")
 
 
@@ -355,6 +383,8 @@ def _used_as_a_lift(item: _EverydayWord, sentence: str, match: re.Match[str]) ->
     implements = f"{item.before}|{_IMPLEMENT_WORDS}" if item.before else _IMPLEMENT_WORDS
     if re.search(rf"\b(?:{implements})[\s-]*$", before, re.IGNORECASE):
         return True
+    if _SETS_IN.search(_FRAGMENTS.split(after, maxsplit=1)[0]):
+        return True  # "Jump up onto a box 3x5", "Hop on one leg 3x10"
     if item.prose_after:
         return re.match(item.prose_after, after, re.IGNORECASE) is None
     if item.after and re.match(item.after, after, re.IGNORECASE):
@@ -380,9 +410,12 @@ def _everyday_words_left_out(sentence: str) -> str:
     return sentence
 
 
-def _sentences_by_line(text: str) -> list[tuple[str, str]]:
-    """Each sentence of `text` with the line it is on."""
-    return [(line, sentence) for line in text.splitlines() for sentence in _SENTENCES.split(line)]
+_CLAUSES = re.compile(r"[.;!?\n…]+")
+
+
+def _sentences_by_clause(text: str) -> list[tuple[str, str]]:
+    """Each sentence of `text` (split at colons too) with its clause (a sentence, its colons kept)."""
+    return [(clause, sentence) for clause in _CLAUSES.split(text) for sentence in _SENTENCES.split(clause)]
 
 
 def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:
@@ -394,12 +427,12 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     # One problem however many labels repeat it (a plan's weeks share their notes): its labels joined.
     labels_of: dict[str, list[str]] = {}
     for label, text in texts:
-        for line, sentence in _sentences_by_line(text or ""):
+        for clause, sentence in _sentences_by_clause(text or ""):
             if _NEGATION.search(sentence):
                 continue
             # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
-            # the line (a list's item) keeps the range short.
-            kept = _RANGE_KEPT.search(line)
+            # the clause (a sentence, a label's colon included) keeps the range short.
+            kept = _RANGE_KEPT.search(clause)
             for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
                 # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
                 named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()

@@ -220,6 +220,9 @@ def test_log_workout_lists_an_ambiguous_item_and_logs_nothing(
         ("the last stretch", "Chest Stretch"),
         ("the last warm-up exercise", "Jumping Jack"),
         ("the last one, the cool-down", "Chest Stretch"),
+        # A position in words counts what the words name: the stretch, not the first lift (from the last read).
+        ("the first stretch", "Chest Stretch"),
+        ("the first one", "Dumbbell Bench Press"),
     ],
 )
 def test_the_last_one_is_the_last_main_exercise_not_the_cool_downs_stretch(

@@ -234,3 +234,59 @@ def test_the_demo_users_plan_week_holds_knee_friendly_quad_work() -> None:
         "Child's Pose",
     }
     assert not deep & names, deep & names
+
+
+# --- the last read's cases: what a range word, a tag or a number must not let through --------------------------
+HURTING = injuries_from(profile_injuries="Knee pain", limitations=["knee"], preferences=())
+MILD = injuries_from(profile_injuries=DEMO_KNEE, limitations=["knee"], preferences=())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hip thrusts keep the knee out of deep flexion and jump squats 3x10",
+        "Trap bar deadlift keeps the knee out of a deep bend and reverse lunges 3x10",
+        "Jump up onto a box 3x5",
+        "Jump on the box 3x5",
+        "Hop on one leg 3x10",
+    ],
+)
+def test_a_knee_that_hurts_still_refuses_the_lift_after_a_safety_phrase_or_a_word_with_sets(
+    text: str,
+) -> None:
+    assert unsafe_named_exercises([("Wed", text)], HURTING), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Front squats 4x6 and Bulgarian split squats 3x8; stay pain-free",
+        "Week 2: back squats 4x6, walking lunges 3x10… Keep everything pain-free.",
+        "Back squat 5x5. Step-ups to a low box",
+    ],
+)
+def test_a_range_word_in_another_sentence_keeps_no_lift_short_for_a_mild_knee(text: str) -> None:
+    assert unsafe_named_exercises([("Wed", text)], MILD), text
+
+
+@pytest.mark.parametrize(
+    ("injuries", "tags"),
+    [
+        (DEMO_KNEE, ["acl_reconstruction"]),
+        (DEMO_KNEE, ["knee pain"]),
+        ("A lot of discomfort in my knee when squatting", ["knee"]),
+        ("My knee hurts a lot when I squat, not just mild discomfort", ["knee"]),
+        ("Moderate knee pain during squats", ["knee"]),
+        ("Mild discomfort in the knee during squats, post-op 2 months", ["knee"]),
+        ("Mild discomfort in the knee during squats after a knee replacement", ["knee"]),
+        ("Discomfort in the left knee during deep lunges", ["knee"]),
+    ],
+)
+def test_a_knee_said_to_be_more_than_mildly_bothered_stays_strict(injuries: str, tags: list[str]) -> None:
+    knee = injuries_from(profile_injuries=injuries, limitations=tags, preferences=())
+    assert unsafe_named_exercises([("Wed", "Leg extension 3x12")], knee), (injuries, tags)
+    assert unsafe_named_exercises([("Wed", "Leg extension 3x12")], MILD) == []
+
+
+def test_a_name_that_rules_out_a_deep_bend_is_no_deep_bend() -> None:
+    assert unsafe_named_exercises([("Wed", "Hip Thrust (no deep knee bend) 3x10")], MILD) == []
