@@ -16,6 +16,7 @@ from datasources_app.models import CurrentWorkout
 from datasources_app.services import seed_demo_user
 from sessions_app.models import AgentSessionEvent
 from tests.trainer_agent.api.support import JWT_SECRET, ApiUser, notify_then_idle, row_counts
+from tools_app.workout_drafting import is_main
 from trainer_agent.auth import mint_token
 from trainer_agent.llm.providers import override_provider
 
@@ -93,8 +94,11 @@ def test_the_servers_workout_and_its_artifact_round_trip_unchanged_and_the_next_
     swapped = chat(demo, "swap the 2nd exercise", sessionId=session_id)
     result = last_event(session_id, "tool_result", tool_name="swap_exercise")
     assert result["success"], result
-    assert result["result"]["data"]["old_exercise"]["id"] == delivered["exercises"][1]["id"]
-    assert swapped["response"]["exercises"][1]["exercise_name"] != delivered["exercises"][1]["exercise_name"]
+    # The 2nd in words is the second main exercise (the warm-up's are counted only when named).
+    second = [exercise for exercise in delivered["exercises"] if is_main(exercise)][1]
+    assert result["result"]["data"]["old_exercise"]["id"] == second["id"]
+    now = swapped["response"]["exercises"][second["order"] - 1]
+    assert now["exercise_name"] != second["exercise_name"]
 
 
 def test_an_exercise_added_in_the_app_is_accepted_with_a_new_id_and_the_next_order(demo: ApiUser) -> None:
