@@ -549,7 +549,7 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
     ),
 }
 _MILD_WORDS: Final = re.compile(
-    r"\bmild|\bslight|\bminor\b|\ba (?:little|bit)\b|twinge|niggl|\btight|\bstiff"
+    r"\bmild|\bslight|\bminor\b|\ba (?:little|bit)\b|twinge|niggl|\btight|\bstiff|\bcranky|\bgrumpy|\bachy\b"
 )
 _SERIOUS_WORDS: Final = re.compile(
     r"surg|operat|reconstruct|\btorn\b|\btears?\b|ruptur|fractur|broke|dislocat|sprain|\bacl\b|\bmcl\b|\bpcl\b|"
@@ -582,7 +582,7 @@ _TRAINING_PHRASES: Final = re.compile(
     r"\bhips?[\s-]*(?:thrusts?|dominant|hinges?|hinging|abductions?|adductions?|extensions?|bridges?|"
     r"circles?|flexor stretch(?:es)?|drive)\b"
     r"|\bshoulders?[\s-]*(?:press(?:es)?|taps?|width|height|level|blades?|dislocates?|shrugs?)\b"
-    r"|\bknees?[\s-]*(?:raises?|tucks?|friendly|safe|push-?ups?|level)\b"
+    r"|\bknees?[\s-]*(?:raises?|tucks?|friendly|safe|push-?ups?|level|dominant)\b"
     r"|\bkeeps? the (?:hip|knee|shoulder)s? still\b"
 )
 

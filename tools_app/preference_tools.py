@@ -32,7 +32,12 @@ from tools_app.formatting import confirmation, shorten
 from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_tools import load_current_workout
-from tools_app.workout_validation import effective_equipment, excluded_by, find_catalog_match
+from tools_app.workout_validation import (
+    INJURY_CATEGORIES,
+    effective_equipment,
+    excluded_by,
+    find_catalog_match,
+)
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -264,7 +269,9 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
     ) + ruled_out_now(preference, ctx)
     lasting = lasting or ("in your next workout" if preference.delete_after_use else "from now on")
     excludes = preference.exclude_exercises or preference.exclude_equipment
-    heeded = "leave that out of" if excludes else "keep that in mind for"
+    # An injury is planned around (its rules keep what is safe); a dislike is left out.
+    injury = preference.category in INJURY_CATEGORIES
+    heeded = "plan around that in" if injury else "leave that out of" if excludes else "keep that in mind for"
     return ToolOutcome(
         success=True,
         data={"preference": _preference_data(preference)},

@@ -1396,6 +1396,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     conversions: list[str] = []
     beyond: list[str] = []  # loads heavier than the location lists
     extra_order = len(exercises)
+    unplanned: list[str] = []  # names of exercises done that the workout did not plan
     for number, done in enumerate(args.completed_exercises, start=1):
         target: StoredExercise | None = None
         index: int | None
@@ -1430,6 +1431,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         else:
             extra_order += 1
             order = extra_order
+            unplanned.append(done.exercise_name or "")
         done, notes = exercise_in_user_units(
             done,
             weight_unit=(target.load_unit if target else None) or context.weight_unit,
@@ -1476,9 +1478,12 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     skipped = sum(1 for entry in entries if entry["skipped"])
     skipped_names = [str(entry["exercise_name"]) for entry in entries if entry["skipped"]]
     done_names = ", ".join(entry["exercise_name"] for entry in entries if not entry["skipped"])
+    # An exercise done that the workout did not plan is counted beside the plan's, not as one of them.
+    planned = len(entries) - len(unplanned)
     text = (
-        f"Logged {len(entries)} of {len(exercises)} exercises"
+        f"Logged {planned} of the workout's {counted(len(exercises), 'exercise')}"
         + (f" ({skipped} skipped)" if skipped else "")
+        + (f", and {joined(unplanned)}, which it did not plan" if unplanned else "")
         + f": {done_names or 'none done'}."
         + (
             f" Already logged earlier, not logged again: {', '.join(already_logged)}."

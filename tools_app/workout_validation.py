@@ -146,6 +146,24 @@ def names_an_injury(text: str) -> bool:
     return bool(_WEAK_WORDS.search(lowered)) and not _TRAINING_GOAL_WORDS.search(lowered)
 
 
+# A sentence of a preference's guidance that instructs (a coaching cue, a safety rule) says nothing of how bad the
+# injury is: "Stop any exercise that causes sharp knee pain" is a rule for every knee.
+_INSTRUCTION = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:if|when|stop|keep|avoid|favou?r|build|use|choose|pick|prefer|no|don'?t|do not|never|"
+    r"limit|focus|swap|replace|skip|include|progress|add|train|cue|watch|monitor|emphasi[sz]e|prioriti[sz]e|"
+    r"start|go|stay|make sure|ensure|always|only)\b",
+    re.IGNORECASE,
+)
+
+
+def _describing(guidance: str) -> str:
+    """The sentences of `guidance` that describe the user, not those that instruct."""
+    sentences = re.split(r"(?<=[.;!?\n])\s*", guidance or "")
+    return " ".join(
+        sentence for sentence in sentences if sentence.strip() and not _INSTRUCTION.match(sentence)
+    )
+
+
 _BARE_PARTS = frozenset(
     {
         "knee",
@@ -185,7 +203,10 @@ def injuries_from(
     for preference in preferences:
         text = f"{preference.description} {preference.guidance}"
         if preference.category in INJURY_CATEGORIES or names_an_injury(text):
-            sources.append((text, f"preference '{preference.description}'", text))
+            # How bad it is: what the description says, and what the guidance says of the user, not its
+            # instructions ("Keep knee work in a pain-free range. Stop if it causes sharp knee pain.").
+            how = f"{preference.description}. {_describing(preference.guidance)}"
+            sources.append((text, f"preference '{preference.description}'", how))
     found: dict[str, Injury] = {}
     mild: dict[str, bool] = {}
     for text, source, how in sources:
@@ -579,7 +600,14 @@ def check_exercises(
         check.catalog.append(match)
         check.equipment.append(equipment)
         check.problems.extend(
-            f"{label}: {problem}" for problem in exercise_problems(exercise, match, equipment, context)
+            f"{label}: {problem}"
+            for problem in exercise_problems(
+                exercise,
+                match,
+                equipment,
+                context,
+                taken=[other.exercise_name for other in exercises if other is not exercise],
+            )
         )
     return check
 
@@ -722,7 +750,11 @@ def exercise_problems(
     match: CatalogMatch | None,
     equipment: list[str],
     context: TrainingContext,
+    *,
+    taken: Collection[str] = (),
 ) -> list[str]:
+    """Every problem of one exercise; `taken`: the names of the workout's other exercises (no refusal offers
+    one of them as the safe option)."""
     problems: list[str] = []
     if not exercise.exercise_name:
         problems.append("exercise_name is empty")
@@ -735,17 +767,40 @@ def exercise_problems(
     problems.extend(_goal_problems(exercise))
     problems.extend(_equipment_problems(equipment, context))
     problems.extend(_preference_problems(exercise, match, equipment, context))
-    problems.extend(_injury_problems(exercise, match, context))
+    problems.extend(_injury_problems(exercise, match, context, taken=taken))
     return problems
 
 
 _LOWER_BODY = frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"})
 
 
+# How a coach ranks an option with the same main muscle: loadable kit first, bands last ("Band Good Morning" is no
+# option at a gym with a barbell).
+_KIT_RANK = {
+    "barbell": 0,
+    "trap_bar": 0,
+    "smith_machine": 0,
+    "dumbbells": 1,
+    "kettlebell": 1,
+    "resistance_bands": 3,
+}
+
+
+def _kit_rank(candidate: CatalogMatch) -> int:
+    ranks = [_KIT_RANK.get(slug, 1) for slug in candidate.equipment if slug != BODYWEIGHT]
+    return min(ranks) if ranks else 2
+
+
 def safe_alternatives(
-    exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext
+    exercise: ExerciseFields,
+    match: CatalogMatch | None,
+    context: TrainingContext,
+    *,
+    taken: Collection[str] = (),
 ) -> list[CatalogMatch]:
-    """Catalogue exercises the user may do here whose main muscle the exercise works, the most-worked first.
+    """Catalogue exercises the user may do here whose main muscle the exercise works, the most-worked first,
+    loadable kit before bodyweight and bands, one of each movement pattern before a second of any, none of those
+    `taken` (names of the workout's other exercises).
 
     Only muscles of the exercise's own half of the body count: a refused squat's options are hinges and bridges
     for its hamstrings and glutes, never a press for the few percent its shoulders hold the weight."""
@@ -757,6 +812,7 @@ def safe_alternatives(
     if shares:
         lower = max(shares, key=lambda muscle: shares[muscle]) in _LOWER_BODY
         shares = {muscle: share for muscle, share in shares.items() if (muscle in _LOWER_BODY) == lower}
+    taken_keys = {exercise_name_key(name) for name in taken}
     fitting = [
         candidate
         for candidate in context_catalog(context)
@@ -765,12 +821,23 @@ def safe_alternatives(
         and candidate.primary_muscles[0] in shares
         and candidate.exercise_type == exercise.exercise_type
         and allowed(candidate, context)
+        and not (candidate.name_keys & taken_keys)
     ]
-    return sorted(fitting, key=lambda candidate: (-shares[candidate.primary_muscles[0]], candidate.name))
+    fitting.sort(
+        key=lambda candidate: (-shares[candidate.primary_muscles[0]], _kit_rank(candidate), candidate.name)
+    )
+    # One of each movement pattern first (a refused squat's options are not four hinges), then the rest in order.
+    first: list[CatalogMatch] = []
+    rest: list[CatalogMatch] = []
+    patterns: set[str] = set()
+    for candidate in fitting:
+        (rest if candidate.movement_pattern in patterns else first).append(candidate)
+        patterns.add(candidate.movement_pattern)
+    return first + rest
 
 
 def _injury_problems(
-    exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext
+    exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext, *, taken: Collection[str]
 ) -> list[str]:
     if not context.injuries:
         return []
@@ -780,7 +847,7 @@ def _injury_problems(
     conflicts = injury_conflicts(pattern, joints, context.injuries, name=names)
     if not conflicts:
         return []
-    safe = [candidate.name for candidate in safe_alternatives(exercise, match, context)[:4]]
+    safe = [candidate.name for candidate in safe_alternatives(exercise, match, context, taken=taken)[:4]]
     problems = []
     for injury, why in conflicts:
         problem = f"unsafe for the user's {injury.part.key} ({injury.source}): {why}; {injury.part.advice}"

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from datasources_app.models import Exercise
+from datasources_app.models import Exercise, Preference
 from datasources_app.services import set_current_location, upsert_profile
 from tests.datasources_app.factories import LocationFactory
 from tests.tools_app.test_plan_drafting import demo_week
 from tests.tools_app.workout_support import GYM_EQUIPMENT, Trainee, hold_exercise, make_trainee, reps_exercise
-from tools_app.workout_validation import injuries_from, unsafe_named_exercises
+from tools_app.workout_validation import Injury, injuries_from, unsafe_named_exercises
 
 DEMO_KNEE = "Mild discomfort in the left knee during deep lunges; no other injuries."
 EVERYONE = injuries_from(
@@ -290,3 +290,55 @@ def test_a_knee_said_to_be_more_than_mildly_bothered_stays_strict(injuries: str,
 
 def test_a_name_that_rules_out_a_deep_bend_is_no_deep_bend() -> None:
     assert unsafe_named_exercises([("Wed", "Hip Thrust (no deep knee bend) 3x10")], MILD) == []
+
+
+# The knee trial of 2026-11-27 evening: the user said "my left knee has been cranky on deep squats lately" and the
+# model saved this note; the knee turned strict (every squat, leg extension and leg curl out of a "stronger legs"
+# plan) because the guidance's own safety rule said "sharp knee pain".
+TRIAL_KNEE_NOTE = Preference(
+    category="injury",
+    description="Left knee has been cranky on deep squats lately (also mild discomfort on deep lunges).",
+    guidance=(
+        "Keep knee-dominant lifts in a pain-free range: box squats to a box at or just above parallel, no "
+        "deep/ass-to-grass squats or deep lunges, no jumping or pistol-type single-leg squats. Favour hip-dominant "
+        "work (hinges, hip thrusts, glute bridges) and controlled tempo; build quads with partial-range and machine "
+        "work that the knee tolerates. Stop any exercise that causes sharp knee pain."
+    ),
+)
+
+
+def knee_with(*notes: Preference) -> tuple[Injury, ...]:
+    return injuries_from(profile_injuries=DEMO_KNEE, limitations=["knee"], preferences=notes)
+
+
+def test_a_note_whose_guidance_holds_safety_rules_keeps_a_mild_knee_mild() -> None:
+    knee = knee_with(TRIAL_KNEE_NOTE)
+    assert unsafe_named_exercises([("Mon", "Box squat 4x6, leg extension 3x12, leg curl 3x12")], knee) == []
+    assert unsafe_named_exercises([("Mon", "Back squat to full depth 5x5")], knee)
+    assert unsafe_named_exercises([("Mon", "Walking lunges 3x10")], knee)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "My knee has been cranky on deep squats",
+        "Knee gets a bit achy during lunges",
+        "Grumpy knee when squatting",
+    ],
+)
+def test_everyday_words_for_a_mild_knee_are_mild(description: str) -> None:
+    knee = knee_with(Preference(category="injury", description=description, guidance=""))
+    assert unsafe_named_exercises([("Mon", "Leg extension 3x12")], knee) == []
+
+
+@pytest.mark.parametrize(
+    ("description", "guidance"),
+    [
+        ("Cranky knee on deep squats", "The user had ACL surgery on this knee in May."),
+        ("Knee cranky on squats after a meniscus tear", "Keep it pain-free."),
+        ("My knee hurts when I squat", "Stop if it hurts."),
+    ],
+)
+def test_a_note_that_says_more_of_the_knee_still_makes_it_strict(description: str, guidance: str) -> None:
+    knee = knee_with(Preference(category="injury", description=description, guidance=guidance))
+    assert unsafe_named_exercises([("Mon", "Leg extension 3x12")], knee), (description, guidance)

@@ -107,8 +107,8 @@ def test_seed_001_type_becomes_category_and_expiry_makes_it_temporary(trainee: T
         expires,
     )
     assert "(temporary until " in result.raw_formatted
-    # Nothing to leave out by name: kept in mind, for as long as it lasts.
-    assert told(result).startswith("Got it: I'll keep that in mind for your workouts until ")
+    # An injury: planned around, for as long as it lasts.
+    assert told(result).startswith("Got it: I'll plan around that in your workouts until ")
 
 
 def test_date_only_expiry_lasts_through_that_day_in_the_users_zone(db: None) -> None:
@@ -206,3 +206,18 @@ def test_delete_unknown_or_foreign_preference_fails(trainee: Trainee, which: str
     assert not result.success
     assert "not found" in result.data["error"] and str(own.id) in result.data["error"]
     assert Preference.objects.filter(id=foreign.id).exists()
+
+
+def test_an_injury_note_is_confirmed_as_planned_around_not_left_out(trainee: Trainee) -> None:
+    """The knee trial's note allowed box squats, and the user read "I'll leave that out of your workouts"."""
+    result = trainee.run(
+        "set_preference",
+        {
+            "description": "Left knee cranky on deep squats",
+            "guidance": "Box squats to a box at parallel are fine; no deep squats.",
+            "category": "injury",
+            "exclude_exercises": ["Pistol Squat"],
+        },
+    )
+    assert result.success, result.formatted
+    assert told(result) == "Got it: I'll plan around that in your workouts from now on."

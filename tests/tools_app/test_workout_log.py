@@ -103,7 +103,7 @@ def test_log_records_targets_beside_actuals_and_clears_the_workout(
     assert climber.notes == "ran out of time"
     assert get_current_workout(user_id=trainee.user_id) is None
     assert result.raw_formatted == (
-        "Logged 4 of 5 exercises (1 skipped): Dumbbell Bench Press, Plank, Outdoor Run. "
+        "Logged 4 of the workout's 5 exercises (1 skipped): Dumbbell Bench Press, Plank, Outdoor Run. "
         "The current workout is cleared.\n"
         "Tell the user: Logged 3 exercises, and Mountain Climber as skipped. Nice work! Next time I'll build on these "
         "numbers."
@@ -129,6 +129,21 @@ def test_an_unplanned_exercise_can_be_logged_by_name(
     assert (plank.order, plank.target_hold_sec) == (3, [30, 45, 60])
     assert (burpee.order, burpee.exercise_slug, burpee.exercise_type) == (6, "burpee", "reps")
     assert (burpee.target_sets, burpee.actual_sets, burpee.actual_reps) == (None, 2, [10, 10])
+
+
+def test_an_unplanned_exercise_is_counted_beside_the_plan_not_in_it(
+    trainee: Trainee, exercises: list[dict[str, Any]]
+) -> None:
+    """The knee trial read "Logged 8 of 7 exercises": the whole plan done and a box squat the plan did not have."""
+    args = {
+        "completed_exercises": [{"name": "Burpee", "sets": 2, "reps": [10, 10]}],
+        "others_as_planned": True,
+    }
+    result = trainee.run("log_workout", args)
+    assert result.success, result.formatted
+    assert result.raw_formatted.startswith(
+        "Logged 5 of the workout's 5 exercises, and Burpee, which it did not plan: "
+    ), result.raw_formatted
 
 
 def test_seed_001_spellings_are_accepted(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:
