@@ -7,9 +7,10 @@ workout dict in the canonical schema, and writes down the adaptations it made so
 
 The rules follow the system prompt's priorities. Preferences (names, words, equipment) and injuries rule
 exercises out. The brief picks the body areas; each area has a coach's template of slots ("a compound
-quad lift", "a horizontal pull", "a core exercise"), filled in order. Muscles trained hard in the last
-48 h (large) or 24 h (small) are left out unless the brief named them, in which case the volume is
-lighter; for an open brief the slots of under-trained muscles come first. Within a slot, candidates are
+quad lift", "a horizontal pull", "a core exercise"), filled in order, with no movement pattern twice while
+another fits (`balance_pattern`, `pattern_limit`: one row and one pulldown, not two rows). Muscles trained
+hard in the last 48 h (large) or 24 h (small) are left out unless the brief named them, in which case the
+volume is lighter; for an open brief the slots of under-trained muscles come first. Within a slot, candidates are
 scored (staple lifts, equipment that loads well, fit to the slot's muscles, level, familiarity) and ties
 go to the slug, so the same facts always give the same workout. Loads are rounded and stepped by
 `workout_coaching`'s one rule (the weights on hand at the location, else the implement's step).
@@ -22,9 +23,10 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from datasources_app import selectors
 from datasources_app.catalog import (
     BODYWEIGHT,
+    derive_movement_pattern,
 )
 from datasources_app.workouts import Workout
 from tools_app.avoid_words import singular, split_avoid
@@ -115,7 +118,7 @@ FOCUS_MUSCLES: dict[str, dict[str, float]] = {
     "upper body": {"Chest": 1.0, "Back": 1.0, "Shoulders": 0.8, "Biceps": 0.4, "Triceps": 0.4},
     "lower body": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4, "Adductors": 0.2},
     "push": {"Chest": 1.0, "Shoulders": 0.8, "Triceps": 0.6},
-    "pull": {"Back": 1.0, "Biceps": 0.6, "Trapezius": 0.3, "Forearms": 0.2},
+    "pull": {"Back": 1.0, "Biceps": 0.6, "Trapezius": 0.3, "Shoulders": 0.3, "Forearms": 0.2},
     "legs": {"Quadriceps": 1.0, "Hamstrings": 0.9, "Glutes": 0.9, "Calves": 0.4},
     "glutes": {"Glutes": 1.0, "Hamstrings": 0.4, "Abductors": 0.3},
     "quads": {"Quadriceps": 1.0},
@@ -199,6 +202,7 @@ class WorkoutBrief(BaseModel):
 
 
 MAX_EXERCISES = 7
+MIN_MAIN_EXERCISES = 3
 QUAD_DOMINANT_SHARE = 0.3  # a quads share from which a lift loads the knee too much to call knee-friendly
 # The label of an exclusion that varies a plan week's main lifts (`plan_drafting.draft_week_workouts`): its note
 # says the lifts were varied, not that the user asked for something to be left out.
@@ -261,12 +265,16 @@ AREA_SLOTS: dict[str, tuple[Slot, ...]] = {
     for name, spec in {
         "full body": "Quadriceps:compound, Chest:compound:push, Back:compound:pull, "
         "Hamstrings/Glutes, Shoulders:compound:push, Abs::light",
-        "upper body": "Chest:compound:push, Back:compound:pull, Shoulders:compound:push, Back:compound:pull, "
-        "Biceps:isolation, Triceps:isolation",
-        "lower body": "Quadriceps:compound, Hamstrings/Glutes:compound, Glutes, Hamstrings:isolation, "
-        "Quadriceps:isolation, Calves",
-        "legs": "Quadriceps:compound, Hamstrings/Glutes:compound, Glutes, Hamstrings:isolation, "
-        "Quadriceps:isolation, Calves",
+        # A push, a pull, an overhead press, then arms before the second pull: four exercises stay balanced, and
+        # the second pull is a vertical one (`pattern_limit`).
+        "upper body": "Chest:compound:push, Back:compound:pull, Shoulders:compound:push, Biceps:isolation, "
+        "Back:compound:pull, Triceps:isolation",
+        # A squat, a hinge, then a single-leg lift (the second quad compound cannot be a second squat), a hip
+        # thrust or bridge, a hamstring curl.
+        "lower body": "Quadriceps:compound, Hamstrings/Glutes:compound, Quadriceps:compound, Glutes, "
+        "Hamstrings:isolation, Calves, Quadriceps:isolation",
+        "legs": "Quadriceps:compound, Hamstrings/Glutes:compound, Quadriceps:compound, Glutes, "
+        "Hamstrings:isolation, Calves, Quadriceps:isolation",
         "push": "Chest:compound:push, Shoulders:compound:push, Chest:compound:push, Triceps:isolation, "
         "Shoulders:isolation:push, Chest:isolation",
         "pull": "Back:compound:pull, Back:compound:pull, Shoulders:isolation:pull, Biceps:isolation, "
@@ -302,6 +310,79 @@ HIIT_SLOTS = _slots(
     "Abs::conditioning, Quadriceps/Glutes/Hamstrings:compound, Abs::conditioning, Chest/Shoulders/Triceps:compound, "
     "Abs::conditioning, Back/Biceps:compound"
 )
+
+
+# --- Movement patterns: what a coach balances within a session ------------------------------------------------------
+# The catalogue's movement pattern (`datasources_app.catalog.derive_movement_pattern`, from names, muscles and
+# mechanic) is fine-grained for injuries; a session is balanced on coarser families: a hip thrust is a hinge like an
+# RDL, and a plank, a crunch and a twist are all core work. Patterns not listed stay as they are (curl, raise, fly).
+_BALANCE_PATTERNS: dict[str, str] = {
+    "hip_extension": "hinge",
+    "horizontal_push": "horizontal push",
+    "vertical_push": "vertical push",
+    "horizontal_pull": "horizontal pull",
+    "vertical_pull": "vertical pull",
+    "core_flexion": "core",
+    "core_stability": "core",
+    "rotation": "core",
+}
+# Areas that span several patterns: in them a pattern appears once while another one fits (two rows make no upper
+# body day). Naming a single area ("chest", "arms") asks for its patterns more than once.
+BROAD_AREAS = frozenset({"full body", "upper body", "lower body", "push", "pull", "legs"})
+# A lower-body day takes two hip-dominant lifts (an RDL and a hip thrust), never three.
+_TWICE_IN: dict[str, frozenset[str]] = {"hinge": frozenset({"lower body", "legs"})}
+CORE_MUSCLES = frozenset({"Abs", "Lower Back"})
+MOST_OF_A_PATTERN = 2  # how often any pattern appears when nothing else fits
+
+
+@lru_cache(maxsize=4096)
+def balance_pattern(candidate: Candidate) -> str:
+    """The movement family a coach balances a session on: squat, lunge, hinge, horizontal/vertical push or pull,
+    carry, core, or the catalogue's own pattern for single-joint work (elbow_flexion, shoulder_raise ...)."""
+    pattern = candidate.movement_pattern or derive_movement_pattern(
+        candidate.name,
+        primary_muscles=(candidate.primary,),
+        category=candidate.category,
+        mechanic=candidate.mechanic,
+        force=candidate.force,
+    )
+    if pattern is None:
+        return ""
+    if candidate.primary == "Abs" and pattern not in ("mobility", "jump", "locomotion", "cyclical"):
+        return "core"  # a hanging knee raise or an ab bridge is core work, whatever the hips do
+    return _BALANCE_PATTERNS.get(pattern, pattern)
+
+
+def pattern_limit(brief: WorkoutBrief) -> Callable[[Candidate], int]:
+    """How many times a candidate's pattern may appear while others still fit: once in a broad area's session,
+    twice for a hinge on a lower-body day, and as often as needed for a single area's own muscles ("arms")."""
+    narrow = frozenset(
+        muscle
+        for name in brief.focus
+        if name not in BROAD_AREAS
+        for muscle, weight in FOCUS_MUSCLES[name].items()
+        if weight >= 0.5
+    )
+
+    def limit(candidate: Candidate) -> int:
+        if candidate.primary in narrow:
+            return MAX_EXERCISES
+        areas = _TWICE_IN.get(balance_pattern(candidate), frozenset())
+        return 2 if areas & set(brief.focus) else 1
+
+    return limit
+
+
+def repeats(candidate: Candidate, chosen: Iterable[Candidate]) -> int:
+    """How many of `chosen` share the candidate's movement pattern (none for an unknown pattern)."""
+    pattern = balance_pattern(candidate)
+    return sum(1 for other in chosen if pattern and balance_pattern(other) == pattern)
+
+
+def warmup_moves(minutes: int) -> int:
+    """How many warm-up moves a session of `minutes` has room for: one in a quick session, two from 25 minutes,
+    three from 45 (a coach prepares each of the session's main patterns)."""
+    return 1 if minutes < 25 else 2 if minutes < 45 else 3
 
 
 # --- Style, scoring and filling slots ------------------------------------------------------------------------------
@@ -341,6 +422,8 @@ def in_slot(candidate: Candidate, slot: Slot, *, strict: bool) -> bool:
         return candidate.conditioning
     if candidate.primary not in slot.muscles:
         return False
+    if balance_pattern(candidate) == "core" and not CORE_MUSCLES & set(slot.muscles):
+        return False  # flutter kicks work the glutes, but are no leg exercise
     if slot.light and HEAVY_BARS & set(candidate.equipment):
         return False
     if strict and slot.mechanic and candidate.mechanic and candidate.mechanic != slot.mechanic:
@@ -430,11 +513,14 @@ def fill_slots(
     style: Style,
     chosen: Sequence[Candidate] = (),
     debt: Mapping[str, float] | None = None,
+    limit: Callable[[Candidate], int] | None = None,
 ) -> list[Candidate]:
     """One exercise per slot, in slot order, until `count`.
 
-    A first pass takes only exact matches (muscle, mechanic, force); slots left empty are filled in a
-    second pass with looser matches, so a missing machine does not put a second squat before the calf raise.
+    A first pass takes only exact matches (muscle, mechanic, force) whose movement pattern is not in as often as
+    `limit` allows (`pattern_limit`: a second row waits while a pulldown fits); slots left empty are filled in a
+    second pass with looser matches, so a missing machine does not put a second squat before the calf raise, and
+    still no pattern a third time unless `limit` allows it.
     """
     picked: list[tuple[int, Candidate]] = []
     for strict in (True, False):
@@ -443,7 +529,13 @@ def fill_slots(
                 break
             if any(taken == index for taken, _ in picked):
                 continue
-            options = [c for c in pool if in_slot(c, slot, strict=strict)]
+            taken = [*chosen, *(c for _, c in picked)]
+            options = [
+                c
+                for c in pool
+                if in_slot(c, slot, strict=strict)
+                and (limit is None or fits_pattern(c, taken, limit, strict))
+            ]
             lead = slot.muscles if not slot.conditioning else tuple(targets)
             found = best(
                 options,
@@ -462,6 +554,15 @@ def fill_slots(
     return [candidate for _, candidate in sorted(picked, key=lambda item: item[0])]
 
 
+def fits_pattern(
+    candidate: Candidate, chosen: Sequence[Candidate], limit: Callable[[Candidate], int], strict: bool
+) -> bool:
+    """Whether the candidate's movement pattern may join `chosen`: within `limit`, or (not `strict`: nothing
+    else fits) within MOST_OF_A_PATTERN."""
+    allowed = limit(candidate) if strict else max(limit(candidate), MOST_OF_A_PATTERN)
+    return repeats(candidate, chosen) < allowed
+
+
 def cover(
     pool: Sequence[Candidate],
     *,
@@ -470,8 +571,10 @@ def cover(
     facts: TrainingFacts,
     style: Style,
     chosen: Sequence[Candidate] = (),
+    limit: Callable[[Candidate], int] | None = None,
 ) -> list[Candidate]:
-    """`count` exercises that together cover `targets`, heaviest muscles first (warm-ups, stretches)."""
+    """`count` exercises that together cover `targets`, heaviest muscles first (warm-ups, stretches); with
+    `limit`, no movement pattern more often than `fill_slots`' second pass allows."""
     picked: list[Candidate] = []
     covered: dict[str, float] = {}
     for candidate in chosen:
@@ -481,7 +584,9 @@ def cover(
         weights = {
             muscle: weight / (1.0 + 2.0 * covered.get(muscle, 0.0)) for muscle, weight in targets.items()
         }
-        found = best(pool, muscles=(), targets=weights, facts=facts, style=style, chosen=[*chosen, *picked])
+        taken = [*chosen, *picked]
+        options = [c for c in pool if limit is None or fits_pattern(c, taken, limit, False)]
+        found = best(options, muscles=(), targets=weights, facts=facts, style=style, chosen=taken)
         if found is None:
             break
         picked.append(found)
@@ -932,6 +1037,7 @@ class Composer:
         pool = self._style_pool("strength")
         named = self._named_picks(pool)
         chosen = list(named)
+        limit = pattern_limit(self.brief)
         if not (self.only_named and named):
             chosen += fill_slots(
                 self._strength_slots(),
@@ -942,15 +1048,23 @@ class Composer:
                 style="strength",
                 chosen=named,
                 debt=self.debt,
+                limit=limit,
             )
-        if len(chosen) < main_count and not (self.only_named and named):
+        # Short of exercises: others for the muscles asked for, still no pattern a third time; a workout of
+        # fewer than MIN_MAIN_EXERCISES takes what fits.
+        for most in (limit, None):
+            if len(chosen) >= min(main_count, MIN_MAIN_EXERCISES if most is None else main_count):
+                break
+            if self.only_named and named:
+                break
             chosen += cover(
-                [c for c in pool if self.targets.get(c.primary, 0.0) > 0],
+                [c for c in pool if self.targets.get(c.primary, 0.0) > 0 and self._fits_the_focus(c)],
                 count=main_count - len(chosen),
                 targets=self.targets,
                 facts=self.facts,
                 style="strength",
                 chosen=chosen,
+                limit=most,
             )
         rank = {c.slug: i for i, c in enumerate(chosen)}
         chosen.sort(key=lambda c: (c.exercise_type == "hold", rank[c.slug]))  # slot order; holds last
@@ -966,13 +1080,17 @@ class Composer:
             )
             for i, c in enumerate(chosen)
         ]
-        warmup = self._warmup(1, main=chosen)
+        warmup = self._warmup(warmup_moves(self.minutes), main=chosen)
         cooldown = self._cooldown(1, main=chosen) if self.minutes >= 40 else []
         exercises = [*warmup, *main, *cooldown]
         self.main_candidates = list(chosen)
         self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
         self._fit_volume(main, exercises)
         return exercises, chosen
+
+    def _fits_the_focus(self, candidate: Candidate) -> bool:
+        """Core work (flutter kicks list the glutes first) only when the brief's muscles include the core."""
+        return balance_pattern(candidate) != "core" or bool(CORE_MUSCLES & set(self.targets))
 
     def _named_picks(self, pool: Sequence[Candidate]) -> list[Candidate]:
         """The catalogue exercises for the plan day's named ones, in order: each named exercise when it fits the
@@ -1101,7 +1219,7 @@ class Composer:
             )
             for c in chosen
         ]
-        warmup = self._warmup(1, main=chosen)
+        warmup = self._warmup(warmup_moves(self.minutes - 10), main=chosen)
         cooldown = self._cooldown(1, main=chosen) if self.minutes >= 30 else []
         if len(circuit) < 2:
             for exercise in circuit:
