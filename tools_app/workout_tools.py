@@ -1101,7 +1101,7 @@ def _adjust_several(
         f"Updated {counted(len(done), 'exercise')}: {listed}."
         + (f" Not changed: {unchanged}." if left else "")
         + (
-            f" {joined([exercise.id for exercise, _ in unsafe])} stay{'s' if len(unsafe) == 1 else ''} in the "
+            f" {joined([str(exercise.id) for exercise, _ in unsafe])} stay{'s' if len(unsafe) == 1 else ''} in the "
             "workout as before and unsafe: swap (swap_exercise) or remove (remove_exercise) "
             f"{'it' if len(unsafe) == 1 else 'them'}, or tell the user why not."
             if unsafe
