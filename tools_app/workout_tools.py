@@ -1030,6 +1030,15 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
     )
 
 
+_UNSAFE_FOR = re.compile(r"unsafe for the user's ([a-z][a-z ]*?) \(")
+
+
+def _unsafe_for(reason: str) -> str | None:
+    """The body part a refusal says the exercise is unsafe for ("shoulder"), or None."""
+    found = _UNSAFE_FOR.search(reason)
+    return found.group(1) if found else None
+
+
 def _adjust_several(
     args: AdjustExerciseInput, ctx: ToolContext, workout: StoredWorkout, indexes: list[int]
 ) -> ToolOutcome:
@@ -1087,14 +1096,27 @@ def _adjust_several(
         for item in done
     )
     unchanged = "; ".join(f"{exercise.id} ({exercise.exercise_name}): {reason}" for exercise, reason in left)
+    unsafe = [(exercise, part) for exercise, reason in left if (part := _unsafe_for(reason))]
     text = (
         f"Updated {counted(len(done), 'exercise')}: {listed}."
         + (f" Not changed: {unchanged}." if left else "")
+        + (
+            f" {joined([str(exercise.id) for exercise, _ in unsafe])} stay{'s' if len(unsafe) == 1 else ''} in the "
+            "workout as before and unsafe: swap (swap_exercise) or remove (remove_exercise) "
+            f"{'it' if len(unsafe) == 1 else 'them'}, or tell the user why not."
+            if unsafe
+            else ""
+        )
         + f" Updated workout saved as {artifact_id} (replaces {workout.artifact_id}). "
         + _deliver_instruction(artifact_id)
     )
     summaries = "; ".join(item.summary for item in done)
-    kept = "; ".join(f"{exercise.exercise_name} ({reason})" for exercise, reason in left)
+    kept = "; ".join(
+        f"{exercise.exercise_name} (not one for your {part} right now: I can swap it)"
+        if (part := _unsafe_for(reason))
+        else f"{exercise.exercise_name} ({reason})"
+        for exercise, reason in left
+    )
     return ToolOutcome(
         success=True,
         data={**changed[0], "change_summary": summaries, "artifact_id": artifact_id}

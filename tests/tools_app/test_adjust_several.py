@@ -156,3 +156,36 @@ def test_the_call_fails_only_when_nothing_changed(trainee: Trainee) -> None:
     )
     after = get_current_workout(user_id=trainee.user_id)
     assert before is not None and after is not None and after.artifact_id == before.artifact_id
+
+
+def test_an_exercise_left_unsafe_is_said_in_the_users_words_and_the_model_is_told_to_swap_it(
+    trainee: Trainee,
+) -> None:
+    """The travel trial: 'my shoulder is a bit tight today' saved, then 'make everything a bit lighter' lowered the
+    other exercises and left the shoulder press at full weight, told the user as "unsafe for the user's shoulder
+    (preference '…')" and gave the model no next step."""
+    saved = trainee.run(
+        "set_preference",
+        {
+            "description": "my shoulder is a bit tight today",
+            "guidance": "Nothing overhead today.",
+            "category": "injury",
+            "preference_type": "temporary",
+            "delete_after_use": True,
+        },
+    )
+    assert saved.success, saved.formatted
+    result = trainee.run("adjust_exercise", {"exercise_id": "all", "change": "lighter"})
+    assert result.success, result.formatted
+    press = next(
+        item["exercise_id"]
+        for item in result.data["not_changed"]
+        if item["exercise_name"] == "Seated Dumbbell Shoulder Press"
+    )
+    assert (
+        f"{press} stays in the workout as before and unsafe: swap (swap_exercise) or remove"
+        in result.raw_formatted
+    )
+    said = told(result)
+    assert "Seated Dumbbell Shoulder Press (not one for your shoulder right now: I can swap it)" in said, said
+    assert "the user's" not in said and "preference '" not in said, said

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from datasources_app.models import Exercise, Preference
-from datasources_app.services import set_current_location, upsert_profile
+from datasources_app.services import set_current_location, set_location_equipment, upsert_profile
 from tests.datasources_app.factories import LocationFactory
 from tests.tools_app.test_plan_drafting import demo_week
 from tests.tools_app.workout_support import GYM_EQUIPMENT, Trainee, hold_exercise, make_trainee, reps_exercise
@@ -342,3 +342,30 @@ def test_everyday_words_for_a_mild_knee_are_mild(description: str) -> None:
 def test_a_note_that_says_more_of_the_knee_still_makes_it_strict(description: str, guidance: str) -> None:
     knee = knee_with(Preference(category="injury", description=description, guidance=guidance))
     assert unsafe_named_exercises([("Mon", "Leg extension 3x12")], knee), (description, guidance)
+
+
+@pytest.mark.django_db
+def test_a_refusals_safe_options_are_not_the_workouts_own_and_not_bands_at_a_gym() -> None:
+    """The knee trial's refused box squat offered 'Trap Bar Deadlift' (already exercise 2), a band good morning
+    and a band adduction at a gym with barbells and machines."""
+    trainee = make_trainee()
+    set_location_equipment(
+        location=trainee.gym, equipment_slugs=[*GYM_EQUIPMENT, "trap_bar", "resistance_bands"]
+    )
+    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.pk)
+    upsert_profile(user_id=trainee.user_id, injuries="knee pain when squatting", limitations=["knee"])
+    hinge = reps_exercise(
+        2,
+        exercise_name="Trap Bar Deadlift",
+        equipment=["trap_bar"],
+        load_each=[60, 60, 60],
+        muscles_utilized=[{"muscle": "Hamstrings", "share": 0.6}, {"muscle": "Glutes", "share": 0.4}],
+        reasoning="Hinge.",
+    )
+    squat = quads(1, "Barbell Box Squat", equipment=["barbell", "squat_rack"], load_each=[60, 60, 60])
+    ok, text = generate(trainee, squat, hinge)
+    assert not ok
+    options = text.split("safe options here for these muscles: ", 1)[1].split("\n", 1)[0].split(", ")
+    assert len(options) == 4, options
+    assert "Trap Bar Deadlift" not in options, options
+    assert not [name for name in options if name.startswith("Band ")], options
