@@ -84,6 +84,7 @@ from tools_app.workout_validation import (
     ExerciseCheck,
     TrainingContext,
     check_exercises,
+    close_catalog_names,
     effective_equipment,
     find_catalog_match,
     implements_for,
@@ -815,9 +816,16 @@ def _replacement_fields(
         match = find_catalog_match(args.replacement_name)
         if match is None:
             if args.exercise_type is None:
+                close = close_catalog_names(args.replacement_name, context)
                 return _failure(
-                    f"'{args.replacement_name}' is not in the exercise catalogue: give exercise_type and its "
-                    "sets/reps or time (and muscles), or a catalogue name."
+                    f"'{args.replacement_name}' is not in the exercise catalogue."
+                    + (
+                        f" Catalogue exercises with close names that fit the user here: {', '.join(close)}."
+                        if close
+                        else ""
+                    )
+                    + " Name a catalogue exercise, or give exercise_type and its sets/reps or time (and muscles) to "
+                    "add this one as written."
                 )
             fields = _uncatalogued_exercise(args, old, reasoning)
         elif args.exercise_type is not None and args.exercise_type != (match.exercise_type or "reps"):

@@ -565,6 +565,60 @@ def allowed(match: CatalogMatch, context: TrainingContext) -> bool:
     )
 
 
+_NAME_WORD = re.compile(r"[a-z]+")
+# Words of a name that say the kit or the side, not the movement: they break ties, never make a name close.
+_KIT_WORDS = frozenset(
+    [
+        "dumbbell",
+        "dumbbells",
+        "barbell",
+        "kettlebell",
+        "band",
+        "banded",
+        "cable",
+        "machine",
+        "smith",
+        "bodyweight",
+        "weighted",
+        "single",
+        "one",
+        "arm",
+        "leg",
+        "alternating",
+        "seated",
+        "standing",
+        "lying",
+        "incline",
+        "decline",
+    ]
+)
+
+
+def _name_words(name: str) -> set[str]:
+    return {
+        word[:-1] if word.endswith("s") and len(word) > 3 else word
+        for word in _NAME_WORD.findall(name.lower())
+    }
+
+
+def close_catalog_names(name: str, context: TrainingContext, *, limit: int = 4) -> list[str]:
+    """Catalogue exercises the user may do here whose names share the movement words of `name` ("Dumbbell Hip
+    Thrust" → "Hip Thrust", "Single-Leg Hip Thrust"), the most words in common first: what a model that guessed a
+    name can call instead (no tool lists the catalogue)."""
+    wanted = _name_words(name)
+    movement = wanted - _KIT_WORDS
+    scored = []
+    for candidate in context_catalog(context):
+        words = _name_words(candidate.name)
+        shared = movement & words
+        if not shared or candidate.movement_pattern in ("mobility", "") or not allowed(candidate, context):
+            continue
+        scored.append(
+            (-(2 * len(shared) + len(wanted & words & _KIT_WORDS)), len(candidate.name), candidate.name)
+        )
+    return [name for *_, name in sorted(scored)[:limit]]
+
+
 def validate_workout(
     workout: Workout, *, user_id: uuid.UUID, location_id: uuid.UUID | None = None
 ) -> list[str]:

@@ -530,7 +530,7 @@ def test_swap_to_an_exercise_outside_the_catalogue(trainee: Trainee, generated: 
     [
         (
             {"replacement_name": "Towel Row"},
-            "'Towel Row' is not in the exercise catalogue: give exercise_type",
+            "'Towel Row' is not in the exercise catalogue.",
         ),
         (
             {"replacement_name": "Dumbbell Lateral Raise", "exercise_type": "hold"},
@@ -546,6 +546,25 @@ def test_swap_by_name_failures_leave_the_workout(
     result = trainee.run("swap_exercise", {"exercise_id": "1", **args})
     assert not result.success and message in result.data["error"]
     assert stored(trainee) == current_workout_record(generated)
+
+
+def test_a_guessed_name_gets_the_close_catalogue_names_that_fit_here(
+    trainee: Trainee, generated: dict[str, Any]
+) -> None:
+    """Three trials guessed a name ("Dumbbell Hip Thrust", "Dumbbell Glute Bridge") and read only "not in the
+    exercise catalogue": no tool lists the catalogue, so the refusal names what is there."""
+    result = trainee.run(
+        "swap_exercise", {"exercise_id": "1", "replacement_name": "Kneeling Band Hip Extension"}
+    )
+    assert not result.success
+    error = result.data["error"]
+    close = error.split("close names that fit the user here: ", 1)[1].split(". ", 1)[0].split(", ")
+    assert close[0] == "Band Hip Extension", close
+    assert not [name for name in close if "Barbell" in name or "Circles" in name], (
+        close
+    )  # no barbell, no drill
+    named = trainee.run("swap_exercise", {"exercise_id": "1", "replacement_name": close[0]})
+    assert named.success, named.formatted
 
 
 @pytest.mark.parametrize(
