@@ -434,6 +434,8 @@ _SHALLOW_KNEE_NAMES: Final = re.compile(
     r"pain[\s-]free|above parallel|short of (?:full )?depth|"
     r"(?:squat|sit) to a (?:high )?(?:box|bench)|low[\s-](?:box|step)|step[\s-]?ups? (?:to|onto) a low"
 )
+# Knee work that even a mildly bothered knee is spared: the body's weight held by the hamstrings, kneeling.
+_ON_THE_KNEES: Final = re.compile(r"\bnordic|\bnatural leg curl|\bglute[\s-]*ham raise")
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
 _NO_DEEP_BEND: Final = re.compile(
     r"\b(?:no|not|without|avoid(?:ing|s)?|out of|short of)\s+(?:a |the |any )?(?:deep|full)(?:[\s-]+knee)?"
@@ -603,6 +605,8 @@ def contraindication(
         return f"its movement pattern ({pattern.replace('_', ' ')}) is contraindicated for the {part.key}"
     if part.deep_knee and deep_knee_bend(pattern, name):
         return "it takes the knee into a deep bend (full knee flexion), which is what bothers this knee"
+    if part.key == "knee" and _ON_THE_KNEES.search(name.lower()):
+        return "it loads the hamstrings to their limit with the body's weight on the knees"
     if part.joint is not None and part.joint in joints:
         return f"it loads the {part.joint}"
     return None
