@@ -60,13 +60,18 @@ def main() -> None:
     for user_id in (knee, no_knee):
         services.seed_demo_user(reset=True, user_id=user_id)
     services.upsert_profile(user_id=no_knee, injuries="", limitations=[])
-    only = sys.argv[1:]
+    # Each argument: a label of BRIEFS ("upper body"), or a brief of its own: "chest,shoulders,triceps:45".
+    only = [arg for arg in sys.argv[1:] if ":" not in arg]
+    extra = tuple(
+        (tuple(part.strip() for part in focus.split(",")), int(minutes))
+        for focus, _, minutes in (arg.rpartition(":") for arg in sys.argv[1:] if ":" in arg)
+    )
     try:
         for user_id, who in ((knee, "mild knee"), (no_knee, "no injury")):
             for location in Location.objects.filter(user_id=user_id).order_by("name"):
-                for focus, minutes in BRIEFS:
+                for focus, minutes in extra or BRIEFS:
                     label = " & ".join(focus) or "(open)"
-                    if only and label not in only:
+                    if only and not extra and label not in only:
                         continue
                     brief = WorkoutBrief(focus=list(focus), minutes=minutes)
                     drafted = draft_workout_for(user_id=user_id, brief=brief, location_id=location.id)

@@ -962,7 +962,8 @@ class Composer:
         labels = self.rejected.get("preference", set())
         asked = sorted(labels - {EARLIER_THIS_WEEK})
         if asked:
-            notes.append(f"I left out {joined(asked)}, as you asked")
+            # Not "as you asked": the brief's own avoid list is the model's, a saved preference an earlier message's.
+            notes.append(f"I left out {joined(asked)}")
         if EARLIER_THIS_WEEK in labels:
             notes.append("I picked different main lifts from the ones earlier this week, for variety")
         if self.debt_muscles:
@@ -1578,8 +1579,8 @@ DRAFT_WORKOUT = register(
         description=(
             "Build and save a complete workout from a short brief in one call: exercises, sets, reps, rests and "
             "loads fitted to the user's equipment here, injuries, preferences, recent training and units; far "
-            "fewer output tokens than writing every exercise with generate_workout. The result lists the "
-            "adaptations made: tell the user. Change it afterwards with swap/adjust/remove_exercise; use "
+            "fewer output tokens than writing every exercise with generate_workout. The result says what to tell "
+            "the user, adaptations included. Change it afterwards with swap/adjust/remove_exercise; use "
             "generate_workout when the user dictates exact exercises. Deliver the artifact_id with "
             "message_notify_user."
         ),
