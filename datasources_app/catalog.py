@@ -429,18 +429,34 @@ _DEEP_KNEE_NAMES: Final = re.compile(
     r"full squat|cossack|squat (?:hold|stretch)|malasana|quad(?:riceps)? stretch|world'?s greatest|groiner|"
     r"lunge stretch|\bheel[\s-]*(?:to|sits?)[\s-]*(?:butt|glute)"
 )
+# Depth cues a coach writes to keep a knee short of a deep bend ("leg press in a pain-free range", "box squat to
+# parallel", "keep the leg press above 90°", "no deeper than parallel"): a name holding one stops short
+# (`deep_knee_bend`), and so do the lifts of a sentence of free text holding one (`workout_validation`).
+_NO_DEEPER_THAN: Final = (
+    r"\b(?:no|not|never)\s+(?:any\s+)?(?:deeper|lower|further|below|past)(?:\s+than)?\s+(?:parallel\b|90)"
+)
+DEPTH_CUES: Final = (
+    r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|comfortable (?:depth|range)|"
+    r"high box|low[\s-](?:box|step)|"
+    r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b(?![\s-]*bars?\b)|"
+    rf"{_NO_DEEPER_THAN}|"
+    r"\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
+)
 _SHALLOW_KNEE_NAMES: Final = re.compile(
-    r"box squat|wall sit|spanish squat|\bpartial|half squat|quarter squat|high box|pin squat|sit[\s-]to[\s-]stand|"
-    r"pain[\s-]free|above parallel|short of (?:full )?depth|"
-    r"(?:squat|sit) to a (?:high )?(?:box|bench)|low[\s-](?:box|step)|step[\s-]?ups? (?:to|onto) a low"
+    r"box squat|wall sit|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|"
+    r"(?:squat|sit) (?:only |just )?to a (?:high )?(?:box|bench)|step[\s-]?ups? (?:to|onto) a low|"
+    + DEPTH_CUES
 )
 # Knee work that even a mildly bothered knee is spared: the body's weight held by the hamstrings, kneeling.
 _ON_THE_KNEES: Final = re.compile(r"\bnordic|\bnatural leg curl|\bglute[\s-]*ham raise")
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
-_NO_DEEP_BEND: Final = re.compile(
+# What a name says it keeps the knee out of ("Leg Press (no deep knee bend)"): it stops short, and names no deep bend.
+NO_DEEP_BEND: Final = re.compile(
     r"\b(?:no|not|without|avoid(?:ing|s)?|out of|short of)\s+(?:a |the |any )?(?:deep|full)(?:[\s-]+knee)?"
     r"[\s-]+(?:bends?|flexion|depth|range)\b"
 )
+# The depth cues that say "no" and leave nothing out ("Leg press (no deep knee bend)", "no deeper than parallel").
+DEPTH_LIMITS: Final = re.compile(rf"{NO_DEEP_BEND.pattern}|{_NO_DEEPER_THAN}", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -448,10 +464,12 @@ def deep_knee_bend(pattern: str | None, name: str) -> bool:
     """Whether an exercise takes the knee into a deep bend: a squat, lunge, jump or clean unless its name says it
     stops short ("Barbell Box Squat", "Wall Sit", "Low-Box Step-Up"), and any name that says so ("Child's Pose",
     "Pistol Squat", "Deep Lunge")."""
-    lowered = _NO_DEEP_BEND.sub(" ", name.lower())  # "Hip Thrust (no deep knee bend)" says the opposite
+    lowered = name.lower()
+    kept_out = NO_DEEP_BEND.search(lowered) is not None
+    lowered = NO_DEEP_BEND.sub(" ", lowered)  # "Hip Thrust (no deep knee bend)" says the opposite
     if _DEEP_KNEE_NAMES.search(lowered):
         return True
-    return pattern in _DEEP_KNEE_PATTERNS and not _SHALLOW_KNEE_NAMES.search(lowered)
+    return pattern in _DEEP_KNEE_PATTERNS and not (kept_out or _SHALLOW_KNEE_NAMES.search(lowered))
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,13 @@ from typing import Any
 from datasources_app import selectors
 from datasources_app.catalog import (
     BODYWEIGHT,
+    DEPTH_CUES,
+    DEPTH_LIMITS,
     EXERCISE_TYPES,
     GROUP_TYPES,
     MILD_BODY_PARTS,
     MUSCLES,
+    NO_DEEP_BEND,
     ROUND_GROUP_TYPES,
     SHARE_SUM_TOLERANCE,
     BodyPart,
@@ -49,6 +52,7 @@ from datasources_app.catalog import (
     injured_body_parts,
     mild_in,
     name_covers,
+    name_words,
 )
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise as CatalogExercise
@@ -289,11 +293,10 @@ def weights_on_hand(location: Location | None) -> dict[str, tuple[float, ...]]:
 _SENTENCES = re.compile(r"[.;:!?\n]+")
 _FRAGMENTS = re.compile(r",|\+|/|\band\b|\bthen\b|\(|\)")
 _PRESCRIPTION = re.compile(r"\s[—–-]\s|\d|@|×")
-# Words by which a sentence keeps its movements short of a deep bend (`catalog.deep_knee_bend` reads them).
+# Words by which a sentence keeps its movements short of a deep bend: the depth cues `catalog.deep_knee_bend` reads
+# in a name, and what the sentence keeps the knee out of ("no deep knee bend", "out of a deep bend").
 _RANGE_KEPT = re.compile(
-    r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|above parallel|"
-    r"\b(?:out|short) of (?:a |the )?(?:deep|full)|high box|low[\s-](?:box|step)|comfortable (?:depth|range)",
-    re.IGNORECASE,
+    rf"{DEPTH_CUES}|{NO_DEEP_BEND.pattern}|\b(?:out|short) of (?:a |the )?(?:deep|full)", re.IGNORECASE
 )
 # What a sentence keeps the knee out of names no exercise ("trap bar deadlift keeps the knee out of a deep bend").
 _KEPT_OUT_OF = re.compile(
@@ -308,9 +311,10 @@ _NEGATION = re.compile(
 
 
 # Exercise words that are also everyday words ("hard but clean", "three days in a row", "leg swings", "hop on the
-# bike"): in free text each is a lift only when used as one: after a word that makes it one ("power clean",
-# "kettlebell swing"), before one ("clean and jerk", "clean & press"), in the plural ("cleans", "dips"), or as a
-# list's item on its own ("Dips 3x10", "push-ups, dips"); anywhere else it names nothing.
+# bike", a leg press's "stop the sled before the knee feels it"): in free text each is a lift only when used as one:
+# after a word that makes it one ("power clean", "kettlebell swing", "push the sled"), before one ("clean and jerk",
+# "clean & press", "sled push"), in the plural ("cleans", "dips"), or as a list's item on its own ("Dips 3x10",
+# "push-ups, dips"); anywhere else it names nothing.
 _IMPLEMENT_WORDS = (
     r"barbell|dumbbell|db|kettlebell|kb|cable|band|banded|machine|smith|weighted|bodyweight|single[\s-]arm|"
     r"one[\s-]arm|single[\s-]leg|one[\s-]leg|alternating|double|seated|standing|lying|heavy"
@@ -387,6 +391,12 @@ _EVERYDAY_WORDS = tuple(
             plural="bounds",
         ),
         _EverydayWord(
+            "sleds?",
+            before=r"(?:push|pull|drag)(?:es|s|ing)?(?:\s+(?:the|a))?|prowler|reverse|backwards?|forwards?|lateral",
+            after=r"[\s-]+(?:push|pull|drag|sprint|march|row|walk)",
+            plural="sleds",
+        ),
+        _EverydayWord(
             "jump|jumping",
             before=r"box|tuck|broad|squat|split|lateral|star|vertical|depth|pike|frog|long|hurdle|seal",
             prose_after=r"\s+(?:on|into|in|straight|right|back|ahead|up|to)\b",
@@ -442,35 +452,53 @@ def _sentences_by_clause(text: str) -> list[tuple[str, str]]:
 def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[Injury]) -> list[str]:
     """Problems for every exercise named in free text (`(label, text)` pairs) that the user's injuries rule
     out, by the same movement-pattern rule as `validate_workout` (sentences saying what to avoid are skipped, and
-    exercise words used as everyday words name nothing: "hard but clean")."""
+    exercise words used as everyday words name nothing: "hard but clean").
+
+    A lift is kept short of a deep bend by a depth cue in its clause ("Leg press (pain-free range)", "Squat: box
+    squat to parallel"), and wherever its text names it again: a day's "Leg press: stop before the knee feels it"
+    is the leg press the day keeps in a pain-free range, whoever wrote the text (a plan's day, a week's markdown)."""
     if not injuries:
         return []
     # One problem however many labels repeat it (a plan's weeks share their notes): its labels joined.
     labels_of: dict[str, list[str]] = {}
     for label, text in texts:
-        for clause, sentence in _sentences_by_clause(text or ""):
-            if _NEGATION.search(sentence):
-                continue
-            # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
-            # the clause (a sentence, a label's colon included) keeps the range short.
-            kept = _RANGE_KEPT.search(clause)
-            for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
-                # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
-                named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
-                pattern = derive_movement_pattern(named) if named else None
-                if pattern is None:
-                    continue
-                joints = derive_loaded_joints(pattern, name=named)
-                depth = f"{named} (partial range)" if kept else named
-                for injury, why in injury_conflicts(pattern, joints, injuries, name=depth):
-                    problem = (
-                        f"'{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
-                        f"{why}; {injury.part.advice}"
-                    )
-                    labels = labels_of.setdefault(problem, [])
-                    if label not in labels:
-                        labels.append(label)
+        named_lifts = _named_lifts(text or "")
+        kept_names = [name_words(named) for named, _, kept in named_lifts if kept]
+        for named, pattern, kept in named_lifts:
+            words = name_words(named)
+            kept = kept or any(other[: len(words)] == words for other in kept_names if words)
+            joints = derive_loaded_joints(pattern, name=named)
+            depth = f"{named} (partial range)" if kept else named
+            for injury, why in injury_conflicts(pattern, joints, injuries, name=depth):
+                problem = (
+                    f"'{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
+                    f"{why}; {injury.part.advice}"
+                )
+                labels = labels_of.setdefault(problem, [])
+                if label not in labels:
+                    labels.append(label)
     return [f"{', '.join(labels)}: {problem}" for problem, labels in labels_of.items()]
+
+
+def _named_lifts(text: str) -> list[tuple[str, str, bool]]:
+    """Each lift `text` names (not what it leaves out), its movement pattern, and whether its clause keeps it short
+    of a deep bend."""
+    lifts: list[tuple[str, str, bool]] = []
+    for clause, sentence in _sentences_by_clause(text):
+        # "Leg press (no deep knee bend)", "no deeper than parallel": a depth cue, not what the sentence leaves out.
+        sentence = DEPTH_LIMITS.sub(" ", sentence)
+        if _NEGATION.search(sentence):
+            continue
+        # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
+        # the clause (a sentence, a label's colon included) keeps the range short.
+        kept = _RANGE_KEPT.search(clause) is not None
+        for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
+            # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
+            named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
+            pattern = derive_movement_pattern(named) if named else None
+            if pattern is not None:
+                lifts.append((named, pattern, kept))
+    return lifts
 
 
 def catalog_match_of(exercise: CatalogExercise) -> CatalogMatch:

@@ -376,3 +376,109 @@ def test_a_nordic_curl_is_no_knee_friendly_hamstring_work_even_for_a_mild_knee()
     limit. Leg curls on a machine stay."""
     assert unsafe_named_exercises([("Mon", "Nordic hamstring curl 3x6")], MILD)
     assert unsafe_named_exercises([("Mon", "Lying leg curl 3x12")], MILD) == []
+
+
+# The words_and_plan trial of 2026-11-27 (demo knee): the plan step passed Full Body C's "leg press in a pain-free
+# range", then the week step refused the same day's week for its note's "Leg press:" and its leg press "sled".
+PLAN_FULL_BODY_C = (
+    "Full Body C (week 1). Full Body C. Romanian deadlift, incline dumbbell press, seated cable row, leg press in a "
+    "pain-free range; core: pallof press. Main lifts 4×5 @ 70% 1RM, RPE 7.0; accessories 3×8-10. Knee: no deep "
+    "squats or lunges; keep knee bends in a pain-free range."
+)
+WEEK_FULL_BODY_C = (
+    "Hamstrings, Quadriceps, Chest, Back, Abs. Full Body C. Main lifts 4×5 @ 70% 1RM, RPE 7; accessories 3×8-10\n"
+    "# Full Body C (week 1)\n## Warm-Up\n1. Inchworm — 1x10\n## Main Workout\n"
+    "1. Romanian Deadlift — 4x5 @ 80kg, rest 120s\n"
+    "3. Seated Cable Row — 3x8 @ 42.5kg, rest 90s\n"
+    "4. Leg Press (pain-free range) — 3x10 @ 100kg, rest 90s\n"
+    "5. Pallof Press — 3x10 each side, rest 60s\n## Notes\n"
+    "Main lifts at about RPE 7. Leg press: stop the sled before the left knee feels it; no deep squats or lunges."
+)
+
+
+def test_a_leg_press_kept_in_a_pain_free_range_passes_the_plan_and_the_week_for_a_mild_knee() -> None:
+    """One reading wherever the leg press is written: the week's note names the leg press its day keeps in a
+    pain-free range, and "the sled" there is the leg press's. A bare leg press is a squat-pattern machine whose sled
+    takes the knee past 90°: still a deep bend for this knee, and a knee that hurts keeps no leg press at all."""
+    assert unsafe_named_exercises([("week 1 Fri", PLAN_FULL_BODY_C)], MILD) == []
+    assert unsafe_named_exercises([("Fri", WEEK_FULL_BODY_C)], MILD) == []
+    bare = WEEK_FULL_BODY_C.replace("Leg Press (pain-free range)", "Leg Press")
+    problems = unsafe_named_exercises([("Fri", bare)], MILD)  # the item and its note's label
+    assert {problem.split("'")[1].lower() for problem in problems} == {"leg press"}, problems
+    assert all("deep bend" in problem for problem in problems)
+    (problem,) = unsafe_named_exercises([("Fri", "Leg press 3x10")], MILD)
+    assert problem.startswith("Fri: 'Leg press' is unsafe for the user's knee") and "deep bend" in problem
+    assert unsafe_named_exercises([("Fri", WEEK_FULL_BODY_C)], HURTING)
+    # A day's pain-free leg press keeps no other lift short: the other day's bare one is still a deep bend.
+    days = [("Mon", "Leg press 3x10"), ("Fri", "Leg press in a pain-free range 3x10")]
+    (problem,) = unsafe_named_exercises(days, MILD)
+    assert problem.startswith("Mon: 'Leg press' is unsafe")
+
+
+def test_a_leg_press_kept_short_in_its_name_or_by_no_deep_bend_reads_the_same() -> None:
+    """ "(no deep knee bend)" is a depth cue, not what a sentence leaves out: it keeps a mild knee's leg press, and a
+    knee that hurts no longer has it waved through as a sentence of "no"."""
+    line = "4. Leg Press (no deep knee bend) — 3x10 @ 100kg, rest 90s"
+    assert unsafe_named_exercises([("Fri", line)], MILD) == []
+    assert unsafe_named_exercises([("Fri", line)], HURTING)[0].startswith("Fri: 'Leg Press' is unsafe")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Leg press: stop the sled before the left knee feels it",
+        "Load the sled light and stop before it hurts",
+        "Sled is shared; wait your turn",
+    ],
+)
+def test_the_sled_of_a_leg_press_is_no_sled_push(text: str) -> None:
+    problems = unsafe_named_exercises([("Fri", text)], MILD)
+    assert not [problem for problem in problems if "locomotion" in problem], problems
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("Sled push 4x20m", "Sled push"),
+        ("Sled drag, 4 x 20m", "Sled drag"),
+        ("Heavy sled pull 4x20m", "Heavy sled pull"),
+        ("Push the sled 4x20m", "Push the sled"),
+        ("Sleds 4x20m", "Sleds"),
+    ],
+)
+def test_a_sled_used_as_a_lift_is_still_locomotion_for_a_knee(text: str, named: str) -> None:
+    (problem,) = unsafe_named_exercises([("Fri", text)], MILD)
+    assert problem.startswith(f"Fri: '{named}' is unsafe") and "locomotion" in problem, problem
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Squat only to a box at parallel, 4x5",
+        "Box squat to parallel 4x5 @ 80kg",
+        "Squats — box squat to parallel, 4x5",
+        "Keep the leg press above 90° — 3x10",
+        "Leg press 3x10, keep it above 90 degrees",
+        "Goblet squat 3x10, no deeper than parallel",
+        "Back squat 4x5 — not below parallel",
+    ],
+)
+def test_a_coachs_depth_cue_keeps_a_lift_short_for_a_mild_knee_and_not_for_one_that_hurts(text: str) -> None:
+    assert unsafe_named_exercises([("Wed", text)], MILD) == [], text
+    assert unsafe_named_exercises([("Wed", text)], HURTING), text
+
+
+@pytest.mark.django_db
+def test_generate_workout_keeps_a_leg_press_named_with_its_depth_for_a_mild_knee() -> None:
+    """The workout check reads the depth cue in the name the way the plan and the week read it in their text."""
+    trainee = make_trainee()
+    upsert_profile(user_id=trainee.user_id, injuries=DEMO_KNEE, limitations=["knee"])
+    ok, text = generate(
+        trainee,
+        quads(1, "Leg Press (above 90°)", equipment=[]),
+        quads(2, "Box Squat to Parallel", equipment=["barbell", "squat_rack"]),
+        quads(3, "Goblet Squat (no deeper than parallel)", equipment=["dumbbells"]),
+    )
+    assert "unsafe" not in text, text
+    ok, text = generate(trainee, quads(1, "Leg Press", equipment=[]))
+    assert not ok and "exercise 1 'Leg Press': unsafe for the user's knee" in text, text
