@@ -5,7 +5,7 @@ plan's location, an endurance goal trained on the bike when their injuries rule 
 `week_training_days` lays a plan week's sessions on the calendar as it is now; `draft_week_workouts` composes
 each of those days' workout for the user (equipment of the plan's location, injuries, preferences, recovery on
 the session's day, loads progressed from the last sessions), varies the main lifts between the week's sessions
-and follows a strength day's prescription (`day_targets`: sets and reps of the main lifts and accessories, the
+and follows a strength day's prescription (`day_targets`: the lifts it names, their sets, reps and rests, the
 target RPE as a cue), else cuts the main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
 subagents`) puts them in the request, so every model, the offline one included, decides from them.
 """
@@ -22,9 +22,18 @@ from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
 from tools_app.formatting import joined
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
-from tools_app.training_facts import Exclusions, TrainingFacts, as_of, load_facts, round_load, split_words
+from tools_app.training_facts import (
+    Exclusions,
+    TrainingFacts,
+    as_of,
+    load_facts,
+    plan_name_match,
+    round_load,
+    split_words,
+)
 from tools_app.workout_drafting import (
     EARLIER_THIS_WEEK,
+    OTHER_DAYS_THIS_WEEK,
     brief_for_session,
     compose_workout,
     is_main,
@@ -134,6 +143,7 @@ def draft_week_workouts(
     today = selectors.local_today(user_id=user_id)
     deload = bool(week.get("deload"))
     used: dict[str, str] = {}  # main lifts of the week so far: the next session of the same kind varies them
+    named_keys = {index: _named_keys(day, facts) for index, day in enumerate(days)}
     drafted: dict[int, dict[str, Any]] = {}
     # Monday to Sunday (a week that starts mid-week varies its later weekdays' lifts from the earlier ones).
     for index, day in sorted(enumerate(days), key=lambda item: _weekday_index(item[1]["date"])):
@@ -149,6 +159,16 @@ def draft_week_workouts(
             composed = compose_workout(brief, on_the_day.with_exclusions(Exclusions(keys=dict(used))))
             if composed is not None and sum(1 for e in composed.exercises if is_main(e)) < MIN_VARIED_MAIN:
                 composed = None
+        if named and not only_named:
+            # What fills the day (or stands in for a named lift) is none of the week's other main lifts: those
+            # drafted earlier, those the plan gives other days; the day's own named lifts stay.
+            others = {
+                key: OTHER_DAYS_THIS_WEEK for i, keys in named_keys.items() if i != index for key in keys
+            }
+            others |= used
+            keep = named_keys[index]
+            exclusions = Exclusions(keys={key: why for key, why in others.items() if key not in keep})
+            on_the_day = on_the_day.with_exclusions(exclusions)
         composed = composed or compose_workout(brief, on_the_day, named=named, only_named=only_named)
         if composed is None:
             drafted[index] = day | {"draft": None, "draft_notes": [NOTHING_FITS]}
@@ -161,9 +181,18 @@ def draft_week_workouts(
         notes = [note for note in composed.notes if note]
         if targets is not None:
             followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
-            notes += plan_notes(targets, followed)
+            notes += plan_notes(targets, followed, composed.named_as)
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
+
+
+def _named_keys(day: dict[str, Any], facts: TrainingFacts) -> frozenset[str]:
+    """The catalogue name keys of the lifts a plan day's prescription names."""
+    targets = day_targets(str(day.get("prescription") or ""))
+    if targets is None:
+        return frozenset()
+    found = (plan_name_match(name, facts)[0] for name in targets.names)
+    return frozenset(key for candidate in found if candidate is not None for key in candidate.keys)
 
 
 def _weekday_index(value: Any) -> int:
@@ -182,6 +211,10 @@ class SetsAndReps:
     applies_to: str  # "named" (`names`), "main lifts" (loaded compounds), "accessories" (the rest) or "all"
     names: tuple[str, ...] = ()
     percent_1rm: float | None = None  # '@ 70% 1RM'
+    rest_sec: int | None = None  # 'rest 60-90 s': the middle of the range
+
+    def rest_words(self) -> str:
+        return "" if self.rest_sec is None else f" (rest {self.rest_sec} s)"
 
     def words(self) -> str:
         reps = f"{self.low}" if self.low == self.high else f"{self.low}-{self.high}"
@@ -224,7 +257,13 @@ _RPE = re.compile(r"\bRPE\s*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)", re.I)
 _PERCENT_1RM = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:your\s+)?(?:1\s*RM|one[- ]rep max)", re.I)
 # A piece that qualifies the work rather than naming an exercise ('RPE 7', '@ 70% 1RM', 'rest 60-90 s').
 _MODIFIER = re.compile(
-    r"\bRPE\b|%|\b1\s*RM\b|\brests?\b|/\s*10\b|\bpain\b|\btempo\b|\d\s*(?:s|sec|min)\b", re.I
+    r"\bRPE\b|%|\b1\s*RM\b|\brests?\b|/\s*10\b|\bpain\b(?!-)|\btempo\b|\d\s*(?:s|sec|min)\b", re.I
+)
+# 'rest 60-90 s', 'rest 2-3 min', '90 s rest': the rest between sets.
+_REST = re.compile(
+    r"\brests?\s*(?:of\s*)?(\d+)(?:\s*[-–]\s*(\d+))?\s*(s|secs?|seconds?|mins?|minutes?)\b"
+    r"|(\d+)(?:\s*[-–]\s*(\d+))?\s*(s|secs?|seconds?|mins?|minutes?)\s+rests?\b",
+    re.I,
 )
 # Words that say what kind of work a group is, not which exercise ('main lifts', 'full body strength', '5-6
 # exercises'): a group or extra made only of these (and numbers) names no exercise.
@@ -243,11 +282,27 @@ def _names_in(text: str) -> tuple[str, ...]:
     names = text.rpartition(":")[2]
     found = []
     for part in re.split(r",|\band\b|&|\+|\bthen\b", names, flags=re.I):
-        name = part.strip(" .-–—×x@()\t\n")
+        # A name keeps its brackets ('pull-up (assisted if needed)'): the catalogue match reads past them.
+        name = re.sub(r"\s[x×]$", "", part.strip(" .-–—×@\t\n")).strip()
+        if (name.startswith("(") and name.endswith(")")) or ")" not in name:
+            name = name.lstrip("(")
+        if name.endswith(")") and "(" not in name:
+            name = name.rstrip(")")
+        name = name.strip()
         words = re.findall(r"[a-z]+", name.lower())
         if words and not set(words) <= _KIND_WORDS and not re.search(r"\d", name):
             found.append(name)
     return tuple(found)
+
+
+def _rest_in(text: str) -> int | None:
+    """The rest in seconds `text` gives ('rest 2-3 min' → 150), the middle of a range; None when none."""
+    match = _REST.search(text)
+    if match is None:
+        return None
+    low, high, unit = (match[1], match[2], match[3]) if match[1] else (match[4], match[5], match[6])
+    seconds = (int(low) + int(high or low)) / 2 * (60 if unit.lower().startswith("m") else 1)
+    return int(seconds) if 0 < seconds <= 600 else None
 
 
 def day_targets(prescription: str) -> DayTargets | None:
@@ -257,17 +312,26 @@ def day_targets(prescription: str) -> DayTargets | None:
     exercises × 3 sets of 8-12 reps, RPE 7'); None when it gives none."""
     found: list[SetsAndReps] = []
     extras: list[str] = []
-    for clause in re.split(r"[;\n]", prescription):
+    # Clauses end at ';', a line or a sentence ('core: ab wheel. Main lifts 4×5'), never inside a number.
+    for clause in re.split(r"[;\n]|\.\s+", prescription):
         pending: list[str] = []  # pieces before the clause's next sets×reps: the names it applies to
-        last: int | None = None  # the clause's last group, which a following '@ 70% 1RM' qualifies
+        last: int | None = None  # the clause's last group, which a following '@ 70% 1RM' or rest qualifies
+        listing = False  # the last group's names follow it ('accessories 3×8-10: leg curl, plank')
         for piece in clause.split(","):
             match = _SETS_OF_REPS.search(piece) or _SETS_X_REPS.search(piece)
             if match is None:
                 percent = _PERCENT_1RM.search(piece)
                 if percent and last is not None:
                     found[last] = replace(found[last], percent_1rm=float(percent[1]))
-                if not _MODIFIER.search(piece):
-                    pending.append(piece)
+                rest = _rest_in(piece)
+                if rest is not None and last is not None:
+                    found[last] = replace(found[last], rest_sec=rest)
+                if _MODIFIER.search(piece):
+                    continue
+                if listing and last is not None and (more := _names_in(piece)):
+                    found[last] = replace(found[last], names=(*found[last].names, *more))
+                    continue
+                pending.append(piece)
                 continue
             head = ", ".join([*pending, piece[: match.start()]])
             pending = []
@@ -276,7 +340,9 @@ def day_targets(prescription: str) -> DayTargets | None:
             high = int(match[3]) if match[3] else low
             if not (1 <= sets <= 10 and 1 <= low <= high <= 30):
                 continue
-            names = _names_in(head)
+            tail = piece[match.end() :]
+            listing = tail.lstrip().startswith(":")
+            names = _names_in(tail) if listing else _names_in(head)
             kind = (
                 "named"
                 if names
@@ -295,6 +361,7 @@ def day_targets(prescription: str) -> DayTargets | None:
                     "main lifts" if kind == "main" else kind,
                     names,
                     float(percent[1]) if percent else None,
+                    _rest_in(piece),
                 )
             )
             last = len(found) - 1
@@ -309,16 +376,28 @@ def day_targets(prescription: str) -> DayTargets | None:
     return DayTargets(tuple(found), float(rpe[1]) if rpe else None, tuple(extras))
 
 
+@dataclass(frozen=True)
+class Followed:
+    """How far a draft follows its day's prescription: the exercises that do, each as '<name> <sets>×<reps>' (a
+    hold or a named exercise the plan gives no sets by its name), and the main reps exercises the plan gives no
+    sets for (added to fill the session)."""
+
+    exercises: list[str]
+    unprescribed: list[str]
+    added: list[str]  # on a day that names its lifts, the others, with the sets and reps of their kind
+
+
 def follow_targets(
     exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts, named_as: dict[str, str]
-) -> list[str]:
-    """Give the draft's main reps exercises the day's sets and reps (a named exercise, or its stand-in, its own
-    group's; the others their kind's; a load moved to match the new reps, by the Epley estimate, so the effort
-    stays what the load was chosen for) and its target RPE as a cue. The draft's exercises that follow the
-    plan, each as '<name> <sets>×<reps>' (a hold or an extra by its name)."""
+) -> Followed:
+    """Give the draft's main reps exercises the day's sets, reps and rest (a named exercise, or its stand-in, its
+    own group's, else its kind's like the others; a load moved to match the new reps, by the Epley estimate, so
+    the effort stays what the load was chosen for) and its target RPE as a cue."""
     by_key = {key: candidate for candidate in facts.catalog for key in candidate.keys}
     groups = {exercise_name_key(name): item for item in targets.named for name in item.names}
     followed: list[str] = []
+    unprescribed: list[str] = []
+    added: list[str] = []
     for exercise in exercises:
         if not is_main(exercise) or exercise.get("exercise_type") not in ("reps", "hold"):
             continue
@@ -329,9 +408,8 @@ def follow_targets(
             if named is not None:
                 followed.append(name)
             continue
-        if named is not None:
-            rule = groups.get(exercise_name_key(named))
-        else:
+        rule = groups.get(exercise_name_key(named)) if named is not None else None
+        if rule is None:  # 'Box squat, bench press; core: ab wheel. Main lifts 4×5; accessories 3×8-10'
             lift = candidate is not None and candidate.mechanic == "compound" and candidate.loaded_equipment
             kind = "main lifts" if lift else "accessories"
             rule = next((item for item in targets.by_kind if item.applies_to in (kind, "all")), None)
@@ -345,32 +423,58 @@ def follow_targets(
                 moved = float(loads[0]) * (1 + before / 30) / (1 + reps / 30)
                 load = round_load(moved, implement=candidate.loaded_equipment, facts=facts)
                 exercise["load_each"] = [load] * rule.sets
-            if reps <= 6:
+            if rule.rest_sec is not None:
+                exercise["rest_sec"] = rule.rest_sec
+            elif reps <= 6:
                 exercise["rest_sec"] = max(int(exercise.get("rest_sec") or 0), 120)
-            followed.append(f"{name} {rule.sets}×{reps}")
+            entry = f"{name} {rule.sets}×{reps}{rule.rest_words()}"
+            (added if named is None and targets.names else followed).append(entry)
         elif named is not None:
             followed.append(name)
+        else:
+            unprescribed.append(name)
         if targets.rpe is not None:
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
-    return followed
+    return Followed(followed, unprescribed, added)
 
 
-def plan_notes(targets: DayTargets, followed: list[str]) -> list[str]:
+def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]) -> list[str]:
     """What the draft's notes say of the prescription: what it follows, never more (the composer's notes say
-    which named exercise was swapped or left out, and why), and the % 1RM it does not follow."""
+    which named exercise was swapped or left out, and why; these name them again), what the plan gives no sets
+    for, and the % 1RM it does not follow."""
     notes: list[str] = []
     effort = f" at about RPE {targets.rpe:g}" if targets.rpe is not None else ""
+    kept = {exercise_name_key(name) for name in named_as.values()}
+    missing = [name for name in targets.names if exercise_name_key(name) not in kept]
+    whole = not missing and not followed.unprescribed and not followed.added
     if targets.names:
-        if followed:
-            notes.append(f"I followed the plan's lifts, sets and reps for the day: {joined(followed)}")
+        if followed.exercises and whole:
+            notes.append(
+                f"I followed the plan's lifts, sets and reps for the day: {joined(followed.exercises)}"
+            )
+        elif followed.exercises:
+            notes.append(f"I followed the plan's lifts, sets and reps for {joined(followed.exercises)}")
+        if missing:
+            notes.append(f"I couldn't follow the plan for {joined(missing)}, as said above")
+        if followed.added:
+            notes.append(
+                f"To fill the session I added {joined(followed.added)}, as the plan sets that kind of work"
+            )
         if effort:
             notes.append(f"Every main exercise is{effort}")
-    elif followed:
-        kinds = "; ".join(f"{item.applies_to} {item.words()}" for item in targets.by_kind)
-        notes.append(f"I followed the plan's sets, reps and effort for the day ({kinds}{effort})")
+    elif followed.exercises:
+        kinds = "; ".join(f"{item.applies_to} {item.words()}{item.rest_words()}" for item in targets.by_kind)
+        if whole:
+            notes.append(f"I followed the plan's sets, reps and effort for the day ({kinds}{effort})")
+        else:
+            notes.append(f"I followed the plan's sets and reps ({kinds}) for {joined(followed.exercises)}")
+            if effort:
+                notes.append(f"Every main exercise is{effort}")
     elif effort:
         notes.append(f"I followed the plan's effort for the day:{effort}")
+    if followed.unprescribed:
+        notes.append(f"The plan gives no sets and reps for {joined(followed.unprescribed)}: I added them")
     if targets.percent_1rm is not None:
         notes.append(
             f"The loads come from your logged sessions (a careful first-time start where there are none), not "

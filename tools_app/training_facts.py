@@ -731,6 +731,30 @@ def why_not(wanted: str, facts: TrainingFacts) -> str | None:
     return rejection_note(match, reason) if reason is not None else None
 
 
+# Words that start a qualifier of a plan's exercise name ('Box squat to a high box', 'leg press in a pain-free
+# range'), not part of the exercise's name.
+_QUALIFIER = re.compile(r"\s+(?:to|in|into|onto|with|without|on|at|from|for|if|until|using|off)\s.*$", re.I)
+
+
+def name_readings(name: str) -> tuple[str, ...]:
+    """The ways to read a plan's exercise name, the fullest first: as written, without its brackets ('pull-up
+    (assisted if needed)' → 'pull-up'), then without a trailing qualifier ('Box squat to a high box' → 'Box
+    squat')."""
+    bare = re.sub(r"\s+", " ", re.sub(r"\([^()]*\)?|\[[^\]]*\]?", " ", name)).strip(" ,.-")
+    return tuple(dict.fromkeys(text for text in (name, bare, _QUALIFIER.sub("", bare)) if text))
+
+
+def plan_name_match(name: str, facts: TrainingFacts) -> tuple[Candidate | None, bool]:
+    """The catalogue exercise a plan's name means (`name_readings`, the fullest that names one) and whether it is
+    only the closest one (`closest_match`)."""
+    readings = name_readings(name)
+    for reading in readings:
+        found = catalog_match(reading, facts)
+        if found is not None:
+            return found, False
+    return next((found for text in readings if (found := closest_match(text, facts))), None), True
+
+
 def closest_match(name: str, facts: TrainingFacts) -> Candidate | None:
     """For a name the catalogue lacks ('GHD hip extension'): the exercise its last two or more words name ('hip
     extension'), the longest that names one; None when none does."""

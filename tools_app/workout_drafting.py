@@ -49,12 +49,11 @@ from tools_app.training_facts import (
     Filters,
     TrainingFacts,
     as_of,
-    catalog_match,
     choose_load,
-    closest_match,
     exclusions_from_phrases,
     load_facts,
     name_stems,
+    plan_name_match,
     rejection_note,
     split_words,
 )
@@ -207,6 +206,7 @@ QUAD_DOMINANT_SHARE = 0.3  # a quads share from which a lift loads the knee too 
 # The label of an exclusion that varies a plan week's main lifts (`plan_drafting.draft_week_workouts`): its note
 # says the lifts were varied, not that the user asked for something to be left out.
 EARLIER_THIS_WEEK = "earlier this week"
+OTHER_DAYS_THIS_WEEK = "on the week's other days"  # lifts a plan gives another day of the week
 DEFAULT_MINUTES: dict[str, int] = {"strength": 45, "hiit": 20, "cardio": 30, "mobility": 20}
 
 MUSCLE_WORDS: dict[str, str] = {
@@ -960,12 +960,14 @@ class Composer:
             if rule.key in self.rejected.get("injury", set()):
                 notes.append(f"I {rule.note}")
         labels = self.rejected.get("preference", set())
-        asked = sorted(labels - {EARLIER_THIS_WEEK})
+        asked = sorted(labels - {EARLIER_THIS_WEEK, OTHER_DAYS_THIS_WEEK})
         if asked:
             # Not "as you asked": the brief's own avoid list is the model's, a saved preference an earlier message's.
             notes.append(f"I left out {joined(asked)}")
         if EARLIER_THIS_WEEK in labels:
             notes.append("I picked different main lifts from the ones earlier this week, for variety")
+        elif OTHER_DAYS_THIS_WEEK in labels:
+            notes.append("I picked different main lifts from the ones the plan gives the week's other days")
         if self.debt_muscles:
             they = _is_plural(self.debt_muscles)
             notes.append(
@@ -1099,9 +1101,7 @@ class Composer:
         and movement; what was swapped or left out, and why, goes in the notes."""
         picks: list[Candidate] = []
         for name in self.named:
-            wanted = catalog_match(name, self.facts)
-            closest = wanted is None
-            wanted = wanted or closest_match(name, self.facts)
+            wanted, closest = plan_name_match(name, self.facts)
             if wanted is None:
                 self.named_notes.append(f"I couldn't find {name} in my exercise list, so I left it out")
                 continue

@@ -227,3 +227,119 @@ def test_a_quad_dominant_lift_is_never_called_knee_friendly() -> None:
     ]
     assert quads, "no quad-dominant lift drafted: the check would pass for nothing"
     assert not any("Knee-friendly" in exercise["reasoning"] for exercise in quads), quads
+
+
+# --- A model's plan as trials wrote it: brackets, qualifiers, names after the sets, rests -------------------------
+WRITTEN_PLAN = (  # the demo user's week as a model wrote it (plan_and_quick_edits), with the rests of another
+    "Box squat to a high box (above parallel) 4×5, rest 2-3 min; bench press 4×5; barbell row 4×5; "
+    "accessories 3×8-10: leg curl, plank; main lifts @ 70% 1RM, RPE 7",
+    "Romanian deadlift 4×5; standing overhead press 4×5; pull-up (assisted if needed) 3x6-8; "
+    "accessories 3×8-10: hip thrust, ab wheel; main lifts @ 70% 1RM, RPE 7",
+    "Trap-bar deadlift 4×5; incline dumbbell press 4×5; seated cable row 4×5, rest 60-90 s; "
+    "accessories 3×8-10: leg extension (pain-free range), face pull; main lifts @ 70% 1RM, RPE 7",
+)
+
+
+def test_a_name_with_brackets_or_a_qualifier_is_the_lift_it_names() -> None:
+    """'Box squat to a high box (above parallel)' is a box squat and 'pull-up (assisted if needed)' a pull-up,
+    each with its sets and reps; no note says they could not be found."""
+    monday, wednesday, _ = demo_week(WRITTEN_PLAN)
+    squat = by_name(monday)["Barbell Box Squat"]
+    assert (squat["sets"], squat["reps"]) == (4, [5] * 4)
+    pull_up = by_name(wednesday)["Pull-Up"]
+    assert pull_up["sets"] == 3 and all(6 <= reps <= 8 for reps in pull_up["reps"])
+    assert not any("couldn't find" in note for day in (monday, wednesday) for note in day["draft_notes"])
+
+
+def test_each_day_holds_its_own_lifts_with_the_plans_sets_reps_and_rests() -> None:
+    """Each day's exercises are the ones its plan day names, no main lift on two days; the accessories the plan
+    lists after their sets ('accessories 3×8-10: leg curl, plank') are there with 3 sets of 8-10, the main lifts
+    4×5, and a rest the plan gives is the exercise's rest (the middle of its range)."""
+    week = demo_week(WRITTEN_PLAN)
+    expected = (
+        {"Barbell Box Squat", "Barbell Bench Press", "Barbell Row", "Lying Leg Curl", "Plank"},
+        {"Romanian Deadlift", "Overhead Press", "Pull-Up", "Hip Thrust", "Ab Wheel Rollout"},
+        {"Trap Bar Deadlift", "Incline Dumbbell Press", "Seated Cable Row", "Leg Extension", "Face Pull"},
+    )
+    for day, names in zip(week, expected, strict=True):
+        assert set(by_name(day)) == names, day["draft"]
+    for name in ("Lying Leg Curl", "Hip Thrust", "Ab Wheel Rollout", "Leg Extension", "Face Pull"):
+        exercise = next(by_name(day)[name] for day in week if name in by_name(day))
+        assert exercise["sets"] == 3 and all(8 <= reps <= 10 for reps in exercise["reps"]), exercise
+    assert (by_name(week[2])["Trap Bar Deadlift"]["sets"], by_name(week[2])["Trap Bar Deadlift"]["reps"]) == (
+        4,
+        [5] * 4,
+    )
+    assert by_name(week[0])["Barbell Box Squat"]["rest_sec"] == 150
+    assert by_name(week[2])["Seated Cable Row"]["rest_sec"] == 75
+
+
+def test_a_day_that_names_some_lifts_fills_the_rest_with_lifts_no_other_day_has() -> None:
+    """'Box squat, bench press, row; core: ab wheel. Main lifts 4×5; accessories 3×8-10' (the words_and_plan
+    trial): the named lifts get the main lifts' 4×5, what fills a day is no other day's main lift, and the notes
+    call the filler an addition, not the plan's lift."""
+    week = demo_week(
+        (
+            "Box squat to a high box, barbell bench press, chest-supported row; core: ab wheel. Main lifts 4×5 @ "
+            "70% 1RM, RPE 7.0; accessories 3×8-10",
+            "Trap bar deadlift, standing overhead press, pull-ups; core: plank. Main lifts 4×5 @ 70% 1RM, RPE "
+            "7.0; accessories 3×8-10",
+            "Romanian deadlift, incline dumbbell press, seated cable row; core: pallof press. Main lifts 4×5 @ "
+            "70% 1RM, RPE 7.0; accessories 3×8-10",
+        )
+    )
+    named: tuple[set[str], ...] = (
+        {"Barbell Box Squat", "Barbell Bench Press"},
+        {"Trap Bar Deadlift", "Overhead Press"},
+        set(),
+    )
+    for day, mains in zip(week, named, strict=True):
+        for name in mains:
+            assert (by_name(day)[name]["sets"], by_name(day)[name]["reps"]) == (4, [5] * 4), day["draft"]
+    loaded = [
+        {
+            name
+            for name, exercise in by_name(day).items()
+            if exercise.get("load_each") and exercise["sets"] == 4
+        }
+        for day in week
+    ]
+    for index, lifts in enumerate(loaded):
+        others = set().union(*(other for i, other in enumerate(loaded) if i != index))
+        assert not lifts & others, loaded
+    for day in week:
+        plan_names = {
+            name for name, exercise in by_name(day).items() if "From your plan" in exercise["reasoning"]
+        }
+        followed = next(note for note in day["draft_notes"] if note.startswith("I followed the plan's lifts"))
+        listed = re.split(r", | and ", followed.partition(" for ")[2].removeprefix("the day: "))
+        assert {re.sub(r" \d+×\d+.*", "", item) for item in listed} <= plan_names, (followed, plan_names)
+
+
+def test_a_draft_that_leaves_a_named_lift_out_never_says_it_followed_the_day() -> None:
+    """A lift the catalogue lacks ('Jefferson curl') is left out and said; the notes then list what the draft
+    follows without 'for the day', and say which of the plan's lifts it could not follow."""
+    day = demo_week(
+        ("Romanian deadlift 4×5; bench press 4×5; barbell row 4×5; Jefferson curl 3×8; plank",) * 3
+    )[0]
+    notes = day["draft_notes"]
+    assert "I couldn't find Jefferson curl in my exercise list, so I left it out" in notes
+    assert not any("for the day" in note for note in notes), notes
+    assert any(
+        note.startswith("I followed the plan's lifts, sets and reps for Romanian Deadlift 4×5")
+        for note in notes
+    )
+    assert "I couldn't follow the plan for Jefferson curl, as said above" in notes
+
+
+def test_a_lift_the_knee_rules_out_is_still_left_out_when_the_plan_qualifies_it() -> None:
+    """'leg press in a pain-free range' for the left-knee user: read as a leg press, which the knee rules out, so
+    a stand-in takes its place and the note says why."""
+    day = demo_week(
+        ("Romanian deadlift 4×5; bench press 4×5; leg press in a pain-free range 3×10; plank",) * 3
+    )[0]
+    assert "Leg Press" not in by_name(day)
+    assert any(
+        note.startswith("leg press in a pain-free range swapped for ") and note.endswith("with your knee")
+        for note in day["draft_notes"]
+    ), day["draft_notes"]
