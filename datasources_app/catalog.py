@@ -442,6 +442,9 @@ DEPTH_CUES: Final = (
     rf"{_NO_DEEPER_THAN}|"
     r"\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
 )
+PARALLEL_CUES: Final = re.compile(
+    r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b|\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
+)
 _SHALLOW_KNEE_NAMES: Final = re.compile(
     r"box squat|wall sit|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|"
     r"(?:squat|sit) (?:only |just )?to a (?:high )?(?:box|bench)|step[\s-]?ups? (?:to|onto) a low|"
@@ -469,6 +472,10 @@ def deep_knee_bend(pattern: str | None, name: str) -> bool:
     lowered = NO_DEEP_BEND.sub(" ", lowered)  # "Hip Thrust (no deep knee bend)" says the opposite
     if _DEEP_KNEE_NAMES.search(lowered):
         return True
+    if pattern == "lunge" and not kept_out:
+        # A lunge "to parallel" is an ordinary lunge, the movement that bothers such a knee: only a cue that keeps
+        # it short of that (partial, pain-free, a low step) makes it shallow.
+        lowered = PARALLEL_CUES.sub(" ", lowered)
     return pattern in _DEEP_KNEE_PATTERNS and not (kept_out or _SHALLOW_KNEE_NAMES.search(lowered))
 
 

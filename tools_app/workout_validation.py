@@ -41,6 +41,7 @@ from datasources_app.catalog import (
     MILD_BODY_PARTS,
     MUSCLES,
     NO_DEEP_BEND,
+    PARALLEL_CUES,
     ROUND_GROUP_TYPES,
     SHARE_SUM_TOLERANCE,
     BodyPart,
@@ -463,12 +464,15 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     labels_of: dict[str, list[str]] = {}
     for label, text in texts:
         named_lifts = _named_lifts(text or "")
-        kept_names = [name_words(named) for named, _, kept in named_lifts if kept]
-        for named, pattern, kept in named_lifts:
+        kept_names = [(name_words(named), cue) for named, _, cue in named_lifts if cue]
+        for named, pattern, cue in named_lifts:
             words = name_words(named)
-            kept = kept or any(other[: len(words)] == words for other in kept_names if words)
+            cue = cue or next(
+                (kept for other, kept in kept_names if words and other[: len(words)] == words), ""
+            )
             joints = derive_loaded_joints(pattern, name=named)
-            depth = f"{named} (partial range)" if kept else named
+            # The lift with the cue that keeps it short ("Leg press (pain-free range)"): the name rules read it.
+            depth = f"{named} ({cue})" if cue else named
             for injury, why in injury_conflicts(pattern, joints, injuries, name=depth):
                 problem = (
                     f"'{named}' is unsafe for the user's {injury.part.key} ({injury.source}): "
@@ -480,10 +484,10 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     return [f"{', '.join(labels)}: {problem}" for problem, labels in labels_of.items()]
 
 
-def _named_lifts(text: str) -> list[tuple[str, str, bool]]:
-    """Each lift `text` names (not what it leaves out), its movement pattern, and whether its clause keeps it short
-    of a deep bend."""
-    lifts: list[tuple[str, str, bool]] = []
+def _named_lifts(text: str) -> list[tuple[str, str, str]]:
+    """Each lift `text` names (not what it leaves out), its movement pattern, and the depth cue of its clause that
+    keeps it short of a deep bend ("" when none)."""
+    lifts: list[tuple[str, str, str]] = []
     for clause, sentence in _sentences_by_clause(text):
         # "Leg press (no deep knee bend)", "no deeper than parallel": a depth cue, not what the sentence leaves out.
         sentence = DEPTH_LIMITS.sub(" ", sentence)
@@ -491,7 +495,10 @@ def _named_lifts(text: str) -> list[tuple[str, str, bool]]:
             continue
         # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
         # the clause (a sentence, a label's colon included) keeps the range short.
-        kept = _RANGE_KEPT.search(clause) is not None
+        cues = [found.group(0) for found in _RANGE_KEPT.finditer(clause)]
+        # A parallel or 90° cue alone is said as it is (it keeps a squat short, not a lunge: `deep_knee_bend`).
+        shallow = [cue for cue in cues if not PARALLEL_CUES.fullmatch(cue.lower())]
+        kept = "partial range" if shallow else cues[0] if cues else ""
         for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
             # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
             named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()

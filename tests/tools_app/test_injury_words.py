@@ -482,3 +482,11 @@ def test_generate_workout_keeps_a_leg_press_named_with_its_depth_for_a_mild_knee
     assert "unsafe" not in text, text
     ok, text = generate(trainee, quads(1, "Leg Press", equipment=[]))
     assert not ok and "exercise 1 'Leg Press': unsafe for the user's knee" in text, text
+
+
+def test_a_lunge_to_parallel_is_still_the_lunge_that_bothers_a_mild_knee() -> None:
+    """'To parallel' keeps a squat short of a deep bend; a lunge to parallel is an ordinary lunge, the movement
+    the demo knee is bothered in. A partial one stays."""
+    assert unsafe_named_exercises([("Mon", "Reverse lunge to parallel 3x8")], MILD)
+    assert unsafe_named_exercises([("Mon", "Box squat to parallel 4x5")], MILD) == []
+    assert unsafe_named_exercises([("Mon", "Reverse lunge (partial range) 3x8")], MILD) == []
