@@ -450,8 +450,8 @@ _SHALLOW_KNEE_NAMES: Final = re.compile(
     r"(?:squat|sit) (?:only |just )?to a (?:high )?(?:box|bench)|step[\s-]?ups? (?:to|onto) a low|"
     + DEPTH_CUES
 )
-# Knee work that even a mildly bothered knee is spared: the body's weight held by the hamstrings, kneeling.
-_ON_THE_KNEES: Final = re.compile(r"\bnordic|\bnatural leg curl|\bglute[\s-]*ham raise")
+# Knee work that even a mildly bothered knee is spared: kneeling, the body's weight held at the knee (Nordic curls).
+_ON_THE_KNEES: Final = re.compile(r"\bnordic|\bnatural leg curl|\bglute[\s-]*ham raise|\bkneeling leg curl")
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
 # What a name says it keeps the knee out of ("Leg Press (no deep knee bend)"): it stops short, and names no deep bend.
 NO_DEEP_BEND: Final = re.compile(
@@ -462,6 +462,19 @@ NO_DEEP_BEND: Final = re.compile(
 DEPTH_LIMITS: Final = re.compile(rf"{NO_DEEP_BEND.pattern}|{_NO_DEEPER_THAN}", re.IGNORECASE)
 
 
+_NO_DEEPER: Final = re.compile(_NO_DEEPER_THAN)
+# Cues that take the knee to parallel or past it, never short of it ("to parallel or below", "at least to 90°").
+DEEPER_THAN_PARALLEL: Final = re.compile(
+    r"\bbelow parallel|\b(?:parallel|90\s*(?:°|º|degrees?\b)?)\s*(?:or|and)\s+(?:below|deeper|lower|beyond|past)\b|"
+    r"\bat least (?:to )?(?:parallel|90)"
+)
+
+
+def goes_past_parallel(text: str) -> bool:
+    """Whether `text` takes the knee to parallel or past it ("to parallel or below"; "not below parallel" does not)."""
+    return DEEPER_THAN_PARALLEL.search(_NO_DEEPER.sub(" ", text.lower())) is not None
+
+
 @lru_cache(maxsize=4096)
 def deep_knee_bend(pattern: str | None, name: str) -> bool:
     """Whether an exercise takes the knee into a deep bend: a squat, lunge, jump or clean unless its name says it
@@ -470,12 +483,12 @@ def deep_knee_bend(pattern: str | None, name: str) -> bool:
     lowered = name.lower()
     kept_out = NO_DEEP_BEND.search(lowered) is not None
     lowered = NO_DEEP_BEND.sub(" ", lowered)  # "Hip Thrust (no deep knee bend)" says the opposite
-    if _DEEP_KNEE_NAMES.search(lowered):
+    if _DEEP_KNEE_NAMES.search(lowered) or goes_past_parallel(lowered):
         return True
-    if pattern == "lunge" and not kept_out:
-        # A lunge "to parallel" is an ordinary lunge, the movement that bothers such a knee: only a cue that keeps
-        # it short of that (partial, pain-free, a low step) makes it shallow.
-        lowered = PARALLEL_CUES.sub(" ", lowered)
+    if pattern == "lunge":
+        # A lunge to parallel ("no deeper than parallel", "no deep knee bend") is an ordinary lunge, the movement
+        # that bothers such a knee: only a cue that keeps it short of that (partial, pain-free, a low step) does.
+        lowered, kept_out = PARALLEL_CUES.sub(" ", _NO_DEEPER.sub(" ", lowered)), False
     return pattern in _DEEP_KNEE_PATTERNS and not (kept_out or _SHALLOW_KNEE_NAMES.search(lowered))
 
 
@@ -588,6 +601,11 @@ _NOTHING_ELSE: Final = re.compile(r"\bno (?:other )?(?:injur\w*|issues?|problems
 _DURING: Final = re.compile(r"\b(?:during|when|while|in|on|with|after|doing|from)\b(?P<movement>.+)")
 
 
+def says_more_than_mild(text: str) -> bool:
+    """Whether `text` says an injury is more than mild ("sharp", "swells", "surgery", "torn", "gives way")."""
+    return _SERIOUS_WORDS.search(text.lower()) is not None
+
+
 def mild_in(part: BodyPart, text: str) -> bool | None:
     """How `text` (an injury as the user said it) has `part`: True when every sentence naming it says only mild
     discomfort during a named movement and nothing serious ("mild discomfort in the left knee during deep lunges"),
@@ -631,7 +649,7 @@ def contraindication(
     if part.deep_knee and deep_knee_bend(pattern, name):
         return "it takes the knee into a deep bend (full knee flexion), which is what bothers this knee"
     if part.key == "knee" and _ON_THE_KNEES.search(name.lower()):
-        return "it loads the hamstrings to their limit with the body's weight on the knees"
+        return "it loads the knee to its limit with the body's weight kneeling on it"
     if part.joint is not None and part.joint in joints:
         return f"it loads the {part.joint}"
     return None

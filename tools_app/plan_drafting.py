@@ -305,6 +305,9 @@ def _rest_in(text: str) -> int | None:
     return int(seconds) if 0 < seconds <= 600 else None
 
 
+_DAY_CLAUSES = re.compile(r"[;\n]|(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bapprox)\.\s+", re.IGNORECASE)
+
+
 def day_targets(prescription: str) -> DayTargets | None:
     """The sets, reps and RPE a plan day's prescription gives its strength work, by the exercises it names ('Bench
     Press and Romanian Deadlift 4×5 @ 70% 1RM, RPE 7; Barbell Row, Hip Thrust 3×8-10; plank') or by kind ('main
@@ -312,10 +315,12 @@ def day_targets(prescription: str) -> DayTargets | None:
     exercises × 3 sets of 8-12 reps, RPE 7'); None when it gives none."""
     found: list[SetsAndReps] = []
     extras: list[str] = []
-    # Clauses end at ';', a line or a sentence ('core: ab wheel. Main lifts 4×5'), never inside a number.
-    for clause in re.split(r"[;\n]|\.\s+", prescription):
+    # Clauses end at ';', a line or a sentence ('core: ab wheel. Main lifts 4×5'), never inside a number or after
+    # an abbreviation ('pull-up (e.g. band) 3×8').
+    # The last group, which a following '@ 70% 1RM' or rest qualifies ('… 4×5 @ 70% 1RM. Rest 2-3 min').
+    last: int | None = None
+    for clause in _DAY_CLAUSES.split(prescription):
         pending: list[str] = []  # pieces before the clause's next sets×reps: the names it applies to
-        last: int | None = None  # the clause's last group, which a following '@ 70% 1RM' or rest qualifies
         listing = False  # the last group's names follow it ('accessories 3×8-10: leg curl, plank')
         for piece in clause.split(","):
             match = _SETS_OF_REPS.search(piece) or _SETS_X_REPS.search(piece)

@@ -41,7 +41,6 @@ from datasources_app.catalog import (
     MILD_BODY_PARTS,
     MUSCLES,
     NO_DEEP_BEND,
-    PARALLEL_CUES,
     ROUND_GROUP_TYPES,
     SHARE_SUM_TOLERANCE,
     BodyPart,
@@ -50,10 +49,12 @@ from datasources_app.catalog import (
     derive_movement_pattern,
     equipment_named,
     exercise_name_key,
+    goes_past_parallel,
     injured_body_parts,
     mild_in,
     name_covers,
     name_words,
+    says_more_than_mild,
 )
 from datasources_app.loads import HANDHELD, default_implements
 from datasources_app.models import Exercise as CatalogExercise
@@ -161,11 +162,24 @@ _INSTRUCTION = re.compile(
 )
 
 
+# A safety rule for every knee: "Stop any exercise that causes sharp knee pain", "stop if it hurts".
+_STOP_RULE = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:stop|back off|ease off|skip)\b[^.;!?]*\b(?:if|when|that|which)\b", re.IGNORECASE
+)
+
+
 def _describing(guidance: str) -> str:
-    """The sentences of `guidance` that describe the user, not those that instruct."""
+    """The sentences of `guidance` that say something of the user: not a safety rule for everyone ("stop if it
+    causes sharp pain"), nor an instruction that says nothing of how bad it is ("Keep knee work pain-free"); an
+    instruction that does ("Keep in mind the knee had surgery", "No pain at rest but sharp pain in deep squats")
+    is kept."""
     sentences = re.split(r"(?<=[.;!?\n])\s*", guidance or "")
     return " ".join(
-        sentence for sentence in sentences if sentence.strip() and not _INSTRUCTION.match(sentence)
+        sentence
+        for sentence in sentences
+        if sentence.strip()
+        and not _STOP_RULE.match(sentence)
+        and not (_INSTRUCTION.match(sentence) and not says_more_than_mild(sentence))
     )
 
 
@@ -331,6 +345,7 @@ class _EverydayWord:
     prose_plural: str = ""  # words before the plural that make it no lift ("leg swings")
     alone_needs_numbers: bool = False  # on its own it is a lift only with sets or reps ("Good morning!")
     prose_after: str = ""  # words after it that make it no lift ("jump on the bike"); else it always is one
+    everyday_near: str = ""  # an everyday word only in a sentence that says this ("the sled" of a leg press)
 
 
 _EVERYDAY_WORDS = tuple(
@@ -396,6 +411,7 @@ _EVERYDAY_WORDS = tuple(
             before=r"(?:push|pull|drag)(?:es|s|ing)?(?:\s+(?:the|a))?|prowler|reverse|backwards?|forwards?|lateral",
             after=r"[\s-]+(?:push|pull|drag|sprint|march|row|walk)",
             plural="sleds",
+            everyday_near=r"\bleg[\s-]*press",
         ),
         _EverydayWord(
             "jump|jumping",
@@ -410,8 +426,10 @@ _SETS_IN = re.compile(r"\d\s*[x×]\s*\d|\b\d+\s*(?:reps?|sets?|each)\b", re.IGNO
 _NUMBERS_AFTER = re.compile(r"\s*(?:[,—–-]\s*)?(?:\d|@|×|x\s?\d)")
 
 
-def _used_as_a_lift(item: _EverydayWord, sentence: str, match: re.Match[str]) -> bool:
+def _used_as_a_lift(item: _EverydayWord, sentence: str, match: re.Match[str], *, clause: str) -> bool:
     before, after, said = sentence[: match.start()], sentence[match.end() :], match.group(0).lower()
+    if item.everyday_near and not re.search(item.everyday_near, clause, re.IGNORECASE):
+        return True  # "finish with the sled": sled work, unless the sentence is about a leg press's sled
     implements = f"{item.before}|{_IMPLEMENT_WORDS}" if item.before else _IMPLEMENT_WORDS
     if re.search(rf"\b(?:{implements})[\s-]*$", before, re.IGNORECASE):
         return True
@@ -431,11 +449,14 @@ def _used_as_a_lift(item: _EverydayWord, sentence: str, match: re.Match[str]) ->
     return alone and not item.alone_needs_numbers
 
 
-def _everyday_words_left_out(sentence: str) -> str:
-    """The sentence with the exercise words it uses as everyday words blanked ("hard but clean" → "hard but ")."""
+def _everyday_words_left_out(sentence: str, *, clause: str = "") -> str:
+    """The sentence with the exercise words it uses as everyday words blanked ("hard but clean" → "hard but ");
+    `clause`: the sentence with its label ("Leg press: stop the sled …"), when it has one."""
     for item, pattern in _EVERYDAY_WORDS:
         spans = [
-            match.span() for match in pattern.finditer(sentence) if not _used_as_a_lift(item, sentence, match)
+            match.span()
+            for match in pattern.finditer(sentence)
+            if not _used_as_a_lift(item, sentence, match, clause=clause or sentence)
         ]
         for start, end in spans:
             sentence = sentence[:start] + " " * (end - start) + sentence[end:]
@@ -464,14 +485,16 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     labels_of: dict[str, list[str]] = {}
     for label, text in texts:
         named_lifts = _named_lifts(text or "")
-        kept_names = [(name_words(named), cue) for named, _, cue in named_lifts if cue]
-        for named, pattern, cue in named_lifts:
+        kept_names = [(name_words(named), cue) for named, _, cue, _ in named_lifts if cue]
+        for named, pattern, cue, prescribed in named_lifts:
             words = name_words(named)
-            cue = cue or next(
-                (kept for other, kept in kept_names if words and other[: len(words)] == words), ""
-            )
+            if not cue and not prescribed:
+                # A mention without sets of its own ("Leg press: stop before the knee feels it") is the lift the
+                # text keeps short elsewhere; one with its own sets ("Squat 5x5") is read as it is written.
+                cue = next((kept for other, kept in kept_names if words and other[: len(words)] == words), "")
             joints = derive_loaded_joints(pattern, name=named)
-            # The lift with the cue that keeps it short ("Leg press (pain-free range)"): the name rules read it.
+            # The lift with the depth cues of its clause ("Leg press (pain-free range)"): the name rules read them
+            # (a parallel cue keeps a squat short, not a lunge; "to parallel or below" keeps nothing short).
             depth = f"{named} ({cue})" if cue else named
             for injury, why in injury_conflicts(pattern, joints, injuries, name=depth):
                 problem = (
@@ -484,10 +507,10 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     return [f"{', '.join(labels)}: {problem}" for problem, labels in labels_of.items()]
 
 
-def _named_lifts(text: str) -> list[tuple[str, str, str]]:
-    """Each lift `text` names (not what it leaves out), its movement pattern, and the depth cue of its clause that
-    keeps it short of a deep bend ("" when none)."""
-    lifts: list[tuple[str, str, str]] = []
+def _named_lifts(text: str) -> list[tuple[str, str, str, bool]]:
+    """Each lift `text` names (not what it leaves out), its movement pattern, the depth cues of its clause ("" when
+    none), and whether its fragment gives it sets or reps."""
+    lifts: list[tuple[str, str, str, bool]] = []
     for clause, sentence in _sentences_by_clause(text):
         # "Leg press (no deep knee bend)", "no deeper than parallel": a depth cue, not what the sentence leaves out.
         sentence = DEPTH_LIMITS.sub(" ", sentence)
@@ -495,16 +518,17 @@ def _named_lifts(text: str) -> list[tuple[str, str, str]]:
             continue
         # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
         # the clause (a sentence, a label's colon included) keeps the range short.
-        cues = [found.group(0) for found in _RANGE_KEPT.finditer(clause)]
-        # A parallel or 90° cue alone is said as it is (it keeps a squat short, not a lunge: `deep_knee_bend`).
-        shallow = [cue for cue in cues if not PARALLEL_CUES.fullmatch(cue.lower())]
-        kept = "partial range" if shallow else cues[0] if cues else ""
-        for fragment in _FRAGMENTS.split(_KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence))):
+        kept = "; ".join(found.group(0) for found in _RANGE_KEPT.finditer(clause))
+        if goes_past_parallel(clause):
+            kept = ""  # "to parallel or below", "at least to parallel": nothing kept short
+        for fragment in _FRAGMENTS.split(
+            _KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence, clause=clause))
+        ):
             # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
             named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
             pattern = derive_movement_pattern(named) if named else None
             if pattern is not None:
-                lifts.append((named, pattern, kept))
+                lifts.append((named, pattern, kept, bool(_SETS_IN.search(fragment))))
     return lifts
 
 

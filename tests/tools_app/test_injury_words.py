@@ -427,8 +427,8 @@ def test_a_leg_press_kept_short_in_its_name_or_by_no_deep_bend_reads_the_same() 
     "text",
     [
         "Leg press: stop the sled before the left knee feels it",
-        "Load the sled light and stop before it hurts",
-        "Sled is shared; wait your turn",
+        "Leg press: load the sled light and stop before it hurts",
+        "Leg press, 3x10: the sled is shared, so wait your turn",
     ],
 )
 def test_the_sled_of_a_leg_press_is_no_sled_push(text: str) -> None:
@@ -490,3 +490,43 @@ def test_a_lunge_to_parallel_is_still_the_lunge_that_bothers_a_mild_knee() -> No
     assert unsafe_named_exercises([("Mon", "Reverse lunge to parallel 3x8")], MILD)
     assert unsafe_named_exercises([("Mon", "Box squat to parallel 4x5")], MILD) == []
     assert unsafe_named_exercises([("Mon", "Reverse lunge (partial range) 3x8")], MILD) == []
+
+
+# From the last read of the change (each passed for the demo's mild knee before these fixes).
+@pytest.mark.parametrize(
+    "guidance",
+    [
+        "No pain at rest but sharp pain in deep squats.",
+        "Always hurts when I kneel, and the knee swells.",
+        "When I squat deep the knee gives way.",
+        "Keep in mind the knee had surgery.",
+        "Use caution: torn meniscus in that knee.",
+    ],
+)
+def test_guidance_that_says_how_bad_the_knee_is_makes_it_strict(guidance: str) -> None:
+    note = Preference(category="injury", description="Knee", guidance=guidance)
+    assert unsafe_named_exercises([("Mon", "Leg extension 3x12")], knee_with(note)), guidance
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Back squat 5x5 to parallel or below.",
+        "Squat at least to parallel, 4x6",
+        "Goblet squat 3x10 to 90 degrees or deeper",
+        "Mon: Bulgarian split squat (pain-free range) 3x8. Thu: Bulgarian split squat 4x6 @ 20kg, full depth.",
+        "Squat to a high box 3x8. Squat 5x5 heavy.",
+        "Lunge 3x10. Lunge (partial range) 3x10.",
+        "Reverse lunge (no deep knee bend) 3x8",
+        "Walking lunge (no deeper than parallel) 3x8",
+        "Finish with the sled for 10 minutes",
+        "Kneeling leg curl 3x10",
+    ],
+)
+def test_what_still_takes_a_mild_knee_deep_is_refused(text: str) -> None:
+    assert unsafe_named_exercises([("Mon", text)], MILD), text
+
+
+def test_a_squat_kept_to_parallel_passes_for_a_mild_knee() -> None:
+    assert unsafe_named_exercises([("Mon", "Back squat (no deeper than parallel) 3x5")], MILD) == []
+    assert unsafe_named_exercises([("Mon", "Back squat 4x5, not below parallel")], MILD) == []

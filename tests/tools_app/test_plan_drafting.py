@@ -17,7 +17,7 @@ from datasources_app.workouts import Workout
 from tests.tools_app.workout_support import Trainee, make_trainee
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan
-from tools_app.plan_drafting import draft_week_workouts, week_training_days
+from tools_app.plan_drafting import day_targets, draft_week_workouts, week_training_days
 from tools_app.workout_validation import validate_workout
 
 pytestmark = pytest.mark.django_db
@@ -343,3 +343,16 @@ def test_a_lift_the_knee_rules_out_is_still_left_out_when_the_plan_qualifies_it(
         note.startswith("leg press in a pain-free range swapped for ") and note.endswith("with your knee")
         for note in day["draft_notes"]
     ), day["draft_notes"]
+
+
+def test_an_abbreviation_ends_no_clause_and_a_rest_sentence_qualifies_the_lifts_before_it() -> None:
+    """From the last read of the change: 'pull-up (e.g. band) 3×8' gave its sets to a lift named 'band', and the
+    rest of 'Bench press 4×5 @ 70% 1RM. Rest 2-3 min between sets' was lost."""
+    targets = day_targets("Assisted pull-up (e.g. band) 3×8; bench press 4×5")
+    assert targets is not None
+    assert [(item.names, item.sets) for item in targets.sets_and_reps] == [
+        (("Assisted pull-up (e.g. band)",), 3),
+        (("bench press",), 4),
+    ], targets
+    rested = day_targets("Bench press 4×5 @ 70% 1RM. Rest 2-3 min between sets")
+    assert rested is not None and rested.sets_and_reps[0].rest_sec == 150, rested
