@@ -437,7 +437,7 @@ _NO_DEEPER_THAN: Final = (
 )
 DEPTH_CUES: Final = (
     r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|comfortable (?:depth|range)|"
-    r"high box|low[\s-](?:box|step)|"
+    r"high box|low[\s-](?:box|step)|(?:no|without) (?:the )?bottom (?:of the )?range|\btop half|\b(?:half|short) range|"
     r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b(?![\s-]*bars?\b)|"
     rf"{_NO_DEEPER_THAN}|"
     r"\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
@@ -459,7 +459,10 @@ NO_DEEP_BEND: Final = re.compile(
     r"[\s-]+(?:bends?|flexion|depth|range)\b"
 )
 # The depth cues that say "no" and leave nothing out ("Leg press (no deep knee bend)", "no deeper than parallel").
-DEPTH_LIMITS: Final = re.compile(rf"{NO_DEEP_BEND.pattern}|{_NO_DEEPER_THAN}", re.IGNORECASE)
+DEPTH_LIMITS: Final = re.compile(
+    rf"{NO_DEEP_BEND.pattern}|{_NO_DEEPER_THAN}|(?:no|without) (?:the )?bottom (?:of the )?range",
+    re.IGNORECASE,
+)
 
 
 _NO_DEEPER: Final = re.compile(_NO_DEEPER_THAN)
@@ -595,7 +598,8 @@ _SERIOUS_WORDS: Final = re.compile(
     r"surg|operat|reconstruct|\btorn\b|\btears?\b|ruptur|fractur|broke|dislocat|sprain|\bacl\b|\bmcl\b|\bpcl\b|"
     r"menisc|sharp|severe|swell|swollen|gives? (?:way|out)|unstable|instabilit|injur|rehab|recover|arthritis|"
     r"tendin|tendon|bursitis|chronic|can'?t|cannot|unable|locks?\b|locking|clicks?\b|\bpops?\b|post[\s-]?op|"
-    r"replace|replacement|moderate|significant|a lot\b|worse|worsening|\b(?:not|isn'?t|more than) (?:just |only )?mild"
+    r"replace|replacement|moderate(?:ly)?\s+(?:[a-z]+\s+){0,2}(?:pain|painful|discomfort|injur|sprain|strain|tear|swelling|ache)|"
+    r"significant|a lot\b|worse|worsening|\b(?:not|isn'?t|more than) (?:just |only )?mild"
 )
 _NOTHING_ELSE: Final = re.compile(r"\bno (?:other )?(?:injur\w*|issues?|problems?|pain)\b")
 _DURING: Final = re.compile(r"\b(?:during|when|while|in|on|with|after|doing|from)\b(?P<movement>.+)")
@@ -627,7 +631,7 @@ _TRAINING_PHRASES: Final = re.compile(
     r"\bhips?[\s-]*(?:thrusts?|dominant|hinges?|hinging|abductions?|adductions?|extensions?|bridges?|"
     r"circles?|flexor stretch(?:es)?|drive)\b"
     r"|\bshoulders?[\s-]*(?:press(?:es)?|taps?|width|height|level|blades?|dislocates?|shrugs?)\b"
-    r"|\bknees?[\s-]*(?:raises?|tucks?|friendly|safe|push-?ups?|level|dominant)\b"
+    r"|\bknees?[\s-]*(?:raises?|tucks?|friendly|safe|push-?ups?|level|dominant|extensions?|bending)\b"
     r"|\bkeeps? the (?:hip|knee|shoulder)s? still\b"
 )
 

@@ -168,6 +168,10 @@ _STOP_RULE = re.compile(
 )
 
 
+# A sentence's label ("Left knee: keep loaded knee bending at or above parallel"): the instruction follows it.
+_LABEL = re.compile(r"^\s*[\w' -]{1,30}:\s*")
+
+
 def _describing(guidance: str) -> str:
     """The sentences of `guidance` that say something of the user: not a safety rule for everyone ("stop if it
     causes sharp pain"), nor an instruction that says nothing of how bad it is ("Keep knee work pain-free"); an
@@ -178,8 +182,8 @@ def _describing(guidance: str) -> str:
         sentence
         for sentence in sentences
         if sentence.strip()
-        and not _STOP_RULE.match(sentence)
-        and not (_INSTRUCTION.match(sentence) and not says_more_than_mild(sentence))
+        and not _STOP_RULE.match(_LABEL.sub("", sentence))
+        and not (_INSTRUCTION.match(_LABEL.sub("", sentence)) and not says_more_than_mild(sentence))
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from datasources_app.catalog import MILD_BODY_PARTS
 from datasources_app.models import Exercise, Preference
 from datasources_app.services import set_current_location, set_location_equipment, upsert_profile
 from tests.datasources_app.factories import LocationFactory
@@ -530,3 +531,36 @@ def test_what_still_takes_a_mild_knee_deep_is_refused(text: str) -> None:
 def test_a_squat_kept_to_parallel_passes_for_a_mild_knee() -> None:
     assert unsafe_named_exercises([("Mon", "Back squat (no deeper than parallel) 3x5")], MILD) == []
     assert unsafe_named_exercises([("Mon", "Back squat 4x5, not below parallel")], MILD) == []
+
+
+# The knee trial of the evening: the model's note had a label ("Left knee: keep loaded knee bending at or above
+# parallel"), "a moderate box" and "moderate leg extensions", and the knee turned strict again.
+EVENING_KNEE_NOTE = Preference(
+    category="injury",
+    description="My left knee has been cranky on deep squats lately; I want stronger legs without wrecking it.",
+    guidance=(
+        "Left knee: keep loaded knee bending at or above parallel (box squats to a parallel-or-higher box, leg press "
+        "without the bottom range, step-ups to a moderate box, split squats with a short range). Build quads with "
+        "knee-friendly options (box squat, leg press, Spanish squat, terminal knee extensions, moderate leg "
+        "extensions) and lean on hip-dominant work (RDLs, hip thrusts, hamstring curls). No deep or ass-to-grass "
+        "squats, pistols, sissy squats or jumping. Progress load slowly and stop any set that hurts."
+    ),
+)
+
+
+def test_a_labelled_note_with_moderate_loads_keeps_a_mild_knee_mild() -> None:
+    (knee,) = knee_with(EVENING_KNEE_NOTE)
+    assert knee.part is MILD_BODY_PARTS["knee"]
+    kept = "Box squat to a parallel-or-higher box 4x6, leg press without the bottom range 3x10, leg extension 3x12"
+    assert unsafe_named_exercises([("Tue", kept)], (knee,)) == []
+    assert unsafe_named_exercises([("Tue", "Back squat to full depth 5x5")], (knee,))
+
+
+def test_a_leg_press_without_the_bottom_range_is_still_a_leg_press_for_a_knee_that_hurts() -> None:
+    """'without' is a depth cue there, not a sentence saying what to leave out (which skipped the whole sentence)."""
+    assert unsafe_named_exercises([("Tue", "Leg press without the bottom range 3x10")], HURTING)
+
+
+def test_moderate_pain_is_still_more_than_mild() -> None:
+    note = Preference(category="injury", description="Moderate knee pain during squats", guidance="")
+    assert unsafe_named_exercises([("Mon", "Leg extension 3x12")], knee_with(note))
