@@ -433,11 +433,12 @@ _DEEP_KNEE_NAMES: Final = re.compile(
 # parallel", "keep the leg press above 90°", "no deeper than parallel"): a name holding one stops short
 # (`deep_knee_bend`), and so do the lifts of a sentence of free text holding one (`workout_validation`).
 _NO_DEEPER_THAN: Final = (
-    r"\b(?:no|not|never)\s+(?:any\s+)?(?:deeper|lower|further|below|past)(?:\s+than)?\s+(?:parallel\b|90)"
+    r"\b(?:no|not|never)\s+(?:any\s+)?(?:deeper|lower|further|below|past)(?:\s+than)?\s+"
+    r"(?:(?:about|around|roughly|approximately|~)\s*)?(?:parallel\b|90)"
 )
 DEPTH_CUES: Final = (
     r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|comfortable (?:depth|range)|"
-    r"high box|low[\s-](?:box|step)|(?:no|without) (?:the )?bottom (?:of the )?range|\btop half|\b(?:half|short) range|"
+    r"high box|low[\s-](?:box|step)|as deep as (?:the |a )?(?:box|bench)|(?:no|without) (?:the )?bottom (?:of the )?range|\btop half|\b(?:half|short) range|"
     r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b(?![\s-]*bars?\b)|"
     rf"{_NO_DEEPER_THAN}|"
     r"\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
@@ -446,7 +447,7 @@ PARALLEL_CUES: Final = re.compile(
     r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b|\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
 )
 _SHALLOW_KNEE_NAMES: Final = re.compile(
-    r"box squat|wall sit|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|"
+    r"box squat|wall sit|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|terminal knee ext|"
     r"(?:squat|sit) (?:only |just )?to a (?:high )?(?:box|bench)|step[\s-]?ups? (?:to|onto) a low|"
     + DEPTH_CUES
 )
@@ -505,6 +506,7 @@ class BodyPart:
     patterns: frozenset[str]  # and every exercise of these patterns
     advice: str  # what to do instead, for the model
     deep_knee: bool = False  # and every deep knee bend (`deep_knee_bend`), a stretch or a pose included
+    kept: re.Pattern[str] | None = None  # names kept whatever their pattern (a mild knee's sled push)
 
 
 # Body part → contraindicated movement patterns (and loaded joint). Data, not exercise names: a new catalogue
@@ -589,6 +591,8 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
         "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
         "step-ups to a low box, leg extensions and leg curls",
         deep_knee=True,
+        # A sled pushed or dragged keeps the knee out of a deep bend and off impact: not the running it is filed with.
+        kept=re.compile(r"\bsled|\bprowler"),
     ),
 }
 _MILD_WORDS: Final = re.compile(
@@ -648,7 +652,11 @@ def contraindication(
 ) -> str | None:
     """Why an exercise of `pattern` loading `joints` (and called `name`) is wrong for an injured `part`, or None
     when it is fine."""
-    if pattern is not None and pattern in part.patterns:
+    if (
+        pattern is not None
+        and pattern in part.patterns
+        and not (part.kept and part.kept.search(name.lower()))
+    ):
         return f"its movement pattern ({pattern.replace('_', ' ')}) is contraindicated for the {part.key}"
     if part.deep_knee and deep_knee_bend(pattern, name):
         return "it takes the knee into a deep bend (full knee flexion), which is what bothers this knee"

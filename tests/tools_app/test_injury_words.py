@@ -447,8 +447,10 @@ def test_the_sled_of_a_leg_press_is_no_sled_push(text: str) -> None:
         ("Sleds 4x20m", "Sleds"),
     ],
 )
-def test_a_sled_used_as_a_lift_is_still_locomotion_for_a_knee(text: str, named: str) -> None:
-    (problem,) = unsafe_named_exercises([("Fri", text)], MILD)
+def test_a_sled_used_as_a_lift_is_still_locomotion_for_a_knee_that_hurts(text: str, named: str) -> None:
+    """Sled work is locomotion for a knee that hurts; a mildly bothered knee keeps it (no deep bend, no impact)."""
+    assert unsafe_named_exercises([("Fri", text)], MILD) == []
+    (problem,) = unsafe_named_exercises([("Fri", text)], HURTING)
     assert problem.startswith(f"Fri: '{named}' is unsafe") and "locomotion" in problem, problem
 
 
@@ -520,7 +522,6 @@ def test_guidance_that_says_how_bad_the_knee_is_makes_it_strict(guidance: str) -
         "Lunge 3x10. Lunge (partial range) 3x10.",
         "Reverse lunge (no deep knee bend) 3x8",
         "Walking lunge (no deeper than parallel) 3x8",
-        "Finish with the sled for 10 minutes",
         "Kneeling leg curl 3x10",
     ],
 )
@@ -564,3 +565,25 @@ def test_a_leg_press_without_the_bottom_range_is_still_a_leg_press_for_a_knee_th
 def test_moderate_pain_is_still_more_than_mild() -> None:
     note = Preference(category="injury", description="Moderate knee pain during squats", guidance="")
     assert unsafe_named_exercises([("Mon", "Leg extension 3x12")], knee_with(note))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Box squat 4x6: squat only as deep as the box",
+        "Leg Press (pain-free range, knees never past about 90°) 3x10",
+        "Sled push 4x20m",
+        "Finish with the sled for 10 minutes",
+    ],
+)
+def test_the_second_knee_trials_knee_friendly_work_passes_for_a_mild_knee_not_for_one_that_hurts(
+    text: str,
+) -> None:
+    """Refused for the demo knee in the second evening trial, each a coach's standard work for a knee bothered only in
+    deep squats and lunges."""
+    assert unsafe_named_exercises([("Mon", text)], MILD) == []
+    assert unsafe_named_exercises([("Mon", text)], HURTING), text
+
+
+def test_a_terminal_knee_extension_is_no_deep_bend() -> None:
+    assert unsafe_named_exercises([("Mon", "Band terminal knee extension 3x15")], MILD) == []
