@@ -637,6 +637,7 @@ _TRAINING_PHRASES: Final = re.compile(
     r"|\bshoulders?[\s-]*(?:press(?:es)?|taps?|width|height|level|blades?|dislocates?|shrugs?)\b"
     r"|\bknees?[\s-]*(?:raises?|tucks?|friendly|safe|push-?ups?|level|dominant|extensions?|bending)\b"
     r"|\bkeeps? the (?:hip|knee|shoulder)s? still\b"
+    r"|\bhips?\s+and\s+(?:hamstrings|glutes)\b|\b(?:load|train|hit)\s+(?:the\s+)?hips?\b"
 )
 
 

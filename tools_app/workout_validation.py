@@ -152,38 +152,21 @@ def names_an_injury(text: str) -> bool:
     return bool(_WEAK_WORDS.search(lowered)) and not _TRAINING_GOAL_WORDS.search(lowered)
 
 
-# A sentence of a preference's guidance that instructs (a coaching cue, a safety rule) says nothing of how bad the
-# injury is: "Stop any exercise that causes sharp knee pain" is a rule for every knee.
-_INSTRUCTION = re.compile(
-    r"^\s*(?:[-*•]\s*)?(?:if|when|stop|keep|avoid|favou?r|build|use|choose|pick|prefer|no|don'?t|do not|never|"
-    r"limit|focus|swap|replace|skip|include|progress|add|train|cue|watch|monitor|emphasi[sz]e|prioriti[sz]e|"
-    r"start|go|stay|make sure|ensure|always|only)\b",
+# A safety rule for every knee: "Stop any exercise that causes sharp knee pain", "stop if it hurts".
+_STOP_RULE = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:[\w' -]{1,30}:\s*)?(?:stop|back off|ease off|skip)\b[^.;!?]*\b(?:if|when|that|which|above)\b",
     re.IGNORECASE,
 )
 
 
-# A safety rule for every knee: "Stop any exercise that causes sharp knee pain", "stop if it hurts".
-_STOP_RULE = re.compile(
-    r"^\s*(?:[-*•]\s*)?(?:stop|back off|ease off|skip)\b[^.;!?]*\b(?:if|when|that|which)\b", re.IGNORECASE
-)
-
-
-# A sentence's label ("Left knee: keep loaded knee bending at or above parallel"): the instruction follows it.
-_LABEL = re.compile(r"^\s*[\w' -]{1,30}:\s*")
-
-
-def _describing(guidance: str) -> str:
-    """The sentences of `guidance` that say something of the user: not a safety rule for everyone ("stop if it
-    causes sharp pain"), nor an instruction that says nothing of how bad it is ("Keep knee work pain-free"); an
-    instruction that does ("Keep in mind the knee had surgery", "No pain at rest but sharp pain in deep squats")
-    is kept."""
+def _serious_sentences(guidance: str) -> str:
+    """The sentences of a note's guidance that say an injury is more than mild ("The user had ACL surgery", "sharp
+    pain in deep squats"), not a safety rule for everyone ("stop if it causes sharp pain"). The rest of the
+    guidance is the model's coaching ("Left knee only.", "Keep knee bends pain-free: box squats, leg press"): how
+    bad the injury is, the description says."""
     sentences = re.split(r"(?<=[.;!?\n])\s*", guidance or "")
     return " ".join(
-        sentence
-        for sentence in sentences
-        if sentence.strip()
-        and not _STOP_RULE.match(_LABEL.sub("", sentence))
-        and not (_INSTRUCTION.match(_LABEL.sub("", sentence)) and not says_more_than_mild(sentence))
+        sentence for sentence in sentences if says_more_than_mild(sentence) and not _STOP_RULE.match(sentence)
     )
 
 
@@ -228,7 +211,7 @@ def injuries_from(
         if preference.category in INJURY_CATEGORIES or names_an_injury(text):
             # How bad it is: what the description says, and what the guidance says of the user, not its
             # instructions ("Keep knee work in a pain-free range. Stop if it causes sharp knee pain.").
-            how = f"{preference.description}. {_describing(preference.guidance)}"
+            how = f"{preference.description}. {_serious_sentences(preference.guidance)}"
             sources.append((text, f"preference '{preference.description}'", how))
     found: dict[str, Injury] = {}
     mild: dict[str, bool] = {}
@@ -324,7 +307,7 @@ _KEPT_OUT_OF = re.compile(
 )
 _NEGATION = re.compile(
     r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
-    r"replace|replaced|never|keep off|kept off|away from)\b",
+    r"replace|replaced|never|keep off|kept off|away from|left out|leave out|leaving out|exclud\w*)\b",
     re.IGNORECASE,
 )
 

@@ -587,3 +587,38 @@ def test_the_second_knee_trials_knee_friendly_work_passes_for_a_mild_knee_not_fo
 
 def test_a_terminal_knee_extension_is_no_deep_bend() -> None:
     assert unsafe_named_exercises([("Mon", "Band terminal knee extension 3x15")], MILD) == []
+
+
+# The third evening knee trial: two notes a model wrote for "my left knee has been cranky on deep squats lately".
+THIRD_TRIAL_NOTES = [
+    "Left knee: keep knee-dominant work in a pain-free range. Squat to a box at or just above parallel (box squat, "
+    "goblet squat to box), leg press and hack squat with controlled depth, step-ups, split squats with a short range, "
+    "Spanish squats or wall sits and leg extensions through a comfortable range for quad strength. Load hips and "
+    "hamstrings hard (RDLs, hip thrusts, leg curls). No deep/ass-to-grass squats, pistols, sissy squats, deep lunges "
+    "or jumping while it is cranky. Progress load before depth; back off anything that hurts above 3/10.",
+    "Left knee only. Keep knee bends in a pain-free range: box squats to a box at or just above parallel, leg press "
+    "and hack squat with controlled depth, low step-ups, Spanish squats, wall sits and leg extensions for quad "
+    "strength. Glutes and hamstrings can be loaded normally (RDLs, glute bridges, leg curls). No deep or "
+    "ass-to-grass squats, pistols, sissy squats, deep lunges or jumping while it is cranky. Add load before depth; "
+    "stop anything that hurts above 3/10.",
+]
+
+
+@pytest.mark.parametrize("guidance", THIRD_TRIAL_NOTES)
+def test_a_models_coaching_in_a_note_neither_injures_the_hip_nor_makes_a_mild_knee_strict(
+    guidance: str,
+) -> None:
+    """The first note made a hip injury of "Load hips and hamstrings hard", the second a strict knee of "Left knee
+    only.": how bad the knee is, the user's words say; the guidance counts only where it says more than mild."""
+    note = Preference(
+        category="injury",
+        description="My left knee has been cranky on deep squats lately; I want stronger legs without wrecking it.",
+        guidance=guidance,
+    )
+    injuries = knee_with(note)
+    assert [injury.part for injury in injuries] == [MILD_BODY_PARTS["knee"]]
+
+
+def test_a_sentence_saying_what_was_left_out_names_no_lift() -> None:
+    text = "Squats, lunges and hinges left out for now to protect the joint."
+    assert unsafe_named_exercises([("Mon", text)], HURTING) == []
