@@ -436,15 +436,17 @@ _NO_DEEPER_THAN: Final = (
     r"\b(?:no|not|never)\s+(?:any\s+)?(?:deeper|lower|further|below|past)(?:\s+than)?\s+"
     r"(?:(?:about|around|roughly|approximately|~)\s*)?(?:parallel\b|90)"
 )
-DEPTH_CUES: Final = (
-    r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|comfortable (?:depth|range)|"
-    r"high box|low[\s-](?:box|step)|as deep as (?:the |a )?(?:box|bench)|(?:no|without) (?:the )?bottom (?:of the )?range|\btop half|\b(?:half|short) range|"
+_PARALLEL_CUES: Final = (
     r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b(?![\s-]*bars?\b)|"
-    rf"{_NO_DEEPER_THAN}|"
     r"\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
 )
-PARALLEL_CUES: Final = re.compile(
-    r"\b(?:to|at|above)\s+(?:or (?:just )?above\s+)?parallel\b|\b(?:above|to|at|short of)\s+90\s*(?:°|º|degrees?\b|deg\b)"
+# The cues that keep the knee at parallel or 90°: short of a deep bend in a squat, an ordinary lunge's depth.
+PARALLEL_CUES: Final = re.compile(_PARALLEL_CUES)
+DEPTH_CUES: Final = (
+    r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|comfortable (?:depth|range)|"
+    r"high box|low[\s-](?:box|step)|as deep as (?:the |a )?(?:box|bench)|"
+    r"(?:no|without) (?:the )?bottom (?:of the )?range|\btop half|\b(?:half|short) range|"
+    rf"{_PARALLEL_CUES}|{_NO_DEEPER_THAN}"
 )
 _SHALLOW_KNEE_NAMES: Final = re.compile(
     r"box squat|wall sit|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|terminal knee ext|"
