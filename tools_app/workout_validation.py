@@ -300,11 +300,6 @@ _PRESCRIPTION = re.compile(r"\s[—–-]\s|\d|@|×")
 _RANGE_KEPT = re.compile(
     rf"{DEPTH_CUES}|{NO_DEEP_BEND.pattern}|\b(?:out|short) of (?:a |the )?(?:deep|full)", re.IGNORECASE
 )
-# What a sentence keeps the knee out of names no exercise ("trap bar deadlift keeps the knee out of a deep bend").
-_KEPT_OUT_OF = re.compile(
-    r"\b(?:out|short) of (?:a |the )?(?:deep|full)(?:[\s-]+knee)?[\s-]+(?:bends?|flexion|depth|range)\b",
-    re.IGNORECASE,
-)
 _NEGATION = re.compile(
     r"\b(?:no|not|avoid|avoids|avoided|avoiding|instead of|skip|skipped|without|swap|swapped|"
     r"replace|replaced|never|keep off|kept off|away from|left out|leave out|leaving out|exclud\w*)\b",
@@ -499,7 +494,8 @@ def _named_lifts(text: str) -> list[tuple[str, str, str, bool]]:
     none), and whether its fragment gives it sets or reps."""
     lifts: list[tuple[str, str, str, bool]] = []
     for clause, sentence in _sentences_by_clause(text):
-        # "Leg press (no deep knee bend)", "no deeper than parallel": a depth cue, not what the sentence leaves out.
+        # "Leg press (no deep knee bend)", "no deeper than parallel", "keeps the knee out of a deep bend": a depth
+        # cue, neither what the sentence leaves out nor an exercise.
         sentence = DEPTH_LIMITS.sub(" ", sentence)
         if _NEGATION.search(sentence):
             continue
@@ -508,9 +504,7 @@ def _named_lifts(text: str) -> list[tuple[str, str, str, bool]]:
         kept = "; ".join(found.group(0) for found in _RANGE_KEPT.finditer(clause))
         if goes_past_parallel(clause):
             kept = ""  # "to parallel or below", "at least to parallel": nothing kept short
-        for fragment in _FRAGMENTS.split(
-            _KEPT_OUT_OF.sub(" ", _everyday_words_left_out(sentence, clause=clause))
-        ):
+        for fragment in _FRAGMENTS.split(_everyday_words_left_out(sentence, clause=clause)):
             # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
             named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
             pattern = derive_movement_pattern(named) if named else None
@@ -611,12 +605,11 @@ def allowed(match: CatalogMatch, context: TrainingContext) -> bool:
     )
 
 
-_NAME_WORD = re.compile(r"[a-z]+")
-# Words of a name that say the kit or the side, not the movement: they break ties, never make a name close.
+# Words of a name (canonical: `catalog.name_words`) that say the kit or the side, not the movement: they break
+# ties, never make a name close.
 _KIT_WORDS = frozenset(
     [
         "dumbbell",
-        "dumbbells",
         "barbell",
         "kettlebell",
         "band",
@@ -640,22 +633,15 @@ _KIT_WORDS = frozenset(
 )
 
 
-def _name_words(name: str) -> set[str]:
-    return {
-        word[:-1] if word.endswith("s") and len(word) > 3 else word
-        for word in _NAME_WORD.findall(name.lower())
-    }
-
-
 def close_catalog_names(name: str, context: TrainingContext, *, limit: int = 4) -> list[str]:
     """Catalogue exercises the user may do here whose names share the movement words of `name` ("Dumbbell Hip
     Thrust" → "Hip Thrust", "Single-Leg Hip Thrust"), the most words in common first: what a model that guessed a
     name can call instead (no tool lists the catalogue)."""
-    wanted = _name_words(name)
+    wanted = set(name_words(name))
     movement = wanted - _KIT_WORDS
     scored = []
     for candidate in context_catalog(context):
-        words = _name_words(candidate.name)
+        words = set(name_words(candidate.name))
         shared = movement & words
         if not shared or candidate.movement_pattern in ("mobility", "") or not allowed(candidate, context):
             continue
