@@ -295,6 +295,24 @@ def _names_in(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+# What a timed piece says besides the exercise ('3×30s', '6×30s hard / 90s easy', '10 min', 'finish with a').
+_TIMED = re.compile(
+    r"\d+(?:\s*[-–x×/]\s*\d+)*\s*(?:s|secs?|seconds?|mins?|minutes?)?\b|\b(?:hard|easy|moderate|steady)\b|/",
+    re.I,
+)
+_LEAD_IN = re.compile(r"^(?:(?:finish|finisher|end|then|plus|with|a|an|the|and)\b\s*)+", re.I)
+_NOT_AN_EXERCISE = re.compile(r"\bRPE\b|%|\b1\s*RM\b|\brests?\b|/\s*10\b|\bpain\b(?!-)|\btempo\b", re.I)
+
+
+def _timed_names(piece: str) -> list[str]:
+    """The exercises a piece gives by time ('plank 3×30s', 'finish with a plank and 10 min bike intervals'),
+    none for a piece that only qualifies the work ('rest 90 s', 'RPE 7', 'tempo 3 s down')."""
+    if _NOT_AN_EXERCISE.search(piece):
+        return []
+    names = (_LEAD_IN.sub("", name).strip() for name in _names_in(_TIMED.sub(" ", piece)))
+    return [name for name in names if name]
+
+
 def _rest_in(text: str) -> int | None:
     """The rest in seconds `text` gives ('rest 2-3 min' → 150), the middle of a range; None when none."""
     match = _REST.search(text)
@@ -332,6 +350,9 @@ def day_targets(prescription: str) -> DayTargets | None:
                 if rest is not None and last is not None:
                     found[last] = replace(found[last], rest_sec=rest)
                 if _MODIFIER.search(piece):
+                    # 'plank 3×30s', '10 min bike intervals': an exercise given by time, not by sets and reps,
+                    # is still one of the day's (kept, or the notes say why not); 'rest 90 s' names none.
+                    extras += _timed_names(piece)
                     continue
                 if listing and last is not None and (more := _names_in(piece)):
                     found[last] = replace(found[last], names=(*found[last].names, *more))

@@ -356,3 +356,27 @@ def test_an_abbreviation_ends_no_clause_and_a_rest_sentence_qualifies_the_lifts_
     ], targets
     rested = day_targets("Bench press 4×5 @ 70% 1RM. Rest 2-3 min between sets")
     assert rested is not None and rested.sets_and_reps[0].rest_sec == 150, rested
+
+
+@pytest.mark.parametrize(
+    "prescription",
+    [
+        "Romanian deadlift 4×5; bench press 4×5; barbell row 4×5; plank 3×30s; bike intervals 6×30s hard / 90s easy",
+        "Main lifts 4×5 RPE 7; accessories 3×8-10; finish with a plank and 10 min bike intervals",
+    ],
+)
+def test_plan_items_given_by_time_are_kept_or_said_in_the_notes(prescription: str) -> None:
+    """A plank or bike intervals the plan gives by time, not sets and reps, were read as a qualifier and dropped
+    without a word: the plank is now in the draft and the bike intervals (no exercise of that name here) are
+    named in the notes."""
+    day = demo_week((prescription,) * 3)[0]
+    assert "Plank" in by_name(day), by_name(day)
+    assert "I couldn't follow the plan for bike intervals, as said above" in day["draft_notes"], day[
+        "draft_notes"
+    ]
+
+
+def test_a_piece_that_only_qualifies_the_work_names_no_exercise() -> None:
+    """'rest 90 s', 'tempo 3 s down' and 'RPE 7' stay qualifiers: no exercise named 'tempo' or 'rest' is drafted."""
+    targets = day_targets("Bench press 4×5, rest 90 s, tempo 3 s down, RPE 7")
+    assert targets is not None and targets.extras == (), targets
