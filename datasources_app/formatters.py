@@ -733,7 +733,16 @@ def scheduled_line(item: ScheduledWorkout, units: Units, *, today: date | None =
             lines.append(f"  - {planned_exercise(exercise, units)}")
     if item.message.strip():
         lines.append(f"  message: {_one_line(item.message, MESSAGE_PREVIEW_CHARS)}")
+    if item.status == "scheduled" and item.preparation == Preparation.FAILED:
+        lines.append(f"  {REDO_FAILED_DAY}")
     return "\n".join(lines)
+
+
+# Under a day the week chain could not prepare: the coach is the only way the user hears of it.
+REDO_FAILED_DAY = (
+    "not prepared: tell the user which day and why, and offer to prepare it again (prepare_week with this "
+    "workout_id; the other days are kept)"
+)
 
 
 def day_status(item: ScheduledWorkout) -> str:

@@ -480,6 +480,12 @@ class ScheduledWorkout(models.Model):
         max_length=10, choices=Preparation.choices, default=Preparation.NONE, blank=True
     )
     preparation_error = models.TextField(blank=True, help_text="Why the week chain could not prepare it.")
+    preparation_layout = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The day as the week chain laid it out ({date, markdown, draft}): preparing the day again on "
+        "its own starts from it instead of laying out the whole week again.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

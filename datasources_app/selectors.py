@@ -25,6 +25,7 @@ from datasources_app.models import (
     Preference,
     Preparation,
     ScheduledWorkout,
+    ScheduleStatus,
     UserProfile,
     UserSettings,
     WorkoutLog,
@@ -456,6 +457,20 @@ def week_being_prepared(
         .first()
     )
     return latest
+
+
+def preparation_failed_since(*, user_id: uuid.UUID, since: datetime | None, today: date) -> bool:
+    """Whether a day still to come (from `today`) failed its preparation by the week chain after `since` (at any
+    time when None): what the user has not been told yet when the schedule was last read before it."""
+    failed = ScheduledWorkout.objects.filter(
+        user_id=user_id,
+        status=ScheduleStatus.SCHEDULED,
+        preparation=Preparation.FAILED,
+        scheduled_date__gte=today,
+    )
+    if since is not None:
+        failed = failed.filter(updated_at__gt=since)
+    return failed.exists()
 
 
 def get_workout_plan(*, user_id: uuid.UUID, plan_id: uuid.UUID) -> WorkoutPlan | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -883,16 +883,34 @@ def delete_scheduled_workout(*, user_id: uuid.UUID, scheduled_workout_id: uuid.U
 
 # --- A plan week's preparation (the week chain) ------------------------------------------------------------------
 def start_week_preparation(
-    *, user_id: uuid.UUID, plan_id: uuid.UUID, first: date, last: date
+    *,
+    user_id: uuid.UUID,
+    plan_id: uuid.UUID,
+    first: date,
+    last: date,
+    only: Collection[uuid.UUID] | None = None,
 ) -> list[ScheduledWorkout]:
-    """Mark the plan's still-scheduled workouts from `first` to `last` as being prepared (their earlier
-    message and error cleared). Returns them in date order; WorkoutPlan.DoesNotExist if the plan is not theirs."""
+    """Mark the plan's still-scheduled workouts from `first` to `last` (of them, only the ids `only` when given)
+    as being prepared (their earlier error cleared). Returns them in date order; WorkoutPlan.DoesNotExist if the
+    plan is not theirs."""
     plan = WorkoutPlan.objects.get(id=plan_id, user_id=user_id)
     days = plan.scheduled_workouts.filter(
         status=ScheduleStatus.SCHEDULED, scheduled_date__gte=first, scheduled_date__lte=last
     )
+    if only is not None:
+        days = days.filter(id__in=list(only))
     days.update(preparation=Preparation.PENDING, preparation_error="", updated_at=timezone.now())
     return list(days.order_by("scheduled_date", "created_at"))
+
+
+def store_day_layout(*, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, layout: dict[str, Any]) -> bool:
+    """The day as the week chain laid it out (`{date, markdown, draft}`), kept so that the day can be prepared
+    again on its own. Only while the day is pending (False otherwise, as for `store_prepared_workout`)."""
+    return bool(
+        _pending_day(user_id=user_id, scheduled_workout_id=scheduled_workout_id).update(
+            preparation_layout=layout, updated_at=timezone.now()
+        )
+    )
 
 
 def store_prepared_workout(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -112,6 +113,23 @@ def existing_knowledge_sources(*, session: AgentSession) -> list[dict[str, Any]]
         .values_list("data__source", "data__params")
     )
     return [{"source": source, "params": params or {}} for source, params in rows]
+
+
+def last_knowledge_at(*, session: AgentSession, source: str) -> datetime | None:
+    """When the source was last loaded into the current context (since the last checkpoint); None when it was
+    not."""
+    found: datetime | None = (
+        AgentSessionEvent.objects.filter(
+            session=session,
+            event_type=EventType.KNOWLEDGE,
+            sequence_number__gte=_context_start(session),
+            data__source=source,
+        )
+        .order_by("-sequence_number")
+        .values_list("timestamp", flat=True)
+        .first()
+    )
+    return found
 
 
 def last_sequence(*, session: AgentSession) -> int:

@@ -22,7 +22,14 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 
 from datasources_app import selectors, services
 from datasources_app.formatters import day
-from datasources_app.models import Location, PlanStatus, ScheduledWorkout, WorkoutPlan
+from datasources_app.models import (
+    Location,
+    PlanStatus,
+    Preparation,
+    ScheduledWorkout,
+    ScheduleStatus,
+    WorkoutPlan,
+)
 from tools_app.formatting import confirmation, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
@@ -116,9 +123,13 @@ class PrepareWeekInput(BaseModel):
         default=None,
         ge=1,
         le=MAX_WEEKS,
-        description="The plan's week number (1 = its first week); default the current one, or the next.",
+        description="Plan week (1 = first); default this one or the next.",
     )
     plan_id: str | None = Field(default=None, description="Default the active plan.")
+    workout_id: str | None = Field(
+        default=None,
+        description="A day to redo alone (its schedule id); the others are kept.",
+    )
 
 
 def _failure(message: str) -> ToolOutcome:
@@ -311,44 +322,82 @@ def _plan_location(ctx: ToolContext, reference: str | None) -> Location | str | 
     return f"location '{reference}' is not one of the user's locations: {listing}."
 
 
-def _start_week(ctx: ToolContext, plan: WorkoutPlan, *, week: int, today: dt.date) -> dict[str, Any] | str:
-    """Mark the week's remaining sessions as being prepared and ask for the chain to run; a str says why not."""
+def _start_week(
+    ctx: ToolContext,
+    plan: WorkoutPlan,
+    *,
+    week: int,
+    today: dt.date,
+    day_again: ScheduledWorkout | None = None,
+) -> dict[str, Any] | str:
+    """Mark the week's remaining sessions as being prepared and ask for the chain to run; a str says why not.
+
+    Only `day_again` when given; when some of the remaining sessions failed, only those not ready (the ready
+    ones are kept, listed as `kept`): a failure costs its own days' model calls, not the week's again."""
     first, last = week_dates(plan.plan, week)
     busy = selectors.week_being_prepared(
-        user_id=ctx.user_id, plan_id=plan.id, first=first, last=last, within=PREPARATION_TIMEOUT
+        user_id=ctx.user_id,
+        plan_id=plan.id,
+        first=day_again.scheduled_date if day_again else first,
+        last=day_again.scheduled_date if day_again else last,
+        within=PREPARATION_TIMEOUT,
     )
     if busy:
-        return f"week {week} is already being prepared (asked at {busy:%H:%M} UTC); it will be ready shortly"
+        what = f"{day_again.title} on {day(day_again.scheduled_date)}" if day_again else f"week {week}"
+        return f"{what} is already being prepared (asked at {busy:%H:%M} UTC); it will be ready shortly"
+    remaining = [
+        item
+        for item in selectors.plan_week_workouts(
+            user_id=ctx.user_id, plan_id=plan.id, first=max(first, today), last=last
+        )
+        if item.status == ScheduleStatus.SCHEDULED
+    ]
+    only: list[uuid.UUID] | None = None
+    kept: list[ScheduledWorkout] = []
+    if day_again is not None:
+        only = [day_again.id]
+    elif any(item.preparation == Preparation.FAILED for item in remaining):
+        kept = [item for item in remaining if item.preparation == Preparation.READY]
+        only = [item.id for item in remaining if item.preparation != Preparation.READY]
     days = services.start_week_preparation(
-        user_id=ctx.user_id, plan_id=plan.id, first=max(first, today), last=last
+        user_id=ctx.user_id, plan_id=plan.id, first=max(first, today), last=last, only=only
     )
     if not days:
         return f"week {week} ({day(first)} to {day(last)}) {NO_SESSIONS_LEFT}"
     services.record_week_preparation(user_id=ctx.user_id, plan_id=plan.id, week=week, status="pending")
-    request_week_preparation(user_id=ctx.user_id, plan_id=plan.id, week=week, session=ctx.session)
-    return {
+    request_week_preparation(
+        user_id=ctx.user_id, plan_id=plan.id, week=week, session=ctx.session, workout_ids=only
+    )
+    prepared: dict[str, Any] = {
         "plan_id": str(plan.id),
         "week": week,
         "status": "pending",
-        "days": [
-            {"workout_id": str(item.id), "date": item.scheduled_date.isoformat(), "title": item.title}
-            for item in days
-        ],
+        "days": [_day_data(item) for item in days],
     }
+    if kept:
+        prepared["kept"] = [_day_data(item) for item in kept]
+    return prepared
 
 
-def _days_listing(prepared: dict[str, Any]) -> str:
-    return ", ".join(
-        f"{day(dt.date.fromisoformat(item['date']))} {item['title']}" for item in prepared["days"]
-    )
+def _day_data(item: ScheduledWorkout) -> dict[str, Any]:
+    return {"workout_id": str(item.id), "date": item.scheduled_date.isoformat(), "title": item.title}
+
+
+def _days_listing(days: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{day(dt.date.fromisoformat(item['date']))} {item['title']}" for item in days)
 
 
 def _preparation_text(plan: WorkoutPlan, prepared: dict[str, Any]) -> str:
-    listing = _days_listing(prepared)
+    listing = _days_listing(prepared["days"])
+    kept = (
+        f" Kept as they are (already ready): {_days_listing(prepared['kept'])}."
+        if prepared.get("kept")
+        else ""
+    )
     return (
-        f"Preparing week {prepared['week']} of {plan.name}: {listing}. Each day's workout and message appear in "
-        "the schedule (scheduled_workouts) as soon as it is ready, usually within a minute: tell the user it is "
-        "on its way."
+        f"Preparing week {prepared['week']} of {plan.name}: {listing}.{kept} Each day's workout and message "
+        "appear in the schedule (scheduled_workouts) as soon as it is ready, usually within a minute: tell the "
+        "user it is on its way."
     )
 
 
@@ -356,6 +405,8 @@ def prepare_week(args: PrepareWeekInput, ctx: ToolContext) -> ToolOutcome:
     """Prepare one week of a plan in the background: each session's workout and message."""
     if not can_prepare_weeks():
         return _failure("Weeks cannot be prepared here (no week preparer is registered).")
+    if args.workout_id is not None:
+        return _prepare_day_again(args.workout_id, ctx)
     plans = selectors.list_workout_plans(user_id=ctx.user_id, status=PlanStatus.ACTIVE)
     if args.plan_id is not None:
         try:
@@ -384,15 +435,42 @@ def prepare_week(args: PrepareWeekInput, ctx: ToolContext) -> ToolOutcome:
     if over and args.week is None and week < len(plan.plan["weeks"]):
         week += 1  # this week is over: the next one
         prepared = _start_week(ctx, plan, week=week, today=today)
+    return _preparation_outcome(plan, prepared)
+
+
+def _preparation_outcome(plan: WorkoutPlan, prepared: dict[str, Any] | str) -> ToolOutcome:
     if isinstance(prepared, str):
         return _failure(f"Nothing to prepare: {prepared}.")
     return ToolOutcome(
         success=True,
         data={"week_preparation": prepared},
         text=_preparation_text(plan, prepared),
-        tell_user=f"On it: I'm preparing {_days_listing(prepared)}. Each workout and its message show up in "
-        "your schedule as soon as it's ready.",
+        tell_user=f"On it: I'm preparing {_days_listing(prepared['days'])}. Each workout and its message show "
+        "up in your schedule as soon as it's ready.",
     )
+
+
+def _prepare_day_again(reference: str, ctx: ToolContext) -> ToolOutcome:
+    """prepare_week(workout_id): one plan day prepared again on its own (its own model calls only)."""
+    found = _find_scheduled(ctx, reference)
+    if isinstance(found, ToolOutcome):
+        return found
+    plan = found.plan
+    if plan is None:
+        return _failure(
+            f"{found.title} on {_when(found)} is not a day of a plan: only a plan's days are prepared "
+            "(change it with update_scheduled_workout)."
+        )
+    today = selectors.local_today(user_id=ctx.user_id)
+    if found.status != ScheduleStatus.SCHEDULED or found.scheduled_date < today:
+        return _failure(
+            f"Nothing to prepare: {found.title} on {_when(found)} is {found.status}"
+            f"{' and in the past' if found.scheduled_date < today else ''}."
+        )
+    week = week_containing(plan.plan, found.scheduled_date)
+    if week == 0:
+        return _failure(f"{found.title} on {_when(found)} is outside {plan.name}'s weeks.")
+    return _preparation_outcome(plan, _start_week(ctx, plan, week=week, today=today, day_again=found))
 
 
 def _plan_data(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> dict[str, Any]:
@@ -547,8 +625,8 @@ PREPARE_WEEK = register(
     Tool(
         name="prepare_week",
         description=(
-            "Prepare a week of the active plan in the background: each training day becomes a full workout "
-            "and a short message on the calendar. create_workout_plan already prepares week 1."
+            "Prepare a plan week in the background (workout + message per training day, on the calendar); "
+            "create_workout_plan does week 1."
         ),
         input_model=PrepareWeekInput,
         handler=prepare_week,

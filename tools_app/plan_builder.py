@@ -542,7 +542,8 @@ _week_preparer: WeekPreparer | None = None
 
 
 def set_week_preparer(preparer: WeekPreparer | None) -> None:
-    """Route prepare_week (and create_workout_plan's first week) to `preparer(user_id=, plan_id=, week=, session=)`."""
+    """Route prepare_week (and create_workout_plan's first week) to `preparer(user_id=, plan_id=, week=, session=)`
+    (and `workout_ids=`, the days to prepare again on their own, when there are some)."""
     global _week_preparer
     _week_preparer = preparer
 
@@ -551,8 +552,14 @@ def can_prepare_weeks() -> bool:
     return _week_preparer is not None
 
 
-def request_week_preparation(*, user_id: Any, plan_id: Any, week: int, session: Any) -> None:
-    """Ask for the week to be prepared once the caller's transaction commits (the preparer decides how)."""
+def request_week_preparation(
+    *, user_id: Any, plan_id: Any, week: int, session: Any, workout_ids: list[Any] | None = None
+) -> None:
+    """Ask for the week (or only its days `workout_ids`, prepared again on their own) to be prepared once the
+    caller's transaction commits (the preparer decides how)."""
     if _week_preparer is None:
         raise RuntimeError("no week preparer is registered (trainer_agent registers one at start-up)")
-    _week_preparer(user_id=user_id, plan_id=plan_id, week=week, session=session)
+    if workout_ids is None:
+        _week_preparer(user_id=user_id, plan_id=plan_id, week=week, session=session)
+    else:
+        _week_preparer(user_id=user_id, plan_id=plan_id, week=week, session=session, workout_ids=workout_ids)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
-from datasources_app.selectors import local_today
+from datasources_app.selectors import local_today, preparation_failed_since
 from datasources_app.sources import (
     SourceError,
     all_sources,
@@ -33,7 +33,7 @@ from sessions_app.events import (
     Tokens,
 )
 from sessions_app.models import AgentSession, EventType
-from sessions_app.selectors import existing_knowledge_sources
+from sessions_app.selectors import existing_knowledge_sources, last_knowledge_at
 from sessions_app.services import NewEvent
 from trainer_agent import tracing
 from trainer_agent.agents.callbacks import callback_registry
@@ -56,6 +56,7 @@ FALLBACK_MODEL = "offline"
 OFFLINE_ANSWERS = StructuredAnswers()
 # Sources whose state changes during a conversation: re-fetching them is a refresh, not a duplicate.
 STATEFUL_SOURCES = frozenset({"current_workout_session", "active_preferences", "scheduled_workouts"})
+SCHEDULE_SOURCE = "scheduled_workouts"
 
 
 @dataclass
@@ -208,6 +209,11 @@ def _initialize_context(
     with reads_together():
         existing = existing_knowledge_sources(session=session)
         today = local_today(user_id=user_id)
+        untold_failure = preparation_failed_since(
+            user_id=user_id,
+            since=last_knowledge_at(session=session, source=SCHEDULE_SOURCE),
+            today=today,
+        )
     agent = get_agent(INITIALIZER_AGENT_ID)
     try:
         selection = select_with_model(agent=agent, message=message, existing=existing, sink=sink, today=today)
@@ -223,8 +229,21 @@ def _initialize_context(
         selection = select_with_model(
             agent=agent, message=message, existing=existing, sink=sink, today=today, fallback=True
         )
+    if untold_failure:
+        show_failed_days(selection, existing)
     append_knowledge(selection=selection, user_id=user_id, sink=sink)
     return selection
+
+
+def show_failed_days(selection: Selection, existing: list[dict[str, Any]]) -> None:
+    """A plan day the week chain could not prepare, failed after the schedule was last loaded: the schedule is
+    loaded whatever the message says, so the coach can tell the user (the chain runs after the turn that asked
+    ended, and nothing else reaches the user) and offer to prepare the day again."""
+    if any(item.source == SCHEDULE_SOURCE for item in selection.append_knowledge):
+        return
+    decision = decide(SCHEDULE_SOURCE, None, existing)
+    if decision is not None:
+        selection.append_knowledge.append(decision)
 
 
 def append_knowledge(*, selection: Selection, user_id: uuid.UUID, sink: EventSink) -> None:

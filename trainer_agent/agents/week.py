@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.db import transaction
@@ -23,7 +25,7 @@ from django.tasks import task
 from django_tasks_db.backend import DatabaseBackend
 
 from datasources_app import selectors, services
-from datasources_app.models import Preparation, ScheduledWorkout, WorkoutPlan
+from datasources_app.models import Preparation, ScheduledWorkout, ScheduleStatus, WorkoutPlan
 from sessions_app.events import SUBAGENT_PREFIX, ErrorData
 from sessions_app.models import AgentSession, EventType
 from sessions_app.services import record_usage
@@ -41,6 +43,7 @@ logger = logging.getLogger(__name__)
 DAY_FAILED_CALLBACK = "week.day_failed"
 CHAIN_CONTEXT = "week_chain"
 ASK_AGAIN = "Ask the coach to prepare the week again."
+ASK_AGAIN_FOR_THE_DAY = "Ask the coach to prepare this day again."
 
 
 @dataclass
@@ -79,13 +82,21 @@ def plan_location_id(plan: WorkoutPlan) -> str | None:
 
 
 def prepare_plan_week(
-    *, user_id: uuid.UUID, plan_id: uuid.UUID, week: int, session: AgentSession | None = None
+    *,
+    user_id: uuid.UUID,
+    plan_id: uuid.UUID,
+    week: int,
+    session: AgentSession | None = None,
+    only: Collection[uuid.UUID] | None = None,
 ) -> WeekOutcome:
     """Run the chain for the plan's week and store each pending day's workout and message (or its failure).
 
     The microcycle is given the week as it is on the calendar now (a moved day on its new date), and every
-    sub-agent writes for the plan's location. Failures are stored on the days and the plan's week and written
-    to the session as a non-fatal `error` event."""
+    sub-agent writes for the plan's location. `only`: the days to prepare again on their own (the week's others
+    are left as they are); each starts from the layout the week's earlier run stored on it, so only its own
+    structure and message are asked for (the microcycle runs again only when a day has none for its date).
+    Failures are stored on the days and the plan's week and written to the session as a non-fatal `error`
+    event."""
     outcome = WeekOutcome(plan_id=plan_id, week=week)
     plan = selectors.get_workout_plan(user_id=user_id, plan_id=plan_id)
     if plan is None:
@@ -95,48 +106,89 @@ def prepare_plan_week(
     pending = {
         item.scheduled_date.isoformat(): item
         for item in on_calendar
-        if item.preparation == Preparation.PENDING
+        if item.preparation == Preparation.PENDING and (only is None or item.pk in only)
     }
     if not pending:
         return outcome
     sink = EventSink(session=session) if session is not None else None
     location_id = plan_location_id(plan)
-    try:
-        laid_out = run_subagent(
-            "microcycle",
-            input={
-                "week": week,
-                "plan": plan.plan,
-                "workouts": True,
-                "calendar": calendar_days(on_calendar),
-                "location_id": location_id,
-            },
-            user_id=user_id,
-            sink=sink,
-        )
-    except SubagentError as exc:
-        reason = f"The week could not be laid out ({_first_problem(exc)}). {ASK_AGAIN}"
-        for item in pending.values():
-            _fail(outcome, item, reason)
-        _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
-        return _finish(outcome, user_id=user_id)
-    # Each day's drafted workout, as the microcycle was given it: the structure starts from the same draft.
-    drafts = {str(day["date"]): day.get("draft") for day in laid_out.input.get("training_days") or []}
-    for day in laid_out.output.days:
-        found = pending.get(day.date.isoformat()) if not day.rest and day.date else None
+    layouts = stored_layouts(pending) if only is not None else None
+    if layouts is None:
+        try:
+            layouts = _lay_out_week(
+                plan, week, on_calendar, pending, user_id=user_id, location_id=location_id, sink=sink
+            )
+        except SubagentError as exc:
+            reason = f"The week could not be laid out ({_first_problem(exc)}). {ASK_AGAIN}"
+            for item in pending.values():
+                _fail(outcome, item, reason)
+            _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
+            return _finish(outcome, user_id=user_id, first=first, last=last, only=only)
+    for when, layout in layouts.items():
+        found = pending.get(when)
         if found is not None:
             _prepare_day(
                 outcome,
                 found,
-                day.markdown or "",
-                draft=drafts.get(day.date.isoformat()),
+                str(layout.get("markdown") or ""),
+                draft=layout.get("draft"),
                 location_id=location_id,
                 sink=sink,
             )
     for item in pending.values():
         if item.pk not in outcome.prepared and item.pk not in outcome.failed:
             _fail(outcome, item, f"The week's plan has no session on this day. {ASK_AGAIN}")
-    return _finish(outcome, user_id=user_id)
+    return _finish(outcome, user_id=user_id, first=first, last=last, only=only)
+
+
+def _lay_out_week(
+    plan: WorkoutPlan,
+    week: int,
+    on_calendar: list[ScheduledWorkout],
+    pending: dict[str, ScheduledWorkout],
+    *,
+    user_id: uuid.UUID,
+    location_id: str | None,
+    sink: EventSink | None,
+) -> dict[str, dict[str, Any]]:
+    """The microcycle's layout of the week: each training day's `{date, markdown, draft}` by ISO date, in its
+    order, also kept on each pending day so that the day can be prepared again on its own."""
+    laid_out = run_subagent(
+        "microcycle",
+        input={
+            "week": week,
+            "plan": plan.plan,
+            "workouts": True,
+            "calendar": calendar_days(on_calendar),
+            "location_id": location_id,
+        },
+        user_id=user_id,
+        sink=sink,
+    )
+    # Each day's drafted workout, as the microcycle was given it: the structure starts from the same draft.
+    drafts = {str(day["date"]): day.get("draft") for day in laid_out.input.get("training_days") or []}
+    layouts: dict[str, dict[str, Any]] = {}
+    for day in laid_out.output.days:
+        if day.rest or not day.date:
+            continue
+        when = day.date.isoformat()
+        layouts[when] = {"date": when, "markdown": day.markdown or "", "draft": drafts.get(when)}
+        found = pending.get(when)
+        if found is not None:
+            services.store_day_layout(user_id=user_id, scheduled_workout_id=found.pk, layout=layouts[when])
+    return layouts
+
+
+def stored_layouts(pending: dict[str, ScheduledWorkout]) -> dict[str, dict[str, Any]] | None:
+    """The layouts an earlier run kept on these days, by date; None when a day has none for the date it is on
+    now (it was moved, or prepared before layouts were kept): the week is laid out again."""
+    layouts: dict[str, dict[str, Any]] = {}
+    for when, item in pending.items():
+        layout = item.preparation_layout
+        if not isinstance(layout, dict) or layout.get("date") != when or not layout.get("markdown"):
+            return None
+        layouts[when] = layout
+    return layouts
 
 
 def _first_problem(error: SubagentError) -> str:
@@ -191,7 +243,7 @@ def day_failure_reason(agent_id: str, problems: list[str]) -> str:
     """What a failed day says on the calendar: which step failed, the first problems, what to do."""
     step = "workout" if agent_id == "workout_structure" else "message"
     listed = "; ".join(str(problem) for problem in problems[:3]) or "no usable answer"
-    return f"This day's {step} could not be prepared ({listed}). {ASK_AGAIN}"
+    return f"This day's {step} could not be prepared ({listed}). {ASK_AGAIN_FOR_THE_DAY}"
 
 
 def _fail(outcome: WeekOutcome, item: ScheduledWorkout, reason: str) -> None:
@@ -231,16 +283,40 @@ def _report(
     )
 
 
-def _finish(outcome: WeekOutcome, *, user_id: uuid.UUID) -> WeekOutcome:
-    """Record on the plan how the week went: ready, partly failed or failed (with the first reason)."""
-    failed = len(outcome.failed)
-    total = failed + len(outcome.prepared)
+def _finish(
+    outcome: WeekOutcome,
+    *,
+    user_id: uuid.UUID,
+    first: date,
+    last: date,
+    only: Collection[uuid.UUID] | None,
+) -> WeekOutcome:
+    """Record on the plan how the week went: ready, partly failed or failed (with the first reason). A run that
+    prepared some days again counts the week's other days as they stand (none recorded while one is pending:
+    the run preparing it records the week)."""
+    failed_reasons = dict(outcome.failed)
+    prepared = list(outcome.prepared)
+    if only is not None:
+        others = selectors.plan_week_workouts(
+            user_id=user_id, plan_id=outcome.plan_id, first=first, last=last
+        )
+        for item in others:
+            if item.pk in only or item.status != ScheduleStatus.SCHEDULED:
+                continue
+            if item.preparation == Preparation.PENDING:
+                return outcome
+            if item.preparation == Preparation.FAILED:
+                failed_reasons[item.pk] = item.preparation_error
+            elif item.preparation == Preparation.READY:
+                prepared.append(item.pk)
+    failed = len(failed_reasons)
+    total = failed + len(prepared)
     if not failed:
         status, reason = "ready", ""
     else:
-        status = "failed" if not outcome.prepared else "partly_failed"
-        first = next(iter(outcome.failed.values()))
-        reason = f"{failed} of {total} day{'s' if total != 1 else ''} could not be prepared: {first}"
+        status = "failed" if not prepared else "partly_failed"
+        first_reason = next(iter(failed_reasons.values()))
+        reason = f"{failed} of {total} day{'s' if total != 1 else ''} could not be prepared: {first_reason}"
     services.record_week_preparation(
         user_id=user_id, plan_id=outcome.plan_id, week=outcome.week, status=status, reason=reason
     )
@@ -271,24 +347,31 @@ def register_week_callbacks() -> None:
 
 
 @task()
-def prepare_week_task(user_id: str, plan_id: str, week: int, session_id: str | None) -> dict[str, Any]:
+def prepare_week_task(
+    user_id: str, plan_id: str, week: int, session_id: str | None, workout_ids: list[str] | None = None
+) -> dict[str, Any]:
     """The background run of the chain for one plan week (enqueued when the asking tool's transaction commits),
-    as the user's unit of work (row-level security on PostgreSQL)."""
+    as the user's unit of work (row-level security on PostgreSQL); `workout_ids`: only those days, again."""
     owner = uuid.UUID(user_id)
+    only = {uuid.UUID(value) for value in workout_ids} if workout_ids is not None else None
     with acting_for(owner):
-        return _prepare_week(owner, uuid.UUID(plan_id), week, session_id)
+        return _prepare_week(owner, uuid.UUID(plan_id), week, session_id, only)
 
 
 def _prepare_week(
-    user_id: uuid.UUID, plan_id: uuid.UUID, week: int, session_id: str | None
+    user_id: uuid.UUID,
+    plan_id: uuid.UUID,
+    week: int,
+    session_id: str | None,
+    only: set[uuid.UUID] | None = None,
 ) -> dict[str, Any]:
     session = AgentSession.objects.filter(pk=session_id, user_id=user_id).first() if session_id else None
     try:
-        outcome = prepare_plan_week(user_id=user_id, plan_id=plan_id, week=week, session=session)
+        outcome = prepare_plan_week(user_id=user_id, plan_id=plan_id, week=week, session=session, only=only)
     except Exception:
         # A bug must not leave the days pending forever: they say so, and the user can ask again.
         logger.exception("week.failed", extra={"plan_id": str(plan_id), "week": week})
-        _fail_pending_days(user_id=user_id, plan_id=plan_id, week=week)
+        _fail_pending_days(user_id=user_id, plan_id=plan_id, week=week, only=only)
         raise
     if session is not None:
         # Fold the sub-agents' cost into the session's totals (status and a running turn's lease untouched).
@@ -296,13 +379,15 @@ def _prepare_week(
     return {"week": week, "prepared": len(outcome.prepared), "failed": len(outcome.failed)}
 
 
-def _fail_pending_days(*, user_id: uuid.UUID, plan_id: uuid.UUID, week: int) -> None:
+def _fail_pending_days(
+    *, user_id: uuid.UUID, plan_id: uuid.UUID, week: int, only: set[uuid.UUID] | None
+) -> None:
     plan = WorkoutPlan.objects.filter(pk=plan_id, user_id=user_id).first()
     if plan is None:
         return
     first, last = week_dates(plan.plan, week)
     for item in selectors.plan_week_workouts(user_id=plan.user_id, plan_id=plan_id, first=first, last=last):
-        if item.preparation == Preparation.PENDING:
+        if item.preparation == Preparation.PENDING and (only is None or item.pk in only):
             services.fail_workout_preparation(
                 user_id=plan.user_id,
                 scheduled_workout_id=item.pk,
@@ -311,9 +396,15 @@ def _fail_pending_days(*, user_id: uuid.UUID, plan_id: uuid.UUID, week: int) -> 
 
 
 def enqueue_week_preparation(
-    *, user_id: uuid.UUID, plan_id: uuid.UUID, week: int, session: AgentSession | None
+    *,
+    user_id: uuid.UUID,
+    plan_id: uuid.UUID,
+    week: int,
+    session: AgentSession | None,
+    workout_ids: list[uuid.UUID] | None = None,
 ) -> None:
-    """The week preparer registered with tools_app: run the chain as its own task.
+    """The week preparer registered with tools_app: run the chain as its own task (for `workout_ids` only,
+    when given: the days prepared again on their own).
 
     With the database task backend the task row is written in the caller's transaction, so it commits with
     the tool's writes and result: a worker that dies right after the commit cannot lose the week. Other
@@ -323,7 +414,8 @@ def enqueue_week_preparation(
     session_id = str(session.pk) if session is not None else None
 
     def enqueue() -> None:
-        prepare_week_task.enqueue(str(user_id), str(plan_id), week, session_id)
+        only = [str(value) for value in workout_ids] if workout_ids is not None else None
+        prepare_week_task.enqueue(str(user_id), str(plan_id), week, session_id, only)
         wake_workers(f"week:{plan_id}:{week}")
 
     if isinstance(prepare_week_task.get_backend(), DatabaseBackend):
