@@ -445,8 +445,12 @@ def _preparation_outcome(plan: WorkoutPlan, prepared: dict[str, Any] | str) -> T
         success=True,
         data={"week_preparation": prepared},
         text=_preparation_text(plan, prepared),
-        tell_user=f"On it: I'm preparing {_days_listing(prepared['days'])}. Each workout and its message show "
-        "up in your schedule as soon as it's ready.",
+        tell_user=f"On it: I'm preparing {_days_listing(prepared['days'])}. "
+        + (
+            "It shows up in your schedule as soon as it's ready."
+            if len(prepared["days"]) == 1
+            else "Each workout and its message show up in your schedule as soon as it's ready."
+        ),
     )
 
 

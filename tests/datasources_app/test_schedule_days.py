@@ -97,7 +97,8 @@ def week(monkeypatch: pytest.MonkeyPatch) -> uuid.UUID:
 
 def test_each_day_says_its_date_status_exercises_and_message(week: uuid.UUID) -> None:
     """Per day: weekday and date (today/tomorrow marked), title, status with the failure reason, one line per
-    exercise with its prescription (a dumbbell pair per hand), and the message on one line."""
+    exercise with its prescription (a dumbbell pair per hand), the message on one line, and under a failed day
+    what the coach should do about it."""
     lines = [
         line.split(" id=")[0] for line in _text(week, "scheduled_workouts", {"days_ahead": 7}).splitlines()
     ]
@@ -112,6 +113,8 @@ def test_each_day_says_its_date_status_exercises_and_message(week: uuid.UUID) ->
         "each hand / 3. Plank: 3×45s / 💪 Reply when done!",
         "Wed 12 Nov Upper Body [scheduled, preparation failed: The week's layout has no session on this day.] "
         "plan: Base",
+        "  not prepared: tell the user which day and why, and offer to prepare it again (prepare_week with this "
+        "workout_id; the other days are kept)",
         "Thu 13 Nov Full Body [scheduled, workout being prepared] plan: Base",
         "Fri 14 Nov Easy run [scheduled] — Keep it conversational",
         "</schedule>",

@@ -100,6 +100,7 @@ def test_redoing_the_failed_day_costs_only_its_calls_and_leaves_the_others(monda
     call = result.actions[0]
     assert call.tool == "prepare_week" and call.result["success"] is True, call.result
     assert [day["workout_id"] for day in call.result["data"]["week_preparation"]["days"]] == [str(monday.pk)]
+    assert "It shows up in your schedule as soon as it's ready." in call.result["formatted"]
     assert [request.schema_name for request in script.json_requests] == [
         "workout_structure",
         "workout_message",
