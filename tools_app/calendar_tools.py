@@ -1,7 +1,10 @@
 """The calendar and planning tools (docs/contracts.md §11.5 (tool list)): schedule_workout, update_scheduled_workout,
 delete_scheduled_workout, create_workout_plan and prepare_week.
 
-Dates are the user's local dates and may not lie in the past. Seed 001's spellings are accepted:
+Dates are the user's local dates and may not lie in the past. schedule_workout takes a workout written out
+(`workout`) or one made earlier by its `artifact_id` (one of the session's workout artifacts, or the user's current
+workout): the day then holds a copy of its exercises as they are, without today's completion flags, so a model
+never re-types a workout it has (slow, costly, and a chance to change it). Seed 001's spellings are accepted:
 `scheduled_date` (a date, or a date-time that also sets the time), `workout_type` (the title), `exercises`
 (a list, stored as the workout's exercises); for plans `plan_name`, `goal_description`, `duration_weeks`,
 `workouts_per_week`. prepare_week (and create_workout_plan, for week 1) marks a plan week's sessions as being
@@ -30,6 +33,8 @@ from datasources_app.models import (
     ScheduleStatus,
     WorkoutPlan,
 )
+from sessions_app.selectors import get_artifact
+from tools_app.displayables import is_workout_artifact, session_workouts
 from tools_app.formatting import confirmation, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
@@ -44,6 +49,7 @@ from tools_app.plan_builder import (
 from tools_app.registry import register
 from tools_app.training_facts import injury_rules
 from tools_app.types import Tool, ToolContext, ToolOutcome
+from tools_app.workout_tools import load_current_workout
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -80,11 +86,19 @@ _SCHEDULED_ID = "From the scheduled_workouts data."
 class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
     date: dt.date = Field(description="In the user's calendar, today or later.")
     time: dt.time | None = None
-    title: NonEmptyText = Field(description="e.g. 'Upper Body Strength', 'Easy 5K run'.")
+    title: NonEmptyText | None = Field(
+        default=None,
+        description="e.g. 'Upper Body'. Default: the artifact's.",
+    )
     duration_minutes: int | None = Field(default=None, ge=1, le=600)
     notes: str | None = None
+    artifact_id: NonEmptyText | None = Field(
+        default=None,
+        description="art_... of a workout you made: copied exactly.",
+    )
     workout: dict[str, Any] | None = Field(
-        default=None, description='e.g. {"exercises": [...]} as in generate_workout.'
+        default=None,
+        description='e.g. {"exercises": [...]} as in generate_workout.',
     )
 
 
@@ -173,22 +187,110 @@ def _find_scheduled(ctx: ToolContext, reference: str) -> ScheduledWorkout | Tool
     return _failure(f"Scheduled workout {reference} not found. Next 30 days: {listing}.")
 
 
+# What the logging tools add to an exercise of the current workout as it is done: today's progress, not part of
+# the workout a later day repeats.
+_PROGRESS_KEYS = frozenset({"completed", "completed_at", "log_entry_id"})
+# How many of the workouts made in the session an unknown artifact_id's error lists, newest first.
+_WORKOUTS_LISTED = 5
+
+
+def _planned_copy(*, artifact_id: str, title: Any, summary: Any, exercises: list[Any]) -> dict[str, Any]:
+    """What the calendar keeps of a workout made earlier: its exercises exactly as they are (without today's
+    progress), its title and summary, and the artifact it came from."""
+    return {
+        "artifact_id": artifact_id,
+        "title": title,
+        "summary": summary,
+        "exercises": [
+            {key: value for key, value in exercise.items() if key not in _PROGRESS_KEYS}
+            for exercise in exercises
+            if isinstance(exercise, dict)
+        ],
+    }
+
+
+def _made_workout(ctx: ToolContext, reference: str) -> dict[str, Any] | ToolOutcome:
+    """The workout `reference` (an art_ id) names, among the session's workouts and the user's current one, as
+    the calendar keeps it (`_planned_copy`); else the failure that lists the ids there are."""
+    artifact = get_artifact(session=ctx.session, artifact_id=reference)
+    if artifact is not None and is_workout_artifact(artifact):
+        payload = artifact.get("payload") or {}
+        return _planned_copy(
+            artifact_id=reference,
+            title=artifact.get("title") or payload.get("title"),
+            summary=artifact.get("summary"),
+            exercises=list(payload.get("exercises") or []),
+        )
+    current = load_current_workout(ctx)
+    if current is not None and current.artifact_id == reference:
+        record = current.to_record()
+        return _planned_copy(
+            artifact_id=reference,
+            title=record.get("title"),
+            summary=record.get("summary"),
+            exercises=record["exercises"],
+        )
+    current_id = current.artifact_id if current is not None else None
+    listing = (
+        [f"{current_id} '{current.title or 'Workout'}' (the current workout)"]
+        if current and current_id
+        else []
+    )
+    made = {
+        str(workout.get("artifact_id")): workout.get("title")
+        for workout in session_workouts(session=ctx.session)
+        if workout.get("artifact_id") != current_id
+    }
+    listing += [f"{artifact_id} '{title or 'Workout'}'" for artifact_id, title in reversed(made.items())]
+    listing = listing[:_WORKOUTS_LISTED]
+    what = (
+        f"{reference} is a {artifact.get('type')}, not a workout" if artifact else f"No workout {reference}"
+    )
+    if not listing:
+        return _failure(
+            f"{what}, and no workout has been made yet: make one first (draft_workout), or give its exercises "
+            "in workout."
+        )
+    return _failure(f"{what}. Workouts you can schedule by artifact_id: {'; '.join(listing)}.")
+
+
 def schedule_workout(args: ScheduleWorkoutInput, ctx: ToolContext) -> ToolOutcome:
-    """Put a workout on the user's calendar."""
+    """Put a workout on the user's calendar: one written out in `workout`, or one made earlier (`artifact_id`),
+    copied as it is."""
+    if args.artifact_id is not None and args.workout is not None:
+        return _failure("Give either artifact_id (a workout you made) or workout, not both.")
+    if args.artifact_id is None and args.title is None:
+        return _failure("title is required (unless artifact_id names a workout you made: its title is used).")
     today = selectors.local_today(user_id=ctx.user_id)
     if args.date < today:
         return _past(args.date, today)
+    workout, title, minutes, attached = args.workout, args.title, args.duration_minutes, None
+    if args.artifact_id is not None:
+        made = _made_workout(ctx, args.artifact_id)
+        if isinstance(made, ToolOutcome):
+            return made
+        workout, title = made, title or made["title"] or "Workout"
+        minutes = minutes or _estimated_minutes(made)
+        attached = f"workout {args.artifact_id} attached ({len(made['exercises'])} exercises)"
     item = services.schedule_workout(
         user_id=ctx.user_id,
         scheduled_date=args.date,
         scheduled_time=args.time,
-        title=args.title,
-        duration_minutes=args.duration_minutes,
+        title=str(title),
+        duration_minutes=minutes,
         notes=args.notes or "",
-        workout=args.workout,
+        workout=workout,
     )
-    text = summary("scheduled", f"{item.title} on {_when(item)}", f"id={item.id}")
+    text = summary("scheduled", f"{item.title} on {_when(item)}", attached, f"id={item.id}")
     return ToolOutcome(success=True, data={"scheduled_workout": _scheduled_data(item)}, text=text)
+
+
+def _estimated_minutes(workout: dict[str, Any]) -> int | None:
+    """A made workout's estimated length (its summary's), whole minutes; None without one."""
+    estimate = (workout.get("summary") or {}).get("estimated_duration_min")
+    if not isinstance(estimate, int | float) or isinstance(estimate, bool) or estimate <= 0:
+        return None
+    return min(600, max(1, round(estimate)))
 
 
 def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext) -> ToolOutcome:
@@ -576,7 +678,10 @@ def _plan_text(created: WorkoutPlan, replaced: list[WorkoutPlan]) -> str:
 SCHEDULE_WORKOUT = register(
     Tool(
         name="schedule_workout",
-        description=("Put a workout on the user's calendar for a day, optionally at a time."),
+        description=(
+            "Put a workout on the user's calendar for a day, optionally at a time. One you already made: "
+            "pass its artifact_id, never write it out again."
+        ),
         input_model=ScheduleWorkoutInput,
         handler=schedule_workout,
         category="calendar",

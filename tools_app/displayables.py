@@ -53,6 +53,11 @@ def resolve_displayable(*, session: AgentSession, displayable_id: str) -> Displa
     return _SessionDisplayables(session).resolve(displayable_id)
 
 
+def session_workouts(*, session: AgentSession) -> list[dict[str, Any]]:
+    """The session's workout artifacts, oldest first (every version of a changed workout)."""
+    return _SessionDisplayables(session).workouts
+
+
 def resolve_displayables(
     *, session: AgentSession, displayable_ids: Iterable[str]
 ) -> tuple[list[Displayable], list[str]]:

@@ -14,8 +14,9 @@ from django.utils import timezone
 from datasources_app.formatters import day
 from datasources_app.models import ScheduledWorkout, WorkoutPlan
 from datasources_app.services import upsert_profile
+from sessions_app.services import append_event
 from tests.datasources_app.factories import ScheduledWorkoutFactory, WorkoutPlanFactory
-from tests.tools_app.workout_support import Trainee, make_trainee, told
+from tests.tools_app.workout_support import Trainee, make_trainee, told, upper_body_workout
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan, classify_goal, parse_weekdays, progression_problems
 from tools_app.registry import get_tool
@@ -116,6 +117,124 @@ def test_schedule_rejects_bad_dates_and_titles(trainee: Trainee) -> None:
     result = trainee.run("schedule_workout", {"date": "next friday", "title": " "})
     assert not result.success
     assert "date" in result.data["error"] and "title" in result.data["error"]
+
+
+# --- schedule_workout with a workout made earlier (artifact_id) ---------------------------------------------------
+def made_workout(trainee: Trainee, *, title: str = "Upper body") -> dict[str, Any]:
+    """A workout generate_workout made in the trainee's session, its artifact stored as the loop stores it."""
+    result = trainee.run("generate_workout", {"workout": upper_body_workout() | {"title": title}})
+    assert result.success and result.artifact is not None, result.formatted
+    append_event(session=trainee.session, event_type="artifact", data=result.artifact)
+    return result.artifact
+
+
+def test_schedule_a_made_workout_by_its_artifact_id(trainee: Trainee) -> None:
+    """artifact_id puts the made workout on the day exactly as it is: its exercises, title and estimated length."""
+    artifact = made_workout(trainee)
+    when = in_days(2)
+    result = trainee.run(
+        "schedule_workout", {"date": when.isoformat(), "artifact_id": artifact["artifact_id"]}
+    )
+    assert result.success, result.formatted
+    item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
+    assert item.workout is not None and item.workout["exercises"] == artifact["payload"]["exercises"]
+    assert item.workout["artifact_id"] == artifact["artifact_id"]
+    assert (item.scheduled_date, item.title) == (when, "Upper body")
+    assert item.duration_minutes == round(artifact["summary"]["estimated_duration_min"])
+    assert result.raw_formatted == (
+        f"scheduled: Upper body on {day(when)}, workout {artifact['artifact_id']} attached (6 exercises), "
+        f"id={item.id}"
+    )
+
+
+def test_a_given_title_and_length_win_over_the_made_workouts(trainee: Trainee) -> None:
+    """The model may still name the day and its length; the exercises stay the made workout's."""
+    artifact = made_workout(trainee)
+    args = {"date": in_days(1).isoformat(), "artifact_id": artifact["artifact_id"], "title": "Push day"}
+    assert trainee.run("schedule_workout", args | {"duration_minutes": 40}).success
+    item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
+    assert (item.title, item.duration_minutes) == ("Push day", 40)
+    assert item.workout is not None and item.workout["exercises"] == artifact["payload"]["exercises"]
+
+
+def test_the_current_workout_is_scheduled_without_todays_progress(trainee: Trainee) -> None:
+    """The current workout (made in another conversation, one exercise done today) goes on the calendar as
+    planned: its exercises without the completion the logging tools added."""
+    result = trainee.run("generate_workout", {"workout": upper_body_workout()})
+    assert result.artifact is not None
+    planned = result.artifact["payload"]["exercises"]
+    assert trainee.run("mark_exercise_complete", {"exercise_id": planned[1]["id"]}).success
+    args = {"date": in_days(3).isoformat(), "artifact_id": result.artifact["artifact_id"]}
+    assert trainee.run("schedule_workout", args).success, "the current workout's id is accepted"
+    item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
+    assert item.workout is not None and item.workout["exercises"] == planned
+
+
+def test_another_users_workout_cannot_be_scheduled(trainee: Trainee) -> None:
+    """An artifact id of another user's session is not found, as any unknown id, and nothing is written."""
+    other = make_trainee()
+    theirs = made_workout(other)
+    result = trainee.run(
+        "schedule_workout", {"date": in_days(1).isoformat(), "artifact_id": theirs["artifact_id"]}
+    )
+    assert not result.success
+    assert result.data["error"].startswith(
+        f"No workout {theirs['artifact_id']}, and no workout has been made yet"
+    )
+    assert not ScheduledWorkout.objects.exists()
+
+
+def test_an_unknown_artifact_id_lists_the_workouts_there_are(trainee: Trainee) -> None:
+    """The error names the current workout first, then the others made in the conversation, newest first."""
+    legs = made_workout(trainee, title="Legs")
+    arms = made_workout(trainee, title="Arms")
+    result = trainee.run(
+        "schedule_workout", {"date": in_days(1).isoformat(), "artifact_id": "art_000000000000"}
+    )
+    assert not result.success
+    assert result.data["error"] == (
+        "No workout art_000000000000. Workouts you can schedule by artifact_id: "
+        f"{arms['artifact_id']} 'Arms' (the current workout); {legs['artifact_id']} 'Legs'."
+    )
+    assert not ScheduledWorkout.objects.exists()
+
+
+def test_an_artifact_that_is_no_workout_is_refused(trainee: Trainee) -> None:
+    """A timer's artifact id says it is no workout, and lists the workouts."""
+    legs = made_workout(trainee, title="Legs")
+    timer = {"artifact_id": "art_timer0000001", "type": "timer", "title": "Plank timer", "payload": {}}
+    append_event(session=trainee.session, event_type="artifact", data=timer)
+    result = trainee.run(
+        "schedule_workout", {"date": in_days(1).isoformat(), "artifact_id": "art_timer0000001"}
+    )
+    assert not result.success
+    assert result.data["error"] == (
+        "art_timer0000001 is a timer, not a workout. Workouts you can schedule by artifact_id: "
+        f"{legs['artifact_id']} 'Legs' (the current workout)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"artifact_id": "art_x", "workout": {"exercises": []}}, "Give either artifact_id"),
+        ({}, "title is required (unless artifact_id names a workout you made"),
+    ],
+)
+def test_artifact_id_or_workout_and_a_title(trainee: Trainee, args: dict[str, Any], message: str) -> None:
+    """A workout by id and one written out are exclusive; without an id the title is required."""
+    result = trainee.run("schedule_workout", {"date": in_days(1).isoformat(), **args})
+    assert not result.success and result.data["error"].startswith(message)
+    assert not ScheduledWorkout.objects.exists()
+
+
+def test_an_unknown_argument_still_fails_loudly(trainee: Trainee) -> None:
+    """A near-miss name for artifact_id is named in the error, not dropped (which would schedule no workout)."""
+    result = trainee.run(
+        "schedule_workout", {"date": in_days(1).isoformat(), "title": "x", "workout_artifact": "a"}
+    )
+    assert not result.success and "workout_artifact" in result.data["error"]
+    assert not ScheduledWorkout.objects.exists()
 
 
 # --- update / delete --------------------------------------------------------------------------------------------
