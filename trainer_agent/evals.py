@@ -96,6 +96,16 @@ class Checks(_Strict):
         description="each in the user's workout history as the model reads it after the turn, e.g. "
         "'Seated Dumbbell Shoulder Press 3×10/10/8 @ 15kg each hand'",
     )
+    scheduled_lines: list[str] = Field(
+        default_factory=list,
+        description="each a line of a workout the turn put on the calendar (schedule_workout, "
+        "update_scheduled_workout), as workout_lines reads, e.g. 'Dumbbell Curl — 3×12 @ 10kg each hand, rest 60s'",
+    )
+    max_tool_input_chars: int | None = Field(
+        default=None,
+        description="the longest tool input the model wrote in the turn (JSON characters): a workout written out "
+        "again is thousands",
+    )
     max_tool_errors: int | None = None
     max_iterations: int | None = None
     max_violations: int | None = 0
@@ -338,8 +348,10 @@ class TurnReport:
     delivered_workout: bool = False
     exercises: list[str] = field(default_factory=list)
     workout_lines: list[str] = field(default_factory=list)
+    scheduled_lines: list[str] = field(default_factory=list)
     question: str | None = None
     tools: list[str] = field(default_factory=list)
+    tool_input_chars: int = 0
     tool_errors: int = 0
     iterations: int = 0
     tokens: int = 0
@@ -446,13 +458,21 @@ def _run_turn(
 
 
 def _read_events(report: TurnReport, *, session_id: uuid.UUID, after: int) -> None:
-    """Tools run, tool errors, iterations, tokens and cost of the turn (sub-agents included) from its events."""
+    """Tools run, tool errors, the longest tool input, the workouts put on the calendar, iterations, tokens and
+    cost of the turn (sub-agents included) from its events."""
+    scheduled: list[str] = []
     for event in events_after(session_id=session_id, after_sequence=after, limit=100_000):
         data = event.data if isinstance(event.data, dict) else {}
-        if event.event_type == EventType.TOOL_RESULT:
+        if event.event_type == EventType.TOOL_CALL:
+            written = len(json.dumps(data.get("arguments") or {}, ensure_ascii=False))
+            report.tool_input_chars = max(report.tool_input_chars, written)
+        elif event.event_type == EventType.TOOL_RESULT:
             name = str(data.get("tool_name", ""))
             if data.get("success"):
                 report.tools.append(name)
+                day = ((data.get("result") or {}).get("data") or {}).get("scheduled_workout")
+                if isinstance(day, dict) and day.get("workout_id"):
+                    scheduled.append(str(day["workout_id"]))
             else:
                 report.tool_errors += 1
         elif event.event_type == EventType.LLM_RESPONSE:
@@ -460,6 +480,11 @@ def _read_events(report: TurnReport, *, session_id: uuid.UUID, after: int) -> No
             report.tokens += int(tokens.get("total") or 0)
             report.cost_cents += float(data.get("cost_cents") or 0)
     report.cost_cents = round(report.cost_cents, 4)
+    for item in ScheduledWorkout.objects.filter(id__in=scheduled):
+        exercises = (item.workout or {}).get("exercises") if isinstance(item.workout, dict) else None
+        report.scheduled_lines += [
+            describe_exercise(exercise) for exercise in exercises or [] if isinstance(exercise, dict)
+        ]
 
 
 def workout_violations(exercises: list[dict[str, Any]], *, user_id: uuid.UUID) -> list[dict[str, str]]:
@@ -551,6 +576,13 @@ def failed_checks(checks: Checks, turn: TurnReport, *, user_id: uuid.UUID) -> li
             for wanted in checks.history_contains
             if wanted not in history
         ]
+    failed += [
+        f"scheduled_lines: no scheduled line reads {wanted!r} (lines: {turn.scheduled_lines})"
+        for wanted in checks.scheduled_lines
+        if wanted not in turn.scheduled_lines
+    ]
+    if checks.max_tool_input_chars is not None and turn.tool_input_chars > checks.max_tool_input_chars:
+        failed.append(f"max_tool_input_chars: {turn.tool_input_chars} > {checks.max_tool_input_chars}")
     if checks.max_tool_errors is not None and turn.tool_errors > checks.max_tool_errors:
         failed.append(f"max_tool_errors: {turn.tool_errors} > {checks.max_tool_errors}")
     if checks.max_iterations is not None and turn.iterations > checks.max_iterations:

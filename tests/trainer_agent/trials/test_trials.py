@@ -99,3 +99,20 @@ def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
         f.startswith("workout_lines: no line reads") and "Dumbbell Bench Press — 3×" in f for f in failed
     )
     assert any(f.startswith("history_contains:") and "No workouts logged" in f for f in failed)
+
+
+@pytest.mark.django_db
+def test_a_workout_written_out_again_fails_the_schedule_checks() -> None:
+    """schedule-weekend's model wrote a whole workout into schedule_workout: `max_tool_input_chars` fails with the
+    size written, and a line the scheduled day does not show fails `scheduled_lines` with the lines it shows."""
+    trial = copy.deepcopy(next(trial for trial in TRIALS if trial.name == "schedule-weekend"))
+    trial.turns[0].checks.max_tool_input_chars = 400
+    trial.turns[0].checks.scheduled_lines = ["Dumbbell Bench Press — 3×10 @ 99kg each hand, rest 90s"]
+    report = run_trial(trial, model=SCRIPTED_MODEL)
+    failed = report.turns[0].failed_checks
+    assert any(f.startswith("max_tool_input_chars: ") and int(f.split()[1]) > 2000 for f in failed), failed
+    assert any(
+        f.startswith("scheduled_lines: no scheduled line reads")
+        and "Dumbbell Bench Press — 4×10/10/8/8 @ 20/20/22.5/22.5kg" in f
+        for f in failed
+    ), failed
