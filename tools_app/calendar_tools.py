@@ -101,6 +101,23 @@ class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
         description='e.g. {"exercises": [...]} as in generate_workout.',
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_a_workout_named_by_id(cls, data: Any) -> Any:
+        """`workout: {"artifact_id": …}` (no exercises) means `artifact_id`: `workout` takes any object, so it
+        would otherwise put a day with no exercises on the calendar."""
+        if not isinstance(data, dict) or not isinstance(data.get("workout"), dict):
+            return data
+        workout = dict(data["workout"])
+        if "artifact_id" not in workout or "exercises" in workout:
+            return data
+        data = dict(data)
+        data.setdefault("artifact_id", workout.pop("artifact_id"))
+        if "title" in workout and data.get("title") is None:
+            data["title"] = workout.pop("title")
+        data["workout"] = workout or None
+        return data
+
 
 class UpdateScheduledWorkoutInput(_AcceptsSeed001ScheduleFields):
     workout_id: NonEmptyText = Field(description=_SCHEDULED_ID)

@@ -147,6 +147,16 @@ def test_schedule_a_made_workout_by_its_artifact_id(trainee: Trainee) -> None:
     )
 
 
+def test_a_workout_given_only_by_its_id_is_the_made_workout(trainee: Trainee) -> None:
+    """`workout: {"artifact_id": …}` schedules the made workout, not a day without exercises."""
+    artifact = made_workout(trainee)
+    args = {"date": in_days(1).isoformat(), "workout": {"artifact_id": artifact["artifact_id"]}}
+    assert trainee.run("schedule_workout", args).success
+    item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
+    assert item.workout is not None and item.workout["exercises"] == artifact["payload"]["exercises"]
+    assert item.title == "Upper body"
+
+
 def test_a_given_title_and_length_win_over_the_made_workouts(trainee: Trainee) -> None:
     """The model may still name the day and its length; the exercises stay the made workout's."""
     artifact = made_workout(trainee)
