@@ -68,7 +68,7 @@ _STATS = re.compile(
 _PREFS = re.compile(r"\b(prefer\w*|hate|don'?t like|dislike|avoid|no more|never|love)\b", re.I)
 _CURRENT = re.compile(
     r"\b(swap|replace|switch|change|adjust|remove|drop|skip|log|logged|did|done|finished|completed|easier|harder|"
-    r"heavier|lighter|instead)\b",
+    r"heavier|lighter|instead|current|(?:this|that|today'?s) (?:workout|one))\b",
     re.I,
 )
 _CALENDAR = re.compile(

@@ -151,6 +151,17 @@ def test_a_question_about_the_planned_workouts_reads_the_calendar(message: str) 
     assert "scheduled_workouts" in chosen and "workout_plans" in chosen
 
 
+@pytest.mark.parametrize(
+    "message",
+    ["Add my current workout to Monday as well", "put this workout on Saturday", "Is that one hard?"],
+)
+def test_a_message_about_the_current_workout_loads_it(message: str) -> None:
+    """ "My current workout", "this workout", "that one" name the current workout: it is loaded, with the
+    artifact_id schedule_workout takes (a trial's model had to fetch it itself in a new conversation)."""
+    chosen = [item["source"] for item in selection(message, [])["append_knowledge"]]
+    assert "current_workout_session" in chosen
+
+
 def test_what_is_loaded_is_relied_on_or_widened() -> None:
     """History already loaded for 14 days is widened for "last month"; goals already loaded are relied on."""
     loaded = [
