@@ -20,6 +20,7 @@ from tests.tools_app.workout_support import Trainee, make_trainee, told, upper_b
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan, classify_goal, parse_weekdays, progression_problems
 from tools_app.registry import get_tool
+from tools_app.types import ToolResult
 
 pytestmark = pytest.mark.django_db
 
@@ -128,13 +129,18 @@ def made_workout(trainee: Trainee, *, title: str = "Upper body") -> dict[str, An
     return result.artifact
 
 
+def schedule_by_id(trainee: Trainee, artifact_id: str, *, days: int = 1, **more: Any) -> ToolResult:
+    """schedule_workout of the made workout `artifact_id`, `days` from today."""
+    return trainee.run(
+        "schedule_workout", {"date": in_days(days).isoformat(), "artifact_id": artifact_id, **more}
+    )
+
+
 def test_schedule_a_made_workout_by_its_artifact_id(trainee: Trainee) -> None:
     """artifact_id puts the made workout on the day exactly as it is: its exercises, title and estimated length."""
     artifact = made_workout(trainee)
     when = in_days(2)
-    result = trainee.run(
-        "schedule_workout", {"date": when.isoformat(), "artifact_id": artifact["artifact_id"]}
-    )
+    result = schedule_by_id(trainee, artifact["artifact_id"], days=2)
     assert result.success, result.formatted
     item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
     assert item.workout is not None and item.workout["exercises"] == artifact["payload"]["exercises"]
@@ -160,8 +166,7 @@ def test_a_workout_given_only_by_its_id_is_the_made_workout(trainee: Trainee) ->
 def test_a_given_title_and_length_win_over_the_made_workouts(trainee: Trainee) -> None:
     """The model may still name the day and its length; the exercises stay the made workout's."""
     artifact = made_workout(trainee)
-    args = {"date": in_days(1).isoformat(), "artifact_id": artifact["artifact_id"], "title": "Push day"}
-    assert trainee.run("schedule_workout", args | {"duration_minutes": 40}).success
+    assert schedule_by_id(trainee, artifact["artifact_id"], title="Push day", duration_minutes=40).success
     item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
     assert (item.title, item.duration_minutes) == ("Push day", 40)
     assert item.workout is not None and item.workout["exercises"] == artifact["payload"]["exercises"]
@@ -174,8 +179,9 @@ def test_the_current_workout_is_scheduled_without_todays_progress(trainee: Train
     assert result.artifact is not None
     planned = result.artifact["payload"]["exercises"]
     assert trainee.run("mark_exercise_complete", {"exercise_id": planned[1]["id"]}).success
-    args = {"date": in_days(3).isoformat(), "artifact_id": result.artifact["artifact_id"]}
-    assert trainee.run("schedule_workout", args).success, "the current workout's id is accepted"
+    assert schedule_by_id(trainee, result.artifact["artifact_id"]).success, (
+        "the current workout's id is accepted"
+    )
     item = ScheduledWorkout.objects.get(user_id=trainee.user_id)
     assert item.workout is not None and item.workout["exercises"] == planned
 
@@ -184,9 +190,7 @@ def test_another_users_workout_cannot_be_scheduled(trainee: Trainee) -> None:
     """An artifact id of another user's session is not found, as any unknown id, and nothing is written."""
     other = make_trainee()
     theirs = made_workout(other)
-    result = trainee.run(
-        "schedule_workout", {"date": in_days(1).isoformat(), "artifact_id": theirs["artifact_id"]}
-    )
+    result = schedule_by_id(trainee, theirs["artifact_id"])
     assert not result.success
     assert result.data["error"].startswith(
         f"No workout {theirs['artifact_id']}, and no workout has been made yet"
@@ -198,9 +202,7 @@ def test_an_unknown_artifact_id_lists_the_workouts_there_are(trainee: Trainee) -
     """The error names the current workout first, then the others made in the conversation, newest first."""
     legs = made_workout(trainee, title="Legs")
     arms = made_workout(trainee, title="Arms")
-    result = trainee.run(
-        "schedule_workout", {"date": in_days(1).isoformat(), "artifact_id": "art_000000000000"}
-    )
+    result = schedule_by_id(trainee, "art_000000000000")
     assert not result.success
     assert result.data["error"] == (
         "No workout art_000000000000. Workouts you can schedule by artifact_id: "
@@ -214,9 +216,7 @@ def test_an_artifact_that_is_no_workout_is_refused(trainee: Trainee) -> None:
     legs = made_workout(trainee, title="Legs")
     timer = {"artifact_id": "art_timer0000001", "type": "timer", "title": "Plank timer", "payload": {}}
     append_event(session=trainee.session, event_type="artifact", data=timer)
-    result = trainee.run(
-        "schedule_workout", {"date": in_days(1).isoformat(), "artifact_id": "art_timer0000001"}
-    )
+    result = schedule_by_id(trainee, "art_timer0000001")
     assert not result.success
     assert result.data["error"] == (
         "art_timer0000001 is a timer, not a workout. Workouts you can schedule by artifact_id: "
