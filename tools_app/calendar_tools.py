@@ -88,7 +88,7 @@ class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
     time: dt.time | None = None
     title: NonEmptyText | None = Field(
         default=None,
-        description="e.g. 'Upper Body'. Default: the artifact's.",
+        description="e.g. 'Upper Body'. Default: the workout's.",
     )
     duration_minutes: int | None = Field(default=None, ge=1, le=600)
     notes: str | None = None
@@ -276,24 +276,25 @@ def schedule_workout(args: ScheduleWorkoutInput, ctx: ToolContext) -> ToolOutcom
     copied as it is."""
     if args.artifact_id is not None and args.workout is not None:
         return _failure("Give either artifact_id (a workout you made) or workout, not both.")
-    if args.artifact_id is None and args.title is None:
+    if args.title is None and args.artifact_id is None and args.workout is None:
         return _failure("title is required (unless artifact_id names a workout you made: its title is used).")
     today = selectors.local_today(user_id=ctx.user_id)
     if args.date < today:
         return _past(args.date, today)
-    workout, title, minutes, attached = args.workout, args.title, args.duration_minutes, None
+    workout, minutes, attached = args.workout, args.duration_minutes, None
     if args.artifact_id is not None:
         made = _made_workout(ctx, args.artifact_id)
         if isinstance(made, ToolOutcome):
             return made
-        workout, title = made, title or made["title"] or "Workout"
-        minutes = minutes or _estimated_minutes(made)
+        workout, minutes = made, minutes or _estimated_minutes(made)
         attached = f"workout {args.artifact_id} attached ({len(made['exercises'])} exercises)"
+    # A workout without a title still names the day: failing would make the model write it all out again.
+    title = args.title or str((workout or {}).get("title") or "").strip() or "Workout"
     item = services.schedule_workout(
         user_id=ctx.user_id,
         scheduled_date=args.date,
         scheduled_time=args.time,
-        title=str(title),
+        title=title,
         duration_minutes=minutes,
         notes=args.notes or "",
         workout=workout,

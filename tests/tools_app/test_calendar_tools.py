@@ -172,6 +172,14 @@ def test_a_given_title_and_length_win_over_the_made_workouts(trainee: Trainee) -
     assert item.workout is not None and item.workout["exercises"] == artifact["payload"]["exercises"]
 
 
+def test_a_written_out_workout_without_a_title_names_the_day_by_its_own(trainee: Trainee) -> None:
+    """A workout written out with its title but no top-level title is scheduled under that title, not refused
+    (a retry would mean writing the whole workout again)."""
+    args = {"date": in_days(1).isoformat(), "workout": upper_body_workout()}
+    assert trainee.run("schedule_workout", args).success
+    assert ScheduledWorkout.objects.get(user_id=trainee.user_id).title == "Upper body"
+
+
 def test_the_current_workout_is_scheduled_without_todays_progress(trainee: Trainee) -> None:
     """The current workout (made in another conversation, one exercise done today) goes on the calendar as
     planned: its exercises without the completion the logging tools added."""
