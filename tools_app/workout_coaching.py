@@ -6,8 +6,9 @@
 - `prescribe`: a fresh prescription for an exercise (type, sets, reps or time, rest, load), never copied from
   the exercise it replaces: by the catalogue's type and mechanic, the slot's role (warm-up and cool-down stay
   light), and the load from the user's history for that exercise or a conservative start.
-- `harder_or_easier`: the adjust_exercise changes that make one exercise harder or easier, and `describe_change`
-  the words that say what changed ("Dumbbell Bench Press: 3→4 sets, 20→22.5 kg each hand").
+- `harder_or_easier`: the adjust_exercise changes that make one exercise harder or easier, one lever at a time
+  (`what_moved` says which), and `describe_change` the words that say what changed ("Dumbbell Bench Press:
+  20→22.5 kg each hand").
 - `recent_training_warnings`: muscles worked hard in the last 48 h that a workout works hard again.
 """
 
@@ -522,47 +523,81 @@ def pick_replacement(
 
 
 # --- Harder / easier ------------------------------------------------------------------------------------------------
+# How far harder/easier moves one lever before the next one moves instead (`harder_or_easier`).
+MAX_SETS = 5
+MIN_SETS = 2
+MAX_REPS_LOADED = 20  # past it a loaded exercise at its heaviest weight here gets a set instead
+MAX_REPS_BODYWEIGHT = 30
+MIN_REPS = 4
+MAX_HOLD_SEC = 120
+MAX_WORK_SEC = 90
+MAX_ROUNDS = 12
+
+
 def harder_or_easier(
     exercise: Mapping[str, Any], *, harder: bool, unit: str, weights_kg: WeightsOnHand | None = None
 ) -> dict[str, Any]:
     """The adjust_exercise fields that make `exercise` harder or easier ({} when nothing sensible changes).
 
-    Reps work: a set more (up to 5) or fewer (down to 2), and the load one step up or down; bodyweight work
-    without sets to change moves the reps by 2. Holds move by 10 s, intervals by 10 s of work (and rest the
-    other way), continuous work by a fifth of its time.
+    One lever at a time, as a coach moves them, each one `nudge` step: the load (the next weight on hand) when the
+    exercise is loaded and there is one; else the reps by 2 (holds by 10 s, interval work by 10 s); a set (an
+    interval's round) only when neither can move within the limits above. Continuous work: a fifth of its time.
     """
     kind = str(exercise.get("exercise_type") or "")
-    sets = int(exercise.get("sets") or 0)
-    reps = [int(value) for value in exercise.get("reps") or ()]
-    loads = [float(value) for value in exercise.get("load_each") or ()]
-    holds = [int(value) for value in exercise.get("hold_sec") or ()]
-    changes: dict[str, Any] = {}
-    if kind == "reps" and sets:
-        count = sets + 1 if harder and sets < 5 else sets - 1 if not harder and sets > 2 else sets
-        if count != sets:
-            changes["sets"] = count
-            changes["reps"] = [reps[0] if reps else 10] * count
-        if loads:
-            gear = implement(exercise.get("equipment") or ())
-            new_load = step_load(
-                loads[0], unit=unit, gear=gear, steps=1 if harder else -1, weights_kg=weights_kg
-            )
-            changes["load_each"] = [new_load if new_load != loads[0] else loads[0]] * count
-            if count == sets and new_load == loads[0]:
-                changes.pop("load_each")
-        elif count == sets and reps:
-            changes["reps"] = [max(1, reps[0] + (2 if harder else -2))] * sets
-    elif kind == "hold" and holds and sets:
-        changes["hold_sec"] = [max(10, holds[0] + (10 if harder else -10))] * sets
-    elif kind == "intervals":
-        work = int(exercise.get("work_sec") or 30)
-        rest = int(exercise.get("rest_sec") or 0)
-        changes["work_sec"] = work + 10 if harder else max(10, work - 10)
-        changes["rest_sec"] = max(5, rest - 5) if harder else rest + 10
-    elif kind == "duration":
+    if kind == "duration":
         minutes = float(exercise.get("duration_min") or 10)
-        changes["duration_min"] = max(1.0, round(minutes * (1.2 if harder else 0.8)))
-    return {key: value for key, value in changes.items() if exercise.get(key) != value}
+        changes = {"duration_min": max(1.0, round(minutes * (1.2 if harder else 0.8)))}
+        return {key: value for key, value in changes.items() if exercise.get(key) != value}
+    if kind not in ("reps", "hold", "intervals"):
+        return {}
+
+    def step(change: Change) -> dict[str, Any]:
+        return nudge(exercise, change, unit=unit, weights_kg=weights_kg)
+
+    if kind == "reps" and exercise.get("load_each"):
+        load = step("heavier" if harder else "lighter")
+        if "load_each" in load:
+            return load
+    most = MAX_REPS_LOADED if exercise.get("load_each") else MAX_REPS_BODYWEIGHT
+    bounds = {"reps": (MIN_REPS, most), "hold_sec": (10, MAX_HOLD_SEC), "work_sec": (10, MAX_WORK_SEC)}
+    more = step("more_reps" if harder else "fewer_reps")
+    if more and all(
+        low <= value <= high
+        for key, (low, high) in bounds.items()
+        for value in _as_list(more.get(key, exercise.get(key)))
+        if key in more
+    ):
+        return more
+    sets = step("more_sets" if harder else "fewer_sets")
+    if "sets" in sets:
+        return sets if MIN_SETS <= int(sets["sets"]) <= MAX_SETS else {}
+    return sets if "rounds" in sets and 1 <= int(sets["rounds"]) <= MAX_ROUNDS else {}
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def what_moved(exercise: Mapping[str, Any], changes: Mapping[str, Any], *, harder: bool) -> str:
+    """Which one lever `harder_or_easier` moved and what stayed, in the user's words ("only the weight: the same
+    sets and reps"), with why the weight did not move when the exercise has one; "" for none of them."""
+    levers = {
+        "load_each": ("the weight", "the same sets and reps"),
+        "reps": ("the reps", "the same sets"),
+        "hold_sec": ("the hold", "the same sets"),
+        "work_sec": ("the work time", "the same rounds and rest"),
+        "sets": ("one set more" if harder else "one set fewer", "the same reps"),
+        "rounds": ("one round more" if harder else "one round fewer", "the same work and rest"),
+        "duration_min": ("the time", "the same pace"),
+    }
+    lever = next((key for key in levers if key in changes), None)
+    if lever is None:
+        return ""
+    moved, stayed = levers[lever]
+    if exercise.get("load_each") and lever != "load_each":
+        extreme = "heaviest" if harder else "lightest"
+        return f"only {moved}, {stayed} and weight: that's already the {extreme} weight you have here"
+    return f"only {moved}: {stayed}"
 
 
 # What adjust_exercise's `change` can ask for: harder/easier (`harder_or_easier`) or one step of one field (`nudge`).

@@ -379,6 +379,24 @@ def repeats(candidate: Candidate, chosen: Iterable[Candidate]) -> int:
     return sum(1 for other in chosen if pattern and balance_pattern(other) == pattern)
 
 
+# How long a draft may be: the estimate the user reads (`workout_tools.estimate_duration_min`, the artifact's
+# summary and the "about 30 min" they are told) at most FIT_OVER minutes over the minutes asked for (a user who has
+# 30 minutes must not be handed 33) and at most FIT_UNDER under (a set or a rest is 1-3 minutes, the fit's step).
+FIT_OVER = 1
+FIT_UNDER = 3
+# Main exercises by the session's minutes (up to): a long session has room for more lifts, not only more sets.
+MAIN_EXERCISES_BY_MINUTES = ((20, 3), (30, 4), (60, 5), (75, 6), (MAX_MINUTES, 7))
+REST_CAP_SEC = 150  # the longest rest the fit lengthens to
+LONG_SESSION_MINUTES = 60  # from here a session repeats a movement pattern rather than run short of lifts
+REST_GROWTH_SEC = 30  # how much longer than prescribed the fit makes a rest (twice that in a long session)
+REST_FLOOR_SEC = 45  # the shortest rest the fit shortens to
+
+
+def fits_minutes(estimate: int, minutes: int) -> bool:
+    """Whether a draft estimated at `estimate` minutes fits a brief of `minutes` (FIT_OVER, FIT_UNDER)."""
+    return minutes - FIT_UNDER <= estimate <= minutes + FIT_OVER
+
+
 def warmup_moves(minutes: int) -> int:
     """How many warm-up moves a session of `minutes` has room for: one in a quick session, two from 25 minutes,
     three from 45 (a coach prepares each of the session's main patterns)."""
@@ -1036,7 +1054,7 @@ class Composer:
         return usable
 
     def _strength(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
-        main_count = 3 if self.minutes <= 20 else 4 if self.minutes <= 30 else 5
+        main_count = next(count for most, count in MAIN_EXERCISES_BY_MINUTES if self.minutes <= most)
         pool = self._style_pool("strength")
         named = self._named_picks(pool)
         chosen = list(named)
@@ -1054,9 +1072,10 @@ class Composer:
                 limit=limit,
             )
         # Short of exercises: others for the muscles asked for, still no pattern a third time; a workout of
-        # fewer than MIN_MAIN_EXERCISES takes what fits.
+        # fewer than MIN_MAIN_EXERCISES (or a long one, which sets alone cannot fill) takes what fits.
+        enough = main_count if self.minutes >= LONG_SESSION_MINUTES else MIN_MAIN_EXERCISES
         for most in (limit, None):
-            if len(chosen) >= min(main_count, MIN_MAIN_EXERCISES if most is None else main_count):
+            if len(chosen) >= min(main_count, enough if most is None else main_count):
                 break
             if self.only_named and named:
                 break
@@ -1086,9 +1105,9 @@ class Composer:
         warmup = self._warmup(warmup_moves(self.minutes), main=chosen)
         cooldown = self._cooldown(1, main=chosen) if self.minutes >= 40 else []
         exercises = [*warmup, *main, *cooldown]
+        self._fit_volume(main, exercises, chosen)
         self.main_candidates = list(chosen)
         self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
-        self._fit_volume(main, exercises)
         return exercises, chosen
 
     def _fits_the_focus(self, candidate: Candidate) -> bool:
@@ -1161,42 +1180,80 @@ class Composer:
             return ""
         return " From your plan." if candidate.name in self.kept else f" In place of {named}."
 
-    def _fit_volume(self, main: list[dict[str, Any]], exercises: list[dict[str, Any]]) -> None:
-        """Add or remove sets, then lengthen rests, until the estimate is close to the minutes asked for."""
+    def _fit_volume(
+        self, main: list[dict[str, Any]], exercises: list[dict[str, Any]], chosen: list[Candidate]
+    ) -> None:
+        """Fit the estimate the user reads into the minutes asked for (`fits_minutes`). Under: a set more (up to
+        the cap), then 15 s more rest (up to REST_GROWTH_SEC more), each only while the estimate stays within the minutes; over: a set less
+        (down to 2), then 15 s less rest (down to 45 s), then the last warm-up move and the last main exercises
+        past MIN_MAIN_EXERCISES."""
         adjustable = [e for e in main if e["exercise_type"] in ("reps", "hold")]
         if not adjustable:
             return
-        compounds = {
-            id(e) for e, c in zip(main, self.main_candidates, strict=True) if c.mechanic == "compound"
-        }
-
-        light = {id(e) for e, c in zip(main, self.main_candidates, strict=True) if c.works_hard(self.light)}
+        compounds = {id(e) for e, c in zip(main, chosen, strict=True) if c.mechanic == "compound"}
+        light = {id(e) for e, c in zip(main, chosen, strict=True) if c.works_hard(self.light)}
+        # A rest grows by at most REST_GROWTH_SEC over its prescription: 90 s between calf raises, not 150 s.
+        growth = REST_GROWTH_SEC * (2 if self.minutes >= LONG_SESSION_MINUTES else 1)
+        longest_rest = {id(e): min(REST_CAP_SEC, int(e["rest_sec"]) + growth) for e in adjustable}
 
         def cap(exercise: dict[str, Any]) -> int:
             if id(exercise) in light:
                 return int(exercise["sets"])  # recovering muscles: keep the lighter volume
             return 5 if self.minutes >= 60 and id(exercise) in compounds else 4
 
-        for _ in range(40):
-            estimate = estimate_duration_min(exercises)
-            if estimate < self.minutes - 3:
-                growable = [e for e in adjustable if e["sets"] < cap(e)]
-                if growable:
-                    target = min(growable, key=lambda e: (e["sets"], adjustable.index(e)))
-                    resize(target, target["sets"] + 1)
-                    continue
-                restable = [e for e in adjustable if e["rest_sec"] < 150]
-                if not restable:
-                    return
-                for exercise in restable:
-                    exercise["rest_sec"] += 15
-            elif estimate > self.minutes + 3:
-                shrinkable = [e for e in adjustable if e["sets"] > 2]
-                if not shrinkable:
-                    return
+        def grow() -> bool:
+            """One step longer that keeps the estimate within the minutes; False when none does."""
+            growable = sorted(
+                (e for e in adjustable if e["sets"] < cap(e)), key=lambda e: (e["sets"], adjustable.index(e))
+            )
+            restable = sorted(
+                (e for e in adjustable if e["rest_sec"] < longest_rest[id(e)] and id(e) not in light),
+                key=lambda e: (e["rest_sec"], adjustable.index(e)),
+            )
+            steps: list[tuple[dict[str, Any], str]] = [(e, "set") for e in growable]
+            steps += [(e, "rest") for e in restable]
+            for exercise, lever in steps:
+                sets, rest = int(exercise["sets"]), int(exercise["rest_sec"])
+                if lever == "set":
+                    resize(exercise, sets + 1)
+                else:
+                    exercise["rest_sec"] = rest + 15
+                if estimate_duration_min(exercises) <= self.minutes + FIT_OVER:
+                    return True
+                resize(exercise, sets)
+                exercise["rest_sec"] = rest
+            return False
+
+        def shrink() -> bool:
+            """One step shorter; False when nothing is left to take away."""
+            shrinkable = [e for e in adjustable if e["sets"] > 2]
+            if shrinkable:
                 target = max(shrinkable, key=lambda e: (e["sets"], adjustable.index(e)))
                 resize(target, target["sets"] - 1)
-            else:
+                return True
+            restful = [e for e in adjustable if e["rest_sec"] > REST_FLOOR_SEC]
+            if restful:
+                target = max(restful, key=lambda e: (e["rest_sec"], adjustable.index(e)))
+                target["rest_sec"] = max(REST_FLOOR_SEC, target["rest_sec"] - 15)
+                return True
+            warmup = [e for e in exercises if (e.get("group") or {}).get("type") == "warmup"]
+            if len(warmup) > 1:
+                exercises.remove(warmup[-1])
+                return True
+            if len(main) > MIN_MAIN_EXERCISES:
+                dropped = main.pop()
+                exercises.remove(dropped)
+                chosen.pop()
+                if dropped in adjustable:
+                    adjustable.remove(dropped)
+                return True
+            return False
+
+        for _ in range(120):
+            estimate = estimate_duration_min(exercises)
+            if fits_minutes(estimate, self.minutes) and estimate >= self.minutes - 1:
+                return
+            if not (grow() if estimate < self.minutes else shrink()):
                 return
 
     def _hiit(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
@@ -1222,12 +1279,17 @@ class Composer:
         ]
         warmup = self._warmup(warmup_moves(self.minutes - 10), main=chosen)
         cooldown = self._cooldown(1, main=chosen) if self.minutes >= 30 else []
+        exercises = [*warmup, *circuit, *cooldown]
         if len(circuit) < 2:
-            for exercise in circuit:
-                exercise["rounds"] = max(4, self.minutes - 4)
-            return [*warmup, *circuit, *cooldown], chosen
-        best_rounds, best_gap = 2, 10**6
-        for rounds in range(2, 11):
+
+            def set_rounds(rounds: int) -> None:
+                for exercise in circuit:
+                    exercise["rounds"] = rounds
+
+            self._longest_that_fits(range(4, max(5, self.minutes * 2)), set_rounds, lambda: exercises)
+            return exercises, chosen
+
+        def circuit_rounds(rounds: int) -> None:
             grouped(
                 circuit,
                 group_id="circuit-1",
@@ -1236,18 +1298,26 @@ class Composer:
                 rounds=rounds,
                 rest_between_rounds_sec=60,
             )
-            gap = abs(estimate_duration_min([*warmup, *circuit, *cooldown]) - self.minutes)
-            if gap < best_gap:
-                best_rounds, best_gap = rounds, gap
-        grouped(
-            circuit,
-            group_id="circuit-1",
-            group_type="circuit",
-            name="HIIT circuit",
-            rounds=best_rounds,
-            rest_between_rounds_sec=60,
-        )
-        return [*warmup, *circuit, *cooldown], chosen
+
+        self._longest_that_fits(range(2, 31), circuit_rounds, lambda: exercises)
+        return exercises, chosen
+
+    def _longest_that_fits(
+        self,
+        values: Iterable[int],
+        apply: Callable[[int], None],
+        exercises: Callable[[], Sequence[dict[str, Any]]],
+    ) -> None:
+        """Apply the largest of the increasing `values` for which the estimate of `exercises()` stays within the
+        minutes (`FIT_OVER`); the first when none does."""
+        ordered = list(values)
+        best = ordered[0]
+        for value in ordered:
+            apply(value)
+            if estimate_duration_min(exercises()) > self.minutes + FIT_OVER:
+                break
+            best = value
+        apply(best)
 
     def _cardio(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         steady = [c for c in self._style_pool("cardio") if c.exercise_type == "duration"]
@@ -1265,33 +1335,46 @@ class Composer:
             )
             for c in finisher
         ]
-        for exercise in intervals:
-            exercise["rounds"] = 6 if chosen else max(6, self.minutes - 6)
         warmup = self._warmup(1, main=[*chosen, *finisher])
         cooldown = self._cooldown(1, main=[*chosen, *finisher])
-        fixed = estimate_duration_min([*warmup, *intervals, *cooldown])
-        remaining = max(8, self.minutes - fixed)
         blocks: list[dict[str, Any]] = []
-        if chosen:
-            first = remaining if len(chosen) == 1 else max(5, round(remaining * 0.6))
-            blocks.append(
+
+        def steady_minutes(total: int) -> None:
+            first = total if len(chosen) == 1 else max(5, round(total * 0.6))
+            blocks[:] = [
                 duration_exercise(
                     chosen[0],
                     self.facts,
                     minutes=first,
                     why="Steady aerobic block at a pace you could talk at.",
                 )
-            )
+            ]
             if len(chosen) > 1:
                 blocks.append(
                     duration_exercise(
                         chosen[1],
                         self.facts,
-                        minutes=max(5, remaining - first - 1),
+                        minutes=max(5, total - first - 1),
                         why="A second machine spreads the work over more muscles.",
                     )
                 )
-        return [*warmup, *blocks, *intervals, *cooldown], [*chosen, *finisher]
+
+        def finisher_rounds(rounds: int) -> None:
+            for exercise in intervals:
+                exercise["rounds"] = rounds
+
+        def workout() -> list[dict[str, Any]]:
+            return [*warmup, *blocks, *intervals, *cooldown]
+
+        if not chosen:
+            self._longest_that_fits(range(6, max(7, self.minutes * 2)), finisher_rounds, workout)
+            return workout(), finisher
+        # The steady work takes the minutes; a short session keeps a shorter finisher (or none).
+        finisher_rounds(6 if self.minutes >= 20 else 4)
+        if self.minutes < 15:
+            intervals.clear()
+        self._longest_that_fits(range(5, self.minutes + 1), steady_minutes, workout)
+        return workout(), [*chosen, *(finisher if intervals else [])]
 
     def _mobility(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = max(4, min(MAX_EXERCISES, self.minutes // 3))
@@ -1309,15 +1392,21 @@ class Composer:
             resize(exercise, 2)
             exercise["rest_sec"] = 15
             exercises.append(exercise)
-        for _ in range(12):
+        # The same fit as a strength workout's (`fits_minutes`): a set more while it stays within the minutes,
+        # a set less while over.
+        for _ in range(40):
             estimate = estimate_duration_min(exercises) if exercises else self.minutes
-            if estimate < self.minutes - 2 and any(e["sets"] < 4 for e in exercises):
-                target = min(exercises, key=lambda e: e["sets"])
-                resize(target, target["sets"] + 1)
-            elif estimate > self.minutes + 2 and any(e["sets"] > 1 for e in exercises):
+            if estimate > self.minutes + FIT_OVER and any(e["sets"] > 1 for e in exercises):
                 target = max(exercises, key=lambda e: e["sets"])
                 resize(target, target["sets"] - 1)
-            else:
+                continue
+            growable = [e for e in exercises if e["sets"] < 4]
+            if estimate >= self.minutes - 1 or not growable:
+                break
+            target = min(growable, key=lambda e: e["sets"])
+            resize(target, target["sets"] + 1)
+            if estimate_duration_min(exercises) > self.minutes + FIT_OVER:
+                resize(target, target["sets"] - 1)
                 break
         return exercises, chosen
 
@@ -1341,16 +1430,23 @@ class Composer:
         main = [e for e in exercises if is_main(e)]
         if not main:
             return None
+        estimated = estimate_duration_min(exercises)
+        notes = self._adaptation_notes()
+        if estimated < self.minutes - FIT_UNDER:
+            notes.append(
+                f"it comes to about {estimated} min rather than the {self.minutes} you asked for: that's as much "
+                "as I could build from the exercises that suit you here"
+            )
         return ComposedWorkout(
             workout=workout,
             title=title,
             label=label,
             style=self.style,
             minutes=self.minutes,
-            estimated_min=estimate_duration_min(exercises),
+            estimated_min=estimated,
             location_name=self.facts.location_name,
             main_names=[str(e["exercise_name"]) for e in main],
-            notes=self._adaptation_notes(),
+            notes=notes,
             checked=checked,
             named_as=dict(self.named_as),
         )

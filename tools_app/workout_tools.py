@@ -78,6 +78,7 @@ from tools_app.workout_coaching import (
     pick_replacement,
     prescribe,
     recent_training_warnings,
+    what_moved,
 )
 from tools_app.workout_validation import (
     CatalogMatch,
@@ -975,7 +976,9 @@ class _Adjusted:
     before: dict[str, Any]
     after: dict[str, Any]
     shown: list[str]
-    unloaded: str  # why a step asked for as weight moved the reps or time instead ("" when it did not)
+    # What the user should hear besides the fields: the one lever harder/easier moved, or why a step asked for as
+    # weight moved the reps or time instead ("" for neither).
+    aside: str
 
     @property
     def changed(self) -> bool:
@@ -984,7 +987,7 @@ class _Adjusted:
     @property
     def summary(self) -> str:
         """'Dumbbell Bench Press: 90→60 s rest' (and why weight asked for moved the reps, when it did)."""
-        return describe_change(self.new.exercise_name, self.before, self.after, self.shown) + self.unloaded
+        return describe_change(self.new.exercise_name, self.before, self.after, self.shown) + self.aside
 
 
 @dataclass(frozen=True)
@@ -1034,7 +1037,7 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
-        tell_user=f"Done: {change_summary}{adjusted.unloaded}. {length_now}",
+        tell_user=f"Done: {change_summary}{adjusted.aside}. {length_now}",
     )
 
 
@@ -1149,7 +1152,7 @@ def _adjust_one(
     """The workout with exercise `index` adjusted as `args` say and checked, else why not."""
     exercises = list(exercises)
     adjustments = dict(args.adjustments)
-    unloaded = ""
+    aside = ""
     if not adjustments and args.change is not None:
         unit = exercises[index].load_unit or context.weight_unit
         current = exercises[index].to_json()
@@ -1170,16 +1173,19 @@ def _adjust_one(
                 ),
                 f"no {_noun(fields[0])} to change" if lacking else "already at the limit",
             )
+        if args.change in ("harder", "easier"):
+            moved = what_moved(current, adjustments, harder=args.change == "harder")
+            aside = f" ({moved})" if moved else ""
         if args.change in ("heavier", "lighter") and "load_each" not in adjustments:
             # No load to step (bodyweight or a band), or none heavier/lighter here: the step moved the reps,
             # holds or work instead; the user asked for weight, so the model must say what changed and why.
             what = "the reps" if "reps" in adjustments else "the time"
             if current.get("load_each"):
                 extreme = "heaviest" if args.change == "heavier" else "lightest"
-                unloaded = f"; that's already the {extreme} weight you have here, so I changed {what} instead"
+                aside = f"; that's already the {extreme} weight you have here, so I changed {what} instead"
             else:
                 hint = "a stronger band or a held weight" if args.change == "heavier" else "a lighter band"
-                unloaded = (
+                aside = (
                     f"; it has no load to make {args.change}, so I changed {what} instead ({hint} would change "
                     "the load)"
                 )
@@ -1237,7 +1243,7 @@ def _adjust_one(
     new = exercises[index] = StoredExercise.model_validate({**rebuilt.to_json(), **kept})
     after = new.to_json()
     shown = [key for key in changes if before.get(key) != after.get(key)] or list(changes)
-    return _Adjusted(exercises, new, before, after, shown, unloaded)
+    return _Adjusted(exercises, new, before, after, shown, aside)
 
 
 def _short(value: Any) -> str:

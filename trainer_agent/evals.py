@@ -42,7 +42,7 @@ from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSession, EventType, TurnStatus
 from sessions_app.selectors import events_after, last_sequence
 from tools_app.workout_coaching import recent_training_warnings
-from tools_app.workout_tools import parse_stored_exercise
+from tools_app.workout_tools import estimate_duration_min, parse_stored_exercise
 from tools_app.workout_validation import check_exercises
 from trainer_agent.context import describe_exercise
 from trainer_agent.llm.models import ModelConfig, registered_model
@@ -90,6 +90,11 @@ class Checks(_Strict):
         default_factory=list,
         description="each a line of the delivered workout as the model's artifact block shows it, e.g. "
         "'Incline Dumbbell Press — 3×10 @ 39lb each hand, rest 60s' (loads in the user's units)",
+    )
+    workout_minutes: tuple[int, int] | None = Field(
+        default=None,
+        description="[least, most]: the delivered workout's length as the user reads it (the artifact's "
+        "estimated_duration_min), e.g. [27, 31] for a 30-minute ask",
     )
     history_contains: list[str] = Field(
         default_factory=list,
@@ -349,6 +354,7 @@ class TurnReport:
     exercises: list[str] = field(default_factory=list)
     workout_lines: list[str] = field(default_factory=list)
     scheduled_lines: list[str] = field(default_factory=list)
+    workout_minutes: int | None = None
     question: str | None = None
     tools: list[str] = field(default_factory=list)
     tool_input_chars: int = 0
@@ -448,6 +454,8 @@ def _run_turn(
     report.workout_lines = [
         describe_exercise(exercise) for exercise in exercises if isinstance(exercise, dict)
     ]
+    if exercises:
+        report.workout_minutes = estimate_duration_min([e for e in exercises if isinstance(e, dict)])
     question = response.get("question")
     report.question = str(question.get("question", "")) if isinstance(question, dict) else None
     with acting_for(user_id):
@@ -569,6 +577,13 @@ def failed_checks(checks: Checks, turn: TurnReport, *, user_id: uuid.UUID) -> li
         for wanted in checks.workout_lines
         if wanted not in turn.workout_lines
     ]
+    if checks.workout_minutes is not None:
+        least, most = checks.workout_minutes
+        if turn.workout_minutes is None or not least <= turn.workout_minutes <= most:
+            failed.append(
+                f"workout_minutes: the delivered workout takes about {turn.workout_minutes} min, "
+                f"not {least}-{most}"
+            )
     if checks.history_contains:
         history = fetch_and_format(user_id=user_id, source="workout_history").text
         failed += [

@@ -11,19 +11,23 @@ from typing import Any
 import pytest
 
 from datasources_app.catalog import exercise_name_key
-from datasources_app.models import Exercise
+from datasources_app.demo import DEMO_USER_ID
+from datasources_app.models import Exercise, Location
 from datasources_app.selectors import get_current_workout
 from datasources_app.services import (
     create_preference,
+    seed_demo_user,
     set_current_location,
     upsert_profile,
 )
 from datasources_app.workouts import Workout
-from sessions_app.services import append_event
+from sessions_app.services import append_event, create_session
 from tests.support.training import log_bench_press, log_heavy_legs
 from tests.tools_app.workout_support import GYM_EQUIPMENT, HOME_EQUIPMENT, Trainee, make_trainee, told
 from tools_app.avoid_words import parse_preference, split_avoid
+from tools_app.registry import execute_tool
 from tools_app.training_facts import load_catalog
+from tools_app.types import ToolContext
 from tools_app.workout_coaching import round_load, step_load
 from tools_app.workout_drafting import WorkoutBrief, draft_workout_for
 from tools_app.workout_tools import estimate_duration_min
@@ -160,13 +164,47 @@ def test_legs_trained_yesterday_are_left_out_of_an_open_brief_and_kept_light_whe
     assert all(e["sets"] <= 2 for e in main(exercises) if works_legs_hard(e) and e["exercise_type"] == "reps")
 
 
-@pytest.mark.parametrize("minutes", [20, 30, 45, 60])
-def test_the_draft_fits_the_minutes(minutes: int) -> None:
-    """The estimated length is close to the minutes in the brief."""
+SWEPT_BRIEFS: dict[str, dict[str, Any]] = {
+    "full body": {"focus": ["full body"]},
+    "upper": {"focus": ["upper body"]},
+    "legs": {"focus": ["legs"]},
+    "push": {"focus": ["push"]},
+    "pull": {"focus": ["pull"]},
+    "HIIT": {"style": "hiit"},
+    "cardio": {"style": "cardio"},
+}
+
+
+@pytest.mark.parametrize("location", ["Home", "Gym"])
+def test_the_draft_fits_the_minutes_asked_for(location: str) -> None:
+    """The length the user reads ("about 30 min", the artifact's summary) is within [minutes-3, minutes+1] for
+    every focus and 15-90 minutes, at Home and the Gym, for the demo user (mildly bothered knee): a user who has
+    30 minutes must never be handed 33-35 (the 2026-11-27 trials), while a set or a rest, the fit's steps, are
+    1-3 minutes, so a little under is the price of never being clearly over."""
+    seed_demo_user()
+    ctx = ToolContext(user_id=DEMO_USER_ID, session=create_session(user_id=DEMO_USER_ID))
+    place = Location.objects.get(user_id=DEMO_USER_ID, name=location)
+    set_current_location(user_id=DEMO_USER_ID, location_id=place.id)
+    misfits = []
+    for name, brief in SWEPT_BRIEFS.items():
+        for minutes in (15, 20, 30, 45, 60, 90):
+            result = execute_tool("draft_workout", {**brief, "minutes": minutes}, ctx)
+            assert result.success and result.artifact is not None, result.formatted
+            shown = result.artifact["summary"]["estimated_duration_min"]
+            assert shown == estimate_duration_min(result.artifact["payload"]["exercises"])
+            assert f"about {shown} min" in told(result)
+            if not minutes - 3 <= shown <= minutes + 1:
+                misfits.append(f"{name} {minutes} min: about {shown} min")
+    assert not misfits, misfits
+
+
+def test_a_draft_that_cannot_fill_the_minutes_says_so() -> None:
+    """90 minutes of mobility is more than the moves there are: the user is told it comes to less, and how much."""
     trainee = make_trainee()
-    set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
-    _, exercises = draft(trainee, focus=["full body"], minutes=minutes)
-    assert abs(estimate_duration_min(exercises) - minutes) <= 6
+    result, exercises = draft(trainee, style="mobility", minutes=90)
+    shown = estimate_duration_min(exercises)
+    assert shown < 87
+    assert f"It comes to about {shown} min rather than the 90 you asked for" in told(result)
 
 
 def test_styles_give_their_kind_of_work() -> None:

@@ -592,6 +592,69 @@ def test_adjust_takes_one_step_of_one_field_when_asked_for_a_change(
     assert len(new["reps"]) == len(new["load_each"]) == new["sets"]
 
 
+@pytest.mark.parametrize(
+    ("change", "load_each", "aside"),
+    [
+        ("harder", [22.5, 22.5, 22.5], "only the weight: the same sets and reps"),
+        ("easier", [17.5, 17.5, 17.5], "only the weight: the same sets and reps"),
+    ],
+)
+def test_harder_or_easier_moves_only_the_load_of_a_loaded_exercise(
+    trainee: Trainee, generated: dict[str, Any], change: str, load_each: list[float], aside: str
+) -> None:
+    """ "Make it harder" on a loaded press: one step of weight, the same sets and reps (the 2026-11-27 trials
+    raised sets and load at once), and the user is told that only the weight changed."""
+    old = exercises_of(generated)[0]  # Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5 kg
+    result = trainee.run("adjust_exercise", {"exercise_id": old["id"], "change": change})
+    new = exercises_of(assert_new_version(result, generated, trainee))[0]
+    assert (new["sets"], new["reps"], new["load_each"]) == (3, [10, 10, 8], load_each)
+    assert f"({aside})" in told(result)
+
+
+def test_harder_at_the_heaviest_weight_here_moves_only_the_reps_and_says_why(trainee: Trainee) -> None:
+    """No heavier dumbbell at home: harder adds 2 reps, not a set, and says the weight is already the heaviest."""
+    trainee.home.available_weights_kg = {"dumbbells": [10, 15, 20, 22.5]}
+    trainee.home.save()
+    generate(trainee, {"title": "One", "exercises": [reps_exercise(reps=[10, 10, 10], load_each=[22.5] * 3)]})
+    result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "harder"})
+    (new,) = exercises_of(result.artifact or {})
+    assert (new["sets"], new["reps"], new["load_each"]) == (3, [12, 12, 12], [22.5] * 3)
+    assert told(result) == (
+        "Done: Dumbbell Bench Press: 10→12 reps (only the reps, the same sets and weight: that's already the "
+        "heaviest weight you have here). " + length_now(result)
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "reps", "expected"),
+    [
+        ("harder", [15, 15, 15], {"sets": 3, "reps": [17, 17, 17]}),
+        ("harder", [30, 30, 30], {"sets": 4, "reps": [30, 30, 30, 30]}),
+        ("easier", [12, 12, 12], {"sets": 3, "reps": [10, 10, 10]}),
+        ("easier", [4, 4, 4], {"sets": 2, "reps": [4, 4]}),
+    ],
+)
+def test_harder_or_easier_on_bodyweight_moves_the_reps_and_a_set_only_at_their_limit(
+    trainee: Trainee, change: str, reps: list[int], expected: dict[str, Any]
+) -> None:
+    """Push-ups: harder/easier moves the reps by 2; a set comes or goes only when the reps are at their limit
+    (30 up, 4 down)."""
+    generate(trainee, {"title": "One", "exercises": [bodyweight_exercise(1, reps=reps)]})
+    result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": change})
+    assert result.success, result.formatted
+    (new,) = exercises_of(result.artifact or {})
+    assert {key: new[key] for key in expected} == expected
+
+
+def test_harder_on_a_hold_lengthens_only_the_hold(trainee: Trainee) -> None:
+    """A plank made harder holds 10 s longer, in the same number of sets."""
+    generate(trainee, {"title": "One", "exercises": [hold_exercise(1, hold_sec=[30, 30, 30])]})
+    result = trainee.run("adjust_exercise", {"exercise_id": 1, "change": "harder"})
+    (new,) = exercises_of(result.artifact or {})
+    assert (new["sets"], new["hold_sec"]) == (3, [40, 40, 40])
+    assert "(only the hold: the same sets)" in told(result)
+
+
 def test_a_step_that_changes_nothing_is_refused_with_the_reason(trainee: Trainee) -> None:
     """Rest already at 0 cannot be shorter: a clear failure, the workout untouched."""
     generate(trainee, {"title": "One", "exercises": [reps_exercise(rest_sec=0)]})

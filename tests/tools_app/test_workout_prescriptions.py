@@ -101,14 +101,18 @@ def test_a_catalogue_dumbbell_exercise_defaults_to_the_catalogues_count(trainee:
 
 def test_what_changed_says_each_hand_only_for_a_pair(trainee: Trainee) -> None:
     """What adjust_exercise says to tell the user follows `implements` as the line after "Now:" does: a
-    one-dumbbell hip thrust made harder is "25→27.5 kg", a pair's new load "each hand" (the 2026-11-26 trial)."""
+    one-dumbbell hip thrust made harder is "25→27.5 kg" (only the weight moves), a pair's new load "each hand" (the
+    2026-11-26 trial)."""
     result = generate(trainee, {"exercises": [hip_thrust(1), reps_exercise(2, implements=2)]})
     assert result.success, result.formatted
     ids = [exercise["id"] for exercise in result.artifact["payload"]["exercises"]]  # type: ignore[index]
 
     harder = trainee.run("adjust_exercise", {"exercise_id": ids[0], "change": "harder"})
     assert harder.success, harder.formatted
-    assert told(harder) == "Done: Dumbbell Hip Thrust: 3→4 sets, 25→27.5 kg. " + length_now(harder)
+    assert told(harder) == (
+        "Done: Dumbbell Hip Thrust: 25→27.5 kg (only the weight: the same sets and reps). "
+        + length_now(harder)
+    )
     assert "Now: " in harder.raw_formatted and "@ 27.5kg · rest" in harder.raw_formatted
 
     heavier = trainee.run(

@@ -150,22 +150,24 @@ def test_harder_then_easier_names_what_changed(demo: DemoUser) -> None:
     harder = say(demo.user_id, "make it harder", session_id)
     after = {e["id"]: e for e in main(current(demo.user_id))}
     assert set(after) == set(before)  # the same exercises, only their prescription moved
+    # One lever per exercise, as a coach moves them: the load, else the reps; the sets stay.
+    assert all(after[i]["sets"] == before[i]["sets"] for i in before)
     grew = [
         i
         for i in before
-        if after[i]["sets"] > before[i]["sets"]
-        or (after[i].get("load_each") or [0])[0] > (before[i].get("load_each") or [0])[0]
+        if (after[i].get("load_each") or [0])[0] > (before[i].get("load_each") or [0])[0]
+        or (after[i].get("reps") or [0])[0] > (before[i].get("reps") or [0])[0]
     ]
     assert grew
     text = message_of(harder)
     for exercise_id in grew:
         assert after[exercise_id]["exercise_name"] in text
-    assert re.search(r"\d→\d+ sets", text)
+    assert "(only the weight: the same sets and reps)" in text
     assert "each hand" in text  # dumbbell loads are said per hand
     easier = say(demo.user_id, "make it easier", session_id)
     final = {e["id"]: e for e in main(current(demo.user_id))}
-    assert all(final[i]["sets"] <= after[i]["sets"] for i in final)
-    assert re.search(r"\d→\d+ sets", message_of(easier))
+    assert all(final[i]["sets"] == after[i]["sets"] for i in final)
+    assert "(only the " in message_of(easier)
 
 
 # --- Equipment, units, recent training ---------------------------------------------------------------------

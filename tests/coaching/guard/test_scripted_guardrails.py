@@ -175,7 +175,8 @@ def test_harder_says_what_changed_and_a_pound_adjustment_is_converted(demo: Demo
     )
     adjusted = next(a for a in result.actions if a.tool == "adjust_exercise")
     summary = adjusted.result["data"]["change_summary"]
-    assert summary.startswith("Dumbbell Fly:") and "3→4 sets" in summary and "10→12.5 kg each hand" in summary
+    assert summary == "Dumbbell Fly: 10→12.5 kg each hand"  # one lever: the load, the sets stay
+    assert "(only the weight: the same sets and reps)" in adjusted.result["formatted"]
     heavier = run_scripted(
         demo.user_id,
         "heavier",
