@@ -2,12 +2,14 @@
 GCSTATS=1): counts the garbage collector's runs per generation, the seconds they took, the thread kind that
 triggered them, the objects a generation-1 run promoted to generation 2 (what brings the next full run closer)
 and the objects a full run went through, and writes them to /tmp/gcstats-<pid>.json every 0.25 s.
-GC_THRESHOLD=a,b,c sets `gc.set_threshold` (c huge: no automatic full collection)."""
+GC_THRESHOLD=a,b,c sets `gc.set_threshold` (c huge: no automatic full collection); SWITCH_INTERVAL=s sets
+`sys.setswitchinterval` (how long a thread waiting for the GIL waits before asking the holder to drop it)."""
 
 import collections
 import gc
 import json
 import os
+import sys
 import threading
 import time
 
@@ -51,6 +53,8 @@ def _write() -> None:
 
 if os.environ.get("GC_THRESHOLD"):
     gc.set_threshold(*[int(each) for each in os.environ["GC_THRESHOLD"].split(",")])
+if os.environ.get("SWITCH_INTERVAL"):
+    sys.setswitchinterval(float(os.environ["SWITCH_INTERVAL"]))
 if os.environ.get("GCSTATS"):
     gc.callbacks.append(_on_collection)
     threading.Thread(target=_write, daemon=True, name="gcstats").start()
