@@ -35,6 +35,7 @@ from django_tasks_db.utils import exclusive_transaction, is_locked_database_exce
 
 from sessions_app.services import forget_worker, record_worker_heartbeat
 from trainer_agent.connection_pool import give_back_connection
+from trainer_agent.startup_heap import freeze_startup_objects
 from trainer_agent.turns import fail_orphaned_task_rows, sweep_lapsed_turns, worker_name
 from trainer_agent.wakeups import TURNS_CHANNEL
 
@@ -59,6 +60,7 @@ class Command(BaseCommand):
         pool = WorkerPool(threads=max(1, threads), interval=interval, sweep=sweep)
         signal.signal(signal.SIGINT, pool.stop)
         signal.signal(signal.SIGTERM, pool.stop)
+        freeze_startup_objects()  # out of every full collection of the turns' garbage
         self.stdout.write(f"worker: {threads} threads on {connection.vendor}; Ctrl-C stops")
         pool.run()
 
