@@ -255,11 +255,14 @@ _NOT_HERE = re.compile(
     r"needs (?P<kit>.+?), which (?:is|are) not available(?: at (?P<where>[^(]+?))?(?: \(|$)"
 )
 _AVOIDED = re.compile(r"excluded by the user's preference")
+_TOO_LONG = re.compile(r"an SMS holds at most (\d+)")
 
 
 def plain_problem(problem: str) -> str | None:
-    """An exercise's validation problem as the user would be told it ('it came out with Walking Lunge, which
-    isn't a good idea for your knee'); None for one that is about the answer's form, not an exercise."""
+    """A validation problem as the user would be told it ('it came out with Walking Lunge, which isn't a good idea
+    for your knee', a message too long for a text); None for one about the answer's form."""
+    if too_long := _TOO_LONG.search(problem):
+        return f"the message came out longer than the {too_long[1]} characters a text can hold"
     found = _EXERCISE_PROBLEM.match(problem.strip())
     if found is None:
         return None
