@@ -117,9 +117,9 @@ class Checks(_Strict):
     scheduled_days_ready: int | None = Field(default=None, description="at least this many days ready")
     drafted_lines: dict[str, list[str]] = Field(
         default_factory=dict,
-        description="by a scheduled day's title, lines its drafted workout (the draft the week chain's "
-        "sub-agents started from, kept on the day) must show as describe_exercise renders them, e.g. "
-        "{'Full Body C (week 1)': ['Plank — 3×30s, rest 30s', 'Stationary Bike — 5×30s/90s']}",
+        description="by a scheduled day's title, the starts of lines its drafted workout (the draft the week "
+        "chain's sub-agents started from, kept on the day) must show as describe_exercise renders them, e.g. "
+        "{'Full Body C (week 1)': ['Plank — 3×30s', 'Stationary Bike — 5×30s/90s']}",
     )
     user_settings: dict[str, Any] = Field(default_factory=dict, description="settings values after the turn")
 
@@ -502,7 +502,7 @@ def _read_events(report: TurnReport, *, session_id: uuid.UUID, after: int) -> No
 
 
 def _missing_draft_lines(title: str, wanted: list[str], *, user_id: uuid.UUID) -> list[str]:
-    """The `drafted_lines` of the day titled `title` its kept draft does not show."""
+    """The `drafted_lines` of the day titled `title` no line of its kept draft starts with."""
     day = ScheduledWorkout.objects.filter(user_id=user_id, title=title).first()
     draft = ((day.preparation_layout or {}).get("draft") if day is not None else None) or {}
     lines = [
@@ -511,7 +511,7 @@ def _missing_draft_lines(title: str, wanted: list[str], *, user_id: uuid.UUID) -
     return [
         f"drafted_lines: the draft of {title!r} does not show {line!r} (draft: {lines})"
         for line in wanted
-        if line not in lines
+        if not any(drafted.startswith(line) for drafted in lines)
     ]
 
 
