@@ -23,19 +23,24 @@ from datasources_app.catalog import exercise_name_key
 from tools_app.formatting import joined
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
 from tools_app.training_facts import (
+    Candidate,
     Exclusions,
     TrainingFacts,
     as_of,
     load_facts,
     plan_name_match,
+    rejection_note,
     round_load,
     split_words,
+    user_filters,
 )
 from tools_app.workout_drafting import (
     EARLIER_THIS_WEEK,
     OTHER_DAYS_THIS_WEEK,
     brief_for_session,
     compose_workout,
+    duration_exercise,
+    interval_exercise,
     is_main,
     resize,
 )
@@ -182,6 +187,7 @@ def draft_week_workouts(
         if targets is not None:
             followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
             notes += plan_notes(targets, followed, composed.named_as)
+            notes += add_plan_cardio(composed.exercises, targets, on_the_day)
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
 
@@ -229,6 +235,16 @@ class DayTargets:
     sets_and_reps: tuple[SetsAndReps, ...]
     rpe: float | None
     extras: tuple[str, ...] = ()
+    timed: tuple[tuple[str, Timing], ...] = ()  # an extra given by time ('plank 3×30s') → its timing
+
+    def timing(self, name: str) -> Timing | None:
+        """How the plan times the extra `name` ('plank 3×30s' → 3 sets of 30 s), None when it gives no time."""
+        return next((timing for extra, timing in self.timed if extra == name), None)
+
+    @property
+    def cardio(self) -> tuple[str, ...]:
+        """The extras that are cardio on a machine or on foot ('bike intervals', '10 min row', 'easy spin')."""
+        return tuple(name for name in self.extras if cardio_slugs(name))
 
     @property
     def named(self) -> tuple[SetsAndReps, ...]:
@@ -240,12 +256,87 @@ class DayTargets:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Every exercise the prescription names, in its order (the groups', then the extras)."""
-        return tuple(dict.fromkeys([*(name for item in self.named for name in item.names), *self.extras]))
+        """Every strength exercise the prescription names, in its order (the groups', then the extras; not the
+        cardio, which `cardio_finisher` drafts)."""
+        extras = (name for name in self.extras if name not in self.cardio)
+        return tuple(dict.fromkeys([*(name for item in self.named for name in item.names), *extras]))
 
     @property
     def percent_1rm(self) -> float | None:
         return next((item.percent_1rm for item in self.sets_and_reps if item.percent_1rm), None)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How a plan gives an exercise by time: '3×30s' (sets of a 30 s hold, or rounds of 30 s work), '30s hard /
+    90s easy' (a round's work and easy parts), '10 min' (the whole block)."""
+
+    sets: int | None = None
+    seconds: int | None = None  # the hold of a set, or the hard part of a round
+    easy_sec: int | None = None  # the easy part of a round
+    minutes: int | None = None
+
+
+_SECONDS_UNIT = r"(s|secs?|seconds?|mins?|minutes?)\b"
+_SETS_X_TIME = re.compile(r"(\d+)\s*[x×]\s*(\d+)\s*" + _SECONDS_UNIT, re.I)
+_ROUNDS = re.compile(r"(\d+)\s*(?:rounds|intervals|sprints)\b", re.I)
+_HARD_EASY = re.compile(r"(\d+)\s*" + _SECONDS_UNIT + r"[^/\d]*/\s*(\d+)\s*" + _SECONDS_UNIT, re.I)
+_MINUTES = re.compile(r"(\d+)\s*(?:mins?|minutes?)\b", re.I)
+
+
+def _in_seconds(value: str, unit: str) -> int:
+    return int(value) * (60 if unit.lower().startswith("m") else 1)
+
+
+def timing_in(piece: str) -> Timing:
+    """The timing a piece gives ('plank 3×30s', '10 min bike intervals 30s hard / 90s easy', '6×30s hard / 90s
+    easy'); empty when it gives none."""
+    sets = seconds = easy = minutes = None
+    if match := _HARD_EASY.search(piece):
+        seconds, easy = _in_seconds(match[1], match[2]), _in_seconds(match[3], match[4])
+    if match := _SETS_X_TIME.search(piece):
+        sets, seconds = int(match[1]), seconds or _in_seconds(match[2], match[3])
+    elif match := _ROUNDS.search(piece):
+        sets = int(match[1])
+    if match := _MINUTES.search(_SETS_X_TIME.sub(" ", piece)):
+        minutes = int(match[1])
+    return Timing(sets, seconds, easy, minutes)
+
+
+# Plan words for cardio ('bike intervals', '10 min row', 'easy spin') → the catalogue's entries for it, the likeliest
+# first. A name made only of these words and `_CARDIO_WORDS` is cardio ('cable row' is not).
+_CARDIO_MACHINES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
+    (
+        frozenset(["bike", "bikes", "biking", "cycle", "cycling", "spin", "spinning", "airdyne", "assault"]),
+        ("stationary-bike", "recumbent-bike"),
+    ),
+    (frozenset(["row", "rowing", "rower", "erg", "ergometer"]), ("rowing-machine",)),
+    (
+        frozenset(["run", "runs", "running", "sprint", "sprints", "jog", "jogging", "treadmill"]),
+        ("treadmill-run", "outdoor-run"),
+    ),
+    (frozenset(["elliptical"]), ("elliptical-trainer",)),
+    (frozenset(["stair", "stairs", "stairmaster", "stepper", "climber"]), ("stair-climber",)),
+    (frozenset(["walk", "walking"]), ("treadmill-walk",)),
+)
+_CARDIO_WORDS = frozenset(
+    split_words(
+        """interval intervals easy steady hard machine indoor stationary cardio conditioning finisher zone flush
+    recumbent upright air"""
+    )
+)
+# A cardio entry that stands in when the one the plan names is not here or not for this user (a knee and running).
+_ANY_CARDIO = ("stationary-bike", "rowing-machine", "elliptical-trainer", "recumbent-bike")
+
+
+def cardio_slugs(name: str) -> tuple[str, ...]:
+    """The catalogue's entries for a plan's cardio wording, the likeliest first; none when `name` is not cardio."""
+    words = set(re.findall(r"[a-z]+", name.lower()))
+    machines = [slugs for stems, slugs in _CARDIO_MACHINES if words & stems]
+    known = set().union(*(stems for stems, _ in _CARDIO_MACHINES)) | _CARDIO_WORDS
+    if not machines or not words <= known:
+        return ()
+    return tuple(dict.fromkeys(slug for slugs in machines for slug in slugs))
 
 
 _SETS_X_REPS = re.compile(
@@ -297,7 +388,7 @@ def _names_in(text: str) -> tuple[str, ...]:
 
 # What a timed piece says besides the exercise ('3×30s', '6×30s hard / 90s easy', '10 min', 'finish with a').
 _TIMED = re.compile(
-    r"\d+(?:\s*[-–x×/]\s*\d+)*\s*(?:s|secs?|seconds?|mins?|minutes?)?\b|\b(?:hard|easy|moderate|steady)\b|/",
+    r"\d+(?:\s*[-–x×/]\s*\d+)*\s*(?:s|secs?|seconds?|mins?|minutes?|rounds?)?\b|\b(?:hard|easy|moderate|steady)\b|/",
     re.I,
 )
 _LEAD_IN = re.compile(r"^(?:(?:finish|finisher|end|then|plus|with|a|an|the|and)\b\s*)+", re.I)
@@ -309,7 +400,7 @@ def _timed_names(piece: str) -> list[str]:
     none for a piece that only qualifies the work ('rest 90 s', 'RPE 7', 'tempo 3 s down')."""
     if _NOT_AN_EXERCISE.search(piece):
         return []
-    names = (_LEAD_IN.sub("", name).strip() for name in _names_in(_TIMED.sub(" ", piece)))
+    names = (" ".join(_LEAD_IN.sub("", name).split()) for name in _names_in(_TIMED.sub(" ", piece)))
     return [name for name in names if name]
 
 
@@ -333,6 +424,7 @@ def day_targets(prescription: str) -> DayTargets | None:
     exercises × 3 sets of 8-12 reps, RPE 7'); None when it gives none."""
     found: list[SetsAndReps] = []
     extras: list[str] = []
+    timed: list[tuple[str, Timing]] = []
     # Clauses end at ';', a line or a sentence ('core: ab wheel. Main lifts 4×5'), never inside a number or after
     # an abbreviation ('pull-up (e.g. band) 3×8').
     # The last group, which a following '@ 70% 1RM' or rest qualifies ('… 4×5 @ 70% 1RM. Rest 2-3 min').
@@ -352,7 +444,9 @@ def day_targets(prescription: str) -> DayTargets | None:
                 if _MODIFIER.search(piece):
                     # 'plank 3×30s', '10 min bike intervals': an exercise given by time, not by sets and reps,
                     # is still one of the day's (kept, or the notes say why not); 'rest 90 s' names none.
-                    extras += _timed_names(piece)
+                    given_by_time = _timed_names(piece)
+                    extras += given_by_time
+                    timed += [(name, timing_in(piece)) for name in given_by_time]
                     continue
                 if listing and last is not None and (more := _names_in(piece)):
                     found[last] = replace(found[last], names=(*found[last].names, *more))
@@ -399,7 +493,7 @@ def day_targets(prescription: str) -> DayTargets | None:
     rpe = _RPE.search(prescription)
     if not found and rpe is None and not extras:
         return None
-    return DayTargets(tuple(found), float(rpe[1]) if rpe else None, tuple(extras))
+    return DayTargets(tuple(found), float(rpe[1]) if rpe else None, tuple(extras), tuple(timed))
 
 
 @dataclass(frozen=True)
@@ -432,7 +526,7 @@ def follow_targets(
         named = named_as.get(name)
         if exercise.get("exercise_type") == "hold" or not exercise.get("reps"):
             if named is not None:
-                followed.append(name)
+                followed.append(_follow_hold(exercise, targets.timing(named)))
             continue
         rule = groups.get(exercise_name_key(named)) if named is not None else None
         if rule is None:  # 'Box squat, bench press; core: ab wheel. Main lifts 4×5; accessories 3×8-10'
@@ -463,6 +557,18 @@ def follow_targets(
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
     return Followed(followed, unprescribed, added)
+
+
+def _follow_hold(exercise: dict[str, Any], timing: Timing | None) -> str:
+    """Give a hold the plan times ('plank 3×30s') its sets and seconds; '<name> 3×30 s', or its name alone when
+    the plan gives it no time."""
+    name = str(exercise["exercise_name"])
+    if timing is None or timing.seconds is None or exercise.get("exercise_type") != "hold":
+        return name
+    sets = timing.sets or int(exercise.get("sets") or 1)
+    resize(exercise, sets)
+    exercise["hold_sec"] = [timing.seconds] * sets
+    return f"{name} {sets}×{timing.seconds} s"
 
 
 def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]) -> list[str]:
@@ -507,3 +613,60 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
             f"{targets.percent_1rm:g}% of a 1RM: I have no 1RM on record for you"
         )
     return notes
+
+
+# --- The day's cardio -------------------------------------------------------------------------------------------
+DEFAULT_CARDIO_MINUTES = 10  # 'easy spin', 'bike intervals': a plan that gives no time
+
+
+def add_plan_cardio(exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts) -> list[str]:
+    """Put the day's cardio ('10 min bike intervals 30s hard / 90s easy', 'easy spin') in the draft before the
+    cool-down, on the catalogue's machine for it here with the plan's timing (another machine when this one is not
+    here or not for the user: a knee and running); the notes say what was kept, swapped or left out."""
+    notes: list[str] = []
+    filters = user_filters(facts)
+    by_slug = {candidate.slug: candidate for candidate in facts.catalog}
+    for name in targets.cardio:
+        wanted = [by_slug[slug] for slug in cardio_slugs(name) if slug in by_slug]
+        others = [by_slug[slug] for slug in _ANY_CARDIO if slug in by_slug and by_slug[slug] not in wanted]
+        usable = next((c for c in [*wanted, *others] if filters.rejection(c) is None), None)
+        first = wanted[0] if wanted else None
+        why = rejection_note(first, filters.rejection(first) or "equipment") if first is not None else ""
+        if usable is None:
+            notes.append(f"I left out {name}: {why or 'no cardio machine here fits'}")
+            continue
+        exercise, words = _cardio_exercise(usable, targets.timing(name) or Timing(), facts, plan_name=name)
+        cooldown = next(
+            (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
+            len(exercises),
+        )
+        exercises.insert(cooldown, exercise)
+        for order, item in enumerate(exercises, start=1):
+            item["order"] = order
+        if usable in wanted:
+            notes.append(f"I kept the plan's {name} on the {usable.name}: {words}")
+        else:
+            notes.append(
+                f"{name} swapped for the {usable.name} ({words}): {first.name if first else name} {why}"
+            )
+    return notes
+
+
+def _cardio_exercise(
+    candidate: Candidate, timing: Timing, facts: TrainingFacts, *, plan_name: str
+) -> tuple[dict[str, Any], str]:
+    """The plan's cardio as an exercise on `candidate`: intervals (hard and easy seconds, rounds from the sets or
+    the minutes) or a steady block of the plan's minutes; and how it reads ('5 rounds of 30 s hard / 90 s easy')."""
+    why = f"From your plan ({plan_name})."
+    if timing.easy_sec is not None or "interval" in plan_name.lower() or (timing.sets and timing.seconds):
+        work = timing.seconds or 30
+        easy = timing.easy_sec or work
+        minutes = timing.minutes or DEFAULT_CARDIO_MINUTES
+        rounds = timing.sets or max(1, round(minutes * 60 / (work + easy)))
+        exercise = interval_exercise(candidate, work_sec=work, rest_sec=easy, why=why)
+        exercise["rounds"] = rounds
+        return exercise, f"{rounds} rounds of {work} s hard / {easy} s easy"
+    minutes = timing.minutes or DEFAULT_CARDIO_MINUTES
+    exercise = duration_exercise(candidate, facts, minutes=minutes, why=f"{why} An easy, steady pace.")
+    given = "" if timing.minutes else " (the plan gives no time)"
+    return exercise, f"{minutes} min{given}"

@@ -115,6 +115,12 @@ class Checks(_Strict):
     max_iterations: int | None = None
     max_violations: int | None = 0
     scheduled_days_ready: int | None = Field(default=None, description="at least this many days ready")
+    drafted_lines: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="by a scheduled day's title, the starts of lines its drafted workout (the draft the week "
+        "chain's sub-agents started from, kept on the day) must show as describe_exercise renders them, e.g. "
+        "{'Full Body C (week 1)': ['Plank — 3×30s', 'Stationary Bike — 5×30s/90s']}",
+    )
     user_settings: dict[str, Any] = Field(default_factory=dict, description="settings values after the turn")
 
 
@@ -495,6 +501,20 @@ def _read_events(report: TurnReport, *, session_id: uuid.UUID, after: int) -> No
         ]
 
 
+def _missing_draft_lines(title: str, wanted: list[str], *, user_id: uuid.UUID) -> list[str]:
+    """The `drafted_lines` of the day titled `title` no line of its kept draft starts with."""
+    day = ScheduledWorkout.objects.filter(user_id=user_id, title=title).first()
+    draft = ((day.preparation_layout or {}).get("draft") if day is not None else None) or {}
+    lines = [
+        describe_exercise(exercise) for exercise in draft.get("exercises") or [] if isinstance(exercise, dict)
+    ]
+    return [
+        f"drafted_lines: the draft of {title!r} does not show {line!r} (draft: {lines})"
+        for line in wanted
+        if not any(drafted.startswith(line) for drafted in lines)
+    ]
+
+
 def workout_violations(exercises: list[dict[str, Any]], *, user_id: uuid.UUID) -> list[dict[str, str]]:
     """Hard-constraint problems of a delivered workout, found by the tools' own validators (the checks
     generate_workout runs, and its recovery warnings), each with its kind (`VIOLATION_KINDS`)."""
@@ -611,6 +631,8 @@ def failed_checks(checks: Checks, turn: TurnReport, *, user_id: uuid.UUID) -> li
         ).count()
         if ready < checks.scheduled_days_ready:
             failed.append(f"scheduled_days_ready: {ready} < {checks.scheduled_days_ready}")
+    for title, wanted_lines in checks.drafted_lines.items():
+        failed += _missing_draft_lines(title, wanted_lines, user_id=user_id)
     if checks.user_settings:
         current = data_selectors.get_settings(user_id=user_id)
         for key, wanted in checks.user_settings.items():

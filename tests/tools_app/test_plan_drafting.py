@@ -359,21 +359,74 @@ def test_an_abbreviation_ends_no_clause_and_a_rest_sentence_qualifies_the_lifts_
 
 
 @pytest.mark.parametrize(
-    "prescription",
+    ("prescription", "hold", "rounds"),
     [
-        "Romanian deadlift 4×5; bench press 4×5; barbell row 4×5; plank 3×30s; bike intervals 6×30s hard / 90s easy",
-        "Main lifts 4×5 RPE 7; accessories 3×8-10; finish with a plank and 10 min bike intervals",
+        (
+            "Romanian deadlift 4×5; bench press 4×5; barbell row 4×5; plank 3×30s; bike intervals 6×30s hard / 90s "
+            "easy",
+            (3, 30),
+            6,
+        ),
+        (
+            "main lifts 4×5 @ 70% 1RM, RPE 7; accessories 3×8-10; plank 3×30s; finish with 10 min bike intervals "
+            "30s hard / 90s easy",
+            (3, 30),
+            5,
+        ),
+        ("Main lifts 4×5 RPE 7; accessories 3×8-10; finish with a plank and 10 min bike intervals", None, 10),
     ],
 )
-def test_plan_items_given_by_time_are_kept_or_said_in_the_notes(prescription: str) -> None:
-    """A plank or bike intervals the plan gives by time, not sets and reps, were read as a qualifier and dropped
-    without a word: the plank is now in the draft and the bike intervals (no exercise of that name here) are
-    named in the notes."""
+def test_plan_items_given_by_time_are_drafted_as_the_plan_times_them(
+    prescription: str, hold: tuple[int, int] | None, rounds: int
+) -> None:
+    """A plank the plan times ('3×30s') is drafted at its sets × seconds, not the composer's 4×40 s, and the bike
+    intervals (no exercise of that name) are the Gym's Stationary Bike with the plan's hard/easy seconds and
+    rounds (from '6×' or '10 min' of 2-minute rounds), said in the notes, not 'couldn't find bike intervals'."""
     day = demo_week((prescription,) * 3)[0]
-    assert "Plank" in by_name(day), by_name(day)
-    assert "I couldn't follow the plan for bike intervals, as said above" in day["draft_notes"], day[
+    plank = by_name(day)["Plank"]
+    if hold is not None:
+        assert (plank["sets"], plank["hold_sec"]) == (hold[0], [hold[1]] * hold[0]), plank
+        assert any(f"Plank {hold[0]}×{hold[1]} s" in note for note in day["draft_notes"]), day["draft_notes"]
+    (bike,) = main_of(day, "intervals")
+    assert bike["exercise_name"] == "Stationary Bike", bike
+    assert bike["rounds"] == rounds, bike
+    if "30s hard / 90s easy" in prescription:
+        assert (bike["work_sec"], bike["rest_sec"]) == (30, 90), bike
+    assert not any("bike intervals" in note and "couldn't" in note for note in day["draft_notes"]), day[
         "draft_notes"
     ]
+    assert any(
+        note.startswith("I kept the plan's bike intervals on the Stationary Bike")
+        for note in day["draft_notes"]
+    )
+    assert day["draft"]["exercises"][-1]["group"]["type"] == "cooldown", day["draft"]["exercises"][-1]
+
+
+@pytest.mark.parametrize(
+    ("wording", "machine", "kind"),
+    [
+        ("10 min easy spin", "Stationary Bike", "duration"),
+        ("row intervals 8 rounds 20s hard / 40s easy", "Rowing Machine", "intervals"),
+    ],
+)
+def test_plan_cardio_wording_finds_the_gyms_machine(wording: str, machine: str, kind: str) -> None:
+    """'easy spin' and 'row intervals' find the cardio machine the Gym has, with the plan's minutes or rounds."""
+    day = demo_week((f"Romanian deadlift 4×5; bench press 4×5; barbell row 4×5; {wording}",) * 3)[0]
+    (cardio,) = main_of(day, kind)
+    assert cardio["exercise_name"] == machine, cardio
+    assert cardio.get("duration_min", cardio.get("rounds")) in (10, 8), cardio
+
+
+def test_run_intervals_for_the_knee_user_go_on_a_machine_and_say_why() -> None:
+    """The left-knee user's plan says 'run intervals': the draft puts them on a machine the Gym has (no running)
+    and the notes say why."""
+    day = demo_week(("Romanian deadlift 4×5; bench press 4×5; barbell row 4×5; 6×30s run intervals",) * 3)[0]
+    (cardio,) = main_of(day, "intervals")
+    assert "Run" not in cardio["exercise_name"], cardio
+    assert any(
+        note.startswith(f"run intervals swapped for the {cardio['exercise_name']}") and "knee" in note
+        for note in day["draft_notes"]
+    ), day["draft_notes"]
 
 
 def test_a_piece_that_only_qualifies_the_work_names_no_exercise() -> None:

@@ -14,6 +14,7 @@ registers its own (`week.day_failed`) that marks a day failed whenever its struc
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -240,10 +241,43 @@ def _prepare_day(
 
 
 def day_failure_reason(agent_id: str, problems: list[str]) -> str:
-    """What a failed day says on the calendar: which step failed, the first problems, what to do."""
+    """What a failed day says on the calendar, a sentence the coach can pass on: which step failed, the first
+    exercise's problem in plain words, what to do. The validator's full text is in the chain's error event."""
     step = "workout" if agent_id == "workout_structure" else "message"
-    listed = "; ".join(str(problem) for problem in problems[:3]) or "no usable answer"
-    return f"This day's {step} could not be prepared ({listed}). {ASK_AGAIN_FOR_THE_DAY}"
+    why = next((plain for problem in problems if (plain := plain_problem(str(problem)))), None)
+    because = f": {why}" if why else ""
+    return f"This day's {step} could not be prepared{because}. {ASK_AGAIN_FOR_THE_DAY}"
+
+
+_EXERCISE_PROBLEM = re.compile(r"^exercise \d+ '(?P<name>[^']+)'[^:]*: (?P<problem>.+)$", re.S)
+_UNSAFE = re.compile(r"unsafe for the user's (?P<part>[a-z][a-z ]*?) \(")
+_NOT_HERE = re.compile(
+    r"needs (?P<kit>.+?), which (?:is|are) not available(?: at (?P<where>[^(]+?))?(?: \(|$)"
+)
+_AVOIDED = re.compile(r"excluded by the user's preference")
+_TOO_LONG = re.compile(r"an SMS holds at most (\d+)")
+
+
+def plain_problem(problem: str) -> str | None:
+    """A validation problem as the user would be told it ('it came out with Walking Lunge, which isn't a good idea
+    for your knee', a message too long for a text); None for one about the answer's form."""
+    if too_long := _TOO_LONG.search(problem):
+        return f"the message came out longer than the {too_long[1]} characters a text can hold"
+    found = _EXERCISE_PROBLEM.match(problem.strip())
+    if found is None:
+        return None
+    name, text = found["name"], found["problem"]
+    if unsafe := _UNSAFE.search(text):
+        return f"it came out with {name}, which isn't a good idea for your {unsafe['part']}"
+    if missing := _NOT_HERE.search(text):
+        kit = [item.strip().replace("_", " ") for item in missing["kit"].split(",")]
+        lacking = " or ".join([", ".join(kit[:-1]), kit[-1]] if len(kit) > 1 else kit)
+        if missing["where"]:
+            return f"it came out with {name}, but {missing['where'].strip()} has no {lacking}"
+        return f"it came out with {name}, but you have no {lacking} where you train"
+    if _AVOIDED.search(text):
+        return f"it came out with {name}, which you asked to leave out"
+    return None
 
 
 def _fail(outcome: WeekOutcome, item: ScheduledWorkout, reason: str) -> None:

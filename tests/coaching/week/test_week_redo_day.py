@@ -13,6 +13,7 @@ from datasources_app.models import Preparation, ScheduledWorkout
 from sessions_app.models import AgentSessionEvent, EventType
 from tests.coaching.week.conftest import SUBAGENT_MODEL, Coached, prepared, request_input
 from tests.coaching.week.test_week_guardrails import PLAN, barbell_squat, good
+from trainer_agent.agents.week import day_failure_reason
 from trainer_agent.llm.providers import override_provider
 from trainer_agent.llm.scripted import ScriptedProvider, StructuredRequest, tool_response
 
@@ -148,3 +149,36 @@ def test_a_failed_day_moved_to_another_date_is_laid_out_again(monday_failed: Coa
     ]
     prepared(coached.week(1)[0])
     assert snapshot(coached.week(1)[1:]) == untouched
+
+
+def test_a_failed_days_reason_is_one_plain_sentence_and_staff_keep_the_detail(monday_failed: Coached) -> None:
+    """The reason stored on the failed day (what the schedule shows and the coach passes on) names the exercise
+    and why in plain words, not the validator's text; the session's error event keeps that text for staff."""
+    monday = monday_failed.week(1)[0]
+    reason = monday.preparation_error
+    assert reason.startswith(
+        "This day's workout could not be prepared: it came out with Barbell Back Squat, "
+    ), reason
+    assert not any(word in reason for word in ("exercise 1", "available:", "(", "unsafe for the user")), (
+        reason
+    )
+    assert len(reason) < 200, reason
+    errors = AgentSessionEvent.objects.filter(
+        session=monday_failed.session, event_type=EventType.ERROR, data__scheduled_workout_id=str(monday.pk)
+    )
+    assert any("exercise 1 'Barbell Back Squat'" in str(event.data["message"]) for event in errors), [
+        event.data for event in errors
+    ]
+
+
+def test_a_day_refused_for_the_knee_says_which_exercise_in_plain_words() -> None:
+    """The validator's injury text (the rule, its source, the advice) becomes 'it came out with Walking Lunge,
+    which isn't a good idea for your knee' on the day."""
+    problem = (
+        "exercise 5 'Walking Lunge': unsafe for the user's knee (injury: left knee, mild): a lunge loads the knee "
+        "through deep flexion; prefer box squats to parallel or above, hinges and hamstring curls"
+    )
+    assert day_failure_reason("workout_structure", [problem]) == (
+        "This day's workout could not be prepared: it came out with Walking Lunge, which isn't a good idea for "
+        "your knee. Ask the coach to prepare this day again."
+    )
