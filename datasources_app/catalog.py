@@ -596,7 +596,8 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
         "the user has only mild discomfort in deep knee bends, so keep the knee out of deep flexion under load "
         "(no full-depth squats, lunges, split squats, pistols, jumps, running, or stretches like child's pose) and "
         "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
-        "step-ups to a low box, leg extensions and leg curls",
+        "step-ups to a low box, leg extensions and leg curls; a leg press, squat or step-up passes with its depth in "
+        "its name or notes ('Leg Press (pain-free range)', 'Dumbbell Step-Up (low box)')",
         deep_knee=True,
         # A sled pushed or dragged keeps the knee out of a deep bend and off impact: not the running it is filed with.
         kept=re.compile(r"\bsled|\bprowler"),

@@ -701,8 +701,8 @@ CUSTOM_EXERCISES: tuple[Custom, ...] = (
         ("quadriceps",),
         ("glutes", "hamstrings", "calves", "adductors"),
         ("bench", "dumbbells"),
-        "Holding a dumbbell at the chest, sit back to a bench behind you until you touch it with the thighs about parallel, then stand up without rocking.",
-        aliases=("Goblet Box Squat", "Dumbbell Bench Squat"),
+        "A dumbbell in each hand at your sides, sit back to a bench behind you until you touch it with the thighs about parallel, then stand up without rocking.",
+        aliases=("Dumbbell Bench Squat",),
     ),
     Custom(
         "Spanish Squat",
