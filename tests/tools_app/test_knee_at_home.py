@@ -188,3 +188,27 @@ def test_a_plans_depth_cue_stays_with_its_lift_in_the_weeks_draft() -> None:
 def balance_pattern_of(name: str, facts: Any) -> str:
     candidate = next(c for c in facts.catalog if c.name == name)
     return balance_pattern(candidate)
+
+
+@pytest.mark.django_db
+def test_swap_exercise_reads_a_leg_press_named_with_its_range_as_the_catalogues_leg_press() -> None:
+    """The trial's model swapped in 'Leg Press (pain-free range)' after 'Leg Press' was refused for the mild knee:
+    the tool said it was not in the catalogue and offered a Svend Press. It is the catalogue's Leg Press, with its
+    range as the cue the check reads; plain 'Leg Press' is still refused."""
+    trainee = knee_trainee()
+    machines = LocationFactory.create(
+        user_id=trainee.user_id, name="Leg Gym", equipment=[*GYM_EQUIPMENT, "leg_press_machine"]
+    )
+    set_current_location(user_id=trainee.user_id, location_id=machines.id)
+    first = main_exercises(trainee, focus=["legs"], minutes=45)[0]
+    refused = trainee.run("swap_exercise", {"exercise_id": first["id"], "replacement_name": "Leg Press"})
+    assert not refused.success and "unsafe for the user's knee" in refused.raw_formatted, (
+        refused.raw_formatted
+    )
+    assert "'Leg Press (pain-free range)'" in refused.raw_formatted, refused.raw_formatted
+    result = trainee.run(
+        "swap_exercise", {"exercise_id": first["id"], "replacement_name": "Leg Press (pain-free range)"}
+    )
+    assert result.success, result.raw_formatted
+    swapped = result.data["new_exercise"]
+    assert (swapped["exercise_name"], swapped["notes"]) == ("Leg Press", "Pain-free range."), swapped
