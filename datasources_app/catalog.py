@@ -422,11 +422,12 @@ def derive_loaded_joints(
 # A deep knee bend (full knee flexion): what hurts a knee that complains in deep lunges or deep squats. Squats and
 # lunges bend it deeply unless their name says they stop short (a box squat, a wall sit, a low-box step-up: a
 # step-up onto a bench is a deep bend); these names
-# bend it deeply whatever their pattern (a child's pose is a stretch, and still a full knee bend).
+# bend it deeply whatever their pattern (a child's pose is a stretch, and still a full knee bend; a squat held at
+# the bottom is one, a Spanish squat or a wall squat held at parallel is not).
 _DEEP_KNEE_NAMES: Final = re.compile(
     r"child'?s pose|\bhero'?s? pose|virasana|\bpistol|\bsissy|\batg\b|ass[\s-]to[\s-]grass|full[\s-]depth|"
     r"\bdeep\b(?=.*\b(?:squat|lunge|split|pistol|knee|bend))|"
-    r"full squat|cossack|squat (?:hold|stretch)|malasana|quad(?:riceps)? stretch|world'?s greatest|groiner|"
+    r"full squat|cossack|(?<!spanish )(?<!wall )squat (?:hold|stretch)|malasana|quad(?:riceps)? stretch|world'?s greatest|groiner|"
     r"lunge stretch|\bheel[\s-]*(?:to|sits?)[\s-]*(?:butt|glute)"
 )
 # Depth cues a coach writes to keep a knee short of a deep bend ("leg press in a pain-free range", "box squat to
@@ -445,11 +446,12 @@ PARALLEL_CUES: Final = re.compile(_PARALLEL_CUES)
 DEPTH_CUES: Final = (
     r"pain[\s-]free|\bpartial(?:[\s-](?:depth|range))?|short of (?:full )?depth|comfortable (?:depth|range)|"
     r"high box|low[\s-](?:box|step)|as deep as (?:the |a )?(?:box|bench)|"
+    r"\b(?:mid|low)[\s-]?shin(?:[\s-](?:height|high|level))?\s+(?:box|step)|shin[\s-](?:height|high) (?:box|step)|"
     r"(?:no|without) (?:the )?bottom (?:of the )?range|\btop half|\b(?:half|short) range|"
     rf"{_PARALLEL_CUES}|{_NO_DEEPER_THAN}"
 )
 _SHALLOW_KNEE_NAMES: Final = re.compile(
-    r"box squat|wall sit|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|terminal knee ext|"
+    r"box squat|wall (?:sit|squat)|spanish squat|half squat|quarter squat|pin squat|sit[\s-]to[\s-]stand|terminal knee ext|"
     r"(?:squat|sit) (?:only |just )?to a (?:high )?(?:box|bench)|step[\s-]?ups? (?:to|onto) a low|"
     + DEPTH_CUES
 )
@@ -469,6 +471,7 @@ DEPTH_LIMITS: Final = re.compile(
 
 
 _NO_DEEPER: Final = re.compile(_NO_DEEPER_THAN)
+_HIGH_BOX: Final = re.compile(r"(?:to |onto |on )?(?:a |the )?high box")
 # Cues that take the knee to parallel or past it, never short of it ("to parallel or below", "at least to 90°").
 DEEPER_THAN_PARALLEL: Final = re.compile(
     r"\bbelow parallel|\b(?:parallel|90\s*(?:°|º|degrees?\b)?)\s*(?:or|and)\s+(?:below|deeper|lower|beyond|past)\b|"
@@ -493,8 +496,10 @@ def deep_knee_bend(pattern: str | None, name: str) -> bool:
         return True
     if pattern == "lunge":
         # A lunge to parallel ("no deeper than parallel", "no deep knee bend") is an ordinary lunge, the movement
-        # that bothers such a knee: only a cue that keeps it short of that (partial, pain-free, a low step) does.
-        lowered, kept_out = PARALLEL_CUES.sub(" ", _NO_DEEPER.sub(" ", lowered)), False
+        # that bothers such a knee: only a cue that keeps it short of that (partial, pain-free, a low step) does. A
+        # high box keeps a squat short and makes a step-up deeper.
+        lowered = _HIGH_BOX.sub(" ", PARALLEL_CUES.sub(" ", _NO_DEEPER.sub(" ", lowered)))
+        kept_out = False
     return pattern in _DEEP_KNEE_PATTERNS and not (kept_out or _SHALLOW_KNEE_NAMES.search(lowered))
 
 
@@ -591,7 +596,8 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
         "the user has only mild discomfort in deep knee bends, so keep the knee out of deep flexion under load "
         "(no full-depth squats, lunges, split squats, pistols, jumps, running, or stretches like child's pose) and "
         "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
-        "step-ups to a low box, leg extensions and leg curls",
+        "step-ups to a low box, leg extensions and leg curls; a leg press, squat or step-up passes with its depth in "
+        "its name or notes ('Leg Press (pain-free range)', 'Dumbbell Step-Up (low box)')",
         deep_knee=True,
         # A sled pushed or dragged keeps the knee out of a deep bend and off impact: not the running it is filed with.
         kept=re.compile(r"\bsled|\bprowler"),

@@ -689,6 +689,33 @@ CUSTOM_EXERCISES: tuple[Custom, ...] = (
         "Rear foot on a bench and holding dumbbells, lower the back knee toward the floor, then drive up through the front heel.",
         aliases=("Rear-Foot Elevated Split Squat",),
     ),
+    # Knee-friendly quad work for a home with dumbbells, a bench and bands: a squat stopped at parallel by the
+    # bench, and a squat held back by a band so the shins stay vertical.
+    Custom(
+        "Dumbbell Box Squat",
+        "reps",
+        "strength",
+        "beginner",
+        "compound",
+        "push",
+        ("quadriceps",),
+        ("glutes", "hamstrings", "calves", "adductors"),
+        ("bench", "dumbbells"),
+        "A dumbbell in each hand at your sides, sit back to a bench behind you until you touch it with the thighs about parallel, then stand up without rocking.",
+        aliases=("Dumbbell Bench Squat",),
+    ),
+    Custom(
+        "Spanish Squat",
+        "reps",
+        "strength",
+        "beginner",
+        "compound",
+        "push",
+        ("quadriceps",),
+        ("glutes",),
+        ("resistance_bands",),
+        "With a heavy band anchored in front and looped behind both knees, sit back into the band with the shins vertical to about parallel, pause, then stand.",
+    ),
     Custom(
         "Dead Hang",
         "hold",

@@ -740,8 +740,23 @@ def name_readings(name: str) -> tuple[str, ...]:
     """The ways to read a plan's exercise name, the fullest first: as written, without its brackets ('pull-up
     (assisted if needed)' → 'pull-up'), then without a trailing qualifier ('Box squat to a high box' → 'Box
     squat')."""
-    bare = re.sub(r"\s+", " ", re.sub(r"\([^()]*\)?|\[[^\]]*\]?", " ", name)).strip(" ,.-")
+    bare = _without_brackets(name)
     return tuple(dict.fromkeys(text for text in (name, bare, _QUALIFIER.sub("", bare)) if text))
+
+
+_BRACKETS = re.compile(r"\(([^()]*)\)|\[([^\]]*)\]")
+
+
+def _without_brackets(name: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\([^()]*\)?|\[[^\]]*\]?", " ", name)).strip(" ,.-")
+
+
+def name_qualifier(name: str) -> str:
+    """What a name says beyond the exercise, from its brackets and a trailing qualifier ('Leg Press (pain-free
+    range)' → 'pain-free range', 'Box squat to a high box' → 'to a high box'); "" when nothing."""
+    brackets = [" ".join(text.split()) for pair in _BRACKETS.findall(name) for text in pair if text.strip()]
+    trailing = _QUALIFIER.search(_without_brackets(name))
+    return "; ".join([*brackets, *([trailing.group(0).strip()] if trailing else [])])
 
 
 def plan_name_match(name: str, facts: TrainingFacts) -> tuple[Candidate | None, bool]:

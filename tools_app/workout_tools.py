@@ -67,6 +67,7 @@ from tools_app.exercise_references import (
 )
 from tools_app.formatting import counted, joined
 from tools_app.registry import register
+from tools_app.training_facts import name_qualifier, name_readings
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
 from tools_app.workout_coaching import (
@@ -814,7 +815,7 @@ def _replacement_fields(
     reasoning = args.reason or f"In place of {old.exercise_name}."
     stored = old.to_json()
     if args.replacement_name:
-        match = find_catalog_match(args.replacement_name)
+        match, qualifier = _replacement_match(args.replacement_name)
         if match is None:
             if args.exercise_type is None:
                 close = close_catalog_names(args.replacement_name, context)
@@ -836,6 +837,8 @@ def _replacement_fields(
             )
         else:
             fields = prescribe(match, user_id=ctx.user_id, context=context, old=stored, reasoning=reasoning)
+            if qualifier:  # 'Leg Press (pain-free range)': the catalogue's leg press, its range as the cue
+                fields["notes"] = f"{qualifier[0].upper()}{qualifier[1:]}."
     else:
         workout = [exercise.to_json() for exercise in exercises]
         avoided = {canonical_equipment(item) for item in args.avoid_equipment or ()}
@@ -853,6 +856,17 @@ def _replacement_fields(
         _resize_uniform_lists_to(fields, overrides)
         fields.update(overrides)
     return fields
+
+
+def _replacement_match(name: str) -> tuple[CatalogMatch | None, str]:
+    """The catalogue exercise a replacement's name means, and what the name says beyond it: as written, else
+    without its qualifier ('Leg Press (pain-free range)' → Leg Press, 'pain-free range'), which the exercise keeps
+    as its cue (a depth cue there counts like one in the name)."""
+    for reading in name_readings(name):
+        match = find_catalog_match(reading)
+        if match is not None:
+            return match, "" if reading == name else name_qualifier(name)
+    return None, ""
 
 
 def _uncatalogued_exercise(args: SwapExerciseInput, old: StoredExercise, reasoning: str) -> dict[str, Any]:

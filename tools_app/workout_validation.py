@@ -489,6 +489,14 @@ def unsafe_named_exercises(texts: Iterable[tuple[str, str]], injuries: Sequence[
     return [f"{', '.join(labels)}: {problem}" for problem, labels in labels_of.items()]
 
 
+def depth_cues(text: str) -> str:
+    """The depth cues of `text` that keep a knee short of a deep bend ("pain-free range", "low box", "no deep knee
+    bend"), joined; "" when it has none or takes the knee past parallel ("to parallel or below")."""
+    if goes_past_parallel(text):
+        return ""
+    return "; ".join(found.group(0) for found in _RANGE_KEPT.finditer(text))
+
+
 def _named_lifts(text: str) -> list[tuple[str, str, str, bool]]:
     """Each lift `text` names (not what it leaves out), its movement pattern, the depth cues of its clause ("" when
     none), and whether its fragment gives it sets or reps."""
@@ -501,9 +509,7 @@ def _named_lifts(text: str) -> list[tuple[str, str, str, bool]]:
             continue
         # "Leg press (partial depth)", "step-ups stay in a pain-free range", "Squat: box squat to a high box":
         # the clause (a sentence, a label's colon included) keeps the range short.
-        kept = "; ".join(found.group(0) for found in _RANGE_KEPT.finditer(clause))
-        if goes_past_parallel(clause):
-            kept = ""  # "to parallel or below", "at least to parallel": nothing kept short
+        kept = depth_cues(clause)
         for fragment in _FRAGMENTS.split(_everyday_words_left_out(sentence, clause=clause)):
             # The name without its prescription ('Goblet squats 3x10 @ 16kg' → 'Goblet squats').
             named = _PRESCRIPTION.split(" ".join(fragment.split()).lstrip(" -*#0123456789."))[0].strip()
@@ -928,8 +934,11 @@ def _injury_problems(
     if not context.injuries:
         return []
     pattern, joints = movement_of(exercise, match)
-    # Both names: the model's may say how deep ("Goblet Squat to a high box"), the catalogue's what it is.
-    names = " / ".join(dict.fromkeys([exercise.exercise_name, *([match.name] if match is not None else [])]))
+    # Both names: the model's may say how deep ("Goblet Squat to a high box"), the catalogue's what it is; the
+    # exercise's own notes may say it instead ("Leg Press", notes "pain-free range"), and count like its name.
+    cues = depth_cues(exercise.notes or "")
+    named = f"{exercise.exercise_name} ({cues})" if cues else exercise.exercise_name
+    names = " / ".join(dict.fromkeys([named, *([match.name] if match is not None else [])]))
     conflicts = injury_conflicts(pattern, joints, context.injuries, name=names)
     if not conflicts:
         return []
