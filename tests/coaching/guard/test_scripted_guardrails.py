@@ -88,7 +88,7 @@ def test_the_refusal_names_safe_options_that_then_pass(demo: DemoUser) -> None:
     )
     second = run_scripted(demo.user_id, "leg day", generate(retry), NOTIFY, IDLE)
     assert failed_results(second, "generate_workout") == []
-    assert unsafe_for("knee", current(demo.user_id)) == []
+    assert unsafe_for("knee", current(demo.user_id), user_id=demo.user_id) == []
 
 
 def test_a_barbell_at_home_is_refused(demo: DemoUser) -> None:
