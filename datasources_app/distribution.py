@@ -61,6 +61,21 @@ class Distribution:
         return next((row for row in self.rows if row.name.casefold() == folded), None)
 
 
+def is_working_entry(entry: WorkoutLogEntry) -> bool:
+    """Whether the entry is *working* training: done (not skipped), in the main part of its workout (not its
+    warm-up or cool-down, `WorkoutLogEntry.section`), and not mobility work only (a stretch; also how the
+    warm-ups and cool-downs logged before entries kept their section read).
+
+    A coach counts a muscle's training in working sets: the sets hard enough to make it stronger or bigger. A
+    warm-up of band pull-aparts or a hamstring stretch prepares or loosens a muscle, but counted like a set of
+    rows it inflates the muscles warmed up or stretched and hides the ones being neglected.
+    """
+    if entry.skipped or entry.section not in ("", "main"):
+        return False
+    goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
+    return not (goals and goals <= {"mobility"})
+
+
 def _first_number(*values: float | int | None) -> float | None:
     return next((float(value) for value in values if value), None)
 
@@ -215,8 +230,7 @@ def recently_trained_muscles(
     since = moment - timedelta(hours=hours)
     last: dict[str, datetime] = {}
     for entry in (entry for entry in window.entries if entry.completed_at >= since):
-        goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
-        if goals and goals <= {"mobility"}:
+        if not is_working_entry(entry):
             continue
         for item in entry.muscles or ():
             muscle = canonical_muscle(str(item.get("muscle") or ""))

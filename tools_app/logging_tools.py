@@ -29,7 +29,7 @@ from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
 from datasources_app.models import PERFORMANCE_FIELDS, WorkoutLogEntry
 from datasources_app.sources import units_for
-from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout
+from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout, section_of
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
 from tools_app.formatting import confirmation
 from tools_app.registry import register
@@ -284,6 +284,7 @@ def build_log_entry(
         "exercise_name": name,
         "exercise_slug": target.get("exercise_slug") or catalog.get("exercise_slug") or "",
         "exercise_type": kind,
+        "section": section_of(target),
         "muscles": target.get("muscles_utilized")
         or _normalised_shares(muscles or [], "muscle")
         or catalog.get("muscles_utilized")

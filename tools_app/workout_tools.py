@@ -55,6 +55,7 @@ from datasources_app.workouts import (
     canonical_equipment,
     expand_per_set_scalars,
     new_exercise_id,
+    section_of,
 )
 from tools_app.exercise_references import (
     REFERENCE_DESCRIPTION,
@@ -1379,6 +1380,7 @@ def log_entry(
         "exercise_name": name,
         "exercise_slug": slug or "",
         "exercise_type": planned.get("exercise_type") or _inferred_type(done),
+        "section": section_of(planned),
         "muscles": planned.get("muscles_utilized") or [],
         "goals": planned.get("goals_addressed") or [],
         "load_unit": planned.get("load_unit") or context.weight_unit,
