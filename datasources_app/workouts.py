@@ -150,6 +150,9 @@ def new_exercise_id(taken: Iterable[str] = ()) -> str:
             return candidate
 
 
+SECTION_DESCRIPTION = "An unplanned exercise done as a warm-up or cool-down: not counted as working sets."
+
+
 def section_of(exercise: Mapping[str, Any]) -> str:
     """The part of the workout an exercise (its stored JSON) is in: "warmup" or "cooldown" (its group's type),
     else "main"; a log entry keeps it, so warm-up and cool-down sets are not counted as working sets."""
@@ -653,6 +656,7 @@ class CompletedExercise(_Units):
     rpe: float | None = Field(default=None, ge=1, le=10)
     skipped: bool = False
     notes: str | None = None
+    section: Literal["warmup", "cooldown"] | None = Field(default=None, description=SECTION_DESCRIPTION)
 
     @model_validator(mode="before")
     @classmethod

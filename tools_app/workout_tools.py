@@ -1380,7 +1380,7 @@ def log_entry(
         "exercise_name": name,
         "exercise_slug": slug or "",
         "exercise_type": planned.get("exercise_type") or _inferred_type(done),
-        "section": section_of(planned),
+        "section": section_of(planned) if target is not None else done.section or "main",
         "muscles": planned.get("muscles_utilized") or [],
         "goals": planned.get("goals_addressed") or [],
         "load_unit": planned.get("load_unit") or context.weight_unit,

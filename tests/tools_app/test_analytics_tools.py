@@ -575,3 +575,29 @@ def test_a_trend_leaves_out_a_first_week_the_range_cuts(trainee: Trainee) -> Non
         "Trend: flat 0% (second half of the weeks vs the first, the first week (cut by the range) and this "
         "unfinished week left out)"
     )
+
+
+def test_an_unplanned_warm_up_the_model_marks_so_is_not_a_working_set(trainee: Trainee) -> None:
+    """'I did 2 × 15 band pull-aparts to warm up' logged with section warmup is stored as a warm-up and left out
+    of the split; the same logged as training (no section) counts its 2 sets for the catalogue's muscles. In
+    log_workout, an unplanned warm-up is kept as one too."""
+    done = {"exercise_name": "Band Pull-Apart", "sets": 2, "reps": [15, 15]}
+    warm_up = trainee.run("log_completed_exercise", {**done, "section": "warmup"})
+    assert warm_up.success, warm_up.formatted
+    assert not run_stats(trainee, view="breakdown", group_by="muscle", days=7).data["groups"]
+    trained = trainee.run("log_completed_exercise", done)
+    assert trained.success, trained.formatted
+    split = run_stats(trainee, view="breakdown", group_by="muscle", days=7)
+    assert sum(group["volume"] for group in split.data["groups"]) == 2
+    assert generate(trainee, pulling_workout()).success
+    logged = trainee.run(
+        "log_workout",
+        {
+            "completed_exercises": [
+                {"exercise_name": "Jumping Jack", "duration_min": 5, "section": "warmup"},
+            ],
+            "others_as_planned": True,
+        },
+    )
+    assert logged.success, logged.formatted
+    assert WorkoutLogEntry.objects.get(exercise_name="Jumping Jack").section == "warmup"
