@@ -1,7 +1,8 @@
 """How the user's recent training is spread over muscles and goal categories, against their goals.
 
 Each logged entry contributes a *volume proxy* (sets for reps/hold work, minutes / 5 for continuous work,
-rounds for intervals) split over its muscles and goals by their shares. A muscle's (or category's) actual
+rounds for intervals) split over its goals by their shares; to its muscles only its working sets
+(`working_sets`: a coach's split, in which a warm-up, a stretch or a run is no set for a muscle) are split. A muscle's (or category's) actual
 share is its part of the total; its `debt` is goal weight − actual share, so a positive debt means
 under-trained and is what the next workout should favour.
 """
@@ -76,6 +77,14 @@ def is_working_entry(entry: WorkoutLogEntry) -> bool:
     return not (goals and goals <= {"mobility"})
 
 
+def working_sets(entry: WorkoutLogEntry) -> float:
+    """The entry's sets when it is working training of reps or holds (`is_working_entry`), else 0: what a
+    muscle's share of the training counts."""
+    if entry.exercise_type not in ("reps", "hold") or not is_working_entry(entry):
+        return 0.0
+    return entry_volume(entry)
+
+
 def _first_number(*values: float | int | None) -> float | None:
     return next((float(value) for value in values if value), None)
 
@@ -106,7 +115,9 @@ def _volumes(
     volumes: dict[str, float] = defaultdict(float)
     spelling: dict[str, str] = {}
     for entry in entries:
-        volume = entry_volume(entry)
+        volume = working_sets(entry) if key == "muscle" else entry_volume(entry)
+        if not volume:
+            continue
         items = entry.muscles if key == "muscle" else entry.goals
         for item in items or ():
             raw = str(item.get(key) or "").strip()

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from datasources_app import selectors
 from datasources_app.catalog import canonical_muscle, exercise_name_key
-from datasources_app.distribution import entry_volume, is_working_entry
+from datasources_app.distribution import entry_volume, working_sets
 from datasources_app.loads import hands_loaded
 from datasources_app.models import WorkoutLogEntry
 
@@ -97,8 +97,8 @@ def entry_set_count(entry: WorkoutLogEntry) -> int:
 
 
 def working_set_count(entry: WorkoutLogEntry) -> int:
-    """The entry's working sets: its sets when it is working training (not a warm-up, cool-down or stretch)."""
-    return entry_set_count(entry) if is_working_entry(entry) else 0
+    """The entry's working sets (`distribution.working_sets`, the same count the goals' muscle debt uses)."""
+    return round(working_sets(entry))
 
 
 def entry_minutes(entry: WorkoutLogEntry) -> float:

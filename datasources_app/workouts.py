@@ -150,7 +150,7 @@ def new_exercise_id(taken: Iterable[str] = ()) -> str:
             return candidate
 
 
-SECTION_DESCRIPTION = "An unplanned exercise done as a warm-up or cool-down: not counted as working sets."
+SECTION_DESCRIPTION = "An unplanned warm-up/cool-down."
 
 
 def section_of(exercise: Mapping[str, Any]) -> str:

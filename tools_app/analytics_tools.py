@@ -81,19 +81,15 @@ VIEW_OPTIONS: dict[str, tuple[str, ...]] = {
 
 
 class TrainingStatsInput(BaseModel):
-    view: StatsView = Field(default="totals", description="What to compute.")
-    start_date: date | None = Field(default=None, description="First day, ISO date, e.g. 2026-01-05.")
-    end_date: date | None = Field(default=None, description="Last day, ISO date (default today).")
-    days: int | None = Field(
-        default=None, ge=1, le=3650, description="Instead of dates: the last N days to today."
-    )
+    view: StatsView = "totals"
+    start_date: date | None = Field(default=None, description="First day (ISO date).")
+    end_date: date | None = Field(default=None, description="Last day (default today).")
+    days: int | None = Field(default=None, ge=1, le=3650, description="Or the last N days to today.")
     exercise_name: str | None = Field(
-        default=None, description="breakdown, trends: one exercise, by name or in the user's words."
+        default=None, description="breakdown, trends: one exercise, in the user's words."
     )
     group_by: GroupBy | None = Field(default=None, description="breakdown: default exercise.")
-    metric: TrendMetric | None = Field(
-        default=None, description="trends: default volume; e1rm = best estimated 1RM (needs exercise_name)."
-    )
+    metric: TrendMetric | None = Field(default=None, description="trends: default volume.")
 
     @model_validator(mode="before")
     @classmethod
@@ -659,11 +655,10 @@ GET_TRAINING_STATS = register(
     Tool(
         name="get_training_stats",
         description=(
-            "Training stats from the user's logs, in their units, for start_date..end_date (inclusive) or "
-            "the last `days` (default 30). view: totals (workouts, frequency, sets, volume, cardio, RPE, "
-            "muscle split in working sets, most trained exercises, e1RMs); breakdown (per exercise: best set, e1RM; or share by "
-            "group_by); trends (weekly metric, up/down/flat); summary (report vs the days before, for "
-            "message_notify_user)."
+            "Training stats from the user's logs, for start_date..end_date (inclusive) or "
+            "the last `days` (default 30). view: totals (frequency, sets, volume, cardio, muscle split, top "
+            "exercises, e1RMs); breakdown (per exercise, or by group_by); trends (weekly, up/down/"
+            "flat); summary (report vs the days before)."
         ),
         input_model=TrainingStatsInput,
         handler=get_training_stats,
