@@ -430,7 +430,7 @@ def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
         rpe = f", RPE {number(point.average_rpe)}" if point.average_rpe is not None else ""
         e1rm = (
             f", e1RM {number(point.best_estimated_1rm)}{unit}{each}"
-            if point.best_estimated_1rm and args.exercise_name
+            if point.best_estimated_1rm and args.exercise_name and metric != "e1rm"  # said once, first
             else ""
         )
         lines.append(

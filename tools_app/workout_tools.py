@@ -1543,7 +1543,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         tell_user=(
-            f"Logged {counted(len(entries) - skipped + len(already_logged), 'exercise')}"
+            _logged_count(entries, already_logged)
             + (
                 f" (with {', '.join(already_logged)} from earlier, in the same workout)"
                 if already_logged
@@ -1553,6 +1553,20 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             + ". Nice work! Next time I'll build on these numbers."
         ),
     )
+
+
+def _logged_count(entries: Sequence[Mapping[str, Any]], already_logged: Sequence[str]) -> str:
+    """'Logged 4 exercises', or with a warm-up done 'Logged 4 exercises, plus the warm-up': a user counts the
+    exercises they trained, not the prep (as `_what_is_left`)."""
+    done = [entry for entry in entries if not entry["skipped"]]
+    main = sum(1 for entry in done if entry["section"] == "main") + len(already_logged)
+    sections = {entry["section"] for entry in done}
+    prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
+    if not prep:
+        return f"Logged {counted(main, 'exercise')}"
+    if not main:
+        return f"Logged the {joined(prep)}"
+    return f"Logged {counted(main, 'exercise')}, plus the {joined(prep)}"
 
 
 # --- Registration ------------------------------------------------------------------------------------------------------

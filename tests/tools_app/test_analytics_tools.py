@@ -543,7 +543,13 @@ def test_a_dumbbell_pairs_estimated_1rm_is_each_hand(trainee: Trainee) -> None:
         "hand"
     ) in summary.raw_formatted
     trend = run_stats(trainee, view="trends", metric="e1rm", exercise_name="dumbbell bench", days=28)
-    assert "e1RM 28.5kg each hand" in trend.raw_formatted
+    week = day(days_ago(2).date() - dt.timedelta(days=days_ago(2).weekday()))
+    # The metric is the e1RM: each week's line says it once, not again among the week's other figures.
+    assert f"  w/c {week}: 28.5kg each hand | 1 session, 2 sets, volume 720kg" in [
+        line.removesuffix(" (week not over: so far)") for line in trend.raw_formatted.splitlines()
+    ]
+    volume = run_stats(trainee, view="trends", exercise_name="dumbbell bench", days=28)
+    assert ", e1RM 28.5kg each hand" in volume.raw_formatted
 
 
 def test_an_e1rm_trend_needs_one_exercise(trainee: Trainee) -> None:
@@ -601,3 +607,20 @@ def test_an_unplanned_warm_up_the_model_marks_so_is_not_a_working_set(trainee: T
     )
     assert logged.success, logged.formatted
     assert WorkoutLogEntry.objects.get(exercise_name="Jumping Jack").section == "warmup"
+
+
+def test_a_logged_workout_counts_the_exercises_trained_plus_the_warm_up(trainee: Trainee) -> None:
+    """The pull workout done as planned, with 5 min of band pull-aparts before it: the user hears the 2 main
+    exercises they trained, plus the warm-up and cool-down, not '5 exercises'."""
+    assert generate(trainee, pulling_workout()).success
+    logged = trainee.run(
+        "log_workout",
+        {
+            "completed_exercises": [
+                {"exercise_name": "Band Pull-Apart", "duration_min": 5, "section": "warmup"}
+            ],
+            "others_as_planned": True,
+        },
+    )
+    assert logged.success, logged.formatted
+    assert told(logged).startswith("Logged 2 exercises, plus the warm-up and cool-down. Nice work!")
