@@ -359,13 +359,26 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
         )
     if not rows:
         return _nothing_logged(f"No exercises logged in {span.label}.", {"range": span.data(), "groups": []})
+    goals: dict[str, float] = {}
     if group_by == "muscle":
+        # Beside each muscle its goal share, and the goal muscles without a set: what "neglected" is against.
+        muscle_goals = selectors.list_muscle_goals(user_id=ctx.user_id)
+        goals = {goal.muscle.casefold(): goal.weight for goal in muscle_goals}
+        trained = {row.name.casefold() for row in rows}
+        unworked = [
+            goal.muscle for goal in muscle_goals if goal.muscle.casefold() not in trained and goal.weight
+        ]
         text = (
             f"Working sets by muscle, {span.label} (warm-ups, stretches and cardio not counted):\n"
             + "\n".join(
-                f"- {row.name}: {number(round(row.volume, 1))} sets, {percent(row.volume_share)} "
-                f"({counted(row.entries, 'entry', 'entries')})"
+                f"- {row.name}: {number(round(row.volume, 1))} sets, {percent(row.volume_share)}"
+                + (f" (goal {percent(goals[row.name.casefold()])})" if row.name.casefold() in goals else "")
+                + f", {counted(row.entries, 'entry', 'entries')}"
                 for row in rows
+            )
+            + "".join(
+                f"\n- {muscle}: no working sets (goal {percent(goals[muscle.casefold()])})"
+                for muscle in unworked
             )
         )
     else:
@@ -379,6 +392,7 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
             "entries": row.entries,
             "share": round(row.volume_share, 4),
             "volume": round(row.volume, 2),
+            **({"goal": goals[row.name.casefold()]} if row.name.casefold() in goals else {}),
         }
         for row in rows
     ]

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from datasources_app.formatters import day
 from datasources_app.models import WorkoutLogEntry
-from tests.datasources_app.factories import WorkoutLogEntryFactory, WorkoutLogFactory
+from tests.datasources_app.factories import MuscleGoalFactory, WorkoutLogEntryFactory, WorkoutLogFactory
 from tests.tools_app.workout_support import (
     Trainee,
     bodyweight_exercise,
@@ -259,8 +259,8 @@ def test_breakdown_by_muscle_and_seed_001_breakdown_type(trainee: Trainee) -> No
     shares = {group["name"]: (group["volume"], group["share"]) for group in result.data["groups"]}
     assert shares == {"Chest": (6, 0.6667), "Quadriceps": (3, 0.3333)}
     assert result.raw_formatted.splitlines()[1:] == [
-        "- Chest: 6 sets, 67% (2 entries)",
-        "- Quadriceps: 3 sets, 33% (1 entry)",
+        "- Chest: 6 sets, 67%, 2 entries",
+        "- Quadriceps: 3 sets, 33%, 1 entry",
     ]
 
 
@@ -624,3 +624,19 @@ def test_a_logged_workout_counts_the_exercises_trained_plus_the_warm_up(trainee:
     )
     assert logged.success, logged.formatted
     assert told(logged).startswith("Logged 2 exercises, plus the warm-up and cool-down. Nice work!")
+
+
+def test_the_muscle_split_stands_beside_the_users_muscle_goals(trainee: Trainee) -> None:
+    """'Which muscles am I neglecting?' in one call: each muscle's share of the working sets beside its goal
+    (chest 6 of 9 sets = 67% against 40%), and a goal muscle without a set (back, goal 60%) listed as such."""
+    seed_history(trainee)
+    MuscleGoalFactory.create(user_id=trainee.user_id, muscle="Back", weight=0.6)
+    MuscleGoalFactory.create(user_id=trainee.user_id, muscle="Chest", weight=0.4)
+    result = run_stats(trainee, view="breakdown", group_by="muscle", days=30)
+    assert result.success, result.formatted
+    assert result.raw_formatted.splitlines()[1:] == [
+        "- Chest: 6 sets, 67% (goal 40%), 2 entries",
+        "- Quadriceps: 3 sets, 33%, 1 entry",
+        "- Back: no working sets (goal 60%)",
+    ]
+    assert result.data["groups"][0]["goal"] == 0.4
