@@ -150,7 +150,7 @@ def new_exercise_id(taken: Iterable[str] = ()) -> str:
             return candidate
 
 
-SECTION_DESCRIPTION = "An unplanned warm-up/cool-down."
+SECTION_DESCRIPTION = "Unplanned warm-up/cool-down."
 
 
 def section_of(exercise: Mapping[str, Any]) -> str:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('datasources_app', '0006_row_level_security'),
+        ('datasources_app', '0007_scheduledworkout_preparation_layout'),
     ]
 
     operations = [
