@@ -1,7 +1,8 @@
 """How the user's recent training is spread over muscles and goal categories, against their goals.
 
 Each logged entry contributes a *volume proxy* (sets for reps/hold work, minutes / 5 for continuous work,
-rounds for intervals) split over its muscles and goals by their shares. A muscle's (or category's) actual
+rounds for intervals) split over its goals by their shares; to its muscles only its working sets
+(`working_sets`: a coach's split, in which a warm-up, a stretch or a run is no set for a muscle) are split. A muscle's (or category's) actual
 share is its part of the total; its `debt` is goal weight − actual share, so a positive debt means
 under-trained and is what the next workout should favour.
 """
@@ -61,6 +62,29 @@ class Distribution:
         return next((row for row in self.rows if row.name.casefold() == folded), None)
 
 
+def is_working_entry(entry: WorkoutLogEntry) -> bool:
+    """Whether the entry is *working* training: done (not skipped), in the main part of its workout (not its
+    warm-up or cool-down, `WorkoutLogEntry.section`), and not mobility work only (a stretch; also how the
+    warm-ups and cool-downs logged before entries kept their section read).
+
+    A coach counts a muscle's training in working sets: the sets hard enough to make it stronger or bigger. A
+    warm-up of band pull-aparts or a hamstring stretch prepares or loosens a muscle, but counted like a set of
+    rows it inflates the muscles warmed up or stretched and hides the ones being neglected.
+    """
+    if entry.skipped or entry.section not in ("", "main"):
+        return False
+    goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
+    return not (goals and goals <= {"mobility"})
+
+
+def working_sets(entry: WorkoutLogEntry) -> float:
+    """The entry's sets when it is working training of reps or holds (`is_working_entry`), else 0: what a
+    muscle's share of the training counts."""
+    if entry.exercise_type not in ("reps", "hold") or not is_working_entry(entry):
+        return 0.0
+    return entry_volume(entry)
+
+
 def _first_number(*values: float | int | None) -> float | None:
     return next((float(value) for value in values if value), None)
 
@@ -91,7 +115,9 @@ def _volumes(
     volumes: dict[str, float] = defaultdict(float)
     spelling: dict[str, str] = {}
     for entry in entries:
-        volume = entry_volume(entry)
+        volume = working_sets(entry) if key == "muscle" else entry_volume(entry)
+        if not volume:
+            continue
         items = entry.muscles if key == "muscle" else entry.goals
         for item in items or ():
             raw = str(item.get(key) or "").strip()
@@ -215,8 +241,7 @@ def recently_trained_muscles(
     since = moment - timedelta(hours=hours)
     last: dict[str, datetime] = {}
     for entry in (entry for entry in window.entries if entry.completed_at >= since):
-        goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
-        if goals and goals <= {"mobility"}:
+        if not is_working_entry(entry):
             continue
         for item in entry.muscles or ():
             muscle = canonical_muscle(str(item.get("muscle") or ""))

@@ -53,6 +53,14 @@ class DistanceUnit(models.TextChoices):
     MI = "mi"
 
 
+class WorkoutSection(models.TextChoices):
+    """The part of a workout an exercise was done in (its group type `warmup` / `cooldown`, else main)."""
+
+    MAIN = "main"
+    WARMUP = "warmup"
+    COOLDOWN = "cooldown"
+
+
 class UserProfile(models.Model):
     """Body stats and training background (docs/contracts.md §8.2 (user data block) `<body_stats>`). Stored in metric units."""
 
@@ -293,6 +301,8 @@ class WorkoutLogEntry(models.Model):
     exercise_name = models.CharField(max_length=120)
     exercise_slug = models.CharField(max_length=120, blank=True)
     exercise_type = models.CharField(max_length=10, choices=_choices(EXERCISE_TYPES), default="reps")
+    # Warm-up and cool-down sets are not working volume (datasources_app.stats.is_working_entry).
+    section = models.CharField(max_length=8, choices=WorkoutSection.choices, default=WorkoutSection.MAIN)
     muscles = models.JSONField(default=list, blank=True, help_text='[{"muscle": "Chest", "share": 0.7}, …]')
     goals = models.JSONField(default=list, blank=True, help_text='[{"goal": "strength", "share": 1.0}, …]')
     # What the workout asked for.

@@ -304,6 +304,7 @@ def log_entries_between(
 # What a volume, a muscle or goal share and a recency read of a log entry (`datasources_app.distribution`).
 _VOLUME_FIELDS = (
     "exercise_type",
+    "section",
     "muscles",
     "goals",
     "target_sets",

@@ -57,6 +57,7 @@ from datasources_app.models import (
     WorkoutLog,
     WorkoutLogEntry,
     WorkoutPlan,
+    WorkoutSection,
 )
 
 DEFAULT_CATALOG_PATH = Path(settings.BASE_DIR) / "fixtures" / "exercises.json"
@@ -446,6 +447,7 @@ _LOG_ENTRY_FIELDS: frozenset[str] = frozenset(
         "exercise_name",
         "exercise_slug",
         "exercise_type",
+        "section",
         "muscles",
         "goals",
         "target_sets",
@@ -515,6 +517,10 @@ def _log_entry_values(entry: Mapping[str, Any], *, index: int, now: datetime) ->
     exercise_type = values.setdefault("exercise_type", "reps")
     if exercise_type not in EXERCISE_TYPES:
         problems.append(f"exercise_type must be one of {', '.join(EXERCISE_TYPES)}, not {exercise_type!r}")
+    if values.setdefault("section", WorkoutSection.MAIN) not in WorkoutSection.values:
+        problems.append(
+            f"section must be one of {', '.join(WorkoutSection.values)}, not {values['section']!r}"
+        )
     if values.setdefault("load_unit", WeightUnit.KG) not in WeightUnit.values:
         problems.append(f"load_unit must be kg or lb, not {values['load_unit']!r}")
     if values.setdefault("distance_unit", DistanceUnit.KM) not in DistanceUnit.values:

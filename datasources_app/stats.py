@@ -3,6 +3,10 @@
 Volume is tonnage: Σ reps × load over the sets actually done (twice for a dumbbell pair, whose load is per
 hand: `datasources_app.loads`), converted to the unit asked for (lb↔kg at
 2.20462). Estimated one-rep max uses Epley: load × (1 + reps / 30).
+
+Working sets are the sets of reps and hold work of working entries (`distribution.is_working_entry`: done, in
+the main part of the workout, not a stretch). They are what a coach counts: the muscle split is shared out by
+them (cardio counts in minutes, not in the split), and the exercises trained most are those with the most.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from django.utils import timezone
 
 from datasources_app import selectors
 from datasources_app.catalog import canonical_muscle, exercise_name_key
-from datasources_app.distribution import entry_volume
+from datasources_app.distribution import entry_volume, working_sets
 from datasources_app.loads import hands_loaded
 from datasources_app.models import WorkoutLogEntry
 
@@ -92,6 +96,11 @@ def entry_set_count(entry: WorkoutLogEntry) -> int:
     return int(entry.actual_sets or len(per_set or ()))
 
 
+def working_set_count(entry: WorkoutLogEntry) -> int:
+    """The entry's working sets (`distribution.working_sets`, the same count the goals' muscle debt uses)."""
+    return round(working_sets(entry))
+
+
 def entry_minutes(entry: WorkoutLogEntry) -> float:
     """Minutes of continuous or interval work done (0 for reps/hold work)."""
     if entry.skipped:
@@ -127,8 +136,10 @@ class WorkoutStatistics:
     start: datetime | None
     end: datetime
     workouts: int
-    exercises: int
+    exercises: int  # entries: an exercise done in two workouts counts twice
+    distinct_exercises: int
     sets: int
+    working_sets: int
     total_volume: float
     total_minutes: float
     average_rpe: float | None
@@ -160,7 +171,9 @@ def workout_statistics(
         end=finish,
         workouts=len(logs),
         exercises=len(entries),
+        distinct_exercises=len({exercise_key(entry) for entry in entries}),
         sets=sum(entry_set_count(entry) for entry in entries),
+        working_sets=sum(working_set_count(entry) for entry in entries),
         total_volume=sum(entry_tonnage(entry, unit=weight_unit) for entry in entries),
         total_minutes=sum(entry_minutes(entry) for entry in entries),
         average_rpe=_mean(entry.rpe for entry in entries if entry.rpe is not None),
@@ -173,9 +186,11 @@ def workout_statistics(
 @dataclass(frozen=True)
 class ExerciseStats:
     name: str
+    slug: str
     exercise_type: str
     sessions: int
     sets: int
+    working_sets: int
     volume: float
     best_set: SetDone | None  # heaviest load, most reps at it
     best_estimated_1rm: float | None
@@ -196,9 +211,11 @@ def _exercise_stats(entries: list[WorkoutLogEntry], *, unit: str) -> ExerciseSta
     best_e1rm = max(done, key=lambda item: epley_one_rep_max(item.load, item.reps), default=None)
     return ExerciseStats(
         name=latest.exercise_name,
+        slug=latest.exercise_slug,
         exercise_type=latest.exercise_type,
         sessions=len({entry.log_id for entry in entries}),
         sets=sum(entry_set_count(entry) for entry in entries),
+        working_sets=sum(working_set_count(entry) for entry in entries),
         volume=sum(entry_tonnage(entry, unit=unit) for entry in entries),
         best_set=best,
         best_estimated_1rm=epley_one_rep_max(best_e1rm.load, best_e1rm.reps) if best_e1rm else None,
@@ -216,7 +233,8 @@ def exercise_breakdown(
     unit: str | None = None,
     exercise_name: str | None = None,
 ) -> list[ExerciseStats]:
-    """Per exercise: sessions, sets, volume, best set, personal records; most sessions first.
+    """Per exercise: sessions, sets, volume, best set, personal records; the most trained first: most working
+    sets (what a coach counts, bodyweight work included, which volume in kg leaves out), then sessions, volume.
 
     `exercise_name` keeps only that exercise (matched ignoring case, hyphens and plurals).
     """
@@ -232,7 +250,15 @@ def exercise_breakdown(
         groups[exercise_key(entry)].append(entry)
     stats = [_exercise_stats(entries, unit=weight_unit) for entries in groups.values()]
     return sorted(
-        stats, key=lambda item: (-item.sessions, -item.sets, -item.last_performed.timestamp(), item.name)
+        stats,
+        key=lambda item: (
+            -item.working_sets,
+            -item.sessions,
+            -item.volume,
+            -item.sets,
+            -item.last_performed.timestamp(),
+            item.name,
+        ),
     )
 
 
@@ -240,7 +266,8 @@ def exercise_breakdown(
 class BreakdownRow:
     name: str
     entries: int
-    volume_share: float  # of the volume proxy (see distribution.entry_volume)
+    volume_share: float  # of `volume`
+    volume: float  # muscles: working sets (shared out by the muscles' shares); else distribution.entry_volume
 
 
 def grouped_breakdown(
@@ -250,11 +277,18 @@ def grouped_breakdown(
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> list[BreakdownRow]:
-    """Share of training (volume proxy) per muscle, goal category, exercise type or exercise; largest first."""
+    """Share of training per muscle, goal category, exercise type or exercise; largest first.
+
+    The muscle split shares out working sets only (`working_set_count`): a coach's split, where a warm-up, a
+    stretch or a run is no set for the muscle. The others share out the volume proxy
+    (`distribution.entry_volume`), every entry done: mobility and cardio are goal categories of their own.
+    """
     volumes: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
     for entry in _entries(user_id=user_id, start=start, end=end):
-        volume = entry_volume(entry)
+        volume = working_set_count(entry) if by == "muscle" else entry_volume(entry)
+        if not volume:
+            continue
         if by in ("muscle", "category"):
             key, items = ("muscle", entry.muscles) if by == "muscle" else ("goal", entry.goals)
             for item in items or ():
@@ -268,7 +302,11 @@ def grouped_breakdown(
             volumes[name] += volume
             counts[name] += 1
     total = sum(volumes.values())
-    rows = [BreakdownRow(name, counts[name], volumes[name] / total if total else 0.0) for name in volumes]
+    rows = [
+        BreakdownRow(name, counts[name], volumes[name] / total if total else 0.0, volumes[name])
+        for name in volumes
+        if volumes[name] > 0
+    ]
     return sorted(rows, key=lambda row: (-row.volume_share, -row.entries, row.name))
 
 
@@ -291,6 +329,8 @@ class Trend:
     metric: str
     direction: Direction
     change: float | None  # relative change of the second half's mean over the first half's
+    unfinished_week: bool = False  # the last week is not over at `now`: its totals are so far
+    cut_first_week: bool = False  # `start` falls after the first week's Monday: its totals miss days
 
 
 def trend_direction(
@@ -331,7 +371,10 @@ def weekly_trend(
 
     `start` leaves out entries before it (a range that begins mid-week). With `exercise_name` only that
     exercise's entries count. Weeks without data count as 0 for volume,
-    sessions and sets, and are left out of the rpe / e1rm direction.
+    sessions and sets, and are left out of the rpe / e1rm direction. A last week not over at `now`, and a first
+    week that `start` cuts, are left out of the direction of the totals (volume, sessions, sets): on a Monday
+    this week holds a day's training at most, and against whole weeks it would always read "down" (a range
+    starting on a Thursday, "up").
     """
     if weeks < 1:
         raise ValueError("weeks must be at least 1")
@@ -366,13 +409,19 @@ def weekly_trend(
                 ),
             )
         )
+    # A range's end is its last day's final microsecond (tools_app.analytics_tools.resolve_range).
+    week_end = datetime.combine(this_week + timedelta(days=7), datetime.min.time(), tzinfo=tz)
+    unfinished = moment + timedelta(microseconds=1) < week_end
+    cut_first = start is not None and start > first
     series: list[float]
     if metric == "rpe":
         series = [point.average_rpe for point in points if point.average_rpe is not None]
     elif metric == "e1rm":
         series = [point.best_estimated_1rm for point in points if point.best_estimated_1rm is not None]
     else:
-        series = [float(getattr(point, metric)) for point in points]
+        whole = points[1 if cut_first else 0 : -1 if unfinished else None]
+        whole = whole or points
+        series = [float(getattr(point, metric)) for point in whole]
     direction, change = trend_direction(series)
     return Trend(
         unit=weight_unit,
@@ -381,4 +430,6 @@ def weekly_trend(
         metric=metric,
         direction=direction,
         change=change,
+        unfinished_week=unfinished,
+        cut_first_week=cut_first,
     )

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
@@ -148,6 +148,16 @@ def new_exercise_id(taken: Iterable[str] = ()) -> str:
         candidate = "ex_" + secrets.token_hex(3)
         if candidate not in used:
             return candidate
+
+
+SECTION_DESCRIPTION = "Unplanned warm-up/cool-down."
+
+
+def section_of(exercise: Mapping[str, Any]) -> str:
+    """The part of the workout an exercise (its stored JSON) is in: "warmup" or "cooldown" (its group's type),
+    else "main"; a log entry keeps it, so warm-up and cool-down sets are not counted as working sets."""
+    group_type = str(((exercise or {}).get("group") or {}).get("type") or "")
+    return group_type if group_type in ("warmup", "cooldown") else "main"
 
 
 # --- Numeric limits ------------------------------------------------------------------------------------------------
@@ -646,6 +656,7 @@ class CompletedExercise(_Units):
     rpe: float | None = Field(default=None, ge=1, le=10)
     skipped: bool = False
     notes: str | None = None
+    section: Literal["warmup", "cooldown"] | None = Field(default=None, description=SECTION_DESCRIPTION)
 
     @model_validator(mode="before")
     @classmethod

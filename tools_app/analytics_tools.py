@@ -9,7 +9,10 @@ Every view covers one date range: `start_date`/`end_date` (ISO dates, inclusive,
 or the last `days` up to today (default 30); the observation names the range. An option of another view is
 an error naming the chosen view's options. Every figure is computed from the user's logs by
 `datasources_app.stats` (volume = Σ reps × load of the sets done, both hands of a dumbbell pair; a pair's
-best set and 1RM are per hand and say so; estimated 1RM by Epley), in the user's weight unit. The
+best set and 1RM are per hand and say so wherever shown; estimated 1RM by Epley), in the user's weight unit.
+The muscle split and the order of the exercises are by working sets (`stats`: the main work's sets, not a
+warm-up's, a cool-down's or a stretch's), the figure a coach counts; a weekly trend of totals leaves out a
+week the range cuts or that is not over yet. The
 observations are full data (docs/contracts.md §11.2 (observations: full)), written as compact text. Seed
 001's `time_period` (week | month | quarter | year | all_time), `period`, `breakdown_type` and its trend
 metrics (weight, frequency) are accepted.
@@ -29,7 +32,7 @@ from pydantic import BaseModel, Field, model_validator
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key, name_covers
 from datasources_app.formatters import day, number, percent
-from datasources_app.loads import holds_dumbbell_pair
+from datasources_app.loads import hands_loaded, holds_dumbbell_pair, per_hand
 from datasources_app.sources import units_for
 from datasources_app.stats import ExerciseStats, SetDone, WorkoutStatistics
 from tools_app.formatting import counted, joined
@@ -78,19 +81,15 @@ VIEW_OPTIONS: dict[str, tuple[str, ...]] = {
 
 
 class TrainingStatsInput(BaseModel):
-    view: StatsView = Field(default="totals", description="What to compute.")
-    start_date: date | None = Field(default=None, description="First day, ISO date, e.g. 2026-01-05.")
-    end_date: date | None = Field(default=None, description="Last day, ISO date (default today).")
-    days: int | None = Field(
-        default=None, ge=1, le=3650, description="Instead of dates: the last N days to today."
-    )
+    view: StatsView = "totals"
+    start_date: date | None = Field(default=None, description="First day (ISO date).")
+    end_date: date | None = Field(default=None, description="Last day (default today).")
+    days: int | None = Field(default=None, ge=1, le=3650, description="Or the last N days to today.")
     exercise_name: str | None = Field(
-        default=None, description="breakdown, trends: one exercise, by name or in the user's words."
+        default=None, description="breakdown, trends: one exercise, in the user's words."
     )
     group_by: GroupBy | None = Field(default=None, description="breakdown: default exercise.")
-    metric: TrendMetric | None = Field(
-        default=None, description="trends: default volume; e1rm = best estimated 1RM."
-    )
+    metric: TrendMetric | None = Field(default=None, description="trends: default volume.")
 
     @model_validator(mode="before")
     @classmethod
@@ -162,9 +161,26 @@ def _set_text(done: SetDone | None, unit: str) -> str:
     return f"{number(done.load)}{unit} × {done.reps}" if done else "-"
 
 
+def _each(item: ExerciseStats) -> str:
+    """ " each hand" after a load of a dumbbell pair's exercise (its loads are one dumbbell's), else nothing."""
+    return per_hand(hands_loaded(name=item.name, slug=item.slug))
+
+
+def _sets_done(item: ExerciseStats) -> str:
+    """'16 working sets', or '2 sets' for an exercise done only as a warm-up, cool-down or stretch."""
+    return counted(item.working_sets, "working set") if item.working_sets else counted(item.sets, "set")
+
+
+def _most_trained(items: Sequence[ExerciseStats]) -> list[ExerciseStats]:
+    """The exercises trained most (`stats.exercise_breakdown`'s order: most working sets first), leaving out
+    those done only as a warm-up, cool-down or stretch unless nothing else was done."""
+    working = [item for item in items if item.working_sets]
+    return (working or list(items))[:TOP_EXERCISES]
+
+
 def _exercise_line(item: ExerciseStats, unit: str, units: Any) -> str:
-    parts = [counted(item.sessions, "session"), counted(item.sets, "set")]
-    each = " each hand" if holds_dumbbell_pair(name=item.name) else ""  # loads of one dumbbell of a pair
+    parts = [_sets_done(item), counted(item.sessions, "session")]
+    each = _each(item)
     if item.volume:
         parts.append(f"volume {_thousands(item.volume)}{unit}")
     if item.best_set:
@@ -187,7 +203,8 @@ def _exercise_data(item: ExerciseStats) -> dict[str, Any]:
         "sets": item.sets,
         "volume": round(item.volume, 1),
         "best_set": {"load": item.best_set.load, "reps": item.best_set.reps} if item.best_set else None,
-        "load_per_hand": holds_dumbbell_pair(name=item.name),
+        "working_sets": item.working_sets,
+        "load_per_hand": holds_dumbbell_pair(name=item.name, slug=item.slug),
         "best_estimated_1rm": round(item.best_estimated_1rm, 1) if item.best_estimated_1rm else None,
         "average_rpe": round(item.average_rpe, 2) if item.average_rpe is not None else None,
         "last_performed": item.last_performed.isoformat(),
@@ -199,7 +216,9 @@ def _overview_data(result: WorkoutStatistics) -> dict[str, Any]:
         "workouts": result.workouts,
         "active_days": result.active_days,
         "exercises": result.exercises,
+        "distinct_exercises": result.distinct_exercises,
         "sets": result.sets,
+        "working_sets": result.working_sets,
         "total_volume": round(result.total_volume, 1),
         "total_minutes": round(result.total_minutes, 1),
         "average_rpe": round(result.average_rpe, 2) if result.average_rpe is not None else None,
@@ -211,16 +230,30 @@ def _overview_data(result: WorkoutStatistics) -> dict[str, Any]:
 def _overview_line(result: WorkoutStatistics) -> str:
     rpe = f", average RPE {number(result.average_rpe)}" if result.average_rpe is not None else ""
     minutes = f", {number(result.total_minutes)} min of cardio/intervals" if result.total_minutes else ""
+    working = f" ({result.working_sets} working)" if result.working_sets != result.sets else ""
     return (
         f"{counted(result.workouts, 'workout')} ({number(result.workouts_per_week)}/week) on "
-        f"{counted(result.active_days, 'day')}, {counted(result.exercises, 'exercise')}, "
-        f"{counted(result.sets, 'set')}, volume {_thousands(result.total_volume)}{result.unit}"
+        f"{counted(result.active_days, 'day')}, {counted(result.distinct_exercises, 'exercise')}, "
+        f"{counted(result.sets, 'set')}{working}, volume {_thousands(result.total_volume)}{result.unit}"
         f"{minutes}{rpe}"
     )
 
 
 def _shares_line(rows: Sequence[stats.BreakdownRow], limit: int = MUSCLE_ROWS) -> str:
     return ", ".join(f"{row.name} {percent(row.volume_share)}" for row in rows[:limit]) or "none"
+
+
+def _muscles_line(rows: Sequence[stats.BreakdownRow]) -> str:
+    """'By muscle, working sets: Back 27 (17%), Chest 11.2 (7%)' (a set of an exercise working several muscles
+    is shared out by their shares), or why there is no split."""
+    if not rows:
+        return "By muscle: no working sets (only cardio, warm-ups or stretches)"
+    shown = ", ".join(
+        f"{row.name} {number(round(row.volume, 1))} ({percent(row.volume_share)})"
+        for row in rows[:MUSCLE_ROWS]
+    )
+    more = f", +{len(rows) - MUSCLE_ROWS} more" if len(rows) > MUSCLE_ROWS else ""
+    return f"By muscle, working sets: {shown}{more}"
 
 
 def _failure(message: str) -> ToolOutcome:
@@ -256,7 +289,7 @@ def _totals(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
         return _nothing_logged(
             f"No workouts logged in {span.label}.", {"range": span.data(), "overview": _overview_data(result)}
         )
-    top = stats.exercise_breakdown(user_id=ctx.user_id, start=span.start, end=span.end)[:TOP_EXERCISES]
+    top = _most_trained(stats.exercise_breakdown(user_id=ctx.user_id, start=span.start, end=span.end))
     muscles = stats.grouped_breakdown(user_id=ctx.user_id, by="muscle", start=span.start, end=span.end)
     records = sorted(
         (item for item in top if item.best_estimated_1rm), key=lambda item: -(item.best_estimated_1rm or 0)
@@ -264,19 +297,24 @@ def _totals(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
     lines = [
         f"Statistics, {span.label} (weights in {unit}):",
         _overview_line(result),
-        f"By muscle: {_shares_line(muscles)}",
-        "Top exercises:",
+        _muscles_line(muscles),
+        "Top exercises (most working sets first):",
         *(f"  {_exercise_line(item, unit, units)}" for item in top),
     ]
     if records:
         lines.append(
             "Best estimated 1RM: "
-            + "; ".join(f"{item.name} {number(item.best_estimated_1rm or 0)}{unit}" for item in records)
+            + "; ".join(
+                f"{item.name} {number(item.best_estimated_1rm or 0)}{unit}{_each(item)}" for item in records
+            )
         )
     data = {
         "range": span.data(),
         "overview": _overview_data(result),
-        "by_muscle": [{"muscle": row.name, "share": round(row.volume_share, 4)} for row in muscles],
+        "by_muscle": [
+            {"muscle": row.name, "working_sets": round(row.volume, 2), "share": round(row.volume_share, 4)}
+            for row in muscles
+        ],
         "top_exercises": [_exercise_data(item) for item in top],
     }
     return ToolOutcome(success=True, data=data, text="\n".join(lines))
@@ -310,12 +348,54 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
             text=text,
         )
     rows = stats.grouped_breakdown(user_id=ctx.user_id, by=group_by, start=span.start, end=span.end)
+    if (
+        not rows
+        and group_by == "muscle"
+        and stats.workout_statistics(user_id=ctx.user_id, start=span.start, end=span.end).workouts
+    ):
+        said = f"No working sets in {span.label}: only cardio, warm-ups or stretches were logged."
+        return ToolOutcome(
+            success=True, data={"range": span.data(), "group_by": group_by, "groups": []}, text=said
+        )
     if not rows:
         return _nothing_logged(f"No exercises logged in {span.label}.", {"range": span.data(), "groups": []})
-    text = f"Share of training by {group_by}, {span.label}:\n" + "\n".join(
-        f"- {row.name}: {percent(row.volume_share)} ({row.entries} entries)" for row in rows
-    )
-    groups = [{"name": row.name, "entries": row.entries, "share": round(row.volume_share, 4)} for row in rows]
+    goals: dict[str, float] = {}
+    if group_by == "muscle":
+        # Beside each muscle its goal share, and the goal muscles without a set: what "neglected" is against.
+        muscle_goals = selectors.list_muscle_goals(user_id=ctx.user_id)
+        goals = {goal.muscle.casefold(): goal.weight for goal in muscle_goals}
+        trained = {row.name.casefold() for row in rows}
+        unworked = [
+            goal.muscle for goal in muscle_goals if goal.muscle.casefold() not in trained and goal.weight
+        ]
+        text = (
+            f"Working sets by muscle, {span.label} (warm-ups, stretches and cardio not counted):\n"
+            + "\n".join(
+                f"- {row.name}: {number(round(row.volume, 1))} sets, {percent(row.volume_share)}"
+                + (f" (goal {percent(goals[row.name.casefold()])})" if row.name.casefold() in goals else "")
+                + f", {counted(row.entries, 'entry', 'entries')}"
+                for row in rows
+            )
+            + "".join(
+                f"\n- {muscle}: no working sets (goal {percent(goals[muscle.casefold()])})"
+                for muscle in unworked
+            )
+        )
+    else:
+        text = f"Share of training by {group_by}, {span.label}:\n" + "\n".join(
+            f"- {row.name}: {percent(row.volume_share)} ({counted(row.entries, 'entry', 'entries')})"
+            for row in rows
+        )
+    groups = [
+        {
+            "name": row.name,
+            "entries": row.entries,
+            "share": round(row.volume_share, 4),
+            "volume": round(row.volume, 2),
+            **({"goal": goals[row.name.casefold()]} if row.name.casefold() in goals else {}),
+        }
+        for row in rows
+    ]
     return ToolOutcome(
         success=True, data={"range": span.data(), "group_by": group_by, "groups": groups}, text=text
     )
@@ -329,6 +409,12 @@ def _weeks_spanned(first: date, last: date) -> int:
 def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> ToolOutcome:
     """Week-by-week figures over the range and whether the chosen metric is going up, down or flat."""
     metric = args.metric or "volume"
+    if metric == "e1rm" and not args.exercise_name:
+        # The best of every exercise's estimates would compare a row's with a curl's, week by week.
+        return _failure(
+            "metric e1rm follows one exercise's best estimated 1RM week by week: give exercise_name "
+            "(the exercise the user asks about)."
+        )
     weeks = _weeks_spanned(span.first, span.last)
     if weeks > MAX_TREND_WEEKS:
         return _failure(
@@ -350,15 +436,25 @@ def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
         )
     unit = trend.unit
     what = f" of {args.exercise_name}" if args.exercise_name else ""
+    # A dumbbell pair's loads (and so its 1RM) are one dumbbell's; without an exercise there is no one 1RM.
+    each = per_hand(hands_loaded(name=args.exercise_name)) if args.exercise_name else ""
     lines = [f"Weekly {_METRIC_LABELS[metric]}{what}, {span.label}, {weeks} weeks (weights in {unit}):"]
     active = [point for point in trend.weeks if point.sessions]
     for point in active:  # a week without sessions says nothing but that (listed once, below)
         rpe = f", RPE {number(point.average_rpe)}" if point.average_rpe is not None else ""
-        e1rm = f", e1RM {number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else ""
+        e1rm = (
+            f", e1RM {number(point.best_estimated_1rm)}{unit}{each}"
+            if point.best_estimated_1rm and args.exercise_name and metric != "e1rm"  # said once, first
+            else ""
+        )
         lines.append(
-            f"  w/c {day(point.week_start)}: {_metric_value(point, metric, unit)} | "
+            f"  w/c {day(point.week_start)}: {_metric_value(point, metric, unit + each)} | "
             f"{counted(point.sessions, 'session')}, {counted(point.sets, 'set')}, volume {_thousands(point.volume)}{unit}{rpe}{e1rm}"
         )
+    if trend.unfinished_week and trend.weeks[-1].sessions:
+        lines[-1] += " (week not over: so far)"
+    if trend.cut_first_week and trend.weeks[0].sessions:
+        lines[1] += f" (from {day(span.first)} only)"
     empty = [f"w/c {day(point.week_start)}" for point in trend.weeks if not point.sessions]
     if empty:
         lines.append(
@@ -407,7 +503,16 @@ def _trend_phrase(trend: stats.Trend) -> str:
         if trend.change is not None
         else ""
     )
-    return f"{trend.direction}{change} (second half of the weeks vs the first)"
+    left_out = [
+        *(["the first week (cut by the range)"] if trend.cut_first_week else []),
+        *(["this unfinished week"] if trend.unfinished_week else []),
+    ]
+    whole = (
+        f", {joined(left_out)} left out"
+        if left_out and trend.metric in ("volume", "sessions", "sets")
+        else ""
+    )
+    return f"{trend.direction}{change} (second half of the weeks vs the first{whole})"
 
 
 def _change(current: float, previous: float) -> str:
@@ -463,19 +568,21 @@ def _summary(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Too
             data["overview"] = _overview_data(current)
             data["previous"] = _overview_data(previous)
         elif section == "top_exercises":
-            top = stats.exercise_breakdown(user_id=ctx.user_id, start=start, end=end, unit=unit)[
-                :TOP_EXERCISES
-            ]
+            top = _most_trained(
+                stats.exercise_breakdown(user_id=ctx.user_id, start=start, end=end, unit=unit)
+            )
             lines.append(
-                "- Top exercises: "
-                + "; ".join(f"{item.name} {item.sessions}× ({item.sets} sets)" for item in top)
+                "- Top exercises (most working sets first): "
+                + "; ".join(
+                    f"{item.name} {_sets_done(item)} in {counted(item.sessions, 'session')}" for item in top
+                )
             )
             data["top_exercises"] = [_exercise_data(item) for item in top]
         elif section == "personal_records":
             records = personal_records(user_id=ctx.user_id, start=start, end=end, unit=unit)
             text = "; ".join(
-                f"{item.name} e1RM {number(item.best_estimated_1rm or 0)}{unit} ({_set_text(item.best_estimated_1rm_set, unit)})"
-                + (f", up from {number(before)}{unit}" if before else ", first record")
+                f"{item.name} e1RM {number(item.best_estimated_1rm or 0)}{unit}{_each(item)} ({_set_text(item.best_estimated_1rm_set, unit)})"
+                + (f", up from {number(before)}{unit}{_each(item)}" if before else ", first record")
                 for item, before in records[:TOP_EXERCISES]
             )
             lines.append(f"- New personal records: {text or 'none in this period'}")
@@ -490,12 +597,17 @@ def _summary(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Too
         elif section in ("muscle_breakdown", "category_breakdown"):
             by: Literal["muscle", "category"] = "muscle" if section == "muscle_breakdown" else "category"
             rows = stats.grouped_breakdown(user_id=ctx.user_id, by=by, start=start, end=end)
-            lines.append(f"- By {by}: {_shares_line(rows)}")
-            data[section] = [{"name": row.name, "share": round(row.volume_share, 4)} for row in rows]
+            lines.append(f"- {_muscles_line(rows)}" if by == "muscle" else f"- By {by}: {_shares_line(rows)}")
+            data[section] = [
+                {"name": row.name, "share": round(row.volume_share, 4), "volume": round(row.volume, 2)}
+                for row in rows
+            ]
         else:
             weeks = min(max(SUMMARY_TREND_WEEKS, _weeks_spanned(span.first, span.last)), MAX_TREND_WEEKS)
             trend = stats.weekly_trend(user_id=ctx.user_id, weeks=weeks, metric="volume", now=end)
             series = ", ".join(_thousands(point.volume) for point in trend.weeks)
+            if trend.unfinished_week:
+                series += " (this week so far)"
             lines.append(
                 f"- Weekly volume ({unit}, {len(trend.weeks)} weeks to {day(span.last)}): {series}; "
                 f"trend {_trend_phrase(trend)}"
@@ -557,11 +669,10 @@ GET_TRAINING_STATS = register(
     Tool(
         name="get_training_stats",
         description=(
-            "Training stats from the user's logs, in their units, for start_date..end_date (inclusive) or "
-            "the last `days` (default 30). view: totals (workouts, frequency, sets, volume, cardio, RPE, "
-            "muscle split, top exercises, e1RMs); breakdown (per exercise: best set, e1RM; or share by "
-            "group_by); trends (weekly metric, up/down/flat); summary (report vs the days before, for "
-            "message_notify_user)."
+            "Training stats from the user's logs, for start_date..end_date (inclusive) or "
+            "the last `days` (default 30). view: totals (frequency, sets, volume, cardio, muscle split, top "
+            "exercises, e1RMs); breakdown (per exercise, or by group_by); trends (weekly, up/down/"
+            "flat); summary (report vs the days before)."
         ),
         input_model=TrainingStatsInput,
         handler=get_training_stats,

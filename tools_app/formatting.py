@@ -57,9 +57,9 @@ def joined(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
-def counted(number: int, noun: str) -> str:
-    """'1 exercise', '3 exercises': a count for the user's sentence."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """'1 exercise', '3 exercises' ('2 entries' with `plural`): a count for the user's sentence."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def confirmation(word: str = "ok", *, note: str | None = None) -> str:

@@ -29,7 +29,14 @@ from datasources_app import formatters, selectors, services
 from datasources_app.catalog import EXERCISE_TYPES, MUSCLES, canonical_muscle
 from datasources_app.models import PERFORMANCE_FIELDS, WorkoutLogEntry
 from datasources_app.sources import units_for
-from datasources_app.workouts import GoalShare, MuscleShare, StoredExercise, StoredWorkout
+from datasources_app.workouts import (
+    SECTION_DESCRIPTION,
+    GoalShare,
+    MuscleShare,
+    StoredExercise,
+    StoredWorkout,
+    section_of,
+)
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
 from tools_app.formatting import confirmation
 from tools_app.registry import register
@@ -160,6 +167,7 @@ class LogCompletedExerciseInput(ExercisePerformance):
     # Muscles and goals with shares, as in generate_workout: accepted, not advertised.
     muscles_utilized: SkipJsonSchema[list[MuscleShare] | None] = None
     goals_addressed: SkipJsonSchema[list[GoalShare] | None] = None
+    section: Literal["warmup", "cooldown"] | None = Field(default=None, description=SECTION_DESCRIPTION)
 
 
 class MarkExerciseCompleteInput(ExercisePerformance):
@@ -244,6 +252,7 @@ def build_log_entry(
     exercise_type: str | None = None,
     muscles: list[dict[str, Any]] | None = None,
     goals: list[dict[str, Any]] | None = None,
+    section: str | None = None,
 ) -> dict[str, Any] | str:
     """A log_single_exercise entry (targets from `planned`, actuals given or as planned), or a problem."""
     target = planned or {}
@@ -284,6 +293,7 @@ def build_log_entry(
         "exercise_name": name,
         "exercise_slug": target.get("exercise_slug") or catalog.get("exercise_slug") or "",
         "exercise_type": kind,
+        "section": section_of(target) if planned else section or "main",
         "muscles": target.get("muscles_utilized")
         or _normalised_shares(muscles or [], "muscle")
         or catalog.get("muscles_utilized")
@@ -461,6 +471,7 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
         muscles=[item.model_dump() for item in args.muscles_utilized or ()]
         or [{"muscle": canonical_muscle(name) or name.strip(), "share": 1.0} for name in args.muscles or ()],
         goals=[item.model_dump() for item in args.goals_addressed or ()],
+        section=args.section,
     )
     if isinstance(entry, str):
         return _failure(entry)

@@ -28,6 +28,7 @@ from datasources_app.catalog import exercise_name_key
 from datasources_app.loads import implements_of, per_hand
 from datasources_app.models import UserProfile
 from datasources_app.stats import convert_weight
+from datasources_app.workouts import section_of
 from tools_app.workout_validation import (
     CatalogMatch,
     TrainingContext,
@@ -344,11 +345,6 @@ def last_load(*, user_id: uuid.UUID, match: CatalogMatch, unit: str) -> PastLoad
     return next((history[key] for key in keys if key in history), None)
 
 
-def _role(old: Mapping[str, Any] | None) -> str:
-    group_type = str(((old or {}).get("group") or {}).get("type") or "")
-    return group_type if group_type in ("warmup", "cooldown") else "main"
-
-
 def goals_for(
     kind: str,
     *,
@@ -393,7 +389,7 @@ def prescribe(
     `old` (the exercise it replaces) only lends its role (warm-up, cool-down, main) and, for timed work, the
     time the slot had; sets, reps, rest and load are never copied from it.
     """
-    role = _role(old)
+    role = section_of(old or {})
     kind = match.exercise_type or "reps"
     shares = match.muscle_shares or tuple(
         (muscle, 1.0 / len(match.primary_muscles)) for muscle in match.primary_muscles
@@ -497,7 +493,7 @@ def pick_replacement(
     kind = str(old.get("exercise_type") or "")
     taken = {exercise_name_key(str(item.get("exercise_name") or "")) for item in workout}
     taken |= {exercise_name_key(name) for name in avoid}
-    role = _role(old)
+    role = section_of(old or {})
 
     def rank(candidate: CatalogMatch) -> tuple[int, int, int, float, str]:
         primary = candidate.primary_muscles[0] if candidate.primary_muscles else ""

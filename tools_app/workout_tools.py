@@ -55,6 +55,7 @@ from datasources_app.workouts import (
     canonical_equipment,
     expand_per_set_scalars,
     new_exercise_id,
+    section_of,
 )
 from tools_app.exercise_references import (
     REFERENCE_DESCRIPTION,
@@ -1393,6 +1394,7 @@ def log_entry(
         "exercise_name": name,
         "exercise_slug": slug or "",
         "exercise_type": planned.get("exercise_type") or _inferred_type(done),
+        "section": section_of(planned) if target is not None else done.section or "main",
         "muscles": planned.get("muscles_utilized") or [],
         "goals": planned.get("goals_addressed") or [],
         "load_unit": planned.get("load_unit") or context.weight_unit,
@@ -1555,7 +1557,7 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         tell_user=(
-            f"Logged {counted(len(entries) - skipped + len(already_logged), 'exercise')}"
+            _logged_count(entries, already_logged)
             + (
                 f" (with {', '.join(already_logged)} from earlier, in the same workout)"
                 if already_logged
@@ -1565,6 +1567,20 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             + ". Nice work! Next time I'll build on these numbers."
         ),
     )
+
+
+def _logged_count(entries: Sequence[Mapping[str, Any]], already_logged: Sequence[str]) -> str:
+    """'Logged 4 exercises', or with a warm-up done 'Logged 4 exercises, plus the warm-up': a user counts the
+    exercises they trained, not the prep (as `_what_is_left`)."""
+    done = [entry for entry in entries if not entry["skipped"]]
+    main = sum(1 for entry in done if entry["section"] == "main") + len(already_logged)
+    sections = {entry["section"] for entry in done}
+    prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
+    if not prep:
+        return f"Logged {counted(main, 'exercise')}"
+    if not main:
+        return f"Logged the {joined(prep)}"
+    return f"Logged {counted(main, 'exercise')}, plus the {joined(prep)}"
 
 
 # --- Registration ------------------------------------------------------------------------------------------------------

@@ -111,6 +111,14 @@ class Checks(_Strict):
         description="the longest tool input the model wrote in the turn (JSON characters): a workout written out "
         "again is thousands",
     )
+    tool_result_contains: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="per tool, texts one of its results in the turn holds as the model read it, e.g. "
+        "{'get_training_stats': ['By muscle, working sets: ']}: what the model had to go on, checked on replay",
+    )
+    tool_result_not_contains: dict[str, list[str]] = Field(
+        default_factory=dict, description="per tool, texts none of its results in the turn holds"
+    )
     max_tool_errors: int | None = None
     max_iterations: int | None = None
     max_violations: int | None = 0
@@ -371,6 +379,9 @@ class TurnReport:
     latency_s: float = 0.0
     violations: list[dict[str, str]] = field(default_factory=list)
     failed_checks: list[str] = field(default_factory=list)
+    tool_results: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # per tool, its results as the model read
 
 
 @dataclass
@@ -482,6 +493,11 @@ def _read_events(report: TurnReport, *, session_id: uuid.UUID, after: int) -> No
             report.tool_input_chars = max(report.tool_input_chars, written)
         elif event.event_type == EventType.TOOL_RESULT:
             name = str(data.get("tool_name", ""))
+            formatted = (
+                (data.get("result") or {}).get("formatted") if isinstance(data.get("result"), dict) else None
+            )
+            if isinstance(formatted, str):
+                report.tool_results.setdefault(name, []).append(formatted)
             if data.get("success"):
                 report.tools.append(name)
                 day = ((data.get("result") or {}).get("data") or {}).get("scheduled_workout")
@@ -585,6 +601,20 @@ def failed_checks(checks: Checks, turn: TurnReport, *, user_id: uuid.UUID) -> li
         for tool in checks.tools_called
         if tool not in turn.tools
     ]
+    for tool, wanted_texts in checks.tool_result_contains.items():
+        results = turn.tool_results.get(tool, [])
+        failed += [
+            f"tool_result_contains: no {tool} result contains {wanted!r} (results: {results})"
+            for wanted in wanted_texts
+            if not any(wanted in result for result in results)
+        ]
+    for tool, unwanted_texts in checks.tool_result_not_contains.items():
+        results = turn.tool_results.get(tool, [])
+        failed += [
+            f"tool_result_not_contains: a {tool} result contains {unwanted!r}"
+            for unwanted in unwanted_texts
+            if any(unwanted in result for result in results)
+        ]
     for pattern in checks.no_exercise_matching:
         hits = [name for name in turn.exercises if re.search(pattern, name, re.IGNORECASE)]
         if hits:

@@ -45,7 +45,9 @@ def _log_three_entries(user_id: uuid.UUID) -> None:
 
 
 def test_muscle_distribution_shares_and_debt_by_hand() -> None:
-    """Volumes 3 (×.7/.3), 20/5=4 and 3 give shares .21/.09/.4/.3; debt = goal − share, largest first."""
+    """Muscles share out working sets only: the 3 sets (×.7/.3) give Chest 2.1 and Triceps 0.9 of 3; the run and
+    the interval rounds are no sets for the quads or the back (Back: none of its goal met, debt .5); debt = goal −
+    share, largest first."""
     user_id = uuid.uuid4()
     _log_three_entries(user_id)
     MuscleGoalFactory.create(user_id=user_id, muscle="Chest", weight=0.5)
@@ -53,14 +55,36 @@ def test_muscle_distribution_shares_and_debt_by_hand() -> None:
 
     result = distribution.muscle_distribution(user_id=user_id, now=NOW)
 
-    assert result.entry_count == 3 and result.total_volume == pytest.approx(10.0)
-    assert [row.name for row in result.rows] == ["Chest", "Back", "Triceps", "Quadriceps"]
-    expected = {"Chest": (0.5, 0.21, 0.29), "Back": (0.5, 0.3, 0.2), "Triceps": (0, 0.09, -0.09)}
-    expected["Quadriceps"] = (0, 0.4, -0.4)
+    assert result.entry_count == 3 and result.total_volume == pytest.approx(3.0)
+    assert [row.name for row in result.rows] == ["Back", "Chest", "Triceps"]
+    expected = {"Back": (0.5, 0.0, 0.5), "Chest": (0.5, 0.7, -0.2), "Triceps": (0, 0.3, -0.3)}
     for name, (target, actual, debt) in expected.items():
         row = result.row(name)
         assert row is not None
         assert (row.target, row.actual, row.debt) == pytest.approx((target, actual, debt))
+
+
+def test_warm_ups_and_stretches_are_no_sets_for_a_muscle() -> None:
+    """A warm-up's 2 sets of band pull-aparts (section warmup) and a hamstring stretch (mobility only) add
+    nothing to the shoulders or hamstrings: the split is the row's 3 sets, all back."""
+    user_id = uuid.uuid4()
+    log = WorkoutLogFactory.create(user_id=user_id, completed_at=NOW - dt.timedelta(days=1))
+    WorkoutLogEntryFactory.create(
+        log=log, actual_sets=2, section="warmup", muscles=[{"muscle": "Shoulders", "share": 1.0}]
+    )
+    WorkoutLogEntryFactory.create(log=log, actual_sets=3, muscles=[{"muscle": "Back", "share": 1.0}])
+    WorkoutLogEntryFactory.create(
+        log=log,
+        exercise_type="hold",
+        actual_sets=2,
+        actual_hold_sec=[45, 45],
+        muscles=[{"muscle": "Hamstrings", "share": 1.0}],
+        goals=[{"goal": "mobility", "share": 1.0}],
+    )
+
+    result = distribution.muscle_distribution(user_id=user_id, now=NOW)
+
+    assert [(row.name, row.volume, row.actual) for row in result.rows] == [("Back", 3.0, 1.0)]
 
 
 def test_category_distribution_matches_goal_names_ignoring_case() -> None:

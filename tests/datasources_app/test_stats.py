@@ -13,6 +13,9 @@ from tests.datasources_app.factories import UserSettingsFactory, WorkoutLogEntry
 pytestmark = pytest.mark.django_db
 
 NOW = dt.datetime(2024, 5, 15, 12, 0, tzinfo=dt.UTC)  # a Wednesday
+# Its week's last moment: how a range ending on Sunday 19 May ends (tools_app.analytics_tools.resolve_range).
+END_OF_WEEK = dt.datetime(2024, 5, 20, tzinfo=dt.UTC) - dt.timedelta(microseconds=1)
+MONDAY_MORNING = dt.datetime(2024, 5, 20, 7, 0, tzinfo=dt.UTC)
 LB = 2.20462
 
 
@@ -155,20 +158,49 @@ def test_grouped_breakdown_by_exercise_type() -> None:
 
 
 def test_weekly_trend_volume_sessions_and_sets() -> None:
-    """Monday-based weeks, oldest first; sessions 2 → 1 is down 50%; bench volume 1050 → 1320 is up."""
+    """Monday-based weeks, oldest first; at the week's end, sessions 2 → 1 is down 50%; bench volume 1050 →
+    1320 is up."""
     user_id = uuid.uuid4()
     _history(user_id)
-    sessions = stats.weekly_trend(user_id=user_id, weeks=2, metric="sessions", now=NOW)
+    sessions = stats.weekly_trend(user_id=user_id, weeks=2, metric="sessions", now=END_OF_WEEK)
+    assert not sessions.unfinished_week
     assert [point.week_start for point in sessions.weeks] == [dt.date(2024, 5, 6), dt.date(2024, 5, 13)]
     assert [(point.sessions, point.sets) for point in sessions.weeks] == [(2, 5), (1, 6)]
     assert (sessions.direction, sessions.change) == ("down", pytest.approx(-0.5))
     assert sessions.weeks[0].volume == pytest.approx(1050 + 1000 / LB)
     assert sessions.weeks[0].average_rpe == pytest.approx(8)
 
-    bench = stats.weekly_trend(user_id=user_id, weeks=2, exercise_name="Bench Press", now=NOW)
+    bench = stats.weekly_trend(user_id=user_id, weeks=2, exercise_name="Bench Press", now=END_OF_WEEK)
     assert [point.volume for point in bench.weeks] == [pytest.approx(1050), pytest.approx(1320)]
     assert (bench.direction, bench.change) == ("up", pytest.approx(270 / 1050))
     assert bench.weeks[1].best_estimated_1rm == pytest.approx(76.0)
+
+
+def test_weekly_totals_trend_leaves_out_the_week_not_over() -> None:
+    """On Monday morning this week holds nothing yet: sessions 2, 1, 0 are not 'down 100%' (the first week
+    against this empty one) but 2 → 1 over the whole weeks, down 50%; on the Wednesday, 2 then 1 so far: no
+    trend yet."""
+    user_id = uuid.uuid4()
+    _history(user_id)
+    monday = stats.weekly_trend(user_id=user_id, weeks=3, metric="sessions", now=MONDAY_MORNING)
+    assert [point.sessions for point in monday.weeks] == [2, 1, 0]
+    assert monday.unfinished_week
+    assert (monday.direction, monday.change) == ("down", pytest.approx(-0.5))
+    wednesday = stats.weekly_trend(user_id=user_id, weeks=2, metric="sessions", now=NOW)
+    assert [point.sessions for point in wednesday.weeks] == [2, 1]
+    assert (wednesday.direction, wednesday.change) == ("flat", None)
+
+
+def test_weekly_totals_trend_leaves_out_a_first_week_the_range_cuts() -> None:
+    """A range from Friday 10 May holds only that Friday's bench of the week of 6 May (1050 kg, not the Monday
+    squat): against the whole week of 13 May (1320 kg + the plank) it is no trend at all, not 'up'."""
+    user_id = uuid.uuid4()
+    _history(user_id)
+    start = dt.datetime(2024, 5, 10, tzinfo=dt.UTC)
+    trend = stats.weekly_trend(user_id=user_id, weeks=2, metric="volume", now=END_OF_WEEK, start=start)
+    assert [point.volume for point in trend.weeks] == [pytest.approx(1050), pytest.approx(1320)]
+    assert trend.cut_first_week
+    assert (trend.direction, trend.change) == ("flat", None)
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,16 @@ from django.utils import timezone
 
 from datasources_app.formatters import day
 from datasources_app.models import WorkoutLogEntry
-from tests.datasources_app.factories import WorkoutLogEntryFactory, WorkoutLogFactory
-from tests.tools_app.workout_support import Trainee, make_trainee, told
+from tests.datasources_app.factories import MuscleGoalFactory, WorkoutLogEntryFactory, WorkoutLogFactory
+from tests.tools_app.workout_support import (
+    Trainee,
+    bodyweight_exercise,
+    generate,
+    hold_exercise,
+    make_trainee,
+    reps_exercise,
+    told,
+)
 from tools_app.registry import get_tool
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +113,8 @@ def test_stats_tool_metadata() -> None:
 
 
 def test_totals_over_the_last_30_days(trainee: Trainee) -> None:
-    """2 workouts, 4 exercises, 9 sets, 1440 + 1500 + 1320 = 4260 kg, 30 min, RPE 8, about 0.5 a week."""
+    """2 workouts, 3 exercises (bench twice), 9 sets, 1440 + 1500 + 1320 = 4260 kg, 30 min, RPE 8, about 0.5 a
+    week; the top exercises are those with the most working sets (bench 6, squat 3), the run none."""
     seed_history(trainee)
     result = run_stats(trainee)
     assert result.success, result.formatted
@@ -122,13 +131,17 @@ def test_totals_over_the_last_30_days(trainee: Trainee) -> None:
     lines = result.raw_formatted.splitlines()
     assert lines[0] == f"Statistics, {label(today - dt.timedelta(days=29), today)} (weights in kg):"
     assert lines[1] == (
-        "2 workouts (0.5/week) on 2 days, 4 exercises, 9 sets, volume 4,260kg, 30 min of cardio/intervals, "
+        "2 workouts (0.5/week) on 2 days, 3 exercises, 9 sets, volume 4,260kg, 30 min of cardio/intervals, "
         "average RPE 8"
     )
-    assert (
-        "  Bench Press (reps): 2 sessions, 6 sets, volume 2,760kg, best set 60kg × 8, e1RM 76kg (60kg × 8)"
-        in result.raw_formatted
-    )
+    assert lines[3:6] == [
+        "Top exercises (most working sets first):",
+        "  Bench Press (reps): 6 working sets, 2 sessions, volume 2,760kg, best set 60kg × 8, e1RM 76kg "
+        f"(60kg × 8), RPE 8, last {day(days_ago(3).date())}",
+        "  Barbell Squat (reps): 3 working sets, 1 session, volume 1,500kg, best set 100kg × 5, e1RM 116.7kg "
+        f"(100kg × 5), RPE 8, last {day(days_ago(3).date())}",
+    ]
+    assert "Easy Run" not in "\n".join(lines[3:])
     assert "Best estimated 1RM: Barbell Squat 116.7kg; Bench Press 76kg" in result.raw_formatted
 
 
@@ -238,14 +251,17 @@ def test_breakdown_for_one_exercise_over_a_year(trainee: Trainee) -> None:
 
 
 def test_breakdown_by_muscle_and_seed_001_breakdown_type(trainee: Trainee) -> None:
-    """group_by (or breakdown_type) muscle gives each muscle's share of the volume proxy."""
+    """group_by (or breakdown_type) muscle gives each muscle's working sets and their share: chest 3 + 3 bench
+    sets, legs 3 squat sets (the run is cardio, no set): 6 and 3 of 9."""
     seed_history(trainee)
     result = run_stats(trainee, view="breakdown", breakdown_type="muscle", days=30)
     assert result.success, result.formatted
-    shares = {group["name"]: group["share"] for group in result.data["groups"]}
-    # The volume proxy: chest 3 + 3 sets = 6; legs 3 squat sets + the run's 30 min / 5 = 9; of 15.
-    assert shares == {"Chest": 0.4, "Quadriceps": 0.6}
-    assert result.raw_formatted.startswith("Share of training by muscle, ")
+    shares = {group["name"]: (group["volume"], group["share"]) for group in result.data["groups"]}
+    assert shares == {"Chest": (6, 0.6667), "Quadriceps": (3, 0.3333)}
+    assert result.raw_formatted.splitlines()[1:] == [
+        "- Chest: 6 sets, 67%, 2 entries",
+        "- Quadriceps: 3 sets, 33%, 1 entry",
+    ]
 
 
 def test_breakdown_of_an_unknown_exercise_fails_listing_the_logged_ones(trainee: Trainee) -> None:
@@ -291,16 +307,17 @@ def eight_weeks() -> dict[str, str]:
 
 
 def test_trends_weekly_volume_goes_up(trainee: Trainee) -> None:
-    """8 weeks: 1000 ×4, 2000 ×3, 0 this week: the second half's mean (1500) is 50 % above the first."""
+    """8 weeks: 1000 ×4, 2000 ×3, 0 this week so far: left out, the last 3 whole weeks' mean (2000) is 100 %
+    above the first 3's (this week counted, 1500 against 1000: +50 %)."""
     weekly_history(trainee)
     result = run_stats(trainee, view="trends", **eight_weeks())
     assert result.success, result.formatted
     assert [week["volume"] for week in result.data["weeks"]] == [1000] * 4 + [2000] * 3 + [0]
-    assert (result.data["direction"], result.data["change"]) == ("up", 0.5)
+    assert (result.data["direction"], result.data["change"]) == ("up", 1.0)
     monday = timezone.localdate() - dt.timedelta(days=timezone.localdate().weekday())
     assert result.raw_formatted.splitlines()[-2:] == [
         f"  no sessions in w/c Mon {monday.day} {monday:%b}",  # this week, named: the others have sessions
-        "Trend: up +50% (second half of the weeks vs the first)",
+        "Trend: up +100% (second half of the weeks vs the first, this unfinished week left out)",
     ]
 
 
@@ -352,7 +369,8 @@ def test_summary_of_the_last_7_days(trainee: Trainee) -> None:
     assert "- New personal records: Barbell Squat e1RM 116.7kg (100kg × 5), first record" in text
     assert "Bench Press e1RM" not in text
     assert [record["name"] for record in result.data["personal_records"]] == ["Barbell Squat"]
-    assert "- By muscle: " in text and "- Weekly volume (kg, 4 weeks to " in text
+    assert "- By muscle, working sets: Chest 3 (50%), Quadriceps 3 (50%)" in text
+    assert "- Weekly volume (kg, 4 weeks to " in text
 
 
 def test_summary_of_an_empty_period(trainee: Trainee) -> None:
@@ -377,3 +395,248 @@ def test_a_range_with_nothing_logged_is_told_not_an_error(trainee: Trainee, args
     assert result.success, result.formatted
     today = timezone.localdate()
     assert told(result).startswith(f"No workouts logged in {label(today - dt.timedelta(days=6), today)}")
+
+
+def pulling_workout() -> dict[str, Any]:
+    """A warm-up of band pull-aparts (2 × 15, goals the model wrote: hypertrophy, not mobility), a row 4 × 10 @
+    25 kg each hand, a curl 3 × 12 @ 12 kg each hand and a cool-down stretch."""
+    warm_up = bodyweight_exercise(
+        1,
+        exercise_name="Band Pull-Apart",
+        sets=2,
+        reps=[15, 15],
+        equipment=["resistance_bands"],
+        muscles_utilized=[{"muscle": "Shoulders", "share": 1.0}],
+        goals_addressed=[{"goal": "hypertrophy", "share": 1.0}],
+    )
+    warm_up["group"] = {"id": "g_warm", "type": "warmup", "position": 1}
+    row = reps_exercise(
+        2,
+        exercise_name="Bent-Over Dumbbell Row",
+        sets=4,
+        reps=[10] * 4,
+        load_each=[25] * 4,
+        muscles_utilized=[{"muscle": "Back", "share": 1.0}],
+    )
+    curl = reps_exercise(
+        3,
+        exercise_name="Dumbbell Biceps Curl",
+        reps=[12] * 3,
+        load_each=[12] * 3,
+        equipment=["dumbbells"],
+        muscles_utilized=[{"muscle": "Biceps", "share": 1.0}],
+    )
+    stretch = hold_exercise(
+        4,
+        exercise_name="Doorway Chest Stretch",
+        sets=1,
+        hold_sec=[45],
+        muscles_utilized=[{"muscle": "Chest", "share": 1.0}],
+        goals_addressed=[{"goal": "flexibility", "share": 1.0}],
+    )
+    stretch["group"] = {"id": "g_cool", "type": "cooldown", "position": 1}
+    return {"title": "Pull", "exercises": [warm_up, row, curl, stretch]}
+
+
+def test_the_muscle_split_counts_working_sets_not_the_warm_up_or_cool_down(trainee: Trainee) -> None:
+    """A workout logged as planned: the band pull-apart warm-up (2 sets) and the stretch of the cool-down (1)
+    are no sets for the shoulders or chest; the split is the row's 4 sets for the back and the curl's 3 for
+    the biceps: 4/7 = 57% and 3/7 = 43%; 10 sets done, 7 of them working."""
+    assert generate(trainee, pulling_workout()).success
+    logged = trainee.run("log_workout", {"others_as_planned": True})
+    assert logged.success, logged.formatted
+    assert [entry.section for entry in WorkoutLogEntry.objects.order_by("order")] == [
+        "warmup",
+        "main",
+        "main",
+        "cooldown",
+    ]
+    totals = run_stats(trainee, days=7)
+    assert totals.success, totals.formatted
+    assert "By muscle, working sets: Back 4 (57%), Biceps 3 (43%)" in totals.raw_formatted.splitlines()
+    assert ", 4 exercises, 10 sets (7 working), " in totals.raw_formatted
+    split = run_stats(trainee, view="breakdown", group_by="muscle", days=7)
+    assert [(group["name"], group["volume"]) for group in split.data["groups"]] == [
+        ("Back", 4),
+        ("Biceps", 3),
+    ]
+
+
+def test_a_set_logged_during_the_workout_keeps_its_section(trainee: Trainee) -> None:
+    """The warm-up's sets noted down while training (log_completed_exercise) are stored as the warm-up's, so
+    the split leaves them out; the row's are main work."""
+    assert generate(trainee, pulling_workout()).success
+    for exercise in ("Band Pull-Apart", "Bent-Over Dumbbell Row"):
+        result = trainee.run("log_completed_exercise", {"exercise_name": exercise})
+        assert result.success, result.formatted
+    assert sorted(WorkoutLogEntry.objects.values_list("exercise_name", "section")) == [
+        ("Band Pull-Apart", "warmup"),
+        ("Bent-Over Dumbbell Row", "main"),
+    ]
+    split = run_stats(trainee, view="breakdown", group_by="muscle", days=7)
+    assert [group["name"] for group in split.data["groups"]] == ["Back"]
+
+
+def test_a_stretch_logged_on_its_own_is_not_a_working_set(trainee: Trainee) -> None:
+    """An entry whose only goal is mobility (a stretch, or a warm-up logged before entries kept their section)
+    is not working volume: only the bench's 3 sets count, for the chest; the stretch is not a top exercise."""
+    log_entry(trainee, days_ago(1), "Bench Press", [8, 8, 8], [60, 60, 60])
+    log_entry(
+        trainee,
+        days_ago(1),
+        "Hamstring Stretch",
+        [],
+        [],
+        exercise_type="hold",
+        actual_sets=3,
+        actual_hold_sec=[45, 45, 45],
+        goals=[{"goal": "mobility", "share": 1.0}],
+        muscles=[{"muscle": "Hamstrings", "share": 1.0}],
+    )
+    result = run_stats(trainee, days=7)
+    assert result.success, result.formatted
+    assert "By muscle, working sets: Chest 3 (100%)" in result.raw_formatted.splitlines()
+    assert [item["name"] for item in result.data["top_exercises"]] == ["Bench Press"]
+
+
+def test_top_exercises_are_the_most_trained_first_with_their_working_sets(trainee: Trainee) -> None:
+    """One workout of an Arnold press (2 sets), a Zercher squat (5 sets) and a bench (3 sets): all once, so the
+    order is by working sets, 5, 3, 2, with the figure; not the names' alphabetical order."""
+    when = days_ago(1)
+    log = WorkoutLogFactory.create(user_id=trainee.user_id, completed_at=when)
+    for order, (name, sets) in enumerate((("Arnold Press", 2), ("Zercher Squat", 5), ("Bench Press", 3))):
+        WorkoutLogEntryFactory.create(
+            log=log,
+            order=order,
+            exercise_name=name,
+            exercise_slug="",
+            completed_at=when,
+            actual_sets=sets,
+            actual_reps=[5] * sets,
+            actual_load_each=[40] * sets,
+            muscles=LEGS,
+        )
+    totals = run_stats(trainee, days=7)
+    assert [item["name"] for item in totals.data["top_exercises"]] == [
+        "Zercher Squat",
+        "Bench Press",
+        "Arnold Press",
+    ]
+    assert "  Zercher Squat (reps): 5 working sets, 1 session, " in totals.raw_formatted
+    summary = run_stats(trainee, view="summary", days=7)
+    assert (
+        "- Top exercises (most working sets first): Zercher Squat 5 working sets in 1 session; Bench Press 3 "
+        "working sets in 1 session; Arnold Press 2 working sets in 1 session"
+    ) in summary.raw_formatted
+
+
+def test_a_dumbbell_pairs_estimated_1rm_is_each_hand(trainee: Trainee) -> None:
+    """Dumbbell bench 8 reps @ 22.5 kg each hand: e1RM 22.5 × (1 + 8/30) = 28.5 kg each hand, wherever it is
+    shown (the records line of totals, the summary's new record with the one before it, 20 × 1.2667 = 25.3)."""
+    log_entry(trainee, days_ago(20), "Dumbbell Bench Press", [8, 8], [20, 20])
+    log_entry(trainee, days_ago(2), "Dumbbell Bench Press", [8, 8], [22.5, 22.5])
+    totals = run_stats(trainee, days=7)
+    assert "Best estimated 1RM: Dumbbell Bench Press 28.5kg each hand" in totals.raw_formatted.splitlines()
+    summary = run_stats(trainee, view="summary", days=7)
+    assert (
+        "- New personal records: Dumbbell Bench Press e1RM 28.5kg each hand (22.5kg × 8), up from 25.3kg each "
+        "hand"
+    ) in summary.raw_formatted
+    trend = run_stats(trainee, view="trends", metric="e1rm", exercise_name="dumbbell bench", days=28)
+    week = day(days_ago(2).date() - dt.timedelta(days=days_ago(2).weekday()))
+    # The metric is the e1RM: each week's line says it once, not again among the week's other figures.
+    assert f"  w/c {week}: 28.5kg each hand | 1 session, 2 sets, volume 720kg" in [
+        line.removesuffix(" (week not over: so far)") for line in trend.raw_formatted.splitlines()
+    ]
+    volume = run_stats(trainee, view="trends", exercise_name="dumbbell bench", days=28)
+    assert ", e1RM 28.5kg each hand" in volume.raw_formatted
+
+
+def test_an_e1rm_trend_needs_one_exercise(trainee: Trainee) -> None:
+    """The best estimated 1RM of every exercise together, week by week, would set a squat against a curl: the
+    model is asked for the exercise rather than shown a figure that mixes them."""
+    seed_history(trainee)
+    result = run_stats(trainee, view="trends", metric="e1rm", days=28)
+    assert not result.success
+    assert result.data["error"].startswith(
+        "metric e1rm follows one exercise's best estimated 1RM week by week"
+    )
+    volume = run_stats(trainee, view="trends", days=28)
+    assert "e1RM" not in volume.raw_formatted
+
+
+def test_a_trend_leaves_out_a_first_week_the_range_cuts(trainee: Trainee) -> None:
+    """A range starting on a Sunday holds one day of that week: its 1000 kg against the whole weeks' 2000 kg
+    would read 'up'; left out, 3 whole weeks of 2000 kg (and this week, unfinished) are flat."""
+    weekly_history(trainee)
+    today = timezone.localdate()
+    sunday = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=3, days=1)
+    log_entry(trainee, dt.datetime.combine(sunday, dt.time(12), tzinfo=dt.UTC), "Bench Press", [10], [100])
+    result = run_stats(trainee, view="trends", start_date=sunday.isoformat())
+    assert result.success, result.formatted
+    assert [week["volume"] for week in result.data["weeks"]] == [1000, 2000, 2000, 2000, 0]
+    assert (result.data["direction"], result.data["change"]) == ("flat", 0.0)
+    assert f"(from {day(sunday)} only)" in result.raw_formatted.splitlines()[1]
+    assert result.raw_formatted.splitlines()[-1] == (
+        "Trend: flat 0% (second half of the weeks vs the first, the first week (cut by the range) and this "
+        "unfinished week left out)"
+    )
+
+
+def test_an_unplanned_warm_up_the_model_marks_so_is_not_a_working_set(trainee: Trainee) -> None:
+    """'I did 2 × 15 band pull-aparts to warm up' logged with section warmup is stored as a warm-up and left out
+    of the split; the same logged as training (no section) counts its 2 sets for the catalogue's muscles. In
+    log_workout, an unplanned warm-up is kept as one too."""
+    done = {"exercise_name": "Band Pull-Apart", "sets": 2, "reps": [15, 15]}
+    warm_up = trainee.run("log_completed_exercise", {**done, "section": "warmup"})
+    assert warm_up.success, warm_up.formatted
+    assert not run_stats(trainee, view="breakdown", group_by="muscle", days=7).data["groups"]
+    trained = trainee.run("log_completed_exercise", done)
+    assert trained.success, trained.formatted
+    split = run_stats(trainee, view="breakdown", group_by="muscle", days=7)
+    assert sum(group["volume"] for group in split.data["groups"]) == 2
+    assert generate(trainee, pulling_workout()).success
+    logged = trainee.run(
+        "log_workout",
+        {
+            "completed_exercises": [
+                {"exercise_name": "Jumping Jack", "duration_min": 5, "section": "warmup"},
+            ],
+            "others_as_planned": True,
+        },
+    )
+    assert logged.success, logged.formatted
+    assert WorkoutLogEntry.objects.get(exercise_name="Jumping Jack").section == "warmup"
+
+
+def test_a_logged_workout_counts_the_exercises_trained_plus_the_warm_up(trainee: Trainee) -> None:
+    """The pull workout done as planned, with 5 min of band pull-aparts before it: the user hears the 2 main
+    exercises they trained, plus the warm-up and cool-down, not '5 exercises'."""
+    assert generate(trainee, pulling_workout()).success
+    logged = trainee.run(
+        "log_workout",
+        {
+            "completed_exercises": [
+                {"exercise_name": "Band Pull-Apart", "duration_min": 5, "section": "warmup"}
+            ],
+            "others_as_planned": True,
+        },
+    )
+    assert logged.success, logged.formatted
+    assert told(logged).startswith("Logged 2 exercises, plus the warm-up and cool-down. Nice work!")
+
+
+def test_the_muscle_split_stands_beside_the_users_muscle_goals(trainee: Trainee) -> None:
+    """'Which muscles am I neglecting?' in one call: each muscle's share of the working sets beside its goal
+    (chest 6 of 9 sets = 67% against 40%), and a goal muscle without a set (back, goal 60%) listed as such."""
+    seed_history(trainee)
+    MuscleGoalFactory.create(user_id=trainee.user_id, muscle="Back", weight=0.6)
+    MuscleGoalFactory.create(user_id=trainee.user_id, muscle="Chest", weight=0.4)
+    result = run_stats(trainee, view="breakdown", group_by="muscle", days=30)
+    assert result.success, result.formatted
+    assert result.raw_formatted.splitlines()[1:] == [
+        "- Chest: 6 sets, 67% (goal 40%), 2 entries",
+        "- Quadriceps: 3 sets, 33%, 1 entry",
+        "- Back: no working sets (goal 60%)",
+    ]
+    assert result.data["groups"][0]["goal"] == 0.4

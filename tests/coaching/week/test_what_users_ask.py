@@ -113,7 +113,7 @@ def _nothing_that_day(coached: Coached, result: TurnResult, reply: str) -> None:
 def _lists_the_logged_sets(coached: Coached, result: TurnResult, reply: str) -> None:
     for name in ("Barbell Back Squat", "Romanian Deadlift", "Walking Lunge"):
         assert name in reply
-    assert "100kg × 5" in reply and "5 sets" in reply
+    assert "100kg × 5" in reply and "5 working sets" in reply
 
 
 def _nothing_logged(coached: Coached, result: TurnResult, reply: str) -> None:

@@ -83,8 +83,11 @@ def test_answers_left_unasked_fail_the_replay() -> None:
 @pytest.mark.django_db
 def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
     """Checks can fail: a workout that holds a bench press fails `no_exercise_matching: bench`; a line or a log
-    it does not show fails `workout_lines` / `history_contains` with what it shows."""
+    it does not show fails `workout_lines` / `history_contains` with what it shows; a tool result without a
+    text (or with one it must not hold) fails `tool_result_contains` (`tool_result_not_contains`)."""
     trial = _single()
+    trial.turns[0].checks.tool_result_contains = {"generate_workout": ["Created workout", "99kg"]}
+    trial.turns[0].checks.tool_result_not_contains = {"generate_workout": ["Created workout"]}
     trial.turns[0].checks.no_exercise_matching = ["bench"]
     trial.turns[0].checks.message_contains = ["kettlebell"]
     trial.turns[0].checks.workout_lines = ["Dumbbell Bench Press — 3×10 @ 99kg each hand, rest 90s"]
@@ -99,6 +102,10 @@ def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
         f.startswith("workout_lines: no line reads") and "Dumbbell Bench Press — 3×" in f for f in failed
     )
     assert any(f.startswith("history_contains:") and "No workouts logged" in f for f in failed)
+    assert [f.split(" (results:")[0] for f in failed if f.startswith("tool_result")] == [
+        "tool_result_contains: no generate_workout result contains '99kg'",
+        "tool_result_not_contains: a generate_workout result contains 'Created workout'",
+    ]
 
 
 @pytest.mark.django_db
