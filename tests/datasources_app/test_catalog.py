@@ -166,3 +166,21 @@ def test_name_key_keeps_different_exercises_apart() -> None:
     """Keys still tell apart exercises that differ by a word."""
     assert exercise_name_key("Back Extension") != exercise_name_key("Back Squat")
     assert exercise_name_key("Lat Pulldown") != exercise_name_key("Lat Pullover")
+
+
+@pytest.mark.django_db
+def test_migrate_brings_a_deployed_catalogue_up_to_date() -> None:
+    """A database migrated before the knee-friendly home quad work was added gets it from `migrate` (migration
+    0009 writes the catalogue again), as deployments only run migrate."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("datasources_app.migrations.0009_sync_exercise_catalog")
+    Exercise.objects.filter(name__in=["Dumbbell Box Squat", "Spanish Squat"]).delete()
+    migration.sync_catalog(apps, None)
+    assert set(
+        Exercise.objects.filter(name__in=["Dumbbell Box Squat", "Spanish Squat"]).values_list(
+            "name", flat=True
+        )
+    ) == {"Dumbbell Box Squat", "Spanish Squat"}

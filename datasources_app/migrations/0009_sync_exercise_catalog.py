@@ -1,0 +1,32 @@
+# The catalogue gained knee-friendly home quad work (Dumbbell Box Squat, Spanish Squat) and changed entries'
+# patterns; `migrate` is what a deployment runs, so the catalogue is written again here (0002 and 0005 did the
+# same). Exercises no longer in the file are left alone: workouts and logs may still name them.
+
+import json
+from pathlib import Path
+
+from django.db import migrations
+
+from datasources_app.services import sync_exercise_catalog
+
+CATALOG_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "exercises.json"
+
+
+def sync_catalog(apps, schema_editor):
+    rows = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
+    sync_exercise_catalog(
+        equipment_model=apps.get_model("datasources_app", "Equipment"),
+        exercise_model=apps.get_model("datasources_app", "Exercise"),
+        rows=rows,
+    )
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('datasources_app', '0008_workout_log_entry_section'),
+    ]
+
+    operations = [
+        migrations.RunPython(sync_catalog, migrations.RunPython.noop),
+    ]
