@@ -113,8 +113,8 @@ def test_each_day_says_its_date_status_exercises_and_message(week: uuid.UUID) ->
         "each hand / 3. Plank: 3×45s / 💪 Reply when done!",
         "Wed 12 Nov Upper Body [scheduled, preparation failed: The week's layout has no session on this day.] "
         "plan: Base",
-        "  not prepared: tell the user which day and why, and offer to prepare it again (prepare_week with this "
-        "workout_id; the other days are kept)",
+        "  not prepared: tell the user which day and why, and offer to prepare it again (prepare_week for its "
+        "week redoes only the days not ready; the others are kept)",
         "Thu 13 Nov Full Body [scheduled, workout being prepared] plan: Base",
         "Fri 14 Nov Easy run [scheduled] — Keep it conversational",
         "</schedule>",
