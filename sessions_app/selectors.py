@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -99,9 +98,11 @@ def get_artifact(*, session: AgentSession, artifact_id: str) -> dict[str, Any] |
 
 
 def existing_knowledge_sources(*, session: AgentSession) -> list[dict[str, Any]]:
-    """`{source, params}` of each knowledge event in the current context (since the last checkpoint).
+    """`{source, params, loaded_at}` of each knowledge event in the current context (since the last checkpoint),
+    in order: what the initializer may reuse, and when each source was loaded (whether the user has been shown a
+    change since).
 
-    Only those two keys leave the database, not the (large) fetched data.
+    Only those keys leave the database, not the (large) fetched data.
     """
     rows = (
         AgentSessionEvent.objects.filter(
@@ -110,26 +111,12 @@ def existing_knowledge_sources(*, session: AgentSession) -> list[dict[str, Any]]
             sequence_number__gte=_context_start(session),
         )
         .order_by("sequence_number")
-        .values_list("data__source", "data__params")
+        .values_list("data__source", "data__params", "timestamp")
     )
-    return [{"source": source, "params": params or {}} for source, params in rows]
-
-
-def last_knowledge_at(*, session: AgentSession, source: str) -> datetime | None:
-    """When the source was last loaded into the current context (since the last checkpoint); None when it was
-    not."""
-    found: datetime | None = (
-        AgentSessionEvent.objects.filter(
-            session=session,
-            event_type=EventType.KNOWLEDGE,
-            sequence_number__gte=_context_start(session),
-            data__source=source,
-        )
-        .order_by("-sequence_number")
-        .values_list("timestamp", flat=True)
-        .first()
-    )
-    return found
+    return [
+        {"source": source, "params": params or {}, "loaded_at": loaded_at}
+        for source, params, loaded_at in rows
+    ]
 
 
 def last_sequence(*, session: AgentSession) -> int:

@@ -33,7 +33,7 @@ from sessions_app.events import (
     Tokens,
 )
 from sessions_app.models import AgentSession, EventType
-from sessions_app.selectors import existing_knowledge_sources, last_knowledge_at
+from sessions_app.selectors import existing_knowledge_sources
 from sessions_app.services import NewEvent
 from trainer_agent import tracing
 from trainer_agent.agents.callbacks import callback_registry
@@ -207,13 +207,16 @@ def _initialize_context(
     *, session: AgentSession, user_id: uuid.UUID, message: str, sink: EventSink
 ) -> Selection:
     with reads_together():
-        existing = existing_knowledge_sources(session=session)
+        loaded = existing_knowledge_sources(session=session)
         today = local_today(user_id=user_id)
         untold_failure = preparation_failed_since(
             user_id=user_id,
-            since=last_knowledge_at(session=session, source=SCHEDULE_SOURCE),
+            since=max(
+                (item["loaded_at"] for item in loaded if item["source"] == SCHEDULE_SOURCE), default=None
+            ),
             today=today,
         )
+    existing = [{"source": item["source"], "params": item["params"]} for item in loaded]
     agent = get_agent(INITIALIZER_AGENT_ID)
     try:
         selection = select_with_model(agent=agent, message=message, existing=existing, sink=sink, today=today)

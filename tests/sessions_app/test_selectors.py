@@ -142,7 +142,8 @@ def test_get_artifact_finds_the_latest_artifact_with_that_id_in_the_session() ->
 
 
 def test_existing_knowledge_sources_lists_source_and_params_since_the_checkpoint() -> None:
-    """Knowledge before context_start_sequence is forgotten; missing params read as {}."""
+    """Knowledge before context_start_sequence is forgotten; missing params read as {}; each says when it was
+    loaded."""
     session = AgentSessionFactory.create()
     AgentSessionEventFactory.create(
         session=session,
@@ -155,16 +156,20 @@ def test_existing_knowledge_sources_lists_source_and_params_since_the_checkpoint
         session=session, event_type=EventType.KNOWLEDGE, data={"source": "user_profile"}
     )
     AgentSessionEventFactory.create(session=session, event_type=EventType.USER_MESSAGE)
-    AgentSessionEventFactory.create(
+    latest = AgentSessionEventFactory.create(
         session=session,
         event_type=EventType.KNOWLEDGE,
         data={"source": "workout_history", "params": {"days_back": 30}, "data": "x" * 1000},
     )
 
-    assert existing_knowledge_sources(session=session) == [
+    loaded = existing_knowledge_sources(session=session)
+    assert [{"source": item["source"], "params": item["params"]} for item in loaded] == [
         {"source": "user_profile", "params": {}},
         {"source": "workout_history", "params": {"days_back": 30}},
     ]
+    assert (
+        loaded[1]["loaded_at"] == latest.timestamp
+    )  # when it was loaded: what the user has been shown since
 
 
 def test_last_sequence_is_minus_one_for_an_empty_session_then_the_highest_number() -> None:
