@@ -301,7 +301,7 @@ class WorkoutLogEntry(models.Model):
     exercise_name = models.CharField(max_length=120)
     exercise_slug = models.CharField(max_length=120, blank=True)
     exercise_type = models.CharField(max_length=10, choices=_choices(EXERCISE_TYPES), default="reps")
-    # Warm-up and cool-down sets are not working volume (datasources_app.stats.is_working_entry).
+    # Warm-up and cool-down sets are not working volume (datasources_app.distribution.is_working_entry).
     section = models.CharField(max_length=8, choices=WorkoutSection.choices, default=WorkoutSection.MAIN)
     muscles = models.JSONField(default=list, blank=True, help_text='[{"muscle": "Chest", "share": 0.7}, …]')
     goals = models.JSONField(default=list, blank=True, help_text='[{"goal": "strength", "share": 1.0}, …]')
