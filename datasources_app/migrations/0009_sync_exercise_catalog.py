@@ -2,22 +2,16 @@
 # patterns; `migrate` is what a deployment runs, so the catalogue is written again here (0002 and 0005 did the
 # same). Exercises no longer in the file are left alone: workouts and logs may still name them.
 
-import json
-from pathlib import Path
-
 from django.db import migrations
 
-from datasources_app.services import sync_exercise_catalog
-
-CATALOG_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "exercises.json"
+from datasources_app.services import read_exercise_catalog, sync_exercise_catalog
 
 
 def sync_catalog(apps, schema_editor):
-    rows = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
     sync_exercise_catalog(
         equipment_model=apps.get_model("datasources_app", "Equipment"),
         exercise_model=apps.get_model("datasources_app", "Exercise"),
-        rows=rows,
+        rows=read_exercise_catalog(),
     )
 
 
