@@ -457,6 +457,25 @@ _SHALLOW_KNEE_NAMES: Final = re.compile(
 )
 # Knee work that even a mildly bothered knee is spared: kneeling, the body's weight held at the knee (Nordic curls).
 _ON_THE_KNEES: Final = re.compile(r"\bnordic|\bnatural leg curl|\bglute[\s-]*ham raise|\bkneeling leg curl")
+# Positions that rest the body's weight on the knees (kneeling, on all fours): pressure on the kneecap. The name says
+# so ("Kneeling Hip Flexor Stretch", "Quadruped Hip Circles") or the exercise is done that way whatever its name says
+# (a bird dog, a cat-cow, a glute kickback or a donkey kick on all fours, an ab wheel rolled out from the knees; a
+# cable kickback is done standing).
+_KNEELING: Final = re.compile(
+    r"kneel|quadruped|all[\s-]fours|hands[\s-]and[\s-]knees|\bbird[\s-]?dogs?\b|\bcat[\s-]cows?\b|"
+    r"donkey[\s-]kicks?|fire[\s-]hydrants?|(?<!cable )(?<!standing )glute[\s-]kick[\s-]?backs?|"
+    r"\bknee[\s-]push[\s-]?ups?|\bab[\s-](?:wheel|roller)|child'?s pose|(?<!standing )cable crunch"
+)
+_NOT_KNEELING: Final = re.compile(r"\b(?:no|not|without|never)\s+(?:on\s+the\s+knees?|kneeling)\b")
+
+
+def kneels(name: str) -> bool:
+    """Whether an exercise called `name` is done kneeling or on all fours, its weight on the kneecaps ("Kneeling
+    Hip Flexor Stretch", "Bird Dog", "Glute Kickback"; not "Cable Glute Kickback", "Hip Flexor Stretch (no
+    kneeling)")."""
+    return _KNEELING.search(_NOT_KNEELING.sub(" ", name.lower())) is not None
+
+
 _DEEP_KNEE_PATTERNS: Final = frozenset({"squat", "lunge", "jump", "olympic"})
 # What a name says it keeps the knee out of ("Leg Press (no deep knee bend)"): it stops short, and names no deep bend.
 NO_DEEP_BEND: Final = re.compile(
@@ -514,6 +533,7 @@ class BodyPart:
     advice: str  # what to do instead, for the model
     deep_knee: bool = False  # and every deep knee bend (`deep_knee_bend`), a stretch or a pose included
     kept: re.Pattern[str] | None = None  # names kept whatever their pattern (a mild knee's sled push)
+    kneeling: bool = False  # and every exercise done kneeling or on all fours (`kneels`)
 
 
 # Body part → contraindicated movement patterns (and loaded joint). Data, not exercise names: a new catalogue
@@ -524,10 +544,13 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
         re.compile(r"\bknees?\b|\bacl\b|\bmcl\b|menisc|patell"),
         None,  # cycling and hip work load it lightly; the patterns below are what hurts
         frozenset({"squat", "lunge", "jump", "knee_extension", "knee_flexion", "olympic", "locomotion"}),
-        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls, and no deep knee bends in "
-        "stretches (child's pose, quad stretch); pick hip-dominant work that keeps the knee still (hip thrust, "
-        "glute bridge, hip abduction, back extension) or upper body",
+        "no squats, lunges, step-ups, jumps, running, leg extensions or leg curls, no deep knee bends in "
+        "stretches (child's pose, quad stretch), and nothing kneeling or on all fours (kneeling stretches, bird "
+        "dogs, kickbacks on all fours): stretch and work the core standing or lying (a standing hip flexor "
+        "stretch, a dead bug); pick hip-dominant work that keeps the knee still (hip thrust, glute bridge, hip "
+        "abduction, back extension) or upper body",
         deep_knee=True,
+        kneeling=True,
     ),
     BodyPart(
         "lower back",
@@ -597,7 +620,8 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
         "(no full-depth squats, lunges, split squats, pistols, jumps, running, or stretches like child's pose) and "
         "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
         "step-ups to a low box, leg extensions and leg curls; a leg press, squat or step-up passes with its depth in "
-        "its name or notes ('Leg Press (pain-free range)', 'Dumbbell Step-Up (low box)')",
+        "its name or notes ('Leg Press (pain-free range)', 'Dumbbell Step-Up (low box)'), for 10-15 controlled reps "
+        "with a moderate load, never a heavy low-rep set; kneeling is fine on a pad (the tools add the cue)",
         deep_knee=True,
         # A sled pushed or dragged keeps the knee out of a deep bend and off impact: not the running it is filed with.
         kept=re.compile(r"\bsled|\bprowler"),
@@ -671,6 +695,8 @@ def contraindication(
         return "it takes the knee into a deep bend (full knee flexion), which is what bothers this knee"
     if part.key == "knee" and _ON_THE_KNEES.search(name.lower()):
         return "it loads the knee to its limit with the body's weight kneeling on it"
+    if part.kneeling and kneels(name):
+        return "it is done kneeling or on all fours, with the body's weight pressing on the kneecap"
     if part.joint is not None and part.joint in joints:
         return f"it loads the {part.joint}"
     return None

@@ -40,6 +40,7 @@ from tools_app.workout_coaching import (
     PastLoad,
     first_load_kg,
     is_unilateral,
+    knee_work_scale,
     lifter_from,
     loaded_implement,
     logged_loads,
@@ -143,10 +144,10 @@ class InjuryRule:
 INJURY_RULES: tuple[InjuryRule, ...] = (
     InjuryRule(
         key="knee",
-        note="kept it knee-friendly (no squats, lunges or jumping)",
+        note="kept it knee-friendly (no squats, lunges, jumping or kneeling)",
         cue="Stop any movement that bothers your knee.",
         area=frozenset(LEG_MUSCLES),
-        in_a_plan="the workouts leave out squats, lunges and jumping",
+        in_a_plan="the workouts leave out squats, lunges, jumping and kneeling",
     ),
     InjuryRule(
         key="lower back",
@@ -640,13 +641,17 @@ class LoadChoice:
     note: str
 
 
-def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0) -> LoadChoice:
+def choose_load(
+    candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0, knee_work: bool = False
+) -> LoadChoice:
     """The working load by `workout_coaching.working_load`: built on the last logged session if any, else the
-    first load for this lifter (body weight, experience, sex)."""
+    first load for this lifter (body weight, experience, sex); lighter for `knee_work` (`knee_work_scale`)."""
     implement = candidate.loaded_equipment
     if implement is None:
         return LoadChoice(None, "")
     past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
+    if knee_work:
+        scale *= knee_work_scale(past)
     load, note = working_load(
         gear=implement,
         unit=facts.weight_unit,

@@ -30,11 +30,15 @@ from datasources_app.models import UserProfile
 from datasources_app.stats import convert_weight
 from datasources_app.workouts import section_of
 from tools_app.workout_validation import (
+    KNEE_WORK_CUE,
+    KNEE_WORK_LOAD_SCALE,
+    KNEE_WORK_REPS,
     CatalogMatch,
     TrainingContext,
     allowed,
     context_catalog,
     find_catalog_match,
+    is_knee_work,
 )
 
 HISTORY_DAYS = 180
@@ -141,9 +145,44 @@ def reps_and_rest(
     loaded: bool,
     lifter: Lifter,
     rank: int = 2,
+    knee_work: bool = False,
 ) -> tuple[int, int]:
     """Reps per set and rest (s) of a main reps exercise: small muscles high reps; loaded compounds by the goals'
-    emphasis (the first two of a strength session heavy), isolation 12-15; bodyweight by level."""
+    emphasis (the first two of a strength session heavy), isolation 12-15; bodyweight by level. Knee work for a
+    knee that complains (`workout_validation.is_knee_work`) is never a heavy set: 12 reps or more."""
+    reps, rest = _usual_reps_and_rest(
+        primary=primary,
+        mechanic=mechanic,
+        force=force,
+        slug=slug,
+        equipment=equipment,
+        loaded=loaded,
+        lifter=lifter,
+        rank=rank,
+    )
+    if knee_work and reps < KNEE_WORK_REPS:
+        return KNEE_WORK_REPS, 90
+    return reps, rest
+
+
+def knee_work_scale(past: PastLoad | None) -> float:
+    """How much of the usual load knee work for a knee that complains starts at: KNEE_WORK_LOAD_SCALE of a first
+    load or of a last one lifted for fewer reps than KNEE_WORK_REPS (a heavier set); a last load lifted for that
+    many is built on as it is."""
+    return 1.0 if past is not None and past.reps >= KNEE_WORK_REPS else KNEE_WORK_LOAD_SCALE
+
+
+def _usual_reps_and_rest(
+    *,
+    primary: str,
+    mechanic: str,
+    force: str,
+    slug: str,
+    equipment: Iterable[str],
+    loaded: bool,
+    lifter: Lifter,
+    rank: int,
+) -> tuple[int, int]:
     level = LEVEL_RANK.get(lifter.level, 0)
     if primary in SMALL_WORK_MUSCLES:
         return (12, 60) if loaded else (15, 45)
@@ -403,6 +442,7 @@ def prescribe(
     }
     notes: list[str] = []
     reps = 10
+    knee_work = is_knee_work(match.movement_pattern, {injury.part.key for injury in context.injuries})
     if kind == "reps":
         gear = loaded_implement(match.slug, match.equipment)
         if role != "main":
@@ -419,14 +459,18 @@ def prescribe(
                 equipment=match.equipment,
                 loaded=gear is not None,
                 lifter=lifter,
+                knee_work=knee_work,
             )
+            if knee_work:
+                exercise["notes"] = KNEE_WORK_CUE
         exercise.update(sets=sets, reps=[reps] * sets, rest_sec=rest)
         if gear is not None and role == "main":
             unit = context.weight_unit
+            past = last_load(user_id=user_id, match=match, unit=unit)
             load, note = working_load(
                 gear=gear,
                 unit=unit,
-                past=last_load(user_id=user_id, match=match, unit=unit),
+                past=past,
                 first_kg=first_load_kg(
                     gear=gear,
                     primary=primary,
@@ -435,6 +479,7 @@ def prescribe(
                     lifter=lifter,
                 ),
                 weights_kg=context.weights_kg,
+                scale=knee_work_scale(past) if knee_work else 1.0,
             )
             notes.append(note)
             exercise.update(load_each=[load] * sets, load_unit=unit)

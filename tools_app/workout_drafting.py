@@ -69,7 +69,11 @@ from tools_app.workout_tools import (
     save_checked_workout,
 )
 from tools_app.workout_validation import (
+    KNEE_WORK_CUE,
+    KNEELING_PAD_CUE,
     depth_cues,
+    is_knee_work,
+    knee_pad_cue,
     validate_workout,
 )
 
@@ -677,7 +681,9 @@ def base_exercise(candidate: Candidate, *, kind: str, reasoning: str) -> dict[st
     }
 
 
-def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> tuple[int, int]:
+def _reps_and_rest(
+    candidate: Candidate, facts: TrainingFacts, *, rank: int, knee_work: bool
+) -> tuple[int, int]:
     """`workout_coaching.reps_and_rest` for a candidate at `rank` in the workout."""
     return reps_and_rest(
         primary=candidate.primary,
@@ -688,6 +694,7 @@ def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> 
         loaded=candidate.loaded_equipment is not None,
         lifter=facts.lifter,
         rank=rank,
+        knee_work=knee_work,
     )
 
 
@@ -711,7 +718,8 @@ def strength_exercise(
         if candidate.unilateral:
             exercise["notes"] = "Hold each side."
         return exercise
-    reps, rest = _reps_and_rest(candidate, facts, rank=rank)
+    knee_work = is_knee_work(candidate.movement_pattern, {rule.key for rule in facts.injuries})
+    reps, rest = _reps_and_rest(candidate, facts, rank=rank, knee_work=knee_work)
     sets = 3
     scale = 1.0
     if easier:
@@ -720,12 +728,14 @@ def strength_exercise(
         sets = 4
         if candidate.loaded_equipment is None:
             reps += 3
-    load = choose_load(candidate, facts, scale=scale)
+    load = choose_load(candidate, facts, scale=scale, knee_work=knee_work)
     cues = ["Reps are per side."] if candidate.unilateral else []
     for rule in facts.injuries:
-        if (rule.key == "knee" and candidate.primary in LEG_MUSCLES and candidate.mechanic == "compound") or (
-            rule.key == "lower back" and candidate.primary in ("Hamstrings", "Lower Back", "Back")
-        ):
+        if rule.key == "knee" and knee_work:
+            cues.append(KNEE_WORK_CUE)  # how deep and how slow, where the knee bends under load
+        elif (
+            rule.key == "knee" and candidate.primary in LEG_MUSCLES and candidate.mechanic == "compound"
+        ) or (rule.key == "lower back" and candidate.primary in ("Hamstrings", "Lower Back", "Back")):
             cues.append(rule.cue)
     exercise = base_exercise(candidate, kind="reps", reasoning=f"{why} {load.note}")
     exercise.update(sets=sets, reps=[reps] * sets, rest_sec=rest)
@@ -1476,7 +1486,7 @@ class Composer:
         if not main:
             return None
         estimated = estimate_duration_min(exercises)
-        notes = self._adaptation_notes()
+        notes = [*self._adaptation_notes(), *_knee_notes(exercises, self.facts)]
         if estimated < self.minutes - FIT_UNDER:
             notes.append(
                 f"it comes to about {estimated} min rather than the {self.minutes} you asked for: that's as much "
@@ -1495,6 +1505,33 @@ class Composer:
             checked=checked,
             named_as=dict(self.named_as),
         )
+
+
+def _knee_notes(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> list[str]:
+    """What the knee rules did to the drafted exercises, for the user: the knee work kept moderate, the kneeling
+    moves padded (the cues are on the exercises)."""
+    if not any(rule.key == "knee" for rule in facts.injuries):
+        return []
+    notes = []
+    knee_work = [
+        str(exercise["exercise_name"])
+        for exercise in exercises
+        if KNEE_WORK_CUE in str(exercise.get("notes") or "")
+    ]
+    if knee_work:
+        notes.append(
+            f"I kept the knee work ({joined(knee_work)}) moderate for your knee: a lighter load for more reps, "
+            "lowered slowly to the box or a pain-free depth"
+        )
+    padded = [
+        str(exercise["exercise_name"])
+        for exercise in exercises
+        if knee_pad_cue(str(exercise["exercise_name"]), None, {rule.key for rule in facts.injuries})
+    ]
+    if padded:
+        pad = KNEELING_PAD_CUE[:1].lower() + KNEELING_PAD_CUE[1:].rstrip(".")
+        notes.append(f"for {joined(padded)}, {pad}")
+    return notes
 
 
 def _drop_invalid(

@@ -91,6 +91,7 @@ from tools_app.workout_validation import (
     effective_equipment,
     find_catalog_match,
     implements_for,
+    knee_pad_cue,
     load_training_context,
 )
 
@@ -397,8 +398,15 @@ def canonical_fields(
     out["equipment"] = equipment
     if exercise.group is not None:
         out["group"] = exercise.group.model_dump(exclude_none=True)
-    if exercise.notes:
-        out["notes"] = exercise.notes
+    # A kneeling exercise for a knee the rules let kneel is done on a pad, whoever wrote it.
+    injured = {injury.part.key for injury in context.injuries}
+    notes = " ".join(
+        part
+        for part in (exercise.notes, knee_pad_cue(exercise.exercise_name, exercise.notes, injured))
+        if part
+    )
+    if notes:
+        out["notes"] = notes
     return out
 
 
@@ -839,7 +847,8 @@ def _replacement_fields(
         else:
             fields = prescribe(match, user_id=ctx.user_id, context=context, old=stored, reasoning=reasoning)
             if qualifier:  # 'Leg Press (pain-free range)': the catalogue's leg press, its range as the cue
-                fields["notes"] = f"{qualifier[0].upper()}{qualifier[1:]}."
+                cues = [f"{qualifier[0].upper()}{qualifier[1:]}.", fields.get("notes") or ""]
+                fields["notes"] = " ".join(cue for cue in cues if cue)
     else:
         workout = [exercise.to_json() for exercise in exercises]
         avoided = {canonical_equipment(item) for item in args.avoid_equipment or ()}

@@ -51,6 +51,7 @@ from datasources_app.catalog import (
     exercise_name_key,
     goes_past_parallel,
     injured_body_parts,
+    kneels,
     mild_in,
     name_covers,
     name_words,
@@ -859,7 +860,11 @@ def exercise_problems(
     problems.extend(_goal_problems(exercise))
     problems.extend(_equipment_problems(equipment, context))
     problems.extend(_preference_problems(exercise, match, equipment, context))
-    problems.extend(_injury_problems(exercise, match, context, taken=taken))
+    # A lift the injury rules out is refused for that alone, not also for how heavy it is.
+    problems.extend(
+        _injury_problems(exercise, match, context, taken=taken)
+        or _knee_work_problems(exercise, match, context)
+    )
     return problems
 
 
@@ -950,6 +955,59 @@ def _injury_problems(
             problem += f"; safe options here for these muscles: {', '.join(safe)}"
         problems.append(problem)
     return problems
+
+
+# --- A knee that complains ---------------------------------------------------------------------------------------
+# The knee work such a knee still does (a mild knee's box squat to the bench, low step-up, leg extension, leg curl) a
+# coach keeps moderate, never a heavy set: a lighter load for more reps, lowered slowly to the box or a pain-free
+# depth. The drafts and swaps prescribe it (`workout_coaching.reps_and_rest`); a workout written with a strength
+# set of it is refused.
+KNEE_WORK_PATTERNS = frozenset({"squat", "lunge", "knee_extension", "knee_flexion"})
+KNEE_WORK_REPS = 12  # what the tools prescribe
+KNEE_WORK_MIN_REPS = 8  # fewer is a strength set
+KNEE_WORK_LOAD_SCALE = (
+    0.7  # of a first load (or of a last one lifted for fewer reps): a 12-rep load, a step lighter
+)
+KNEE_WORK_CUE = (
+    "Lower for 3 seconds to the box or a pain-free depth, no bouncing; stop short of any knee pain."
+)
+# Kneeling or on all fours presses on the kneecap: a knee that hurts is spared it (`catalog.BodyPart.kneeling`), a
+# mildly bothered one kneels on a pad.
+KNEELING_PAD_CUE = "Kneel on a cushion or a folded mat to pad your knee."
+_PADDED = re.compile(r"\bpad|cushion|folded (?:mat|towel)|\bmat\b|towel", re.IGNORECASE)
+
+
+def is_knee_work(pattern: str | None, injured: Collection[str]) -> bool:
+    """Whether an exercise of `pattern` is knee work for a user whose injured parts (keys) are `injured`."""
+    return "knee" in injured and pattern in KNEE_WORK_PATTERNS
+
+
+def knee_pad_cue(name: str, notes: str | None, injured: Collection[str]) -> str:
+    """The cue an exercise done kneeling gets for a knee the rules let kneel ("Kneel on a cushion ..."), the user's
+    injured parts (keys) being `injured`; "" when it does not kneel, the user's knee is fine, or its notes pad the
+    knee already."""
+    if "knee" not in injured or not kneels(name) or _PADDED.search(notes or ""):
+        return ""
+    return KNEELING_PAD_CUE
+
+
+def _knee_work_problems(
+    exercise: ExerciseFields, match: CatalogMatch | None, context: TrainingContext
+) -> list[str]:
+    """A strength set (fewer than KNEE_WORK_MIN_REPS) of knee work for a knee that complains."""
+    knee = next((injury for injury in context.injuries if injury.part.key == "knee"), None)
+    reps = [value for value in exercise.reps or () if math.isfinite(value)]
+    if knee is None or exercise.exercise_type != "reps" or not reps or min(reps) >= KNEE_WORK_MIN_REPS:
+        return []
+    pattern, _ = movement_of(exercise, match)
+    if not is_knee_work(pattern, {"knee"}):
+        return []
+    return [
+        f"too heavy a set for the user's knee ({knee.source}): knee work stays moderate for a knee that "
+        f"complains, {KNEE_WORK_MIN_REPS}-15 controlled reps with a lighter load, lowered slowly to the box or a "
+        f"pain-free depth, never {min(reps):g} reps; send reps of {KNEE_WORK_MIN_REPS} or more (e.g. "
+        f"{KNEE_WORK_REPS}) with a load to match"
+    ]
 
 
 def _type_problems(exercise: ExerciseFields) -> list[str]:

@@ -369,13 +369,13 @@ def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Train
         (
             "build strength",
             "Your 4-week strength plan starts {start}: 3 days a week (Mon, Wed, Fri) at Gym, adding load each build "
-            "week. For your knee, the workouts leave out squats, lunges and jumping.",
+            "week. For your knee, the workouts leave out squats, lunges, jumping and kneeling.",
         ),
         (
             "run a 5K",
             "Your 6-week endurance plan starts {start}: 3 days a week (Mon, Wed, Fri) at Gym, adding about 10 % more "
             "time each build week, with week 5 lighter to recover. For your knee, your cardio is on the bike "
-            "instead of running, and the workouts leave out squats, lunges and jumping.",
+            "instead of running, and the workouts leave out squats, lunges, jumping and kneeling.",
         ),
     ],
 )
