@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -44,7 +44,12 @@ from tools_app.workout_drafting import (
     is_main,
     resize,
 )
-from tools_app.workout_validation import unsafe_named_exercises, user_injuries
+from tools_app.workout_validation import (
+    KNEE_WORK_MIN_REPS,
+    is_knee_work,
+    unsafe_named_exercises,
+    user_injuries,
+)
 
 DEFAULT_WEEKS = 12
 DEFAULT_DAYS_PER_WEEK = 3
@@ -505,6 +510,8 @@ class Followed:
     exercises: list[str]
     unprescribed: list[str]
     added: list[str]  # on a day that names its lifts, the others, with the sets and reps of their kind
+    # Knee work the plan gives a strength set for, kept moderate for the user's knee: '<name> 4×12' and the plan's reps.
+    kept_moderate: list[tuple[str, str]] = field(default_factory=list)
 
 
 def follow_targets(
@@ -518,6 +525,8 @@ def follow_targets(
     followed: list[str] = []
     unprescribed: list[str] = []
     added: list[str] = []
+    kept_moderate: list[tuple[str, str]] = []
+    injured = {rule.key for rule in facts.injuries}
     for exercise in exercises:
         if not is_main(exercise) or exercise.get("exercise_type") not in ("reps", "hold"):
             continue
@@ -536,6 +545,16 @@ def follow_targets(
         if rule is not None:
             before = int(exercise["reps"][0])
             reps = before if rule.low <= before <= rule.high else (rule.low + rule.high) // 2
+            knee_work = candidate is not None and is_knee_work(candidate.movement_pattern, injured)
+            if knee_work and reps < KNEE_WORK_MIN_REPS:
+                # A strength set of knee work for a knee that complains: the top of the plan's range when it
+                # reaches a moderate set, else the drafted moderate set, in the plan's number of sets.
+                if rule.high >= KNEE_WORK_MIN_REPS:
+                    reps = rule.high
+                else:
+                    resize(exercise, rule.sets)
+                    kept_moderate.append((f"{name} {rule.sets}×{before}", rule.words()))
+                    continue
             loads = exercise.get("load_each")
             resize(exercise, rule.sets)
             exercise["reps"] = [reps] * rule.sets
@@ -556,7 +575,7 @@ def follow_targets(
         if targets.rpe is not None:
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
-    return Followed(followed, unprescribed, added)
+    return Followed(followed, unprescribed, added, kept_moderate)
 
 
 def _follow_hold(exercise: dict[str, Any], timing: Timing | None) -> str:
@@ -605,6 +624,11 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
                 notes.append(f"Every main exercise is{effort}")
     elif effort:
         notes.append(f"I followed the plan's effort for the day:{effort}")
+    for lift, plan_words in followed.kept_moderate:
+        notes.append(
+            f"I kept {lift} rather than the plan's {plan_words}: knee work stays moderate for your knee (a lighter "
+            "load for more reps, lowered slowly)"
+        )
     if followed.unprescribed:
         notes.append(f"The plan gives no sets and reps for {joined(followed.unprescribed)}: I added them")
     if targets.percent_1rm is not None:

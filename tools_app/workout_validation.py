@@ -965,11 +965,11 @@ def _injury_problems(
 KNEE_WORK_PATTERNS = frozenset({"squat", "lunge", "knee_extension", "knee_flexion"})
 KNEE_WORK_REPS = 12  # what the tools prescribe
 KNEE_WORK_MIN_REPS = 8  # fewer is a strength set
-KNEE_WORK_LOAD_SCALE = (
-    0.7  # of a first load (or of a last one lifted for fewer reps): a 12-rep load, a step lighter
-)
+# Of a first load, or of a last one lifted for fewer reps: a 12-rep load, a step lighter.
+KNEE_WORK_LOAD_SCALE = 0.7
+# No depth cue in it (`depth_cues` reads none): the tools' own cue never lets a deep squat pass as kept short.
 KNEE_WORK_CUE = (
-    "Lower for 3 seconds to the box or a pain-free depth, no bouncing; stop short of any knee pain."
+    "Lower for 3 seconds and drive up smoothly, no bouncing; stop where your knee starts to complain."
 )
 # Kneeling or on all fours presses on the kneecap: a knee that hurts is spared it (`catalog.BodyPart.kneeling`), a
 # mildly bothered one kneels on a pad.

@@ -23,7 +23,7 @@ from tools_app.workout_drafting import (
     draft_workout_for,
     is_main,
 )
-from tools_app.workout_validation import unsafe_named_exercises
+from tools_app.workout_validation import KNEE_WORK_CUE, unsafe_named_exercises
 
 # What a mild knee skips: a squat or lunge to full depth, a step-up onto a bench.
 DEEP = {"Dumbbell Squat", "Goblet Squat", "Bulgarian Split Squat", "Dumbbell Lunge", "Dumbbell Step-Up"}
@@ -194,7 +194,7 @@ def balance_pattern_of(name: str, facts: Any) -> str:
 def test_swap_exercise_reads_a_leg_press_named_with_its_range_as_the_catalogues_leg_press() -> None:
     """The trial's model swapped in 'Leg Press (pain-free range)' after 'Leg Press' was refused for the mild knee:
     the tool said it was not in the catalogue and offered a Svend Press. It is the catalogue's Leg Press, with its
-    range as the cue the check reads; plain 'Leg Press' is still refused."""
+    range as the cue the check reads (then the knee work's tempo cue); plain 'Leg Press' is still refused."""
     trainee = knee_trainee()
     machines = LocationFactory.create(
         user_id=trainee.user_id, name="Leg Gym", equipment=[*GYM_EQUIPMENT, "leg_press_machine"]
@@ -211,4 +211,7 @@ def test_swap_exercise_reads_a_leg_press_named_with_its_range_as_the_catalogues_
     )
     assert result.success, result.raw_formatted
     swapped = result.data["new_exercise"]
-    assert (swapped["exercise_name"], swapped["notes"]) == ("Leg Press", "Pain-free range."), swapped
+    assert (swapped["exercise_name"], swapped["notes"]) == (
+        "Leg Press",
+        f"Pain-free range. {KNEE_WORK_CUE}",
+    ), swapped

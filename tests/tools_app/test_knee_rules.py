@@ -16,6 +16,7 @@ from tests.tools_app.test_injury_words import DEMO_KNEE, generate, quads
 from tests.tools_app.workout_support import Trainee, hold_exercise, make_trainee, reps_exercise, told
 from tools_app.registry import execute_tool
 from tools_app.types import ToolContext, ToolResult
+from tools_app.workout_validation import KNEE_WORK_CUE, depth_cues
 
 HURTS = "Knee pain when I squat or kneel."
 
@@ -138,9 +139,15 @@ def test_a_mild_knee_gets_moderate_knee_work_not_a_strength_set() -> None:
     assert squat["reps"] == [12] * squat["sets"]
     assert squat["load_each"] == [22.5] * squat["sets"]
     assert squat["rest_sec"] == 90
-    assert "Lower for 3 seconds to the box or a pain-free depth" in squat["notes"]
+    assert squat["notes"] == KNEE_WORK_CUE
     assert exercises["Dumbbell Romanian Deadlift"]["reps"][0] == 6
     assert "I kept the knee work (Dumbbell Box Squat) moderate for your knee" in told(result)
+
+
+def test_the_knee_work_cue_keeps_nothing_short_of_a_deep_bend() -> None:
+    """The cue the tools add to knee work says no depth, so a swap to a full-depth squat is not passed as kept short
+    by the tool's own words."""
+    assert depth_cues(KNEE_WORK_CUE) == ""
 
 
 @pytest.mark.django_db
@@ -155,7 +162,7 @@ def test_a_swap_to_knee_work_prescribes_it_moderate() -> None:
     assert result.success, result.formatted
     new = result.data["new_exercise"]
     assert new["reps"] == [12] * new["sets"], new
-    assert "Lower for 3 seconds" in new["notes"]
+    assert new["notes"] == KNEE_WORK_CUE
 
 
 @pytest.mark.django_db

@@ -184,8 +184,9 @@ def test_a_model_prescription_gives_each_named_lift_its_own_groups_sets_and_reps
 
 
 def test_a_named_lift_the_knee_rules_out_is_swapped_for_the_usual_pick_and_the_note_says_why() -> None:
-    """'Back Squat' for the left-knee user: a stand-in for the same muscles with the squat's 4×5, and a note that
-    says what was swapped and why; the note of what the plan's lifts were lists only what the draft holds."""
+    """'Back Squat' for the left-knee user: a stand-in for the same muscles in the squat's 4 sets (a box squat, knee
+    work kept at a moderate 12 reps rather than the plan's 5), and a note that says what was swapped and why; the
+    note of what the plan's lifts were lists only what the draft holds."""
     day = demo_week(
         ("Back Squat and Bench Press 4×5, RPE 7; Barbell Row, Hip Thrust, Face Pull 3×8-10",) * 3
     )[0]
@@ -194,7 +195,10 @@ def test_a_named_lift_the_knee_rules_out_is_swapped_for_the_usual_pick_and_the_n
     assert swap.endswith("it isn't a good idea with your knee"), swap
     exercises = by_name(day)
     assert "Barbell Back Squat" not in exercises
-    assert (exercises[stand_in]["sets"], exercises[stand_in]["reps"]) == (4, [5] * 4)
+    assert (exercises[stand_in]["sets"], exercises[stand_in]["reps"]) == (4, [12] * 4)
+    assert f"I kept {stand_in} 4×12 rather than the plan's 4×5: knee work stays moderate" in " ".join(
+        day["draft_notes"]
+    )
     assert "In place of Back Squat" in exercises[stand_in]["reasoning"]
     followed = next(note for note in day["draft_notes"] if note.startswith("I followed the plan's lifts"))
     assert "Squat" not in followed.replace(stand_in, "") and "Barbell Bench Press 4×5" in followed
@@ -242,10 +246,11 @@ WRITTEN_PLAN = (  # the demo user's week as a model wrote it (plan_and_quick_edi
 
 def test_a_name_with_brackets_or_a_qualifier_is_the_lift_it_names() -> None:
     """'Box squat to a high box (above parallel)' is a box squat and 'pull-up (assisted if needed)' a pull-up,
-    each with its sets and reps; no note says they could not be found."""
+    each with its sets and reps (the box squat's 4 sets kept at a moderate 12 reps for the knee); no note says
+    they could not be found."""
     monday, wednesday, _ = demo_week(WRITTEN_PLAN)
     squat = by_name(monday)["Barbell Box Squat"]
-    assert (squat["sets"], squat["reps"]) == (4, [5] * 4)
+    assert (squat["sets"], squat["reps"]) == (4, [12] * 4)
     pull_up = by_name(wednesday)["Pull-Up"]
     assert pull_up["sets"] == 3 and all(6 <= reps <= 8 for reps in pull_up["reps"])
     assert not any("couldn't find" in note for day in (monday, wednesday) for note in day["draft_notes"])
@@ -254,7 +259,8 @@ def test_a_name_with_brackets_or_a_qualifier_is_the_lift_it_names() -> None:
 def test_each_day_holds_its_own_lifts_with_the_plans_sets_reps_and_rests() -> None:
     """Each day's exercises are the ones its plan day names, no main lift on two days; the accessories the plan
     lists after their sets ('accessories 3×8-10: leg curl, plank') are there with 3 sets of 8-10, the main lifts
-    4×5, and a rest the plan gives is the exercise's rest (the middle of its range)."""
+    4×5 (the knee's box squat a moderate 4×12, its rest 90 s, not the plan's heavy set and 2-3 min), and a rest
+    the plan gives is the exercise's rest (the middle of its range)."""
     week = demo_week(WRITTEN_PLAN)
     expected = (
         {"Barbell Box Squat", "Barbell Bench Press", "Barbell Row", "Lying Leg Curl", "Plank"},
@@ -270,14 +276,14 @@ def test_each_day_holds_its_own_lifts_with_the_plans_sets_reps_and_rests() -> No
         4,
         [5] * 4,
     )
-    assert by_name(week[0])["Barbell Box Squat"]["rest_sec"] == 150
+    assert by_name(week[0])["Barbell Box Squat"]["rest_sec"] == 90
     assert by_name(week[2])["Seated Cable Row"]["rest_sec"] == 75
 
 
 def test_a_day_that_names_some_lifts_fills_the_rest_with_lifts_no_other_day_has() -> None:
     """'Box squat, bench press, row; core: ab wheel. Main lifts 4×5; accessories 3×8-10' (the words_and_plan
-    trial): the named lifts get the main lifts' 4×5, what fills a day is no other day's main lift, and the notes
-    call the filler an addition, not the plan's lift."""
+    trial): the named lifts get the main lifts' 4×5 (the knee's box squat 4×12), what fills a day is no other
+    day's main lift, and the notes call the filler an addition, not the plan's lift."""
     week = demo_week(
         (
             "Box squat to a high box, barbell bench press, chest-supported row; core: ab wheel. Main lifts 4×5 @ "
@@ -295,7 +301,8 @@ def test_a_day_that_names_some_lifts_fills_the_rest_with_lifts_no_other_day_has(
     )
     for day, mains in zip(week, named, strict=True):
         for name in mains:
-            assert (by_name(day)[name]["sets"], by_name(day)[name]["reps"]) == (4, [5] * 4), day["draft"]
+            reps = 12 if name == "Barbell Box Squat" else 5
+            assert (by_name(day)[name]["sets"], by_name(day)[name]["reps"]) == (4, [reps] * 4), day["draft"]
     loaded = [
         {
             name
