@@ -150,49 +150,18 @@ def reps_and_rest(
     """Reps per set and rest (s) of a main reps exercise: small muscles high reps; loaded compounds by the goals'
     emphasis (the first two of a strength session heavy), isolation 12-15; bodyweight by level. Knee work for a
     knee that complains (`workout_validation.is_knee_work`) is never a heavy set: 12 reps or more."""
-    reps, rest = _usual_reps_and_rest(
-        primary=primary,
-        mechanic=mechanic,
-        force=force,
-        slug=slug,
-        equipment=equipment,
-        loaded=loaded,
-        lifter=lifter,
-        rank=rank,
-    )
-    if knee_work and reps < KNEE_WORK_REPS:
-        return KNEE_WORK_REPS, 90
-    return reps, rest
-
-
-def knee_work_scale(past: PastLoad | None) -> float:
-    """How much of the usual load knee work for a knee that complains starts at: KNEE_WORK_LOAD_SCALE of a first
-    load or of a last one lifted for fewer reps than KNEE_WORK_REPS (a heavier set); a last load lifted for that
-    many is built on as it is."""
-    return 1.0 if past is not None and past.reps >= KNEE_WORK_REPS else KNEE_WORK_LOAD_SCALE
-
-
-def _usual_reps_and_rest(
-    *,
-    primary: str,
-    mechanic: str,
-    force: str,
-    slug: str,
-    equipment: Iterable[str],
-    loaded: bool,
-    lifter: Lifter,
-    rank: int,
-) -> tuple[int, int]:
     level = LEVEL_RANK.get(lifter.level, 0)
     if primary in SMALL_WORK_MUSCLES:
         return (12, 60) if loaded else (15, 45)
     if loaded:
         if mechanic != "compound":
             return (15 if lifter.emphasis == "endurance" else 12), 60
-        if rank < 2 and lifter.emphasis == "strength":
+        if rank < 2 and lifter.emphasis == "strength" and not knee_work:
             return 6, 120
         if lifter.emphasis == "endurance":
             return 15, 60
+        if knee_work:
+            return KNEE_WORK_REPS, 90
         return (10 if level == 0 else 8), 90
     if "resistance_bands" in set(equipment):
         return 15, 45
@@ -201,6 +170,13 @@ def _usual_reps_and_rest(
     if force == "push" and primary in ("Chest", "Triceps", "Shoulders"):
         return (8, 12, 15)[level], 60
     return 15, 45
+
+
+def knee_work_scale(past: PastLoad | None) -> float:
+    """How much of the usual load knee work for a knee that complains starts at: KNEE_WORK_LOAD_SCALE of a first
+    load or of a last one lifted for fewer reps than KNEE_WORK_REPS (a heavier set); a last load lifted for that
+    many is built on as it is."""
+    return 1.0 if past is not None and past.reps >= KNEE_WORK_REPS else KNEE_WORK_LOAD_SCALE
 
 
 def first_load_kg(*, gear: str, primary: str, mechanic: str, unilateral: bool, lifter: Lifter) -> float:
