@@ -620,7 +620,7 @@ MILD_BODY_PARTS: Final[dict[str, BodyPart]] = {
         "(no full-depth squats, lunges, split squats, pistols, jumps, running, or stretches like child's pose) and "
         "keep knee-friendly quad and hamstring work in a pain-free range: box squats to a high box, wall sits, "
         "step-ups to a low box, leg extensions and leg curls; a leg press, squat or step-up passes with its depth in "
-        "its name or notes ('Leg Press (pain-free range)', 'Dumbbell Step-Up (low box)'), for 10-15 controlled reps "
+        "its name or notes ('Leg Press (pain-free range)', 'Dumbbell Step-Up (low box)'), for 8-15 controlled reps "
         "with a moderate load, never a heavy low-rep set; kneeling is fine on a pad (the tools add the cue)",
         deep_knee=True,
         # A sled pushed or dragged keeps the knee out of a deep bend and off impact: not the running it is filed with.
