@@ -20,6 +20,7 @@ from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
+from datasources_app.workouts import is_main
 from tools_app.formatting import joined
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
 from tools_app.training_facts import (
@@ -41,7 +42,6 @@ from tools_app.workout_drafting import (
     compose_workout,
     duration_exercise,
     interval_exercise,
-    is_main,
     resize,
 )
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries

@@ -720,7 +720,7 @@ def recent_training_warnings(*, user_id: uuid.UUID, exercises: Sequence[Mapping[
         return []
     warnings = []
     for exercise in exercises:
-        if ((exercise.get("group") or {}).get("type")) in ("warmup", "cooldown"):
+        if section_of(exercise) != "main":
             continue
         hit = [
             str(item.get("muscle"))

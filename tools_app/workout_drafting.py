@@ -36,7 +36,7 @@ from datasources_app.catalog import (
     BODYWEIGHT,
     derive_movement_pattern,
 )
-from datasources_app.workouts import Workout
+from datasources_app.workouts import Workout, is_main, section_of
 from tools_app.avoid_words import singular, split_avoid
 from tools_app.formatting import joined
 from tools_app.registry import register
@@ -797,10 +797,6 @@ def resize(exercise: dict[str, Any], sets: int) -> None:
         values = exercise.get(key)
         if values:
             exercise[key] = [values[0]] * sets
-
-
-def is_main(exercise: Mapping[str, Any]) -> bool:
-    return ((exercise.get("group") or {}).get("type")) not in ("warmup", "cooldown")
 
 
 # --- Words for the user ----------------------------------------------------------------------------------------------
@@ -1691,12 +1687,11 @@ def _drafted_for_the_user(outcome: ToolOutcome, drafted: DraftedWorkout) -> str:
     adaptations, and what the user can do next."""
     artifact = outcome.artifact or {}
     exercises = (artifact.get("payload") or {}).get("exercises") or []
-    sections = [(exercise.get("group") or {}).get("type") for exercise in exercises]
-    main = [
-        str(e["exercise_name"]) for e, kind in zip(exercises, sections, strict=True) if kind not in _SECTIONS
-    ]
+    main = [str(exercise["exercise_name"]) for exercise in exercises if is_main(exercise)]
     where = f" at {drafted.location_name}" if drafted.location_name else ""
-    warm = ", after a short warm-up" if "warmup" in sections else ""
+    warm = (
+        ", after a short warm-up" if any(section_of(exercise) == "warmup" for exercise in exercises) else ""
+    )
     minutes = f"{outcome.data['summary']['estimated_duration_min']:g}"
     notes = [
         note[:1].upper() + note[1:] + ("" if note.endswith((".", "!", "?")) else ".")
@@ -1709,9 +1704,6 @@ def _drafted_for_the_user(outcome: ToolOutcome, drafted: DraftedWorkout) -> str:
             'Ask me to swap or adjust anything, and say "done" when you finish so I can log it.',
         ]
     )
-
-
-_SECTIONS = ("warmup", "cooldown")
 
 
 DRAFT_WORKOUT = register(

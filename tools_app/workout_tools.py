@@ -61,7 +61,6 @@ from tools_app.exercise_references import (
     REFERENCE_DESCRIPTION,
     REFERENCES_DESCRIPTION,
     Unresolved,
-    is_main_exercise,
     named_exactly,
     resolve_exercise,
     resolve_exercises,
@@ -1352,7 +1351,7 @@ def _what_is_left(exercises: Sequence[StoredExercise]) -> str:
     warm-up and cool-down.' (a user counts the exercises they train, not the prep)."""
     sections = {exercise.group.type for exercise in exercises if exercise.group is not None}
     prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
-    main = sum(1 for exercise in exercises if is_main_exercise(exercise))
+    main = sum(1 for exercise in exercises if exercise.section == "main")
     if not prep:
         return f"You have {counted(main, 'exercise')} left."
     return f"You have {counted(main, 'main exercise')} left, plus the {joined(prep)}."
