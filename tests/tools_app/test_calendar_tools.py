@@ -276,6 +276,73 @@ def test_update_moves_and_marks_a_scheduled_workout(trainee: Trainee) -> None:
     assert result.raw_formatted.endswith("[skipped], changed date, status, time")
 
 
+def test_update_replaces_a_days_workout_with_a_made_one_by_its_artifact_id(trainee: Trainee) -> None:
+    """'Put this on Thursday instead of what's there': the day keeps its date and id and now holds the made
+    workout, its title and length; the old workout's message is gone and the week chain's pending preparation
+    can no longer overwrite it."""
+    made = made_workout(trainee, title="Push day")
+    thursday = ScheduledWorkoutFactory.create(
+        user_id=trainee.user_id,
+        title="Full Body A (week 1)",
+        duration_minutes=60,
+        workout={"exercises": [{"exercise_name": "Goblet Squat"}]},
+        message="Mon: Full Body A, 1. Goblet Squat 3x10",
+        preparation="pending",
+    )
+    result = trainee.run(
+        "update_scheduled_workout", {"workout_id": str(thursday.id), "artifact_id": made["artifact_id"]}
+    )
+    assert result.success, result.formatted
+    thursday.refresh_from_db()
+    assert thursday.workout is not None
+    assert thursday.workout["exercises"] == made["payload"]["exercises"]
+    assert (thursday.title, thursday.duration_minutes) == ("Push day", _estimated(made))
+    assert (thursday.message, thursday.preparation) == ("", "ready")
+    assert result.raw_formatted == (
+        f"updated: Push day on {day(thursday.scheduled_date)} [scheduled], workout {made['artifact_id']} "
+        "attached (6 exercises), changed duration_minutes, title, workout"
+    )
+
+
+def _estimated(artifact: dict[str, Any]) -> int:
+    return round(artifact["summary"]["estimated_duration_min"])
+
+
+def test_update_by_artifact_id_keeps_a_title_and_length_that_are_given(trainee: Trainee) -> None:
+    """A title and a length given with artifact_id win over the made workout's."""
+    made = made_workout(trainee)
+    item = ScheduledWorkoutFactory.create(user_id=trainee.user_id, title="Thursday")
+    args = {
+        "workout_id": str(item.id),
+        "artifact_id": made["artifact_id"],
+        "title": "Chest",
+        "duration_minutes": 50,
+    }
+    assert trainee.run("update_scheduled_workout", args).success
+    item.refresh_from_db()
+    assert (item.title, item.duration_minutes) == ("Chest", 50)
+
+
+@pytest.mark.parametrize("which", ["other user", "unknown", "both"])
+def test_update_by_artifact_id_refuses_what_schedule_workout_refuses(trainee: Trainee, which: str) -> None:
+    """Another user's workout id is not found, as any unknown id, and an id with a written-out workout is
+    refused: the day is left as it was."""
+    theirs = made_workout(make_trainee())
+    item = ScheduledWorkoutFactory.create(user_id=trainee.user_id, title="Mine", workout={"exercises": []})
+    args: dict[str, Any] = {
+        "other user": {"artifact_id": theirs["artifact_id"]},
+        "unknown": {"artifact_id": "art_000000000000", "title": "New"},
+        "both": {"artifact_id": theirs["artifact_id"], "workout": {"exercises": []}},
+    }[which]
+    result = trainee.run("update_scheduled_workout", {"workout_id": str(item.id), **args})
+    assert not result.success
+    assert result.data["error"].startswith(
+        "Give either artifact_id" if which == "both" else f"No workout {args['artifact_id']}"
+    )
+    item.refresh_from_db()
+    assert (item.title, item.workout) == ("Mine", {"exercises": []})
+
+
 @pytest.mark.parametrize(
     ("which", "message"),
     [
