@@ -40,8 +40,10 @@ from tools_app.plan_builder import (
     MAX_WEEKS,
     can_prepare_weeks,
     endurance_modality,
+    extras_sentence,
     generate_plan,
     request_week_preparation,
+    session_extras,
     week_containing,
     week_dates,
     week_list,
@@ -153,6 +155,11 @@ class CreateWorkoutPlanInput(BaseModel):
     deload_weeks: list[int] | None = Field(default=None, description="Default every 5th week.")
     location: str | None = Field(
         default=None, description="A location's name or id; default the current one."
+    )
+    extras: list[NonEmptyText] | None = Field(
+        default=None,
+        description="What the user asked to add to every session, in their words, e.g. ['core work at the "
+        "end', 'a cardio finisher'].",
     )
 
 
@@ -422,6 +429,10 @@ def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | T
     if isinstance(location, str):
         return _failure(f"Plan not created: {location}")
     try:
+        session_extras(args.extras or ())
+    except ValueError as exc:
+        return _failure(f"Plan not created: {exc}.")
+    try:
         plan = generate_plan(
             user_id=ctx.user_id,
             session=ctx.session,
@@ -432,6 +443,7 @@ def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | T
             preferred_days=args.preferred_days,
             deload_weeks=args.deload_weeks,
             location_id=location.id if location is not None else None,
+            extras=args.extras,
         )
     except ValueError as exc:
         return _failure(f"Plan not created: {exc}.")
@@ -461,7 +473,7 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         schedule_days=True,
     )
     data, text = _plan_data(created, replaced), _plan_text(created, replaced)
-    tell_user = _plan_for_the_user(created, ctx)
+    tell_user = " ".join(filter(None, [_plan_for_the_user(created, ctx), extras_sentence(args.extras or ())]))
     if can_prepare_weeks():
         prepared = _start_week(ctx, created, week=1, today=today)
         if isinstance(prepared, dict):

@@ -392,6 +392,53 @@ def test_delete_unknown_or_foreign_scheduled_workout_fails(trainee: Trainee, whi
 
 
 # --- create_workout_plan ------------------------------------------------------------------------------------------
+def test_a_plan_with_core_work_and_a_cardio_finisher_ends_every_session_with_them(trainee: Trainee) -> None:
+    """'3 days a week to get stronger, core work at the end and a cardio finisher': a strength plan (not an
+    endurance one) whose every session's prescription ends with both, lighter in the deload week, and the user
+    is told so."""
+    result = trainee.run(
+        "create_workout_plan",
+        {
+            "name": "Strength + Core",
+            "goal": "get stronger",
+            "weeks": 6,
+            "days_per_week": 3,
+            "extras": ["core work at the end of each session", "a cardio finisher"],
+        },
+    )
+    assert result.success, result.formatted
+    plan = WorkoutPlan.objects.get(user_id=trainee.user_id)
+    assert (plan.plan["goal_type"], plan.plan["extras"]) == (
+        "strength",
+        ["core work at the end of each session", "a cardio finisher"],
+    )
+    days = [day for week in plan.plan["weeks"] for day in week["days"]]
+    build = "; core finisher: plank 3×30s, dead bug 3×10; cardio finisher: 10 min bike intervals 30s hard / 90s easy"
+    assert [day["prescription"].endswith(build) for day in days] == [
+        day["title"].find("deload") < 0 for day in days
+    ]
+    assert all(
+        "core finisher: plank 2×30s, dead bug 2×10" in day["prescription"]
+        for day in days
+        if "deload" in day["title"]
+    )
+    assert (
+        "Every session ends with core work (plank and dead bugs) and a cardio finisher (10 min of bike intervals)."
+        in told(result)
+    )
+
+
+def test_a_plan_extra_it_cannot_add_is_refused_before_anything_is_written(trainee: Trainee) -> None:
+    """An addition the plan cannot put in a session fails naming what it can add; no plan is stored."""
+    args = {"name": "P", "goal": "get stronger", "weeks": 4, "extras": ["a sauna after each session"]}
+    result = trainee.run("create_workout_plan", args)
+    assert not result.success
+    assert result.data["error"].startswith(
+        "Plan not created: extras: I can add core work or a cardio finisher to every session, not 'a sauna"
+    )
+    assert not WorkoutPlan.objects.exists()
+
+
 def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Trainee) -> None:
     """12 weeks × 3 days by default: 36 sessions on the calendar, deloads in weeks 5 and 10."""
     start = next_monday(in_days(1))
@@ -662,6 +709,8 @@ def test_days_fall_on_the_chosen_weekdays_from_a_mid_week_start() -> None:
         ("Build muscle mass", "hypertrophy"),
         ("lose fat before summer", "fat_loss"),
         ("feel better", "general"),
+        ("get stronger, with a cardio finisher", "strength"),  # an addition to the sessions, not the goal
+        ("improve my cardio", "endurance"),
     ],
 )
 def test_goals_are_classified_by_keywords(goal: str, expected: str) -> None:
