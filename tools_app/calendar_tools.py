@@ -109,9 +109,6 @@ class _TakesAMadeWorkout(_AcceptsSeed001ScheduleFields):
 MadeWorkoutId = Annotated[
     NonEmptyText | None, Field(description="art_... of a workout you made: copied exactly.")
 ]
-WrittenWorkout = Annotated[
-    dict[str, Any] | None, Field(description='e.g. {"exercises": [...]} as in generate_workout.')
-]
 
 
 class ScheduleWorkoutInput(_TakesAMadeWorkout):
@@ -124,7 +121,10 @@ class ScheduleWorkoutInput(_TakesAMadeWorkout):
     duration_minutes: int | None = Field(default=None, ge=1, le=600)
     notes: str | None = None
     artifact_id: MadeWorkoutId = None
-    workout: WrittenWorkout = None
+    workout: dict[str, Any] | None = Field(
+        default=None,
+        description='e.g. {"exercises": [...]} as in generate_workout.',
+    )
 
 
 class UpdateScheduledWorkoutInput(_TakesAMadeWorkout):
@@ -135,7 +135,7 @@ class UpdateScheduledWorkoutInput(_TakesAMadeWorkout):
     duration_minutes: int | None = Field(default=None, ge=1, le=600)
     notes: str | None = None
     artifact_id: MadeWorkoutId = None
-    workout: WrittenWorkout = None
+    workout: dict[str, Any] | None = None
     status: Literal["scheduled", "completed", "skipped", "cancelled"] | None = None
 
 
@@ -158,8 +158,7 @@ class CreateWorkoutPlanInput(BaseModel):
     )
     extras: list[NonEmptyText] | None = Field(
         default=None,
-        description="What the user asked to add to every session, in their words, e.g. ['core work at the "
-        "end', 'a cardio finisher'].",
+        description="Added to every session, the user's words: ['core work at the end', 'a cardio finisher'].",
     )
 
 
