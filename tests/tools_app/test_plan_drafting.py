@@ -454,3 +454,22 @@ def test_a_plans_core_finisher_ends_each_draft_after_the_days_own_lifts() -> Non
         assert day["draft"]["exercises"][-1]["group"]["type"] == "cooldown"
         assert "I ended with the plan's finisher: Plank 3×30 s and Dead Bug 3×10" in day["draft_notes"]
         assert not any("To fill the session" in note for note in day["draft_notes"]), day["draft_notes"]
+
+
+@pytest.mark.parametrize(
+    ("named", "drafted", "kind", "amounts"),
+    [
+        ("Spanish squat hold 3x30s", "Spanish Squat Hold", "hold", (3, [30] * 3)),
+        ("Spanish squat 3x12", "Spanish Squat", "reps", (3, [12] * 3)),
+    ],
+)
+def test_a_spanish_squat_is_drafted_the_way_the_plan_says(
+    named: str, drafted: str, kind: str, amounts: tuple[int, list[int]]
+) -> None:
+    """A plan's 'Spanish squat hold 3x30s' (the knee plan a model wrote) is the catalogue's Spanish Squat Hold,
+    held 3×30 s, not left out as an exercise the list lacks; 'Spanish squat 3x12' stays the squat done for reps."""
+    day = demo_week((f"Hip thrust 3x8 @ RPE 7; {named}; leg curl 3x12; plank 3x40s",) * 3)[0]
+    exercise = by_name(day)[drafted]
+    assert exercise["exercise_type"] == kind
+    assert (exercise["sets"], exercise.get("hold_sec") or exercise.get("reps")) == amounts, exercise
+    assert not any("Spanish" in note and "couldn't" in note for note in day["draft_notes"]), day["draft_notes"]
