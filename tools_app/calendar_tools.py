@@ -372,6 +372,8 @@ def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext
             return given
         changes["workout"], attached = given.workout, given.attached
         changes.setdefault("title", _workout_title(given.workout) or found.title)
+        if found.plan_id is not None:
+            changes.setdefault("notes", "")  # a plan day's notes are the plan's session, which this replaces
         if given.minutes is not None:
             changes.setdefault("duration_minutes", given.minutes)
     kwargs: dict[str, Any] = {

@@ -277,12 +277,15 @@ def test_update_moves_and_marks_a_scheduled_workout(trainee: Trainee) -> None:
 
 
 def test_update_replaces_a_days_workout_with_a_made_one_by_its_artifact_id(trainee: Trainee) -> None:
-    """'Put this on Thursday instead of what's there': the day keeps its date and id and now holds the made
-    workout, its title and length; the old workout's message is gone and the week chain's pending preparation
-    can no longer overwrite it."""
+    """'Put this on Thursday instead of what's there' (a plan day): the day keeps its date and id and now holds
+    the made workout, its title and length; the old workout's message and the plan session's notes are gone, and
+    the week chain's pending preparation can no longer overwrite it."""
     made = made_workout(trainee, title="Push day")
+    plan = WorkoutPlanFactory.create(user_id=trainee.user_id)
     thursday = ScheduledWorkoutFactory.create(
         user_id=trainee.user_id,
+        plan=plan,
+        notes="main lifts 4×5 @ 70% 1RM, RPE 7; accessories 3×8-10",
         title="Full Body A (week 1)",
         duration_minutes=60,
         workout={"exercises": [{"exercise_name": "Goblet Squat"}]},
@@ -297,10 +300,10 @@ def test_update_replaces_a_days_workout_with_a_made_one_by_its_artifact_id(train
     assert thursday.workout is not None
     assert thursday.workout["exercises"] == made["payload"]["exercises"]
     assert (thursday.title, thursday.duration_minutes) == ("Push day", _estimated(made))
-    assert (thursday.message, thursday.preparation) == ("", "ready")
+    assert (thursday.message, thursday.notes, thursday.preparation) == ("", "", "ready")
     assert result.raw_formatted == (
         f"updated: Push day on {day(thursday.scheduled_date)} [scheduled], workout {made['artifact_id']} "
-        "attached (6 exercises), changed duration_minutes, title, workout"
+        "attached (6 exercises), changed duration_minutes, notes, title, workout"
     )
 
 

@@ -472,4 +472,6 @@ def test_a_spanish_squat_is_drafted_the_way_the_plan_says(
     exercise = by_name(day)[drafted]
     assert exercise["exercise_type"] == kind
     assert (exercise["sets"], exercise.get("hold_sec") or exercise.get("reps")) == amounts, exercise
-    assert not any("Spanish" in note and "couldn't" in note for note in day["draft_notes"]), day["draft_notes"]
+    assert not any("Spanish" in note and "couldn't" in note for note in day["draft_notes"]), day[
+        "draft_notes"
+    ]
