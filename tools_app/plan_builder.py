@@ -10,7 +10,8 @@ deload weeks (every 5th week by default: weeks 5 and 10 of a 12-week plan), whic
 The result is plain JSON: {"goal_type", "split", "weekdays", "deload_weeks", "progression", "weeks": [{"week",
 "phase", "deload", "target_rpe", "volume_factor", "days": [{"day", "date", "weekday", "title", "session",
 "focus", "duration_minutes", "prescription", "notes"}]}]}. `datasources_app.services.create_workout_plan`
-stores it and puts each dated day on the calendar. Its "progression" is written from the weeks
+stores it and puts each dated day on the calendar. What the user asked to add to every session (`extras`: core
+work, a cardio finisher) ends each session's prescription as a "… finisher:" clause. Its "progression" is written from the weeks
 (`describe_progression`), so it never promises a value or a deload week the weeks do not have.
 """
 

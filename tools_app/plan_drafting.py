@@ -6,7 +6,8 @@ plan's location, an endurance goal trained on the bike when their injuries rule 
 each of those days' workout for the user (equipment of the plan's location, injuries, preferences, recovery on
 the session's day, loads progressed from the last sessions), varies the main lifts between the week's sessions
 and follows a strength day's prescription (`day_targets`: the lifts it names, their sets, reps and rests, the
-target RPE as a cue), else cuts the main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
+target RPE as a cue; a "… finisher:" clause's work after the day's own lifts, `add_plan_finishers`), else cuts the
+main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
 subagents`) puts them in the request, so every model, the offline one included, decides from them.
 """
 
