@@ -635,6 +635,17 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
     return notes
 
 
+def insert_before_cooldown(exercises: list[dict[str, Any]], exercise: dict[str, Any]) -> None:
+    """Add `exercise` after the main work, before the cool-down (at the end without one), and number them all."""
+    cooldown = next(
+        (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
+        len(exercises),
+    )
+    exercises.insert(cooldown, exercise)
+    for order, item in enumerate(exercises, start=1):
+        item["order"] = order
+
+
 # --- The day's finishers -----------------------------------------------------------------------------------------
 def add_plan_finishers(
     exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts
@@ -681,13 +692,7 @@ def add_plan_finishers(
             added.append(f"{exercise['exercise_name']} {rule.sets}×{rule.high}")
         else:
             added.append(_follow_hold(exercise, targets.timing(name)))
-        cooldown = next(
-            (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
-            len(exercises),
-        )
-        exercises.insert(cooldown, exercise)
-    for order, item in enumerate(exercises, start=1):
-        item["order"] = order
+        insert_before_cooldown(exercises, exercise)
     if added:
         notes.insert(0, f"I ended with the plan's finisher: {joined(added)}")
     return notes
@@ -714,13 +719,7 @@ def add_plan_cardio(exercises: list[dict[str, Any]], targets: DayTargets, facts:
             notes.append(f"I left out {name}: {why or 'no cardio machine here fits'}")
             continue
         exercise, words = _cardio_exercise(usable, targets.timing(name) or Timing(), facts, plan_name=name)
-        cooldown = next(
-            (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
-            len(exercises),
-        )
-        exercises.insert(cooldown, exercise)
-        for order, item in enumerate(exercises, start=1):
-            item["order"] = order
+        insert_before_cooldown(exercises, exercise)
         if usable in wanted:
             notes.append(f"I kept the plan's {name} on the {usable.name}: {words}")
         else:
