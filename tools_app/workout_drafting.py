@@ -816,12 +816,12 @@ def muscle_phrase(muscles: Iterable[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-
 def _broadest(labels: Iterable[str]) -> list[str]:
     """The labels a note names, sorted, without one another covers: "lunges" says "dumbbell lunges" too (a draft
     read "I left out bench presses, dumbbell lunges and lunges")."""
     words = {label: set(label.split()) for label in labels}
     return sorted(label for label in words if not any(other < words[label] for other in words.values()))
+
 
 def _is_plural(muscles: Sequence[str]) -> bool:
     phrase = muscle_phrase(muscles)

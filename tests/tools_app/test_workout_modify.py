@@ -325,9 +325,7 @@ def test_adjust_keeps_keys_other_tools_added(trainee: Trainee, generated: dict[s
     assert exercises_of(stored(trainee))[0]["completed"] is True
 
 
-LONG_NOTE = (
-    "Keep the elbows at 45 degrees and stop the set if the shoulder pinches at the bottom; pain-free range only."
-)
+LONG_NOTE = "Keep the elbows at 45 degrees and stop the set if the shoulder pinches at the bottom; pain-free range only."
 
 
 def test_a_note_added_is_said_as_added_not_echoed(trainee: Trainee, generated: dict[str, Any]) -> None:
@@ -339,7 +337,9 @@ def test_a_note_added_is_said_as_added_not_echoed(trainee: Trainee, generated: d
     assert 'notes none→"Keep the elbows at 45 degrees and stop…"' in result.raw_formatted
     assert "pain-free range only" not in result.raw_formatted and "None" not in result.raw_formatted
     assert exercises_of(stored(trainee))[0]["notes"] == LONG_NOTE
-    changed = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {"notes": "Pain-free range."}})
+    changed = trainee.run(
+        "adjust_exercise", {"exercise_id": "1", "adjustments": {"notes": "Pain-free range."}}
+    )
     assert told(changed) == "Done: Dumbbell Bench Press: note changed."
 
 
