@@ -665,6 +665,8 @@ def _value(key: str, value: Any, exercise: Mapping[str, Any]) -> str:
                 else shown
             )
         return shown
+    if value is None:
+        return "none"
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
@@ -677,6 +679,10 @@ _LABELS = {
     "rounds": "rounds",
     "duration_min": "min",
 }
+
+
+# Free-text fields, said by what happened to them.
+FREE_TEXT_FIELDS = {"notes": "note", "reasoning": "reasoning"}
 
 
 def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], keys: Iterable[str]) -> str:
@@ -707,6 +713,12 @@ def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], k
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)}")
         elif key in _LABELS:
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)} {_LABELS[key]}")
+        elif key in FREE_TEXT_FIELDS:
+            # A note is read on the card: the user hears that it changed, not the note again (a trial echoed one
+            # of 120 characters, as "notes None→…").
+            parts.append(
+                f"{FREE_TEXT_FIELDS[key]} {'added' if not before else 'removed' if not after else 'changed'}"
+            )
         else:
             parts.append(f"{key} {_value(key, before, old)}→{_value(key, after, new)}")
     return f"{name}: {', '.join(parts)}" if parts else f"{name}: unchanged"

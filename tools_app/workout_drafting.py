@@ -812,6 +812,13 @@ def muscle_phrase(muscles: Iterable[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _broadest(labels: Iterable[str]) -> list[str]:
+    """The labels a note names, sorted, without one another covers: "lunges" says "dumbbell lunges" too (a draft
+    read "I left out bench presses, dumbbell lunges and lunges")."""
+    words = {label: set(label.split()) for label in labels}
+    return sorted(label for label in words if not any(other < words[label] for other in words.values()))
+
+
 def _is_plural(muscles: Sequence[str]) -> bool:
     phrase = muscle_phrase(muscles)
     return phrase.endswith("s") or " and " in phrase
@@ -998,7 +1005,7 @@ class Composer:
             if rule.key in self.rejected.get("injury", set()):
                 notes.append(f"I {rule.note}")
         labels = self.rejected.get("preference", set())
-        asked = sorted(labels - {EARLIER_THIS_WEEK, OTHER_DAYS_THIS_WEEK})
+        asked = _broadest(labels - {EARLIER_THIS_WEEK, OTHER_DAYS_THIS_WEEK})
         if asked:
             # Not "as you asked": the brief's own avoid list is the model's, a saved preference an earlier message's.
             notes.append(f"I left out {joined(asked)}")
