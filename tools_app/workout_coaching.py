@@ -82,9 +82,9 @@ _SEX_FACTOR = {"male": 1.0, "female": 0.65}
 # `load_for_reps`.
 _RATIO_REPS = {"compound": 8, "isolation": 12}
 # A first time with a compound lift starts at a load the lifter surely manages (about RPE 6-7) and adds weight
-# next time: an estimate from body weight and level can be a quarter off, and a heavy first set too heavy is a
+# next time: an estimate from body weight and level can be a fifth off or more, and a first set too heavy is a
 # failed or unsafe one. The isolation ratios are already such a start (a lateral raise at 5 kg each hand).
-FIRST_TIME_SHARE = 0.75
+FIRST_TIME_SHARE = 0.8
 # Movements about one joint: whatever the catalogue calls them (it says "compound" for an incline fly), they are
 # loaded and repped as isolation work, a fraction of the press or row beside them.
 SINGLE_JOINT_PATTERNS = frozenset(
@@ -658,7 +658,8 @@ def what_moved(exercise: Mapping[str, Any], changes: Mapping[str, Any], *, harde
         "rounds": ("one round more" if harder else "one round fewer", "the same work and rest"),
         "duration_min": ("the time", "the same pace"),
     }
-    lever = next((key for key in levers if key in changes), None)
+    # A set more or fewer carries the per-set reps and loads along: the sets are the lever then.
+    lever = next((key for key in ("sets", "rounds", *levers) if key in changes), None)
     if lever is None:
         return ""
     moved, stayed = levers[lever]
