@@ -106,7 +106,8 @@ def squat(load: float) -> dict[str, Any]:
         ("easier", 100, "Barbell Box Squat: 100→92.5 kg"),  # was 97.5 kg: 2.5 %, barely felt
         ("harder", 100, "Barbell Box Squat: 100→107.5 kg"),
         ("easier", 82.5, "Barbell Box Squat: 82.5→77.5 kg"),
-        ("harder", 40, "Barbell Box Squat: 40→42.5 kg"),  # a light bar: one pair of small plates is already 6 %
+        # A light bar: one pair of small plates is already 6 %.
+        ("harder", 40, "Barbell Box Squat: 40→42.5 kg"),
         # Never below the empty bar, nor under 4 reps: a set fewer, said as such.
         ("easier", 20, "Barbell Box Squat: 3→2 sets (only one set fewer, the same reps and weight"),
     ],
