@@ -36,6 +36,7 @@ from tools_app.training_facts import (
     split_words,
     user_filters,
 )
+from tools_app.workout_coaching import load_for_reps
 from tools_app.workout_drafting import (
     EARLIER_THIS_WEEK,
     OTHER_DAYS_THIS_WEEK,
@@ -560,7 +561,7 @@ def follow_targets(
             resize(exercise, rule.sets)
             exercise["reps"] = [reps] * rule.sets
             if loads and reps != before and candidate is not None and candidate.loaded_equipment:
-                moved = float(loads[0]) * (1 + before / 30) / (1 + reps / 30)
+                moved = load_for_reps(float(loads[0]), from_reps=before, to_reps=reps)
                 load = round_load(moved, implement=candidate.loaded_equipment, facts=facts)
                 exercise["load_each"] = [load] * rule.sets
             if rule.rest_sec is not None:

@@ -640,9 +640,9 @@ class LoadChoice:
     note: str
 
 
-def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0) -> LoadChoice:
-    """The working load by `workout_coaching.working_load`: built on the last logged session if any, else the
-    first load for this lifter (body weight, experience, sex)."""
+def choose_load(candidate: Candidate, facts: TrainingFacts, *, reps: int, scale: float = 1.0) -> LoadChoice:
+    """The working load for sets of `reps` by `workout_coaching.working_load`: built on the last logged session if
+    any, else the first load for this lifter (body weight, experience, sex)."""
     implement = candidate.loaded_equipment
     if implement is None:
         return LoadChoice(None, "")
@@ -657,6 +657,8 @@ def choose_load(candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.
             mechanic=candidate.mechanic,
             unilateral=candidate.unilateral,
             lifter=facts.lifter,
+            reps=reps,
+            movement_pattern=candidate.movement_pattern,
         ),
         weights_kg=facts.weights_kg,
         scale=scale,

@@ -688,6 +688,7 @@ def _reps_and_rest(candidate: Candidate, facts: TrainingFacts, *, rank: int) -> 
         loaded=candidate.loaded_equipment is not None,
         lifter=facts.lifter,
         rank=rank,
+        movement_pattern=candidate.movement_pattern,
     )
 
 
@@ -720,7 +721,7 @@ def strength_exercise(
         sets = 4
         if candidate.loaded_equipment is None:
             reps += 3
-    load = choose_load(candidate, facts, scale=scale)
+    load = choose_load(candidate, facts, reps=reps, scale=scale)
     cues = ["Reps are per side."] if candidate.unilateral else []
     for rule in facts.injuries:
         if (rule.key == "knee" and candidate.primary in LEG_MUSCLES and candidate.mechanic == "compound") or (
