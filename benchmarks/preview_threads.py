@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import statistics
 import subprocess
@@ -34,12 +33,19 @@ if str(BASE_DIR) not in sys.path:
 from benchmarks.cluster import (  # noqa: E402
     CLK_TCK,
     Cluster,
-    cluster,
     load_average,
     percentile,
     revision,
 )
-from benchmarks.previews import EXERCISES, MODEL_ID, alone, burst, card_delays, first_words  # noqa: E402
+from benchmarks.previews import (  # noqa: E402
+    EXERCISES,
+    MODEL_ID,
+    alone,
+    burst,
+    card_delays,
+    first_words,
+    run_against_fake,
+)
 from tests.support.fake_model_server import FakeModelServer, WorkoutTurnScript  # noqa: E402
 
 
@@ -276,26 +282,11 @@ def main() -> None:
     parser.add_argument("--perf", help="a directory: `perf record` the worker during each burst there")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the servers")
     args = parser.parse_args()
-    if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
-        raise SystemExit(
-            "DATABASE_URL must point at a PostgreSQL server (a database of its own is made there)"
-        )
-    fake = FakeModelServer(WorkoutTurnScript(EXERCISES), ttft=args.ttft, tps=args.tps).start()
     extra = {
-        "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "benchmark-key",
-        "PRIMARY_MODEL": MODEL_ID,
         "INITIALIZER_MODEL": MODEL_ID,
         **({"PYTHONPATH": str(BASE_DIR / "benchmarks" / "gc_counts"), "GCSTATS": "1"} if args.gc else {}),
-        **dict(item.split("=", 1) for item in args.env),
     }
-    try:
-        with cluster(
-            name="preview-threads", models={}, web=1, workers=1, threads=args.threads, extra_env=extra
-        ) as running:
-            asyncio.run(run(args, running, fake))
-    finally:
-        fake.stop()
+    run_against_fake(args, WorkoutTurnScript(EXERCISES), run, name="preview-threads", extra_env=extra)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ import platform
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -475,25 +475,38 @@ def main() -> None:
     )
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the servers")
     args = parser.parse_args()
+    script = WorkoutTurnScript(EXERCISES, draft=args.workout == "draft")
+    initializer = MODEL_ID if args.initializer == "fake" else "offline"
+    run_against_fake(args, script, run, name="previews", extra_env={"INITIALIZER_MODEL": initializer})
+
+
+def run_against_fake(
+    args: argparse.Namespace,
+    script: WorkoutTurnScript,
+    body: Callable[[argparse.Namespace, Cluster, FakeModelServer], Coroutine[Any, Any, None]],
+    *,
+    name: str,
+    extra_env: dict[str, str],
+) -> None:
+    """Run `body` against one web and one worker (`--threads`) on PostgreSQL, the trainer's model the streaming
+    fake at `--ttft`/`--tps` (`--env NAME=VALUE` pairs win over `extra_env`); the fake stops after."""
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
         raise SystemExit(
             "DATABASE_URL must point at a PostgreSQL server (a database of its own is made there)"
         )
-
-    script = WorkoutTurnScript(EXERCISES, draft=args.workout == "draft")
     fake = FakeModelServer(script, ttft=args.ttft, tps=args.tps).start()
     extra = {
         "ANTHROPIC_BASE_URL": fake.base_url,
         "ANTHROPIC_API_KEY": "benchmark-key",
         "PRIMARY_MODEL": MODEL_ID,
-        "INITIALIZER_MODEL": MODEL_ID if args.initializer == "fake" else "offline",
+        **extra_env,
         **dict(item.split("=", 1) for item in args.env),
     }
     try:
         with cluster(
-            name="previews", models={}, web=1, workers=1, threads=args.threads, extra_env=extra
+            name=name, models={}, web=1, workers=1, threads=args.threads, extra_env=extra
         ) as running:
-            asyncio.run(run(args, running, fake))
+            asyncio.run(body(args, running, fake))
     finally:
         fake.stop()
 

@@ -108,26 +108,38 @@ def entry_volume(entry: WorkoutLogEntry) -> float:
     )
 
 
-def _volumes(
-    entries: Iterable[WorkoutLogEntry], key: str, canonical: bool
-) -> tuple[dict[str, float], dict[str, str]]:
-    """Volume per (case-folded) name and the display spelling of each."""
+@dataclass(frozen=True)
+class Tally:
+    """What entries put on each muscle (or goal category), by case-folded name: the volume, the display spelling
+    (the first seen) and how many entries gave it any."""
+
+    volumes: dict[str, float]
+    spelling: dict[str, str]
+    entries: dict[str, int]
+
+
+def tally(entries: Iterable[WorkoutLogEntry], kind: str) -> Tally:
+    """The one split of entries over muscles (kind "muscle": working sets only, `working_sets`, muscles by their
+    canonical name) or goal categories (kind "category": every entry's volume proxy, `entry_volume`), each
+    entry's volume shared out by its muscles' or goals' shares."""
+    muscles = kind == "muscle"
     volumes: dict[str, float] = defaultdict(float)
     spelling: dict[str, str] = {}
+    counts: dict[str, int] = defaultdict(int)
     for entry in entries:
-        volume = working_sets(entry) if key == "muscle" else entry_volume(entry)
+        volume = working_sets(entry) if muscles else entry_volume(entry)
         if not volume:
             continue
-        items = entry.muscles if key == "muscle" else entry.goals
-        for item in items or ():
-            raw = str(item.get(key) or "").strip()
-            name = (canonical_muscle(raw) or raw) if canonical else raw
+        for item in (entry.muscles if muscles else entry.goals) or ():
+            raw = str(item.get("muscle" if muscles else "goal") or "").strip()
+            name = (canonical_muscle(raw) or raw) if muscles else raw
             if not name:
                 continue
             folded = name.casefold()
             volumes[folded] += volume * float(item.get("share") or 0)
             spelling.setdefault(folded, name)
-    return volumes, spelling
+            counts[folded] += 1
+    return Tally(dict(volumes), spelling, dict(counts))
 
 
 def distribution_from_entries(
@@ -141,8 +153,8 @@ def distribution_from_entries(
 
     `goals` maps names to weights (summing to 1); names match case-insensitively.
     """
-    key = "muscle" if kind == "muscle" else "goal"
-    volumes, spelling = _volumes(entries, key, canonical=kind == "muscle")
+    split = tally(entries, kind)
+    volumes, spelling = split.volumes, dict(split.spelling)
     total = sum(volumes.values())
     targets = {name.casefold(): float(weight) for name, weight in goals.items()}
     for name in goals:

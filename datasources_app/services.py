@@ -852,7 +852,8 @@ def update_scheduled_workout(
     workout: dict[str, Any] | None = _UNSET,
     status: str | None = None,
 ) -> ScheduledWorkout:
-    """Change the given fields of one of the user's scheduled workouts (nullable ones may be set to None).
+    """Change the given fields of one of the user's scheduled workouts (nullable ones may be set to None). A new
+    workout clears the day's message (it told the old one) and ends a preparation pending or failed.
 
     Raises ScheduledWorkout.DoesNotExist when it is not the user's, ValueError for an unknown status.
     """
@@ -877,6 +878,12 @@ def update_scheduled_workout(
     ):
         if value is not _UNSET:
             setattr(scheduled, field, value)
+    if workout is not _UNSET and workout:
+        # The day's message is its old workout as the user received it; and the week chain, still preparing
+        # the day or having failed it, must not replace the workout the user chose.
+        scheduled.message = ""
+        if scheduled.preparation in (Preparation.PENDING, Preparation.FAILED):
+            scheduled.preparation, scheduled.preparation_error = Preparation.READY, ""
     scheduled.save()
     return scheduled
 

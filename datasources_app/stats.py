@@ -20,8 +20,8 @@ from typing import Literal
 
 from django.utils import timezone
 
-from datasources_app import selectors
-from datasources_app.catalog import canonical_muscle, exercise_name_key
+from datasources_app import distribution, selectors
+from datasources_app.catalog import exercise_name_key
 from datasources_app.distribution import entry_volume, working_sets
 from datasources_app.loads import hands_loaded
 from datasources_app.models import WorkoutLogEntry
@@ -279,28 +279,25 @@ def grouped_breakdown(
 ) -> list[BreakdownRow]:
     """Share of training per muscle, goal category, exercise type or exercise; largest first.
 
-    The muscle split shares out working sets only (`working_set_count`): a coach's split, where a warm-up, a
-    stretch or a run is no set for the muscle. The others share out the volume proxy
-    (`distribution.entry_volume`), every entry done: mobility and cardio are goal categories of their own.
+    Muscles and categories are split by `distribution.tally`, the split the goals' debt uses: muscles get working
+    sets only (a coach's split, where a warm-up, a stretch or a run is no set for the muscle); categories, like
+    types and exercises, the volume proxy (`distribution.entry_volume`) of every entry done: mobility and
+    cardio are goal categories of their own.
     """
-    volumes: dict[str, float] = defaultdict(float)
-    counts: dict[str, int] = defaultdict(int)
-    for entry in _entries(user_id=user_id, start=start, end=end):
-        volume = working_set_count(entry) if by == "muscle" else entry_volume(entry)
-        if not volume:
-            continue
-        if by in ("muscle", "category"):
-            key, items = ("muscle", entry.muscles) if by == "muscle" else ("goal", entry.goals)
-            for item in items or ():
-                raw = str(item.get(key) or "").strip()
-                name = (canonical_muscle(raw) or raw) if by == "muscle" else raw.lower()
-                if name:
-                    volumes[name] += volume * float(item.get("share") or 0)
-                    counts[name] += 1
-        else:
-            name = entry.exercise_type if by == "exercise_type" else entry.exercise_name
-            volumes[name] += volume
-            counts[name] += 1
+    entries = _entries(user_id=user_id, start=start, end=end)
+    if by in ("muscle", "category"):
+        split = distribution.tally(entries, by)
+        # Muscles by their display spelling; categories lower-cased, as goals name them.
+        names = split.spelling if by == "muscle" else {folded: folded for folded in split.volumes}
+        volumes = {names[folded]: volume for folded, volume in split.volumes.items()}
+        counts = {names[folded]: count for folded, count in split.entries.items()}
+    else:
+        volumes, counts = defaultdict(float), defaultdict(int)
+        for entry in entries:
+            if volume := entry_volume(entry):
+                name = entry.exercise_type if by == "exercise_type" else entry.exercise_name
+                volumes[name] += volume
+                counts[name] += 1
     total = sum(volumes.values())
     rows = [
         BreakdownRow(name, counts[name], volumes[name] / total if total else 0.0, volumes[name])

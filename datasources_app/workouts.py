@@ -153,11 +153,21 @@ def new_exercise_id(taken: Iterable[str] = ()) -> str:
 SECTION_DESCRIPTION = "Unplanned warm-up/cool-down."
 
 
+# The parts of a workout besides its main work: a group of one of these types (docs/contracts.md §12.3).
+EDGE_SECTIONS = ("warmup", "cooldown")
+
+
 def section_of(exercise: Mapping[str, Any]) -> str:
     """The part of the workout an exercise (its stored JSON) is in: "warmup" or "cooldown" (its group's type),
-    else "main"; a log entry keeps it, so warm-up and cool-down sets are not counted as working sets."""
+    else "main"; a log entry keeps it, so warm-up and cool-down sets are not counted as working sets. The one
+    rule of what is main work (`StoredExercise.section` reads the same)."""
     group_type = str(((exercise or {}).get("group") or {}).get("type") or "")
-    return group_type if group_type in ("warmup", "cooldown") else "main"
+    return group_type if group_type in EDGE_SECTIONS else "main"
+
+
+def is_main(exercise: Mapping[str, Any]) -> bool:
+    """Main work: not part of the warm-up or the cool-down (an exercise the user trains, and counts)."""
+    return section_of(exercise) == "main"
 
 
 # --- Numeric limits ------------------------------------------------------------------------------------------------
@@ -431,6 +441,11 @@ class StoredExercise(ExerciseFields):
     """
 
     model_config = ConfigDict(extra="allow")
+
+    @property
+    def section(self) -> str:
+        """ "warmup", "cooldown" or "main", by the rule of `section_of`."""
+        return self.group.type if self.group is not None and self.group.type in EDGE_SECTIONS else "main"
 
     # Optional here, required of the model (ExerciseFields): the narrower type is what mypy objects to.
     muscles_utilized: list[MuscleShare] | None = Field(  # type: ignore[assignment]

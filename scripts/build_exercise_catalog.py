@@ -716,6 +716,21 @@ CUSTOM_EXERCISES: tuple[Custom, ...] = (
         ("resistance_bands",),
         "With a heavy band anchored in front and looped behind both knees, sit back into the band with the shins vertical to about parallel, pause, then stand.",
     ),
+    # The same squat held still (the isometric a knee's rehab uses): a plan's 'Spanish squat hold 3×30s' is this,
+    # timed, while 'Spanish squat 3×12' is the one above.
+    Custom(
+        "Spanish Squat Hold",
+        "hold",
+        "strength",
+        "beginner",
+        "compound",
+        "static",
+        ("quadriceps",),
+        ("glutes",),
+        ("resistance_bands",),
+        "With a heavy band anchored in front and looped behind both knees, sit back into the band with the shins vertical until the thighs are about parallel, and hold there.",
+        aliases=("Isometric Spanish Squat",),
+    ),
     Custom(
         "Dead Hang",
         "hold",

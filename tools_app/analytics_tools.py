@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, model_validator
 from datasources_app import selectors, stats
 from datasources_app.catalog import exercise_name_key, name_covers
 from datasources_app.formatters import day, number, percent
-from datasources_app.loads import hands_loaded, holds_dumbbell_pair, per_hand
+from datasources_app.loads import hands_loaded, holds_dumbbell_pair, per_hand, round_load
 from datasources_app.sources import units_for
 from datasources_app.stats import ExerciseStats, SetDone, WorkoutStatistics
 from tools_app.formatting import counted, joined
@@ -157,6 +157,22 @@ def _thousands(value: float) -> str:
     return f"{round(value):,}"
 
 
+def _e1rm(value: float, unit: str) -> str:
+    """An estimated 1RM as a coach says it, to the load step of `unit` ("91.5kg", "202lb"): Epley's estimate is
+    no closer than that, and "83.3kg" reads as a measured weight."""
+    return f"{number(round_load(value, unit))}{unit}"
+
+
+def _up_from(value: float, before: float | None, unit: str, each: str) -> str:
+    """ ", up from 90kg" after a new record; ", first record" without an earlier one; when both round to the same
+    step, that it is just above the earlier best (not "100kg, up from 100kg")."""
+    if not before:
+        return ", first record"
+    if _e1rm(value, unit) == _e1rm(before, unit):
+        return ", just above the earlier best"
+    return f", up from {_e1rm(before, unit)}{each}"
+
+
 def _set_text(done: SetDone | None, unit: str) -> str:
     return f"{number(done.load)}{unit} × {done.reps}" if done else "-"
 
@@ -187,7 +203,7 @@ def _exercise_line(item: ExerciseStats, unit: str, units: Any) -> str:
         parts.append(f"best set {_set_text(item.best_set, unit)}{each}")
     if item.best_estimated_1rm:
         parts.append(
-            f"e1RM {number(item.best_estimated_1rm)}{unit}{each} ({_set_text(item.best_estimated_1rm_set, unit)})"
+            f"e1RM {_e1rm(item.best_estimated_1rm, unit)}{each} ({_set_text(item.best_estimated_1rm_set, unit)})"
         )
     if item.average_rpe is not None:
         parts.append(f"RPE {number(item.average_rpe)}")
@@ -305,7 +321,7 @@ def _totals(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
         lines.append(
             "Best estimated 1RM: "
             + "; ".join(
-                f"{item.name} {number(item.best_estimated_1rm or 0)}{unit}{_each(item)}" for item in records
+                f"{item.name} {_e1rm(item.best_estimated_1rm or 0, unit)}{_each(item)}" for item in records
             )
         )
     data = {
@@ -443,7 +459,7 @@ def _trends(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Tool
     for point in active:  # a week without sessions says nothing but that (listed once, below)
         rpe = f", RPE {number(point.average_rpe)}" if point.average_rpe is not None else ""
         e1rm = (
-            f", e1RM {number(point.best_estimated_1rm)}{unit}{each}"
+            f", e1RM {_e1rm(point.best_estimated_1rm, unit)}{each}"
             if point.best_estimated_1rm and args.exercise_name and metric != "e1rm"  # said once, first
             else ""
         )
@@ -493,7 +509,7 @@ def _metric_value(point: stats.WeekPoint, metric: str, unit: str) -> str:
     if metric == "rpe":
         return number(point.average_rpe) if point.average_rpe is not None else "-"
     if metric == "e1rm":
-        return f"{number(point.best_estimated_1rm)}{unit}" if point.best_estimated_1rm else "-"
+        return _e1rm(point.best_estimated_1rm, unit) if point.best_estimated_1rm else "-"
     return str(getattr(point, metric))
 
 
@@ -581,8 +597,8 @@ def _summary(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> Too
         elif section == "personal_records":
             records = personal_records(user_id=ctx.user_id, start=start, end=end, unit=unit)
             text = "; ".join(
-                f"{item.name} e1RM {number(item.best_estimated_1rm or 0)}{unit}{_each(item)} ({_set_text(item.best_estimated_1rm_set, unit)})"
-                + (f", up from {number(before)}{unit}{_each(item)}" if before else ", first record")
+                f"{item.name} e1RM {_e1rm(item.best_estimated_1rm or 0, unit)}{_each(item)} ({_set_text(item.best_estimated_1rm_set, unit)})"
+                + _up_from(item.best_estimated_1rm or 0, before, unit, _each(item))
                 for item, before in records[:TOP_EXERCISES]
             )
             lines.append(f"- New personal records: {text or 'none in this period'}")

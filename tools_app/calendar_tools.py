@@ -40,8 +40,10 @@ from tools_app.plan_builder import (
     MAX_WEEKS,
     can_prepare_weeks,
     endurance_modality,
+    extras_sentence,
     generate_plan,
     request_week_preparation,
+    session_extras,
     week_containing,
     week_dates,
     week_list,
@@ -83,23 +85,8 @@ class _AcceptsSeed001ScheduleFields(BaseModel):
 _SCHEDULED_ID = "From the scheduled_workouts data."
 
 
-class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
-    date: dt.date = Field(description="In the user's calendar, today or later.")
-    time: dt.time | None = None
-    title: NonEmptyText | None = Field(
-        default=None,
-        description="e.g. 'Upper Body'. Default: the workout's.",
-    )
-    duration_minutes: int | None = Field(default=None, ge=1, le=600)
-    notes: str | None = None
-    artifact_id: NonEmptyText | None = Field(
-        default=None,
-        description="art_... of a workout you made: copied exactly.",
-    )
-    workout: dict[str, Any] | None = Field(
-        default=None,
-        description='e.g. {"exercises": [...]} as in generate_workout.',
-    )
+class _TakesAMadeWorkout(_AcceptsSeed001ScheduleFields):
+    """A day's workout given written out (`workout`) or as one made earlier (`artifact_id`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -119,13 +106,35 @@ class ScheduleWorkoutInput(_AcceptsSeed001ScheduleFields):
         return data
 
 
-class UpdateScheduledWorkoutInput(_AcceptsSeed001ScheduleFields):
+MadeWorkoutId = Annotated[
+    NonEmptyText | None, Field(description="art_... of a workout you made: copied exactly.")
+]
+
+
+class ScheduleWorkoutInput(_TakesAMadeWorkout):
+    date: dt.date = Field(description="In the user's calendar, today or later.")
+    time: dt.time | None = None
+    title: NonEmptyText | None = Field(
+        default=None,
+        description="e.g. 'Upper Body'. Default: the workout's.",
+    )
+    duration_minutes: int | None = Field(default=None, ge=1, le=600)
+    notes: str | None = None
+    artifact_id: MadeWorkoutId = None
+    workout: dict[str, Any] | None = Field(
+        default=None,
+        description='e.g. {"exercises": [...]} as in generate_workout.',
+    )
+
+
+class UpdateScheduledWorkoutInput(_TakesAMadeWorkout):
     workout_id: NonEmptyText = Field(description=_SCHEDULED_ID)
     date: dt.date | None = None
     time: dt.time | None = None
     title: str | None = None
     duration_minutes: int | None = Field(default=None, ge=1, le=600)
     notes: str | None = None
+    artifact_id: MadeWorkoutId = None
     workout: dict[str, Any] | None = None
     status: Literal["scheduled", "completed", "skipped", "cancelled"] | None = None
 
@@ -146,6 +155,10 @@ class CreateWorkoutPlanInput(BaseModel):
     deload_weeks: list[int] | None = Field(default=None, description="Default every 5th week.")
     location: str | None = Field(
         default=None, description="A location's name or id; default the current one."
+    )
+    extras: list[NonEmptyText] | None = Field(
+        default=None,
+        description="Added to every session, the user's words: ['core work at the end', 'a cardio finisher'].",
     )
 
 
@@ -271,35 +284,60 @@ def _made_workout(ctx: ToolContext, reference: str) -> dict[str, Any] | ToolOutc
     return _failure(f"{what}. Workouts you can schedule by artifact_id: {'; '.join(listing)}.")
 
 
+@dataclass(frozen=True)
+class _DayWorkout:
+    """The workout a day is given (`workout` written out, or the copy of the one `artifact_id` names), its length
+    (the one given, else the made workout's estimate) and what the summary says was attached."""
+
+    workout: dict[str, Any] | None
+    minutes: int | None
+    attached: str | None = None
+
+
+def _day_workout(
+    args: ScheduleWorkoutInput | UpdateScheduledWorkoutInput, ctx: ToolContext
+) -> _DayWorkout | ToolOutcome:
+    """The workout schedule_workout and update_scheduled_workout put on a day: the one written out, or the one
+    made earlier that `artifact_id` names, copied as it is; the failure for both at once or an id that names no
+    workout of this user's."""
+    if args.artifact_id is None:
+        return _DayWorkout(args.workout, args.duration_minutes)
+    if args.workout is not None:
+        return _failure("Give either artifact_id (a workout you made) or workout, not both.")
+    made = _made_workout(ctx, args.artifact_id)
+    if isinstance(made, ToolOutcome):
+        return made
+    attached = f"workout {args.artifact_id} attached ({len(made['exercises'])} exercises)"
+    return _DayWorkout(made, args.duration_minutes or _estimated_minutes(made), attached)
+
+
+def _workout_title(workout: dict[str, Any] | None) -> str:
+    return str((workout or {}).get("title") or "").strip()
+
+
 def schedule_workout(args: ScheduleWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     """Put a workout on the user's calendar: one written out in `workout`, or one made earlier (`artifact_id`),
     copied as it is."""
-    if args.artifact_id is not None and args.workout is not None:
-        return _failure("Give either artifact_id (a workout you made) or workout, not both.")
     if args.title is None and args.artifact_id is None and args.workout is None:
         return _failure("title is required (unless artifact_id names a workout you made: its title is used).")
     today = selectors.local_today(user_id=ctx.user_id)
     if args.date < today:
         return _past(args.date, today)
-    workout, minutes, attached = args.workout, args.duration_minutes, None
-    if args.artifact_id is not None:
-        made = _made_workout(ctx, args.artifact_id)
-        if isinstance(made, ToolOutcome):
-            return made
-        workout, minutes = made, minutes or _estimated_minutes(made)
-        attached = f"workout {args.artifact_id} attached ({len(made['exercises'])} exercises)"
+    given = _day_workout(args, ctx)
+    if isinstance(given, ToolOutcome):
+        return given
     # A workout without a title still names the day: failing would make the model write it all out again.
-    title = args.title or str((workout or {}).get("title") or "").strip() or "Workout"
+    title = args.title or _workout_title(given.workout) or "Workout"
     item = services.schedule_workout(
         user_id=ctx.user_id,
         scheduled_date=args.date,
         scheduled_time=args.time,
         title=title,
-        duration_minutes=minutes,
+        duration_minutes=given.minutes,
         notes=args.notes or "",
-        workout=workout,
+        workout=given.workout,
     )
-    text = summary("scheduled", f"{item.title} on {_when(item)}", attached, f"id={item.id}")
+    text = summary("scheduled", f"{item.title} on {_when(item)}", given.attached, f"id={item.id}")
     return ToolOutcome(success=True, data={"scheduled_workout": _scheduled_data(item)}, text=text)
 
 
@@ -312,11 +350,12 @@ def _estimated_minutes(workout: dict[str, Any]) -> int | None:
 
 
 def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext) -> ToolOutcome:
-    """Change the given fields of one scheduled workout."""
-    changes = {field: getattr(args, field) for field in args.model_fields_set if field != "workout_id"}
-    if not changes:
+    """Change the given fields of one scheduled workout; `artifact_id` replaces its workout with one made earlier
+    (its title and length too, unless given)."""
+    changes = {field: getattr(args, field) for field in args.model_fields_set - {"workout_id", "artifact_id"}}
+    if not changes and args.artifact_id is None:
         return _failure(
-            "Nothing to change: give date, time, title, duration_minutes, notes, workout or status."
+            "Nothing to change: give date, time, title, duration_minutes, notes, artifact_id, workout or status."
         )
     found = _find_scheduled(ctx, args.workout_id)
     if isinstance(found, ToolOutcome):
@@ -326,6 +365,17 @@ def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext
         return _past(args.date, today)
     if "title" in changes and not (args.title or "").strip():
         return _failure("title must not be empty.")
+    attached = None
+    if args.artifact_id is not None:
+        given = _day_workout(args, ctx)
+        if isinstance(given, ToolOutcome):
+            return given
+        changes["workout"], attached = given.workout, given.attached
+        changes.setdefault("title", _workout_title(given.workout) or found.title)
+        if found.plan_id is not None:
+            changes.setdefault("notes", "")  # a plan day's notes are the plan's session, which this replaces
+        if given.minutes is not None:
+            changes.setdefault("duration_minutes", given.minutes)
     kwargs: dict[str, Any] = {
         {"date": "scheduled_date", "time": "scheduled_time"}.get(field, field): value
         for field, value in changes.items()
@@ -334,7 +384,10 @@ def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext
         kwargs.pop("notes", None)
     item = services.update_scheduled_workout(user_id=ctx.user_id, scheduled_workout_id=found.id, **kwargs)
     text = summary(
-        "updated", f"{item.title} on {_when(item)} [{item.status}]", f"changed {', '.join(sorted(changes))}"
+        "updated",
+        f"{item.title} on {_when(item)} [{item.status}]",
+        attached,
+        f"changed {', '.join(sorted(changes))}",
     )
     return ToolOutcome(success=True, data={"scheduled_workout": _scheduled_data(item)}, text=text)
 
@@ -377,6 +430,10 @@ def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | T
     if isinstance(location, str):
         return _failure(f"Plan not created: {location}")
     try:
+        session_extras(args.extras or ())
+    except ValueError as exc:
+        return _failure(f"Plan not created: {exc}.")
+    try:
         plan = generate_plan(
             user_id=ctx.user_id,
             session=ctx.session,
@@ -387,6 +444,7 @@ def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | T
             preferred_days=args.preferred_days,
             deload_weeks=args.deload_weeks,
             location_id=location.id if location is not None else None,
+            extras=args.extras,
         )
     except ValueError as exc:
         return _failure(f"Plan not created: {exc}.")
@@ -416,7 +474,7 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         schedule_days=True,
     )
     data, text = _plan_data(created, replaced), _plan_text(created, replaced)
-    tell_user = _plan_for_the_user(created, ctx)
+    tell_user = " ".join(filter(None, [_plan_for_the_user(created, ctx), extras_sentence(args.extras or ())]))
     if can_prepare_weeks():
         prepared = _start_week(ctx, created, week=1, today=today)
         if isinstance(prepared, dict):

@@ -154,7 +154,7 @@ def _whole_workout(exercises: Sequence[StoredExercise], text: str) -> list[int] 
     return [
         index
         for index, exercise in enumerate(exercises)
-        if (main and is_main_exercise(exercise))
+        if (main and exercise.section == "main")
         or (exercise.group is not None and exercise.group.type in named)
     ]
 
@@ -214,11 +214,6 @@ def _unresolved(
     )
 
 
-def is_main_exercise(exercise: StoredExercise) -> bool:
-    """Not part of the warm-up or the cool-down: an exercise the user trains (and counts)."""
-    return exercise.group is None or exercise.group.type not in ("warmup", "cooldown")
-
-
 def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str) -> list[int]:
     """ "the 2nd", "exercise 3", "the last one": by order in the workout, or among its main exercises. "The
     last one" is the last main exercise either way (people do not count the cool-down's stretch as the last
@@ -226,7 +221,7 @@ def _by_position(exercises: Sequence[StoredExercise], text: str, positions: str)
     counted = [
         index
         for index, exercise in enumerate(exercises)
-        if positions == "workout" or is_main_exercise(exercise)
+        if positions == "workout" or exercise.section == "main"
     ] or list(range(len(exercises)))
     last = _last_meant(exercises, text)
     # In words ("the first one", "2nd") a position counts what the words name: the warm-up's or cool-down's
@@ -261,7 +256,7 @@ def _named_section(exercises: Sequence[StoredExercise], text: str) -> tuple[bool
 
 
 def _main_positions(exercises: Sequence[StoredExercise]) -> list[int]:
-    return [index for index, exercise in enumerate(exercises) if is_main_exercise(exercise)]
+    return [index for index, exercise in enumerate(exercises) if exercise.section == "main"]
 
 
 def _section_meant(exercises: Sequence[StoredExercise], text: str) -> list[int]:

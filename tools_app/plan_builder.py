@@ -10,7 +10,8 @@ deload weeks (every 5th week by default: weeks 5 and 10 of a 12-week plan), whic
 The result is plain JSON: {"goal_type", "split", "weekdays", "deload_weeks", "progression", "weeks": [{"week",
 "phase", "deload", "target_rpe", "volume_factor", "days": [{"day", "date", "weekday", "title", "session",
 "focus", "duration_minutes", "prescription", "notes"}]}]}. `datasources_app.services.create_workout_plan`
-stores it and puts each dated day on the calendar. Its "progression" is written from the weeks
+stores it and puts each dated day on the calendar. What the user asked to add to every session (`extras`: core
+work, a cardio finisher) ends each session's prescription as a "… finisher:" clause. Its "progression" is written from the weeks
 (`describe_progression`), so it never promises a value or a deload week the weeks do not have.
 """
 
@@ -113,9 +114,13 @@ _ENDURANCE_SPLITS: dict[int, tuple[str, ...]] = {
 _ENDURANCE_MINUTES = {"Easy": 30, "Intervals": 35, "Tempo": 35, "Long": 45, "Strength": 40, "Recovery": 20}
 
 
+# An addition to the sessions named in a goal ('get stronger, with a cardio finisher'): not what the plan is for.
+_ADDITION_WORDS = re.compile(r"\b(?:cardio|conditioning|hiit|core)\s+finishers?\b", re.I)
+
+
 def classify_goal(goal: str) -> GoalType:
     """The plan type a goal's words point to; 'general' when none match."""
-    text = goal.lower()
+    text = _ADDITION_WORDS.sub(" ", goal.lower())
     for goal_type, words in _KEYWORDS:
         if any(re.search(rf"\b{re.escape(word)}", text) for word in words):
             return goal_type
@@ -319,6 +324,64 @@ def _day_content(
     return _general_day(session, params, deload)
 
 
+# --- What the user asked to add to every session -------------------------------------------------------------------
+# The user's words for an addition to every session ('core work at the end', 'a cardio finisher') → the plan's words
+# for it, as a coach writes them in a day's prescription (the week's drafts follow them: `plan_drafting.day_targets`
+# reads a "… finisher:" clause as work added after the main work). The first that matches; a deload week does 2 sets
+# of the core work, and a shorter cardio finisher.
+_SESSION_EXTRAS: tuple[tuple[str, re.Pattern[str], str, str], ...] = (
+    (
+        "core",
+        re.compile(r"\b(?:core|abs|ab|abdominals?|planks?|six[- ]?pack|midsection|trunk|obliques?)\b", re.I),
+        "core finisher: plank 3×30s, dead bug 3×10",
+        "core finisher: plank 2×30s, dead bug 2×10",
+    ),
+    (
+        "cardio",
+        re.compile(
+            r"\b(?:cardio|conditioning|finisher|hiit|intervals?|metcon|sprints?|bike|rower?|rowing)\b", re.I
+        ),
+        "cardio finisher: 10 min bike intervals 30s hard / 90s easy",
+        "cardio finisher: 6 min easy spin",
+    ),
+)
+
+
+def takes_extras(session: str) -> bool:
+    """Whether a session gets what the user asked to add to every session: not a recovery day, which stays easy."""
+    return not session.startswith(("Active Recovery", "Recovery"))
+
+
+def session_extras(asked: Sequence[str]) -> list[dict[str, str]]:
+    """What each of the user's asks adds to every session: [{"asked", "kind", "build", "deload"}] (the plan's
+    words in a build and in a deload week). Raises ValueError naming an ask it cannot put in a session."""
+    extras: list[dict[str, str]] = []
+    for words in asked:
+        found = next((extra for extra in _SESSION_EXTRAS if extra[1].search(words)), None)
+        if found is None:
+            raise ValueError(
+                f"extras: I can add core work or a cardio finisher to every session, not {words!r}; name the "
+                "exercises in the goal instead"
+            )
+        kind, _, build, deload = found
+        if all(extra["kind"] != kind for extra in extras):
+            extras.append({"asked": words, "kind": kind, "build": build, "deload": deload})
+    return extras
+
+
+# What each kind of addition is, in a coach's words to the user.
+_EXTRAS_SAID = {
+    "core": "core work (plank and dead bugs)",
+    "cardio": "a cardio finisher (10 min of bike intervals)",
+}
+
+
+def extras_sentence(asked: Sequence[str]) -> str:
+    """'Every session ends with core work (plank and dead bugs).' for what the user asked to add; "" for none."""
+    said = [_EXTRAS_SAID[extra["kind"]] for extra in session_extras(asked)]
+    return f"Every session ends with {joined(said)}." if said else ""
+
+
 # --- The progression in words, from the weeks ---------------------------------------------------------------------
 def week_list(numbers: Sequence[int]) -> str:
     """'week 5', 'weeks 5 and 10', 'weeks 4, 8 and 12'."""
@@ -423,8 +486,10 @@ def build_plan(
     start_date: date,
     preferred_days: Sequence[str] | None = None,
     deload_weeks: Sequence[int] | None = None,
+    extras: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The plan's weeks and dated days. Raises ValueError naming the problem for invalid arguments."""
+    """The plan's weeks and dated days, each session with the `extras` the user asked for in every session ('core
+    work at the end'). Raises ValueError naming the problem for invalid arguments."""
     if not 1 <= weeks <= MAX_WEEKS:
         raise ValueError(f"weeks must be from 1 to {MAX_WEEKS}, not {weeks}")
     if not 1 <= days_per_week <= 7:
@@ -437,6 +502,7 @@ def build_plan(
     if outside:
         raise ValueError(f"deload weeks {outside} are outside weeks 1..{weeks}")
 
+    added = session_extras(extras or ())
     goal_type = classify_goal(goal)
     modality = endurance_modality(goal)
     sessions = _sessions(goal_type, days_per_week, modality)
@@ -453,6 +519,10 @@ def build_plan(
             when = week_start + timedelta(days=offset)
             before = "none" if week == 1 else "deload" if week - 1 in deloads else "build"
             prescription, minutes, note = _day_content(goal_type, session, params, deload, modality, before)
+            if takes_extras(session):
+                prescription = "; ".join(
+                    [prescription, *(extra["deload" if deload else "build"] for extra in added)]
+                )
             days.append(
                 {
                     "day": number,
@@ -491,6 +561,7 @@ def build_plan(
         "days_per_week": days_per_week,
         "weekdays": [WEEKDAYS[day] for day in weekdays],
         "deload_weeks": deloads,
+        **({"extras": [extra["asked"] for extra in added]} if added else {}),
         "progression": describe_progression(goal_type, plan_weeks, sessions),
         "start_date": start_date.isoformat(),
         "end_date": (start_date + timedelta(weeks=weeks, days=-1)).isoformat(),

@@ -6,7 +6,8 @@ plan's location, an endurance goal trained on the bike when their injuries rule 
 each of those days' workout for the user (equipment of the plan's location, injuries, preferences, recovery on
 the session's day, loads progressed from the last sessions), varies the main lifts between the week's sessions
 and follows a strength day's prescription (`day_targets`: the lifts it names, their sets, reps and rests, the
-target RPE as a cue), else cuts the main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
+target RPE as a cue; a "… finisher:" clause's work after the day's own lifts, `add_plan_finishers`), else cuts the
+main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
 subagents`) puts them in the request, so every model, the offline one included, decides from them.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
+from datasources_app.workouts import is_main
 from tools_app.formatting import joined
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
 from tools_app.training_facts import (
@@ -34,6 +36,7 @@ from tools_app.training_facts import (
     split_words,
     user_filters,
 )
+from tools_app.workout_coaching import load_for_reps
 from tools_app.workout_drafting import (
     EARLIER_THIS_WEEK,
     OTHER_DAYS_THIS_WEEK,
@@ -41,8 +44,8 @@ from tools_app.workout_drafting import (
     compose_workout,
     duration_exercise,
     interval_exercise,
-    is_main,
     resize,
+    strength_exercise,
 )
 from tools_app.workout_validation import (
     KNEE_WORK_MIN_REPS,
@@ -81,8 +84,10 @@ def draft_plan(
     preferred_days: list[str] | None = None,
     deload_weeks: list[int] | None = None,
     location_id: uuid.UUID | None = None,
+    extras: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The fitness_plan answer the plan builder gives for the user. ValueError for inconsistent arguments."""
+    """The fitness_plan answer the plan builder gives for the user, with what they asked to add to every session
+    (`extras`). ValueError for inconsistent arguments."""
     goal = goal or primary_goal(user_id=user_id)
     start = start_date or next_monday(selectors.local_today(user_id=user_id))
     # An endurance plan for a user who must not run (a knee, an ankle) trains the same engine on the bike.
@@ -96,6 +101,7 @@ def draft_plan(
         start_date=date.fromisoformat(str(start)),
         preferred_days=preferred_days or None,
         deload_weeks=deload_weeks,
+        extras=extras,
     )
     equipment = selectors.available_equipment_slugs(user_id=user_id, location_id=location_id)
     return {**plan, "goal": goal, "equipment": sorted(equipment)}
@@ -192,6 +198,7 @@ def draft_week_workouts(
         if targets is not None:
             followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
             notes += plan_notes(targets, followed, composed.named_as)
+            notes += add_plan_finishers(composed.exercises, targets, on_the_day)
             notes += add_plan_cardio(composed.exercises, targets, on_the_day)
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
@@ -241,6 +248,9 @@ class DayTargets:
     rpe: float | None
     extras: tuple[str, ...] = ()
     timed: tuple[tuple[str, Timing], ...] = ()  # an extra given by time ('plank 3×30s') → its timing
+    # What a "… finisher:" clause names ('core finisher: plank 3×30s, dead bug 3×10'): work after the main work,
+    # added to the session (`add_plan_finishers`), not lifts of the session itself.
+    finishers: tuple[str, ...] = ()
 
     def timing(self, name: str) -> Timing | None:
         """How the plan times the extra `name` ('plank 3×30s' → 3 sets of 30 s), None when it gives no time."""
@@ -262,9 +272,10 @@ class DayTargets:
     @property
     def names(self) -> tuple[str, ...]:
         """Every strength exercise the prescription names, in its order (the groups', then the extras; not the
-        cardio, which `cardio_finisher` drafts)."""
+        cardio, which `cardio_finisher` drafts, nor the finishers)."""
         extras = (name for name in self.extras if name not in self.cardio)
-        return tuple(dict.fromkeys([*(name for item in self.named for name in item.names), *extras]))
+        names = dict.fromkeys([*(name for item in self.named for name in item.names), *extras])
+        return tuple(name for name in names if name not in self.finishers)
 
     @property
     def percent_1rm(self) -> float | None:
@@ -419,6 +430,8 @@ def _rest_in(text: str) -> int | None:
     return int(seconds) if 0 < seconds <= 600 else None
 
 
+# A clause of work added after the main work: 'core finisher: plank 3×30s', 'finisher: farmer carry 3×40s'.
+_FINISHER = re.compile(r"^\s*(?:[a-z]+\s+)?finisher\s*:", re.I)
 _DAY_CLAUSES = re.compile(r"[;\n]|(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bapprox)\.\s+", re.IGNORECASE)
 
 
@@ -430,11 +443,13 @@ def day_targets(prescription: str) -> DayTargets | None:
     found: list[SetsAndReps] = []
     extras: list[str] = []
     timed: list[tuple[str, Timing]] = []
+    finishers: list[str] = []
     # Clauses end at ';', a line or a sentence ('core: ab wheel. Main lifts 4×5'), never inside a number or after
     # an abbreviation ('pull-up (e.g. band) 3×8').
     # The last group, which a following '@ 70% 1RM' or rest qualifies ('… 4×5 @ 70% 1RM. Rest 2-3 min').
     last: int | None = None
     for clause in _DAY_CLAUSES.split(prescription):
+        groups_before, extras_before = len(found), len(extras)
         pending: list[str] = []  # pieces before the clause's next sets×reps: the names it applies to
         listing = False  # the last group's names follow it ('accessories 3×8-10: leg curl, plank')
         for piece in clause.split(","):
@@ -491,6 +506,10 @@ def day_targets(prescription: str) -> DayTargets | None:
             )
             last = len(found) - 1
         extras += [name for piece in pending for name in _names_in(piece)]
+        if _FINISHER.match(clause):
+            named = [name for item in found[groups_before:] for name in item.names]
+            named += [name for name in extras[extras_before:] if not cardio_slugs(name)]
+            finishers += sorted(named, key=lambda name: clause.lower().find(name.lower()))  # the plan's order
     if any(item.applies_to == "accessories" for item in found):
         found = [
             replace(item, applies_to="main lifts") if item.applies_to == "all" else item for item in found
@@ -498,7 +517,9 @@ def day_targets(prescription: str) -> DayTargets | None:
     rpe = _RPE.search(prescription)
     if not found and rpe is None and not extras:
         return None
-    return DayTargets(tuple(found), float(rpe[1]) if rpe else None, tuple(extras), tuple(timed))
+    return DayTargets(
+        tuple(found), float(rpe[1]) if rpe else None, tuple(extras), tuple(timed), tuple(finishers)
+    )
 
 
 @dataclass(frozen=True)
@@ -559,7 +580,7 @@ def follow_targets(
             resize(exercise, rule.sets)
             exercise["reps"] = [reps] * rule.sets
             if loads and reps != before and candidate is not None and candidate.loaded_equipment:
-                moved = float(loads[0]) * (1 + before / 30) / (1 + reps / 30)
+                moved = load_for_reps(float(loads[0]), from_reps=before, to_reps=reps)
                 load = round_load(moved, implement=candidate.loaded_equipment, facts=facts)
                 exercise["load_each"] = [load] * rule.sets
             if rule.rest_sec is not None:
@@ -639,6 +660,69 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
     return notes
 
 
+def insert_before_cooldown(exercises: list[dict[str, Any]], exercise: dict[str, Any]) -> None:
+    """Add `exercise` after the main work, before the cool-down (at the end without one), and number them all."""
+    cooldown = next(
+        (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
+        len(exercises),
+    )
+    exercises.insert(cooldown, exercise)
+    for order, item in enumerate(exercises, start=1):
+        item["order"] = order
+
+
+# --- The day's finishers -----------------------------------------------------------------------------------------
+def add_plan_finishers(
+    exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts
+) -> list[str]:
+    """Put the day's finisher work ('core finisher: plank 3×30s, dead bug 3×10') after the main work, before the
+    cool-down, with the plan's sets and reps or holds (an exercise the draft already has moves there); the notes
+    say what was added, and what was left out and why. Cardio is `add_plan_cardio`'s."""
+    filters = user_filters(facts)
+    groups = {exercise_name_key(name): item for item in targets.named for name in item.names}
+    added: list[str] = []
+    notes: list[str] = []
+    for name in targets.finishers:
+        candidate = plan_name_match(name, facts)[0]
+        reason = filters.rejection(candidate) if candidate is not None else None
+        if candidate is None or reason is not None:
+            why = (
+                rejection_note(candidate, reason) if candidate and reason else "I couldn't find it in my list"
+            )
+            notes.append(f"I left out the plan's {name} at the end: {why}")
+            continue
+        exercise = next(
+            (
+                e
+                for e in exercises
+                if is_main(e) and exercise_name_key(str(e["exercise_name"])) in candidate.keys
+            ),
+            None,
+        )
+        if exercise is not None:
+            exercises.remove(exercise)
+        else:
+            exercise = strength_exercise(
+                candidate,
+                facts,
+                rank=len(exercises),
+                light=True,
+                intensity=None,
+                why=f"From your plan ({name}).",
+            )
+        rule = groups.get(exercise_name_key(name))
+        if exercise["exercise_type"] == "reps" and rule is not None:
+            resize(exercise, rule.sets)
+            exercise["reps"] = [rule.high] * rule.sets
+            added.append(f"{exercise['exercise_name']} {rule.sets}×{rule.high}")
+        else:
+            added.append(_follow_hold(exercise, targets.timing(name)))
+        insert_before_cooldown(exercises, exercise)
+    if added:
+        notes.insert(0, f"I ended with the plan's finisher: {joined(added)}")
+    return notes
+
+
 # --- The day's cardio -------------------------------------------------------------------------------------------
 DEFAULT_CARDIO_MINUTES = 10  # 'easy spin', 'bike intervals': a plan that gives no time
 
@@ -660,13 +744,7 @@ def add_plan_cardio(exercises: list[dict[str, Any]], targets: DayTargets, facts:
             notes.append(f"I left out {name}: {why or 'no cardio machine here fits'}")
             continue
         exercise, words = _cardio_exercise(usable, targets.timing(name) or Timing(), facts, plan_name=name)
-        cooldown = next(
-            (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
-            len(exercises),
-        )
-        exercises.insert(cooldown, exercise)
-        for order, item in enumerate(exercises, start=1):
-            item["order"] = order
+        insert_before_cooldown(exercises, exercise)
         if usable in wanted:
             notes.append(f"I kept the plan's {name} on the {usable.name}: {words}")
         else:

@@ -642,10 +642,11 @@ class LoadChoice:
 
 
 def choose_load(
-    candidate: Candidate, facts: TrainingFacts, *, scale: float = 1.0, knee_work: bool = False
+    candidate: Candidate, facts: TrainingFacts, *, reps: int, scale: float = 1.0, knee_work: bool = False
 ) -> LoadChoice:
-    """The working load by `workout_coaching.working_load`: built on the last logged session if any, else the
-    first load for this lifter (body weight, experience, sex); lighter for `knee_work` (`knee_work_scale`)."""
+    """The working load for sets of `reps` by `workout_coaching.working_load`: built on the last logged session if
+    any, else the first load for this lifter (body weight, experience, sex); lighter for `knee_work`
+    (`knee_work_scale`)."""
     implement = candidate.loaded_equipment
     if implement is None:
         return LoadChoice(None, "")
@@ -662,6 +663,8 @@ def choose_load(
             mechanic=candidate.mechanic,
             unilateral=candidate.unilateral,
             lifter=facts.lifter,
+            reps=reps,
+            movement_pattern=candidate.movement_pattern,
         ),
         weights_kg=facts.weights_kg,
         scale=scale,

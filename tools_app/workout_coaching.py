@@ -82,6 +82,31 @@ _ISOLATION_RATIO |= {"Back": 0.3, "Shoulders": 0.13, "Biceps": 0.3, "Triceps": 0
 _ISOLATION_RATIO |= {"Abs": 0.2, "Forearms": 0.2, "Abductors": 0.4, "Adductors": 0.4, "Neck": 0.05}
 _LEVEL_FACTOR = {"beginner": 0.6, "intermediate": 1.0, "advanced": 1.3}
 _SEX_FACTOR = {"male": 1.0, "female": 0.65}
+# The reps the ratios are for (a compound's working sets of 8, an isolation's 12): other reps move the load by
+# `load_for_reps`.
+_RATIO_REPS = {"compound": 8, "isolation": 12}
+# A first time with a compound lift starts at a load the lifter surely manages (about RPE 6-7) and adds weight
+# next time: an estimate from body weight and level can be a fifth off or more, and a first set too heavy is a
+# failed or unsafe one. The isolation ratios are already such a start (a lateral raise at 5 kg each hand).
+FIRST_TIME_SHARE = 0.8
+# Movements about one joint: whatever the catalogue calls them (it says "compound" for an incline fly), they are
+# loaded and repped as isolation work, a fraction of the press or row beside them.
+SINGLE_JOINT_PATTERNS = frozenset(
+    {
+        "chest_fly",
+        "shoulder_raise",
+        "elbow_flexion",
+        "elbow_extension",
+        "knee_extension",
+        "knee_flexion",
+        "calf_raise",
+        "hip_abduction",
+        "hip_adduction",
+        "wrist",
+        "neck",
+        "shrug",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -123,6 +148,17 @@ def lifter_from(profile: UserProfile | None, *, user_id: uuid.UUID) -> Lifter:
     )
 
 
+def mechanic_of(mechanic: str, movement_pattern: str) -> str:
+    """The mechanic a prescription goes by: "isolation" for a movement about one joint (`SINGLE_JOINT_PATTERNS`)
+    whatever the catalogue says, else the catalogue's."""
+    return "isolation" if movement_pattern in SINGLE_JOINT_PATTERNS else mechanic
+
+
+def load_for_reps(load: float, *, from_reps: int, to_reps: int) -> float:
+    """The load that is as hard for `to_reps` as `load` is for `from_reps` (Epley's estimate of one rep max)."""
+    return load * (1 + from_reps / 30) / (1 + to_reps / 30)
+
+
 def is_unilateral(slug: str) -> bool:
     """One side at a time (single-leg, one-arm, split, lunge, ...): reps are per side."""
     return _UNILATERAL.search(slug) is not None
@@ -145,12 +181,14 @@ def reps_and_rest(
     loaded: bool,
     lifter: Lifter,
     rank: int = 2,
+    movement_pattern: str = "",
     knee_work: bool = False,
 ) -> tuple[int, int]:
     """Reps per set and rest (s) of a main reps exercise: small muscles high reps; loaded compounds by the goals'
-    emphasis (the first two of a strength session heavy), isolation 12-15; bodyweight by level. Knee work for a
-    knee that complains (`workout_validation.is_knee_work`) is never a heavy set: 12 reps or more."""
+    emphasis (the first two of a strength session heavy), isolation (`mechanic_of`) 12-15; bodyweight by level.
+    Knee work for a knee that complains (`workout_validation.is_knee_work`) is never a heavy set: 12 reps or more."""
     level = LEVEL_RANK.get(lifter.level, 0)
+    mechanic = mechanic_of(mechanic, movement_pattern)
     if primary in SMALL_WORK_MUSCLES:
         return (12, 60) if loaded else (15, 45)
     if loaded:
@@ -173,28 +211,42 @@ def reps_and_rest(
 
 
 def knee_work_scale(past: PastLoad | None) -> float:
-    """How much of the usual load knee work for a knee that complains starts at: KNEE_WORK_LOAD_SCALE of a first
-    load or of a last one lifted for fewer reps than KNEE_WORK_REPS (a heavier set); a last load lifted for that
-    many is built on as it is."""
+    """How much of the usual load for its reps (`working_load`: a first load for those reps, or the last one)
+    knee work for a knee that complains is given: KNEE_WORK_LOAD_SCALE of it, unless the last load was lifted for
+    KNEE_WORK_REPS or more (a moderate set already), which is built on as it is."""
     return 1.0 if past is not None and past.reps >= KNEE_WORK_REPS else KNEE_WORK_LOAD_SCALE
 
 
-def first_load_kg(*, gear: str, primary: str, mechanic: str, unilateral: bool, lifter: Lifter) -> float:
-    """A first working load (kg) with no history: a fraction of body weight by main muscle and mechanic, scaled
-    for the implement, one side, experience and sex; fixed for plates and medicine balls."""
+def first_load_kg(
+    *,
+    gear: str,
+    primary: str,
+    mechanic: str,
+    unilateral: bool,
+    lifter: Lifter,
+    reps: int | None = None,
+    movement_pattern: str = "",
+) -> float:
+    """A first load (kg) with no history, for sets of `reps` (None: the usual 8 or 12): a fraction of body weight
+    by main muscle and mechanic (`mechanic_of`), scaled for the implement, one side, experience and sex, a compound
+    lift's `FIRST_TIME_SHARE` of it; fixed for plates and medicine balls."""
     if gear in _FIXED_LOAD_KG:
         return _FIXED_LOAD_KG[gear]
-    ratios = _COMPOUND_RATIO if mechanic == "compound" else _ISOLATION_RATIO
+    compound = mechanic_of(mechanic, movement_pattern) == "compound"
+    ratios = _COMPOUND_RATIO if compound else _ISOLATION_RATIO
     factor = _IMPLEMENT_FACTOR.get(gear, 0.8)
     if unilateral and gear in ("dumbbells", "kettlebell", "cable_machine"):
         factor *= 0.6
-    return (
+    working = (
         lifter.body_weight_kg
         * ratios.get(primary, 0.3)
         * factor
         * _LEVEL_FACTOR.get(lifter.level, 0.6)
         * _SEX_FACTOR.get(lifter.sex, 0.8)
     )
+    usual = _RATIO_REPS["compound" if compound else "isolation"]
+    at_reps = load_for_reps(working, from_reps=usual, to_reps=reps or usual)
+    return at_reps * FIRST_TIME_SHARE if compound else at_reps
 
 
 def working_load(
@@ -278,6 +330,23 @@ def step_load(
         return options[max(0, min(len(options) - 1, nearest + steps))]
     step = _step(unit, gear)
     return max(step, round(value / step) * step + steps * step)
+
+
+# How far one "heavier"/"lighter" (and so "harder"/"easier") moves a load: enough to feel, as a coach moves a
+# heavy lift (5-10 %). A light load moves one step, which is already more (a dumbbell pair 10 → 12.5 kg).
+FELT_LOAD_SHARE = 0.075
+
+
+def felt_load(
+    value: float, *, unit: str, gear: str | None, heavier: bool, weights_kg: WeightsOnHand | None = None
+) -> float:
+    """`value` made heavier (lighter) by about `FELT_LOAD_SHARE`, rounded to what is on hand (`round_load`), at
+    least one step (`step_load`); `value` itself when there is nothing heavier (lighter) here."""
+    sign = 1 if heavier else -1
+    one_step = step_load(value, unit=unit, gear=gear, steps=sign, weights_kg=weights_kg)
+    felt = round_load(value * (1 + sign * FELT_LOAD_SHARE), unit=unit, gear=gear, weights_kg=weights_kg)
+    moved = max(one_step, felt) if heavier else min(one_step, felt)
+    return round_load(moved, unit=unit, gear=gear, weights_kg=weights_kg)  # never below the empty bar
 
 
 def heavier_than_on_hand(
@@ -435,6 +504,7 @@ def prescribe(
                 equipment=match.equipment,
                 loaded=gear is not None,
                 lifter=lifter,
+                movement_pattern=match.movement_pattern,
                 knee_work=knee_work,
             )
             if knee_work:
@@ -453,6 +523,8 @@ def prescribe(
                     mechanic=match.mechanic,
                     unilateral=is_unilateral(match.slug),
                     lifter=lifter,
+                    reps=reps,
+                    movement_pattern=match.movement_pattern,
                 ),
                 weights_kg=context.weights_kg,
                 scale=knee_work_scale(past) if knee_work else 1.0,
@@ -556,8 +628,8 @@ def harder_or_easier(
 ) -> dict[str, Any]:
     """The adjust_exercise fields that make `exercise` harder or easier ({} when nothing sensible changes).
 
-    One lever at a time, as a coach moves them, each one `nudge` step: the load (the next weight on hand) when the
-    exercise is loaded and there is one; else the reps by 2 (holds by 10 s, interval work by 10 s); a set (an
+    One lever at a time, as a coach moves them, each one `nudge` step: the load (`felt_load`: about 7.5 % and at least the
+    next weight on hand) when the exercise is loaded and there is one; else the reps by 2 (holds by 10 s, interval work by 10 s); a set (an
     interval's round) only when neither can move within the limits above. Continuous work: a fifth of its time.
     """
     kind = str(exercise.get("exercise_type") or "")
@@ -607,7 +679,8 @@ def what_moved(exercise: Mapping[str, Any], changes: Mapping[str, Any], *, harde
         "rounds": ("one round more" if harder else "one round fewer", "the same work and rest"),
         "duration_min": ("the time", "the same pace"),
     }
-    lever = next((key for key in levers if key in changes), None)
+    # A set more or fewer carries the per-set reps and loads along: the sets are the lever then.
+    lever = next((key for key in ("sets", "rounds", *levers) if key in changes), None)
     if lever is None:
         return ""
     moved, stayed = levers[lever]
@@ -637,7 +710,7 @@ def nudge(
 ) -> dict[str, Any]:
     """The adjust_exercise fields for one step of one kind ({} when nothing sensible changes): a set (a round
     of intervals) more or fewer, within 1-8; 2 reps (10 s of a hold or of interval work) more or fewer; the
-    load one step up or down (the reps, without a load or beyond the weights on hand); 30 s of rest more or less."""
+    load by `felt_load` (the reps, without a load or beyond the weights on hand); 30 s of rest more or less."""
     kind = str(exercise.get("exercise_type") or "")
     sets = int(exercise.get("sets") or 0)
     reps = [int(value) for value in exercise.get("reps") or ()]
@@ -663,7 +736,7 @@ def nudge(
             changes["work_sec"] = max(10, int(exercise.get("work_sec") or 30) + 10 * step)
     elif change in ("heavier", "lighter") and kind == "reps":
         gear = implement(exercise.get("equipment") or ())
-        load = step_load(loads[0], unit=unit, gear=gear, steps=step, weights_kg=weights_kg)
+        load = felt_load(loads[0], unit=unit, gear=gear, heavier=up, weights_kg=weights_kg)
         if load != loads[0] or not reps:
             changes["load_each"] = [load] * sets
         else:  # already the heaviest (lightest) weight on hand: the reps move instead
@@ -686,6 +759,8 @@ def _value(key: str, value: Any, exercise: Mapping[str, Any]) -> str:
                 else shown
             )
         return shown
+    if value is None:
+        return "none"
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
@@ -698,6 +773,10 @@ _LABELS = {
     "rounds": "rounds",
     "duration_min": "min",
 }
+
+
+# Free-text fields, said by what happened to them.
+FREE_TEXT_FIELDS = {"notes": "note", "reasoning": "reasoning"}
 
 
 def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], keys: Iterable[str]) -> str:
@@ -728,6 +807,12 @@ def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], k
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)}")
         elif key in _LABELS:
             parts.append(f"{_value(key, before, old)}→{_value(key, after, new)} {_LABELS[key]}")
+        elif key in FREE_TEXT_FIELDS:
+            # A note is read on the card: the user hears that it changed, not the note again (a trial echoed one
+            # of 120 characters, as "notes None→…").
+            parts.append(
+                f"{FREE_TEXT_FIELDS[key]} {'added' if not before else 'removed' if not after else 'changed'}"
+            )
         else:
             parts.append(f"{key} {_value(key, before, old)}→{_value(key, after, new)}")
     return f"{name}: {', '.join(parts)}" if parts else f"{name}: unchanged"
@@ -741,7 +826,7 @@ def recent_training_warnings(*, user_id: uuid.UUID, exercises: Sequence[Mapping[
         return []
     warnings = []
     for exercise in exercises:
-        if ((exercise.get("group") or {}).get("type")) in ("warmup", "cooldown"):
+        if section_of(exercise) != "main":
             continue
         hit = [
             str(item.get("muscle"))

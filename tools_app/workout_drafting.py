@@ -36,7 +36,7 @@ from datasources_app.catalog import (
     BODYWEIGHT,
     derive_movement_pattern,
 )
-from datasources_app.workouts import Workout
+from datasources_app.workouts import Workout, is_main, section_of
 from tools_app.avoid_words import singular, split_avoid
 from tools_app.formatting import joined
 from tools_app.registry import register
@@ -694,6 +694,7 @@ def _reps_and_rest(
         loaded=candidate.loaded_equipment is not None,
         lifter=facts.lifter,
         rank=rank,
+        movement_pattern=candidate.movement_pattern,
         knee_work=knee_work,
     )
 
@@ -728,7 +729,7 @@ def strength_exercise(
         sets = 4
         if candidate.loaded_equipment is None:
             reps += 3
-    load = choose_load(candidate, facts, scale=scale, knee_work=knee_work)
+    load = choose_load(candidate, facts, reps=reps, scale=scale, knee_work=knee_work)
     cues = ["Reps are per side."] if candidate.unilateral else []
     for rule in facts.injuries:
         if rule.key == "knee" and knee_work:
@@ -809,10 +810,6 @@ def resize(exercise: dict[str, Any], sets: int) -> None:
             exercise[key] = [values[0]] * sets
 
 
-def is_main(exercise: Mapping[str, Any]) -> bool:
-    return ((exercise.get("group") or {}).get("type")) not in ("warmup", "cooldown")
-
-
 # --- Words for the user ----------------------------------------------------------------------------------------------
 def muscle_word(muscle: str) -> str:
     return MUSCLE_WORDS.get(muscle, muscle.lower())
@@ -824,6 +821,13 @@ def muscle_phrase(muscles: Iterable[str]) -> str:
         return "legs"
     words = [muscle_word(name) for name in names]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _broadest(labels: Iterable[str]) -> list[str]:
+    """The labels a note names, sorted, without one another covers: "lunges" says "dumbbell lunges" too (a draft
+    read "I left out bench presses, dumbbell lunges and lunges")."""
+    words = {label: set(label.split()) for label in labels}
+    return sorted(label for label in words if not any(other < words[label] for other in words.values()))
 
 
 def _is_plural(muscles: Sequence[str]) -> bool:
@@ -1012,7 +1016,7 @@ class Composer:
             if rule.key in self.rejected.get("injury", set()):
                 notes.append(f"I {rule.note}")
         labels = self.rejected.get("preference", set())
-        asked = sorted(labels - {EARLIER_THIS_WEEK, OTHER_DAYS_THIS_WEEK})
+        asked = _broadest(labels - {EARLIER_THIS_WEEK, OTHER_DAYS_THIS_WEEK})
         if asked:
             # Not "as you asked": the brief's own avoid list is the model's, a saved preference an earlier message's.
             notes.append(f"I left out {joined(asked)}")
@@ -1728,12 +1732,11 @@ def _drafted_for_the_user(outcome: ToolOutcome, drafted: DraftedWorkout) -> str:
     adaptations, and what the user can do next."""
     artifact = outcome.artifact or {}
     exercises = (artifact.get("payload") or {}).get("exercises") or []
-    sections = [(exercise.get("group") or {}).get("type") for exercise in exercises]
-    main = [
-        str(e["exercise_name"]) for e, kind in zip(exercises, sections, strict=True) if kind not in _SECTIONS
-    ]
+    main = [str(exercise["exercise_name"]) for exercise in exercises if is_main(exercise)]
     where = f" at {drafted.location_name}" if drafted.location_name else ""
-    warm = ", after a short warm-up" if "warmup" in sections else ""
+    warm = (
+        ", after a short warm-up" if any(section_of(exercise) == "warmup" for exercise in exercises) else ""
+    )
     minutes = f"{outcome.data['summary']['estimated_duration_min']:g}"
     notes = [
         note[:1].upper() + note[1:] + ("" if note.endswith((".", "!", "?")) else ".")
@@ -1746,9 +1749,6 @@ def _drafted_for_the_user(outcome: ToolOutcome, drafted: DraftedWorkout) -> str:
             'Ask me to swap or adjust anything, and say "done" when you finish so I can log it.',
         ]
     )
-
-
-_SECTIONS = ("warmup", "cooldown")
 
 
 DRAFT_WORKOUT = register(

@@ -61,17 +61,17 @@ from tools_app.exercise_references import (
     REFERENCE_DESCRIPTION,
     REFERENCES_DESCRIPTION,
     Unresolved,
-    is_main_exercise,
     named_exactly,
     resolve_exercise,
     resolve_exercises,
 )
-from tools_app.formatting import counted, joined
+from tools_app.formatting import counted, joined, shorten
 from tools_app.registry import register
 from tools_app.training_facts import name_qualifier, name_readings
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import exercise_in_user_units
 from tools_app.workout_coaching import (
+    FREE_TEXT_FIELDS,
     Change,
     describe_change,
     harder_or_easier,
@@ -1061,7 +1061,9 @@ def adjust_exercise(args: AdjustExerciseInput, ctx: ToolContext) -> ToolOutcome:
         },
         text=text,
         artifact=artifact,
-        tell_user=f"Done: {change_summary}{adjusted.aside}. {length_now}",
+        # A note does not change how long the workout takes: "It now takes about 36 min" would say it did.
+        tell_user=f"Done: {change_summary}{adjusted.aside}. "
+        + ("" if set(shown) <= set(FREE_TEXT_FIELDS) else length_now),
     )
 
 
@@ -1279,7 +1281,12 @@ def _short(value: Any) -> str:
         )
     if isinstance(value, dict):
         return "{…}"
+    if isinstance(value, str):  # a note the model wrote itself: enough to tell which, not all of it again
+        return f'"{shorten(value, NOTE_ECHO_CHARS)}"'
     return _number(value) if value is not None else "none"
+
+
+NOTE_ECHO_CHARS = 40
 
 
 # --- remove_exercise ---------------------------------------------------------------------------------------------------
@@ -1361,7 +1368,7 @@ def _what_is_left(exercises: Sequence[StoredExercise]) -> str:
     warm-up and cool-down.' (a user counts the exercises they train, not the prep)."""
     sections = {exercise.group.type for exercise in exercises if exercise.group is not None}
     prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
-    main = sum(1 for exercise in exercises if is_main_exercise(exercise))
+    main = sum(1 for exercise in exercises if exercise.section == "main")
     if not prep:
         return f"You have {counted(main, 'exercise')} left."
     return f"You have {counted(main, 'main exercise')} left, plus the {joined(prep)}."
@@ -1538,19 +1545,24 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         services.clear_current_workout(user_id=ctx.user_id)
     skipped = sum(1 for entry in entries if entry["skipped"])
     skipped_names = [str(entry["exercise_name"]) for entry in entries if entry["skipped"]]
-    done_names = ", ".join(entry["exercise_name"] for entry in entries if not entry["skipped"])
-    # An exercise done that the workout did not plan is counted beside the plan's, not as one of them.
-    planned = len(entries) - len(unplanned)
+    given = set(seen) | {index for index, target in enumerate(exercises) if target.log_entry_id}
+    not_given = (
+        []
+        if args.others_as_planned
+        else [
+            target.exercise_name or str(target.id)
+            for index, target in enumerate(exercises)
+            if index not in given
+        ]
+    )
+    # One count, the user's (the exercises trained, the warm-up and cool-down beside them), named: a model that
+    # read "9 of 9 (1 skipped)" here and "5 exercises, plus the warm-up" to pass on had two numbers to square.
     text = (
-        f"Logged {planned} of the workout's {counted(len(exercises), 'exercise')}"
-        + (f" ({skipped} skipped)" if skipped else "")
-        + (f", and {joined(unplanned)}, which it did not plan" if unplanned else "")
-        + f": {done_names or 'none done'}."
-        + (
-            f" Already logged earlier, not logged again: {', '.join(already_logged)}."
-            if already_logged
-            else ""
-        )
+        _logged_count(entries, already_logged, named=True)
+        + "."
+        + (f" Skipped: {', '.join(skipped_names)}." if skipped_names else "")
+        + (f" Not in the plan: {', '.join(unplanned)}." if unplanned else "")
+        + (f" Not given, so not logged: {', '.join(not_given)}." if not_given else "")
         + "".join(f" Converted to the user's units: {note}." for note in conversions)
         + " The current workout is cleared."
         + "".join(f" {note}" for note in beyond if note)
@@ -1578,18 +1590,23 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     )
 
 
-def _logged_count(entries: Sequence[Mapping[str, Any]], already_logged: Sequence[str]) -> str:
+def _logged_count(
+    entries: Sequence[Mapping[str, Any]], already_logged: Sequence[str], *, named: bool = False
+) -> str:
     """'Logged 4 exercises', or with a warm-up done 'Logged 4 exercises, plus the warm-up': a user counts the
-    exercises they trained, not the prep (as `_what_is_left`)."""
-    done = [entry for entry in entries if not entry["skipped"]]
-    main = sum(1 for entry in done if entry["section"] == "main") + len(already_logged)
+    exercises they trained, not the prep (as `_what_is_left`); `named`: the exercises named after the count,
+    'Logged 2 exercises (Goblet Squat, Plank logged earlier), plus the warm-up'."""
+    done = sorted((entry for entry in entries if not entry["skipped"]), key=lambda entry: entry["order"])
+    names = [str(entry["exercise_name"]) for entry in done if entry["section"] == "main"]
+    names += [f"{name} logged earlier" for name in already_logged]
+    count = counted(len(names), "exercise") + (f" ({', '.join(names)})" if named and names else "")
     sections = {entry["section"] for entry in done}
     prep = [name for kind, name in _PREP_SECTIONS if kind in sections]
     if not prep:
-        return f"Logged {counted(main, 'exercise')}"
-    if not main:
+        return f"Logged {count}"
+    if not names:
         return f"Logged the {joined(prep)}"
-    return f"Logged {counted(main, 'exercise')}, plus the {joined(prep)}"
+    return f"Logged {count}, plus the {joined(prep)}"
 
 
 # --- Registration ------------------------------------------------------------------------------------------------------

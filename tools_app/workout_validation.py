@@ -965,7 +965,8 @@ def _injury_problems(
 KNEE_WORK_PATTERNS = frozenset({"squat", "lunge", "knee_extension", "knee_flexion"})
 KNEE_WORK_REPS = 12  # what the tools prescribe
 KNEE_WORK_MIN_REPS = 8  # fewer is a strength set
-# Of a first load, or of a last one lifted for fewer reps: a 12-rep load, a step lighter.
+# Of the usual load for the knee work's reps (`workout_coaching.working_load`: a first load for 12 reps, or a last
+# one lifted for fewer reps, a heavier set): lighter, as knee work is.
 KNEE_WORK_LOAD_SCALE = 0.7
 # No depth cue in it (`depth_cues` reads none): the tools' own cue never lets a deep squat pass as kept short.
 KNEE_WORK_CUE = (

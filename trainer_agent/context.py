@@ -523,14 +523,25 @@ _SECTION_TAGS = {"warmup": "warm-up", "cooldown": "cool-down"}
 
 def artifact_tags(exercise: dict[str, Any]) -> list[str]:
     """What a model needs besides the prescription to act on one exercise: "warm-up" / "cool-down" (not what
-    sets and loads are reported for) and the equipment it uses ("no bench today" → which ones)."""
+    sets and loads are reported for), the equipment it uses ("no bench today" → which ones) and its note."""
     group = exercise.get("group")
     section = group.get("type") if isinstance(group, dict) else None
     tags = [_SECTION_TAGS[section]] if section in _SECTION_TAGS else []
     equipment = [str(slug) for slug in exercise.get("equipment") or () if slug != "bodyweight"]
     if equipment:
         tags.append("equipment: " + ", ".join(slug.replace("_", " ") for slug in equipment))
+    note = " ".join(str(exercise.get("notes") or "").replace(";", ",").split())
+    if note:
+        # A kept cue ("pain-free range") the model must not drop when it changes the exercise; cut short at a
+        # word, and without "; ", which separates the tags.
+        if len(note) > NOTE_TAG_CHARS:
+            note = note[:NOTE_TAG_CHARS].rsplit(" ", 1)[0].rstrip(",.") + "…"
+        tags.append(f"note: {note}")
     return tags
+
+
+# The note tag is a reminder, not the note: the card shows it whole.
+NOTE_TAG_CHARS = 60
 
 
 def describe_exercise(exercise: dict[str, Any]) -> str:

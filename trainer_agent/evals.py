@@ -418,8 +418,10 @@ def run_trial(trial: Trial, *, model: str) -> TrialReport:
     report = TrialReport(name=trial.name, model=model)
     user_id = uuid.uuid4()
     try:
-        setup_user(user_id=user_id, setup=trial.user)
         with serving(trial, model) as replay:
+            # Inside: a replay's clock is its recording's, so the demo history is laid out before that day, as
+            # the trial saw it (seeded on today's clock, a replay run the day after found a workout of "today").
+            setup_user(user_id=user_id, setup=trial.user)
             session_id: uuid.UUID | None = None
             for spec in trial.turns:
                 if spec.new_session:

@@ -138,11 +138,11 @@ def test_totals_over_the_last_30_days(trainee: Trainee) -> None:
         "Top exercises (most working sets first):",
         "  Bench Press (reps): 6 working sets, 2 sessions, volume 2,760kg, best set 60kg × 8, e1RM 76kg "
         f"(60kg × 8), RPE 8, last {day(days_ago(3).date())}",
-        "  Barbell Squat (reps): 3 working sets, 1 session, volume 1,500kg, best set 100kg × 5, e1RM 116.7kg "
+        "  Barbell Squat (reps): 3 working sets, 1 session, volume 1,500kg, best set 100kg × 5, e1RM 116.5kg "
         f"(100kg × 5), RPE 8, last {day(days_ago(3).date())}",
     ]
     assert "Easy Run" not in "\n".join(lines[3:])
-    assert "Best estimated 1RM: Barbell Squat 116.7kg; Bench Press 76kg" in result.raw_formatted
+    assert "Best estimated 1RM: Barbell Squat 116.5kg; Bench Press 76kg" in result.raw_formatted
 
 
 def test_last_week_as_dates_counts_only_those_days_and_names_them(trainee: Trainee) -> None:
@@ -247,7 +247,7 @@ def test_breakdown_for_one_exercise_over_a_year(trainee: Trainee) -> None:
     assert (bench["sessions"], bench["sets"], bench["volume"]) == (3, 9, 3810)
     assert bench["best_set"] == {"load": 70, "reps": 5}
     assert bench["best_estimated_1rm"] == 81.7
-    assert "best set 70kg × 5, e1RM 81.7kg (70kg × 5)" in result.raw_formatted
+    assert "best set 70kg × 5, e1RM 81.5kg (70kg × 5)" in result.raw_formatted
 
 
 def test_breakdown_by_muscle_and_seed_001_breakdown_type(trainee: Trainee) -> None:
@@ -348,6 +348,22 @@ def test_trends_e1rm_for_one_exercise_with_seed_001_metric(trainee: Trainee) -> 
     assert result.data["direction"] == "up"
 
 
+def test_estimated_1rms_are_said_to_the_load_step_of_the_users_unit() -> None:
+    """Epley is no closer than a plate: 185 lb × 5 (e1RM 215.8) reads "216lb", not "215.8lb"; 180 lb × 6 (216.0)
+    a few days later is a new record that rounds the same, said as just above the earlier best, not "216lb, up
+    from 216lb". (Kilograms go to 0.5: 100 kg × 5 reads 116.5kg, see the totals.)"""
+    trainee = make_trainee(weight_unit="lb")
+    log_entry(trainee, days_ago(10), "Bench Press", [5, 5, 5], [185] * 3, load_unit="lb")
+    breakdown = run_stats(trainee, view="breakdown", exercise_name="Bench Press", days=30)
+    assert "best set 185lb × 5, e1RM 216lb (185lb × 5)" in breakdown.raw_formatted, breakdown.raw_formatted
+    log_entry(trainee, days_ago(3), "Bench Press", [6, 6, 6], [180] * 3, load_unit="lb")
+    summary = run_stats(trainee, view="summary", days=7)
+    assert (
+        "- New personal records: Bench Press e1RM 216lb (180lb × 6), just above the earlier best"
+        in summary.raw_formatted.splitlines()
+    ), summary.raw_formatted
+
+
 def test_trends_failures(trainee: Trainee) -> None:
     """An exercise not logged in the range fails; an unknown metric is a validation failure."""
     weekly_history(trainee)
@@ -366,7 +382,7 @@ def test_summary_of_the_last_7_days(trainee: Trainee) -> None:
     assert result.data["summary"] == text
     assert "- Overview: 1 workout (1/week) on 1 day, 3 exercises, 6 sets" in text
     assert "vs the 7 days before: workouts 0%, volume +123%" in text  # 2940 vs 1320 kg
-    assert "- New personal records: Barbell Squat e1RM 116.7kg (100kg × 5), first record" in text
+    assert "- New personal records: Barbell Squat e1RM 116.5kg (100kg × 5), first record" in text
     assert "Bench Press e1RM" not in text
     assert [record["name"] for record in result.data["personal_records"]] == ["Barbell Squat"]
     assert "- By muscle, working sets: Chest 3 (50%), Quadriceps 3 (50%)" in text
@@ -539,7 +555,7 @@ def test_a_dumbbell_pairs_estimated_1rm_is_each_hand(trainee: Trainee) -> None:
     assert "Best estimated 1RM: Dumbbell Bench Press 28.5kg each hand" in totals.raw_formatted.splitlines()
     summary = run_stats(trainee, view="summary", days=7)
     assert (
-        "- New personal records: Dumbbell Bench Press e1RM 28.5kg each hand (22.5kg × 8), up from 25.3kg each "
+        "- New personal records: Dumbbell Bench Press e1RM 28.5kg each hand (22.5kg × 8), up from 25.5kg each "
         "hand"
     ) in summary.raw_formatted
     trend = run_stats(trainee, view="trends", metric="e1rm", exercise_name="dumbbell bench", days=28)

@@ -276,6 +276,76 @@ def test_update_moves_and_marks_a_scheduled_workout(trainee: Trainee) -> None:
     assert result.raw_formatted.endswith("[skipped], changed date, status, time")
 
 
+def test_update_replaces_a_days_workout_with_a_made_one_by_its_artifact_id(trainee: Trainee) -> None:
+    """'Put this on Thursday instead of what's there' (a plan day): the day keeps its date and id and now holds
+    the made workout, its title and length; the old workout's message and the plan session's notes are gone, and
+    the week chain's pending preparation can no longer overwrite it."""
+    made = made_workout(trainee, title="Push day")
+    plan = WorkoutPlanFactory.create(user_id=trainee.user_id)
+    thursday = ScheduledWorkoutFactory.create(
+        user_id=trainee.user_id,
+        plan=plan,
+        notes="main lifts 4×5 @ 70% 1RM, RPE 7; accessories 3×8-10",
+        title="Full Body A (week 1)",
+        duration_minutes=60,
+        workout={"exercises": [{"exercise_name": "Goblet Squat"}]},
+        message="Mon: Full Body A, 1. Goblet Squat 3x10",
+        preparation="pending",
+    )
+    result = trainee.run(
+        "update_scheduled_workout", {"workout_id": str(thursday.id), "artifact_id": made["artifact_id"]}
+    )
+    assert result.success, result.formatted
+    thursday.refresh_from_db()
+    assert thursday.workout is not None
+    assert thursday.workout["exercises"] == made["payload"]["exercises"]
+    assert (thursday.title, thursday.duration_minutes) == ("Push day", _estimated(made))
+    assert (thursday.message, thursday.notes, thursday.preparation) == ("", "", "ready")
+    assert result.raw_formatted == (
+        f"updated: Push day on {day(thursday.scheduled_date)} [scheduled], workout {made['artifact_id']} "
+        "attached (6 exercises), changed duration_minutes, notes, title, workout"
+    )
+
+
+def _estimated(artifact: dict[str, Any]) -> int:
+    return round(artifact["summary"]["estimated_duration_min"])
+
+
+def test_update_by_artifact_id_keeps_a_title_and_length_that_are_given(trainee: Trainee) -> None:
+    """A title and a length given with artifact_id win over the made workout's."""
+    made = made_workout(trainee)
+    item = ScheduledWorkoutFactory.create(user_id=trainee.user_id, title="Thursday")
+    args = {
+        "workout_id": str(item.id),
+        "artifact_id": made["artifact_id"],
+        "title": "Chest",
+        "duration_minutes": 50,
+    }
+    assert trainee.run("update_scheduled_workout", args).success
+    item.refresh_from_db()
+    assert (item.title, item.duration_minutes) == ("Chest", 50)
+
+
+@pytest.mark.parametrize("which", ["other user", "unknown", "both"])
+def test_update_by_artifact_id_refuses_what_schedule_workout_refuses(trainee: Trainee, which: str) -> None:
+    """Another user's workout id is not found, as any unknown id, and an id with a written-out workout is
+    refused: the day is left as it was."""
+    theirs = made_workout(make_trainee())
+    item = ScheduledWorkoutFactory.create(user_id=trainee.user_id, title="Mine", workout={"exercises": []})
+    args: dict[str, Any] = {
+        "other user": {"artifact_id": theirs["artifact_id"]},
+        "unknown": {"artifact_id": "art_000000000000", "title": "New"},
+        "both": {"artifact_id": theirs["artifact_id"], "workout": {"exercises": []}},
+    }[which]
+    result = trainee.run("update_scheduled_workout", {"workout_id": str(item.id), **args})
+    assert not result.success
+    assert result.data["error"].startswith(
+        "Give either artifact_id" if which == "both" else f"No workout {args['artifact_id']}"
+    )
+    item.refresh_from_db()
+    assert (item.title, item.workout) == ("Mine", {"exercises": []})
+
+
 @pytest.mark.parametrize(
     ("which", "message"),
     [
@@ -325,6 +395,53 @@ def test_delete_unknown_or_foreign_scheduled_workout_fails(trainee: Trainee, whi
 
 
 # --- create_workout_plan ------------------------------------------------------------------------------------------
+def test_a_plan_with_core_work_and_a_cardio_finisher_ends_every_session_with_them(trainee: Trainee) -> None:
+    """'3 days a week to get stronger, core work at the end and a cardio finisher': a strength plan (not an
+    endurance one) whose every session's prescription ends with both, lighter in the deload week, and the user
+    is told so."""
+    result = trainee.run(
+        "create_workout_plan",
+        {
+            "name": "Strength + Core",
+            "goal": "get stronger",
+            "weeks": 6,
+            "days_per_week": 3,
+            "extras": ["core work at the end of each session", "a cardio finisher"],
+        },
+    )
+    assert result.success, result.formatted
+    plan = WorkoutPlan.objects.get(user_id=trainee.user_id)
+    assert (plan.plan["goal_type"], plan.plan["extras"]) == (
+        "strength",
+        ["core work at the end of each session", "a cardio finisher"],
+    )
+    days = [day for week in plan.plan["weeks"] for day in week["days"]]
+    build = "; core finisher: plank 3×30s, dead bug 3×10; cardio finisher: 10 min bike intervals 30s hard / 90s easy"
+    assert [day["prescription"].endswith(build) for day in days] == [
+        day["title"].find("deload") < 0 for day in days
+    ]
+    assert all(
+        "core finisher: plank 2×30s, dead bug 2×10" in day["prescription"]
+        for day in days
+        if "deload" in day["title"]
+    )
+    assert (
+        "Every session ends with core work (plank and dead bugs) and a cardio finisher (10 min of bike intervals)."
+        in told(result)
+    )
+
+
+def test_a_plan_extra_it_cannot_add_is_refused_before_anything_is_written(trainee: Trainee) -> None:
+    """An addition the plan cannot put in a session fails naming what it can add; no plan is stored."""
+    args = {"name": "P", "goal": "get stronger", "weeks": 4, "extras": ["a sauna after each session"]}
+    result = trainee.run("create_workout_plan", args)
+    assert not result.success
+    assert result.data["error"].startswith(
+        "Plan not created: extras: I can add core work or a cardio finisher to every session, not 'a sauna"
+    )
+    assert not WorkoutPlan.objects.exists()
+
+
 def test_create_plan_stores_an_active_plan_and_fills_the_calendar(trainee: Trainee) -> None:
     """12 weeks × 3 days by default: 36 sessions on the calendar, deloads in weeks 5 and 10."""
     start = next_monday(in_days(1))
@@ -595,6 +712,8 @@ def test_days_fall_on_the_chosen_weekdays_from_a_mid_week_start() -> None:
         ("Build muscle mass", "hypertrophy"),
         ("lose fat before summer", "fat_loss"),
         ("feel better", "general"),
+        ("get stronger, with a cardio finisher", "strength"),  # an addition to the sessions, not the goal
+        ("improve my cardio", "endurance"),
     ],
 )
 def test_goals_are_classified_by_keywords(goal: str, expected: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 from datasources_app.catalog import deep_knee_bend
 from datasources_app.models import Exercise, Location
 from datasources_app.services import seed_demo_user, set_current_location, upsert_profile
+from datasources_app.workouts import is_main
 from tests.datasources_app.factories import LocationFactory
 from tests.tools_app.test_injury_words import DEMO_KNEE, HURTING, MILD, generate, quads
 from tests.tools_app.workout_support import GYM_EQUIPMENT, Trainee, hold_exercise, make_trainee
@@ -21,7 +22,6 @@ from tools_app.workout_drafting import (
     balance_pattern,
     compose_workout,
     draft_workout_for,
-    is_main,
 )
 from tools_app.workout_validation import KNEE_WORK_CUE, unsafe_named_exercises
 

@@ -12,6 +12,7 @@ import pytest
 from datasources_app.catalog import kneels
 from datasources_app.services import seed_demo_user, upsert_profile
 from sessions_app.services import create_session
+from tests.tools_app.test_coach_loads import alex, line, swapped_in
 from tests.tools_app.test_injury_words import DEMO_KNEE, generate, quads
 from tests.tools_app.workout_support import Trainee, hold_exercise, make_trainee, reps_exercise, told
 from tools_app.registry import execute_tool
@@ -132,12 +133,12 @@ def test_a_knee_that_hurts_does_nothing_kneeling() -> None:
 @pytest.mark.django_db
 def test_a_mild_knee_gets_moderate_knee_work_not_a_strength_set() -> None:
     """The demo user (strength goal first) got Dumbbell Box Squat 3x6 @ 25 kg each hand, rest 120 s: now 12
-    controlled reps at a lighter 22.5 kg, rest 90 s, lowered slowly to the box, and the user is told; the hinge
+    controlled reps at a lighter 17.5 kg, rest 90 s, lowered slowly to the box, and the user is told; the hinge
     beside it keeps its strength set."""
     result, exercises = drafted(demo_user(), focus=["legs"], minutes=30)
     squat = exercises["Dumbbell Box Squat"]
     assert squat["reps"] == [12] * squat["sets"]
-    assert squat["load_each"] == [22.5] * squat["sets"]
+    assert squat["load_each"] == [17.5] * squat["sets"]
     assert squat["rest_sec"] == 90
     assert squat["notes"] == KNEE_WORK_CUE
     assert exercises["Dumbbell Romanian Deadlift"]["reps"][0] == 6
@@ -163,6 +164,25 @@ def test_a_swap_to_knee_work_prescribes_it_moderate() -> None:
     new = result.data["new_exercise"]
     assert new["reps"] == [12] * new["sets"], new
     assert new["notes"] == KNEE_WORK_CUE
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("where", "sound", "knee"),
+    [
+        ("Gym", "Barbell Box Squat 3×8 @ 65 kg", "Barbell Box Squat 3×12 @ 42.5 kg"),
+        ("Home", "Dumbbell Box Squat 3×8 @ 25 kg each hand", "Dumbbell Box Squat 3×12 @ 17.5 kg each hand"),
+    ],
+)
+def test_knee_work_is_the_first_load_for_its_reps_made_lighter(where: str, sound: str, knee: str) -> None:
+    """The knee's box squat is the first load for 12 reps (four fifths of the estimate, moved by Epley) times the
+    knee's lightening, 0.7: 42.5 kg at the Gym where a sound knee starts at 3×8 @ 65 kg (h-knee alone: 57.5 kg,
+    0.7 of the old 8-rep estimate)."""
+    name = "Barbell Box Squat" if where == "Gym" else "Dumbbell Box Squat"
+    assert line(swapped_in(alex(where, sound_knee=True), name)) == sound
+    box_squat = swapped_in(alex(where), name)
+    assert line(box_squat) == knee
+    assert box_squat["rest_sec"] == 90
 
 
 @pytest.mark.django_db

@@ -440,3 +440,45 @@ def test_a_piece_that_only_qualifies_the_work_names_no_exercise() -> None:
     """'rest 90 s', 'tempo 3 s down' and 'RPE 7' stay qualifiers: no exercise named 'tempo' or 'rest' is drafted."""
     targets = day_targets("Bench press 4×5, rest 90 s, tempo 3 s down, RPE 7")
     assert targets is not None and targets.extras == (), targets
+
+
+def test_a_plans_core_finisher_ends_each_draft_after_the_days_own_lifts() -> None:
+    """'core finisher: plank 3×30s, dead bug 3×10' (the plan builder's words for 'core work at the end'): each
+    day's draft keeps its main lifts as the plan sets them, then the plank and dead bugs at the plan's sets, last
+    before the cool-down; the notes say so, and never call the main lifts something added to fill the session."""
+    seed_demo_user()
+    home = Location.objects.get(user_id=DEMO_USER_ID, name="Home")
+    start = next_monday(timezone.localdate() + dt.timedelta(days=1))
+    plan = build_plan(goal="get stronger", weeks=6, days_per_week=3, start_date=start, extras=["core work"])
+    week = plan["weeks"][0]
+    for day in draft_week_workouts(user_id=DEMO_USER_ID, week=week, days=week["days"], location_id=home.id):
+        main = [exercise for exercise in day["draft"]["exercises"] if exercise.get("group") is None]
+        assert [(e["exercise_name"], e["sets"]) for e in main[-2:]] == [("Plank", 3), ("Dead Bug", 3)], main
+        assert (main[-2]["hold_sec"], main[-1]["reps"]) == ([30] * 3, [10] * 3)
+        assert len(main) >= 5 and {"Plank", "Dead Bug"}.isdisjoint(e["exercise_name"] for e in main[:-2]), (
+            main
+        )
+        assert day["draft"]["exercises"][-1]["group"]["type"] == "cooldown"
+        assert "I ended with the plan's finisher: Plank 3×30 s and Dead Bug 3×10" in day["draft_notes"]
+        assert not any("To fill the session" in note for note in day["draft_notes"]), day["draft_notes"]
+
+
+@pytest.mark.parametrize(
+    ("named", "drafted", "kind", "amounts"),
+    [
+        ("Spanish squat hold 3x30s", "Spanish Squat Hold", "hold", (3, [30] * 3)),
+        ("Spanish squat 3x12", "Spanish Squat", "reps", (3, [12] * 3)),
+    ],
+)
+def test_a_spanish_squat_is_drafted_the_way_the_plan_says(
+    named: str, drafted: str, kind: str, amounts: tuple[int, list[int]]
+) -> None:
+    """A plan's 'Spanish squat hold 3x30s' (the knee plan a model wrote) is the catalogue's Spanish Squat Hold,
+    held 3×30 s, not left out as an exercise the list lacks; 'Spanish squat 3x12' stays the squat done for reps."""
+    day = demo_week((f"Hip thrust 3x8 @ RPE 7; {named}; leg curl 3x12; plank 3x40s",) * 3)[0]
+    exercise = by_name(day)[drafted]
+    assert exercise["exercise_type"] == kind
+    assert (exercise["sets"], exercise.get("hold_sec") or exercise.get("reps")) == amounts, exercise
+    assert not any("Spanish" in note and "couldn't" in note for note in day["draft_notes"]), day[
+        "draft_notes"
+    ]

@@ -326,6 +326,13 @@ def test_what_was_left_out_is_said_as_the_user_said_it() -> None:
     assert "I left out jump squats." in told(result)
 
 
+def test_what_was_left_out_names_each_thing_once() -> None:
+    """A trial's draft said "I left out bench presses, dumbbell lunges and lunges": "lunges" says the dumbbell ones
+    too, so the note names it once."""
+    result, _ = draft(make_trainee(), minutes=40, avoid=["bench press", "dumbbell lunges", "lunges"])
+    assert "I left out bench presses and lunges." in told(result), told(result)
+
+
 def test_avoid_words_in_the_users_words_give_what_they_leave_out() -> None:
     """A brief's `avoid` may be the user's own sentence: "leg day, no lunges" leaves out lunges."""
     said = split_avoid(["leg day, no lunges", "I don't have a barbell"])

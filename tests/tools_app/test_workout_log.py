@@ -15,6 +15,7 @@ from tests.tools_app.workout_support import (
     make_trainee,
     reps_exercise,
     told,
+    upper_body_workout,
 )
 from tools_app.types import ToolContext
 from tools_app.workout_tools import workout_exercises
@@ -103,8 +104,8 @@ def test_log_records_targets_beside_actuals_and_clears_the_workout(
     assert climber.notes == "ran out of time"
     assert get_current_workout(user_id=trainee.user_id) is None
     assert result.raw_formatted == (
-        "Logged 4 of the workout's 5 exercises (1 skipped): Dumbbell Bench Press, Plank, Outdoor Run. "
-        "The current workout is cleared.\n"
+        "Logged 3 exercises (Dumbbell Bench Press, Plank, Outdoor Run). Skipped: Mountain Climber. "
+        "Not given, so not logged: Push-Up. The current workout is cleared.\n"
         "Tell the user: Logged 3 exercises, and Mountain Climber as skipped. Nice work! Next time I'll build on these "
         "numbers."
     )
@@ -142,8 +143,29 @@ def test_an_unplanned_exercise_is_counted_beside_the_plan_not_in_it(
     result = trainee.run("log_workout", args)
     assert result.success, result.formatted
     assert result.raw_formatted.startswith(
-        "Logged 5 of the workout's 5 exercises, and Burpee, which it did not plan: "
+        "Logged 6 exercises (Dumbbell Bench Press, Push-Up, Plank, Outdoor Run, Mountain Climber, Burpee). "
+        "Not in the plan: Burpee."
     ), result.raw_formatted
+
+
+def test_a_logged_workout_with_a_warm_up_and_a_skip_gives_the_model_the_count_it_tells_the_user(
+    trainee: Trainee,
+) -> None:
+    """A trial read "Logged 9 of the workout's 9 exercises (1 skipped)" beside "Tell the user: Logged 5 exercises,
+    plus the warm-up": the result now says the user's count once (the exercises trained, named; the warm-up
+    beside them; the skip apart), the same count the user is told."""
+    assert generate(trainee, upper_body_workout()).success
+    result = trainee.run(
+        "log_workout",
+        {"completed_exercises": [{"exercise_id": "3", "skipped": True}], "others_as_planned": True},
+    )
+    assert result.success, result.formatted
+    assert result.raw_formatted.splitlines() == [
+        "Logged 4 exercises (Dumbbell Bench Press, Dumbbell Biceps Curl, Band Pull-Apart, Push-Up), plus the "
+        "warm-up. Skipped: Seated Dumbbell Shoulder Press. The current workout is cleared.",
+        "Tell the user: Logged 4 exercises, plus the warm-up, and Seated Dumbbell Shoulder Press as skipped. Nice "
+        "work! Next time I'll build on these numbers.",
+    ]
 
 
 def test_seed_001_spellings_are_accepted(trainee: Trainee, exercises: list[dict[str, Any]]) -> None:

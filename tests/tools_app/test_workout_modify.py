@@ -325,6 +325,24 @@ def test_adjust_keeps_keys_other_tools_added(trainee: Trainee, generated: dict[s
     assert exercises_of(stored(trainee))[0]["completed"] is True
 
 
+LONG_NOTE = "Keep the elbows at 45 degrees and stop the set if the shoulder pinches at the bottom; pain-free range only."
+
+
+def test_a_note_added_is_said_as_added_not_echoed(trainee: Trainee, generated: dict[str, Any]) -> None:
+    """A trial's result told the user "notes None→<the whole note>" (and that the workout now takes 36 min): the
+    user hears the note was added (the card shows it), the model reads enough of it to know which."""
+    result = trainee.run("adjust_exercise", {"exercise_id": "1", "adjustments": {"notes": LONG_NOTE}})
+    assert result.success, result.formatted
+    assert told(result) == "Done: Dumbbell Bench Press: note added."
+    assert 'notes none→"Keep the elbows at 45 degrees and stop…"' in result.raw_formatted
+    assert "pain-free range only" not in result.raw_formatted and "None" not in result.raw_formatted
+    assert exercises_of(stored(trainee))[0]["notes"] == LONG_NOTE
+    changed = trainee.run(
+        "adjust_exercise", {"exercise_id": "1", "adjustments": {"notes": "Pain-free range."}}
+    )
+    assert told(changed) == "Done: Dumbbell Bench Press: note changed."
+
+
 @pytest.mark.parametrize("field", ["id", "type", "exercise_type"])
 def test_adjust_refuses_to_change_id_or_type(trainee: Trainee, generated: dict[str, Any], field: str) -> None:
     """id and type are protected (docs/contracts.md §12.6 (workout tools))."""

@@ -123,10 +123,11 @@ units) are in "user": train around every injury (never an exercise it rules out,
 what is left out, "no squats for the knee", is fine), follow the preferences, use only that equipment."""
 
 FITNESS_PLAN_PROMPT = f"""You design multi-week training plans. From the input (goal, weeks, days_per_week, deload_weeks,
-preferred_days, start_date) return one JSON plan: weeks numbered from 1; week k runs from start_date + 7(k-1) days
-for 7 days and has exactly days_per_week sessions on the training weekdays, each with its ISO date and that date's
+preferred_days, start_date, extras) return one JSON plan: weeks numbered from 1; week k runs from start_date + 7(k-1)
+days for 7 days and has exactly days_per_week sessions on the training weekdays, each with its ISO date and that date's
 weekday; progressive overload from week to week; lighter deload weeks (volume about 60 %, RPE 6) exactly on
-deload_weeks (every 5th week when not given). {USER_FACTS}"""
+deload_weeks (every 5th week when not given); what the user asked to add to every session (extras) at the end of each
+session's prescription, as the draft words it. {USER_FACTS}"""
 
 MICROCYCLE_PROMPT = f"""You lay out one week of a training plan. Return the seven days Monday to Sunday: each either a
 rest day (rest true, duration_minutes 0) or a training day with its ISO date, focus, session, duration and

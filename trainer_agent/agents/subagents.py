@@ -35,6 +35,8 @@ from tools_app.plan_builder import (
     canonical_weekday,
     default_deload_weeks,
     progression_problems,
+    session_extras,
+    takes_extras,
     week_dates,
 )
 from tools_app.plan_drafting import DEFAULT_WEEKS, draft_plan, draft_week_workouts, week_training_days
@@ -74,6 +76,11 @@ class FitnessPlanInput(BaseModel):
     deload_weeks: list[int] | None = Field(default=None, description="Default: every 5th week (5 and 10).")
     preferred_days: list[Weekday] | None = None
     start_date: dt.date | None = None
+    extras: list[str] | None = Field(
+        default=None,
+        description="What the user asked to add to every session ('core work at the end'): the draft words it at "
+        "the end of each session's prescription ('core finisher: …').",
+    )
     draft: dict[str, Any] | None = Field(
         default=None,
         description="The plan builder's plan for this input and the user (their goal, equipment and injuries): "
@@ -218,6 +225,7 @@ class FitnessPlan(BaseModel):
     start_date: dt.date = Field(description="ISO date of week 1's first day (the input's start_date).")
     end_date: dt.date = Field(description="ISO date of the last week's last day.")
     equipment: list[str] = Field(default_factory=list)
+    extras: list[str] = Field(default_factory=list, description="input.extras, as given.")
     weeks: list[PlanWeek] = Field(min_length=1)
 
 
@@ -307,6 +315,18 @@ def check_fitness_plan(check: SubagentCheck) -> list[str]:
         for day in week.days
     ]
     problems += unsafe_named_exercises(texts, user_injuries(user_id=check.user_id))
+    for extra in session_extras(check.input.get("extras") or ()):
+        missing = [
+            (f"week {week.week} {day.weekday}", day.date.isoformat())
+            for week in plan.weeks
+            for day in week.days
+            if takes_extras(day.session) and f"{extra['kind']} finisher" not in day.prescription.lower()
+        ]
+        if missing:
+            problems.append(
+                f"the user asked for {extra['asked']!r} in every session: end each session's prescription with "
+                f"it as the draft words it ('{extra['build']}'); missing in {_listed(missing[:6])}"
+            )
     return problems
 
 
@@ -461,6 +481,7 @@ def fitness_plan_brief(input: dict[str, Any], user_id: uuid.UUID) -> dict[str, A
         preferred_days=input.get("preferred_days"),
         deload_weeks=input.get("deload_weeks"),
         location_id=location_uuid(input.get("location_id")),
+        extras=input.get("extras"),
     )
     return input | {"draft": draft}
 
@@ -787,6 +808,7 @@ def plan_with_fitness_plan_agent(
         "deload_weeks": arguments.get("deload_weeks"),
         "preferred_days": arguments.get("preferred_days"),
         "start_date": start.isoformat() if start is not None else None,
+        "extras": arguments.get("extras"),
         "location_id": str(arguments["location_id"]) if arguments.get("location_id") else None,
     }
     try:

@@ -43,8 +43,6 @@ logger = logging.getLogger(__name__)
 
 DAY_FAILED_CALLBACK = "week.day_failed"
 CHAIN_CONTEXT = "week_chain"
-ASK_AGAIN = "Ask the coach to prepare the week again."
-ASK_AGAIN_FOR_THE_DAY = "Ask the coach to prepare this day again."
 
 
 @dataclass
@@ -120,7 +118,7 @@ def prepare_plan_week(
                 plan, week, on_calendar, pending, user_id=user_id, location_id=location_id, sink=sink
             )
         except SubagentError as exc:
-            reason = f"The week could not be laid out ({_first_problem(exc)}). {ASK_AGAIN}"
+            reason = f"the week could not be laid out ({_first_problem(exc)})"
             for item in pending.values():
                 _fail(outcome, item, reason)
             _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
@@ -138,7 +136,7 @@ def prepare_plan_week(
             )
     for item in pending.values():
         if item.pk not in outcome.prepared and item.pk not in outcome.failed:
-            _fail(outcome, item, f"The week's plan has no session on this day. {ASK_AGAIN}")
+            _fail(outcome, item, "the week's plan has no session on this day")
     return _finish(outcome, user_id=user_id, first=first, last=last, only=only)
 
 
@@ -241,12 +239,13 @@ def _prepare_day(
 
 
 def day_failure_reason(agent_id: str, problems: list[str]) -> str:
-    """What a failed day says on the calendar, a sentence the coach can pass on: which step failed, the first
-    exercise's problem in plain words, what to do. The validator's full text is in the chain's error event."""
+    """Why a day failed, as the coach can pass it on: which step, and the first exercise's problem in plain words
+    ("the workout came out with Walking Lunge, which isn't a good idea for your knee"). A reason only: the
+    schedule says "preparation failed: <reason>" and what to offer, and the plan's week "1 of 3 days, because
+    <reason>", so the reason says neither again. The validator's full text is in the chain's error event."""
     step = "workout" if agent_id == "workout_structure" else "message"
     why = next((plain for problem in problems if (plain := plain_problem(str(problem)))), None)
-    because = f": {why}" if why else ""
-    return f"This day's {step} could not be prepared{because}. {ASK_AGAIN_FOR_THE_DAY}"
+    return f"the {step} {why or 'did not come out right'}"
 
 
 _EXERCISE_PROBLEM = re.compile(r"^exercise \d+ '(?P<name>[^']+)'[^:]*: (?P<problem>.+)$", re.S)
@@ -259,24 +258,24 @@ _TOO_LONG = re.compile(r"an SMS holds at most (\d+)")
 
 
 def plain_problem(problem: str) -> str | None:
-    """A validation problem as the user would be told it ('it came out with Walking Lunge, which isn't a good idea
-    for your knee', a message too long for a text); None for one about the answer's form."""
+    """A validation problem as the user would be told it, after what it is about ('came out with Walking Lunge,
+    which isn't a good idea for your knee', a message too long for a text); None for one about the answer's form."""
     if too_long := _TOO_LONG.search(problem):
-        return f"the message came out longer than the {too_long[1]} characters a text can hold"
+        return f"came out longer than the {too_long[1]} characters a text can hold"
     found = _EXERCISE_PROBLEM.match(problem.strip())
     if found is None:
         return None
     name, text = found["name"], found["problem"]
     if unsafe := _UNSAFE.search(text):
-        return f"it came out with {name}, which isn't a good idea for your {unsafe['part']}"
+        return f"came out with {name}, which isn't a good idea for your {unsafe['part']}"
     if missing := _NOT_HERE.search(text):
         kit = [item.strip().replace("_", " ") for item in missing["kit"].split(",")]
         lacking = " or ".join([", ".join(kit[:-1]), kit[-1]] if len(kit) > 1 else kit)
         if missing["where"]:
-            return f"it came out with {name}, but {missing['where'].strip()} has no {lacking}"
-        return f"it came out with {name}, but you have no {lacking} where you train"
+            return f"came out with {name}, but {missing['where'].strip()} has no {lacking}"
+        return f"came out with {name}, but you have no {lacking} where you train"
     if _AVOIDED.search(text):
-        return f"it came out with {name}, which you asked to leave out"
+        return f"came out with {name}, which you asked to leave out"
     return None
 
 
@@ -349,8 +348,10 @@ def _finish(
         status, reason = "ready", ""
     else:
         status = "failed" if not prepared else "partly_failed"
-        first_reason = next(iter(failed_reasons.values()))
-        reason = f"{failed} of {total} day{'s' if total != 1 else ''} could not be prepared: {first_reason}"
+        reasons = list(failed_reasons.values())
+        said = reasons[0][:1].lower() + reasons[0][1:]  # a reason stored before reasons were clauses
+        because = "because" if len(set(reasons)) == 1 else "the first because"
+        reason = f"{failed} of {total} day{'s' if total != 1 else ''}, {because} {said}"
     services.record_week_preparation(
         user_id=user_id, plan_id=outcome.plan_id, week=outcome.week, status=status, reason=reason
     )
@@ -425,7 +426,7 @@ def _fail_pending_days(
             services.fail_workout_preparation(
                 user_id=plan.user_id,
                 scheduled_workout_id=item.pk,
-                error="The week could not be prepared (internal error); ask again.",
+                error="something went wrong on our side",
             )
 
 

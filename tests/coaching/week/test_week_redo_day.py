@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from datasources_app.models import Preparation, ScheduledWorkout
+from datasources_app.sources import fetch_and_format
 from sessions_app.models import AgentSessionEvent, EventType
 from tests.coaching.week.conftest import SUBAGENT_MODEL, Coached, prepared, request_input
 from tests.coaching.week.test_week_guardrails import PLAN, barbell_squat, good
@@ -69,7 +70,7 @@ def monday_failed(coached: Coached, subagents_on_model: Any) -> Coached:
         coached.say(PLAN)
     monday, *others = coached.week(1)
     assert monday.preparation == Preparation.FAILED
-    assert monday.preparation_error.endswith("Ask the coach to prepare this day again."), (
+    assert monday.preparation_error.startswith("the workout came out with Barbell Back Squat"), (
         monday.preparation_error
     )
     for item in others:
@@ -85,7 +86,7 @@ def test_the_next_turn_shows_the_coach_the_failed_day_whatever_the_user_says(mon
     coached.say("thanks!")
     loaded = schedule_knowledge(coached)
     assert len(loaded) == before + 1
-    assert "preparation failed: This day's workout could not be prepared" in loaded[-1], loaded[-1]
+    assert "preparation failed: the workout came out with Barbell Back Squat, but " in loaded[-1], loaded[-1]
     assert "not prepared: tell the user which day and why, and offer to prepare it again" in loaded[-1]
     coached.say("cool")
     assert len(schedule_knowledge(coached)) == before + 1
@@ -156,9 +157,7 @@ def test_a_failed_days_reason_is_one_plain_sentence_and_staff_keep_the_detail(mo
     and why in plain words, not the validator's text; the session's error event keeps that text for staff."""
     monday = monday_failed.week(1)[0]
     reason = monday.preparation_error
-    assert reason.startswith(
-        "This day's workout could not be prepared: it came out with Barbell Back Squat, "
-    ), reason
+    assert reason.startswith("the workout came out with Barbell Back Squat, "), reason
     assert not any(word in reason for word in ("exercise 1", "available:", "(", "unsafe for the user")), (
         reason
     )
@@ -179,6 +178,23 @@ def test_a_day_refused_for_the_knee_says_which_exercise_in_plain_words() -> None
         "through deep flexion; prefer box squats to parallel or above, hinges and hamstring curls"
     )
     assert day_failure_reason("workout_structure", [problem]) == (
-        "This day's workout could not be prepared: it came out with Walking Lunge, which isn't a good idea for "
-        "your knee. Ask the coach to prepare this day again."
+        "the workout came out with Walking Lunge, which isn't a good idea for your knee"
     )
+
+
+def test_the_failed_weeks_reason_says_the_failure_once(monday_failed: Coached) -> None:
+    """The plans the coach reads said "week 1 preparation partly failed: 1 of 3 days could not be prepared: This
+    day's workout could not be prepared: …": now the week says how many days and why, once; the day's line says
+    it failed and why, and the line under it what to offer."""
+    coached = monday_failed
+    plans = fetch_and_format(user_id=coached.user_id, source="workout_plans", params={}).text
+    (week,) = [line.strip() for line in plans.splitlines() if "preparation partly failed" in line]
+    assert week == (
+        "week 1 preparation partly failed: 1 of 3 days, because the workout came out with Barbell Back Squat, "
+        f"but {coached.week(1)[0].preparation_error.split(', but ', 1)[1]}"
+    )
+    schedule = fetch_and_format(
+        user_id=coached.user_id, source="scheduled_workouts", params={"days_ahead": 14}
+    )
+    for text in (plans, schedule.text):
+        assert "could not be prepared" not in text and "Ask the coach" not in text, text

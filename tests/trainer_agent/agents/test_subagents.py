@@ -161,6 +161,31 @@ def test_model_plan_with_misplaced_deloads_is_rejected(demo_user: uuid.UUID, on_
 
 
 @pytest.mark.django_db
+def test_a_model_plan_that_drops_the_core_work_the_user_asked_for_is_rejected(
+    demo_user: uuid.UUID, on_model: Any
+) -> None:
+    """'Core work at the end of each session': the draft ends every session with it, and a model's plan that
+    leaves it out of a session is sent back naming the session and the draft's words."""
+    asked = INPUTS["fitness_plan"] | {"extras": ["core work at the end"], "weeks": 4}
+    answer = run_subagent("fitness_plan", input=asked, user_id=demo_user).output.model_dump(mode="json")
+    assert all(
+        day["prescription"].endswith("core finisher: plank 3×30s, dead bug 3×10")
+        for week in answer["weeks"]
+        if not week["deload"]
+        for day in week["days"]
+    )
+    answer["weeks"][1]["days"][0]["prescription"] = "main lifts 4×5 @ 72.5% 1RM, RPE 7.5; accessories 3×8-10"
+    with on_model([answer, answer]), pytest.raises(SubagentError) as caught:
+        run_subagent("fitness_plan", input=asked, user_id=demo_user)
+    assert any(
+        "the user asked for 'core work at the end' in every session" in problem
+        and "'core finisher: plank 3×30s, dead bug 3×10'" in problem
+        and "week 2 Mon 2026-03-09" in problem
+        for problem in caught.value.problems
+    ), caught.value.problems
+
+
+@pytest.mark.django_db
 def test_microcycle_has_seven_days_sized_by_days_per_week(demo_user: uuid.UUID) -> None:
     """Seven days Mon..Sun with exactly days_per_week sessions; a deload week is shorter than a build week."""
     deload = run_subagent("microcycle", input={"week": 5, "days_per_week": 4}, user_id=demo_user).output

@@ -14,9 +14,9 @@ from django.test import Client
 from datasources_app.demo import DEMO_USER_ID
 from datasources_app.models import CurrentWorkout
 from datasources_app.services import seed_demo_user
+from datasources_app.workouts import is_main
 from sessions_app.models import AgentSessionEvent
 from tests.trainer_agent.api.support import JWT_SECRET, ApiUser, notify_then_idle, row_counts
-from tools_app.workout_drafting import is_main
 from trainer_agent.auth import mint_token
 from trainer_agent.llm.providers import override_provider
 

@@ -8,12 +8,12 @@ import pytest
 from datasources_app.models import Location, Preference, WorkoutLog
 from datasources_app.selectors import current_location, get_current_workout
 from datasources_app.services import upsert_settings
+from datasources_app.workouts import is_main
 from sessions_app.models import AgentSession, AgentSessionEvent
 from sessions_app.selectors import get_artifact
 from sessions_app.services import create_session
 from tests.support.training import log_bench_press
 from tests.trainer_agent.offline.conftest import DemoUser, generated, tools_of
-from tools_app.workout_drafting import is_main
 from trainer_agent.turns import run_turn
 
 
