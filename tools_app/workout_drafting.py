@@ -1438,7 +1438,9 @@ class Composer:
         moves = [
             c
             for c in self.pool
-            if (c.category == "cardio" or (c.category == "plyometrics" and c.movement_pattern == "locomotion"))
+            if (
+                c.category == "cardio" or (c.category == "plyometrics" and c.movement_pattern == "locomotion")
+            )
             and not (c.exercise_type == "duration" and c.equipment)  # a machine's steady block
             and not c.words & {"run", "jog", "walk"}
         ]

@@ -17,7 +17,15 @@ from tools_app.workout_drafting import fits_minutes, is_main
 pytestmark = pytest.mark.django_db
 
 # Moves a coach calls bodyweight cardio, and their low-impact kind (a foot always on the floor).
-IMPACT = {"Jumping Jacks", "High Knees", "Butt Kicks", "Skater", "Mountain Climber", "Star Jump", "Bench Step-Up"}
+IMPACT = {
+    "Jumping Jacks",
+    "High Knees",
+    "Butt Kicks",
+    "Skater",
+    "Mountain Climber",
+    "Star Jump",
+    "Bench Step-Up",
+}
 LOW_IMPACT = {"Marching High Knees", "Step Jacks", "Low-Impact Skater", "Shadow Boxing"}
 
 
