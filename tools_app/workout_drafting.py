@@ -409,6 +409,14 @@ REST_FLOOR_SEC = 45  # the shortest rest the fit shortens to
 CARDIO_CIRCUIT_MIN = 3  # the fewest bodyweight cardio moves that make a cardio circuit where no machine is
 
 
+def length_note(estimate: int, minutes: int) -> str:
+    """The note for a draft that comes to `estimate` minutes, short of the `minutes` asked for."""
+    return (
+        f"it comes to about {estimate} min rather than the {minutes} you asked for: that's as much as I could "
+        "build from the exercises that suit you here"
+    )
+
+
 def fits_minutes(estimate: int, minutes: int) -> bool:
     """Whether a draft estimated at `estimate` minutes fits a brief of `minutes` (FIT_OVER, FIT_UNDER)."""
     return minutes - FIT_UNDER <= estimate <= minutes + FIT_OVER
@@ -910,6 +918,15 @@ class ComposedWorkout:
         exercises: list[dict[str, Any]] = self.workout["exercises"]
         return exercises
 
+    @property
+    def length_note(self) -> str:
+        """The note that says the draft runs short of the minutes ('' when it does not)."""
+        return (
+            length_note(self.estimated_min, self.minutes)
+            if self.estimated_min < self.minutes - FIT_UNDER
+            else ""
+        )
+
 
 class Composer:
     """Builds one workout for one request; see the module docstring for the rules."""
@@ -1290,10 +1307,12 @@ class Composer:
             if len(warmup) > 1:
                 exercises.remove(warmup[-1])
                 return True
-            if len(main) > MIN_MAIN_EXERCISES:
-                dropped = main.pop()
+            # A lift a plan day names is never dropped: its length note says the day runs over instead.
+            droppable = [i for i, e in enumerate(main) if str(e["exercise_name"]) not in self.named_as]
+            if len(main) > MIN_MAIN_EXERCISES and droppable:
+                dropped = main.pop(droppable[-1])
                 exercises.remove(dropped)
-                chosen.pop()
+                chosen.pop(droppable[-1])
                 if dropped in adjustable:
                     adjustable.remove(dropped)
                 return True
@@ -1546,10 +1565,7 @@ class Composer:
         estimated = estimate_duration_min(exercises)
         notes = self._adaptation_notes()
         if estimated < self.minutes - FIT_UNDER:
-            notes.append(
-                f"it comes to about {estimated} min rather than the {self.minutes} you asked for: that's as much "
-                "as I could build from the exercises that suit you here"
-            )
+            notes.append(length_note(estimated, self.minutes))
         return ComposedWorkout(
             workout=workout,
             title=title,
