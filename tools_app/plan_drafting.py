@@ -374,7 +374,7 @@ _CARDIO_MACHINES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
 _CARDIO_WORDS = frozenset(
     split_words(
         """interval intervals easy steady hard machine indoor stationary cardio conditioning finisher zone flush
-    recumbent upright air"""
+    recumbent upright air low impact bodyweight"""
     )
 )
 # A cardio entry that stands in when the one the plan names is not here or not for this user (a knee and running):
@@ -389,6 +389,7 @@ _ANY_CARDIO = (
     "marching-high-knees",
     "step-jacks",
 )
+_IMPACT_CARDIO = frozenset({"high-knees", "jumping-jacks"})
 
 
 def cardio_slugs(name: str) -> tuple[str, ...]:
@@ -396,7 +397,13 @@ def cardio_slugs(name: str) -> tuple[str, ...]:
     words = set(re.findall(r"[a-z]+", name.lower()))
     machines = [slugs for stems, slugs in _CARDIO_MACHINES if words & stems]
     known = set().union(*(stems for stems, _ in _CARDIO_MACHINES)) | _CARDIO_WORDS
-    if not machines or not words <= known:
+    if not words <= known:
+        return ()
+    if not machines and words & {"cardio", "conditioning"}:
+        # 'cardio intervals', 'low-impact cardio finisher': whatever cardio is here, a machine or bodyweight.
+        low_impact = {"low", "impact"} <= words
+        return tuple(slug for slug in _ANY_CARDIO if not (low_impact and slug in _IMPACT_CARDIO))
+    if not machines:
         return ()
     return tuple(dict.fromkeys(slug for slugs in machines for slug in slugs))
 

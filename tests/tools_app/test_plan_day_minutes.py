@@ -117,3 +117,23 @@ def test_a_short_day_keeps_every_lift_it_names() -> None:
     assert fits_minutes(estimate, 30) or "over the 30 planned" in " ".join(day["draft_notes"]), day[
         "draft_notes"
     ]
+
+
+@pytest.mark.parametrize(
+    ("wording", "kind", "amount"),
+    [
+        ("finish with 10 min cardio intervals 40s hard / 20s easy", "intervals", 10),
+        ("10 min low-impact cardio finisher", "duration", 10),
+    ],
+)
+def test_a_plans_cardio_named_by_no_machine_is_the_cardio_here(wording: str, kind: str, amount: int) -> None:
+    """'cardio intervals' or a 'low-impact cardio finisher' names no machine: it is the cardio the place has (at
+    Home, low-impact bodyweight cardio for the mild knee), not "I couldn't find cardio intervals"."""
+    day = demo_day(
+        f"DB bench press 3x12; one-arm DB row 3x12; DB shoulder press 3x12; {wording}", place="Home"
+    )
+    (cardio,) = [e for e in day["draft"]["exercises"] if is_main(e) and e["exercise_type"] == kind]
+    assert cardio["exercise_name"] == "Marching High Knees", cardio
+    assert cardio.get("rounds", cardio.get("duration_min")) == amount, cardio
+    assert not any("couldn't" in note for note in day["draft_notes"]), day["draft_notes"]
+    assert fits_minutes(estimate_duration_min(day["draft"]["exercises"]), 45)
