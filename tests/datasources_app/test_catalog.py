@@ -188,13 +188,13 @@ def test_migrate_brings_a_deployed_catalogue_up_to_date() -> None:
 
 @pytest.mark.django_db
 def test_migrate_gives_a_deployed_catalogue_home_cardio_and_a_dumbbell_goblet_squat() -> None:
-    """A database migrated before the bodyweight cardio was added gets it from `migrate` (migration 0010), and its
+    """A database migrated before the bodyweight cardio was added gets it from `migrate` (migration 0011), and its
     Goblet Squat, once a kettlebell lift, is done with the dumbbells a home has."""
     import importlib
 
     from django.apps import apps
 
-    migration = importlib.import_module("datasources_app.migrations.0010_sync_exercise_catalog_home_cardio")
+    migration = importlib.import_module("datasources_app.migrations.0011_sync_exercise_catalog_home_cardio")
     added = ["Marching High Knees", "Step Jacks", "Shadow Boxing", "Skater", "Kettlebell Goblet Squat"]
     Exercise.objects.filter(name__in=added).delete()
     goblet = Exercise.objects.get(slug="goblet-squat")

@@ -10,9 +10,10 @@ import pytest
 
 from datasources_app.models import Exercise
 from datasources_app.services import create_preference, set_current_location
+from datasources_app.workouts import is_main
 from tests.tools_app.test_knee_at_home import knee_trainee
 from tests.tools_app.workout_support import Trainee, make_trainee, reps_exercise
-from tools_app.workout_drafting import fits_minutes, is_main
+from tools_app.workout_drafting import fits_minutes
 
 pytestmark = pytest.mark.django_db
 

@@ -13,11 +13,11 @@ from django.utils import timezone
 from datasources_app.demo import DEMO_USER_ID
 from datasources_app.models import Location
 from datasources_app.services import seed_demo_user
-from datasources_app.workouts import Workout
+from datasources_app.workouts import Workout, is_main
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan
 from tools_app.plan_drafting import draft_week_workouts
-from tools_app.workout_drafting import fits_minutes, is_main
+from tools_app.workout_drafting import fits_minutes
 from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import validate_workout
 

@@ -1,7 +1,7 @@
 # The catalogue gained bodyweight cardio for a place with no machines (skaters, butt kicks, bench step-ups, and the
 # low-impact marching high knees, step jacks, low-impact skaters and shadow boxing) and a Kettlebell Goblet Squat,
 # and its Goblet Squat now needs one dumbbell, not a kettlebell. `migrate` is what a deployment runs, so the
-# catalogue is written again here, as 0009 did.
+# catalogue is written again here, as 0009 and 0010 did.
 
 from django.db import migrations
 
@@ -19,7 +19,7 @@ def sync_catalog(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('datasources_app', '0009_sync_exercise_catalog'),
+        ('datasources_app', '0010_spanish_squat_hold'),
     ]
 
     operations = [
