@@ -298,6 +298,8 @@ _PATTERN_RULES: Final[tuple[tuple[str, MovementPattern], ...]] = (
         r"bike|bicycling|cycling|elliptical|stair|rowing machine|rowing, stationary|treadmill walk|outdoor walk|brisk walk|^walk\b",
         "cyclical",
     ),
+    # Cardio that keeps a foot on the floor (marching, step jacks, shadow boxing): low impact, not running.
+    (r"\bmarch|step jacks?|shadow ?box|low[- ]impact", "cyclical"),
     (
         r"treadmill|\brun\b|jog|sprint|"
         r"jump rope|rope jumping|high knees|jumping jacks|star jump|sled|mountain climber",

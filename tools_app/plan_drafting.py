@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
@@ -38,15 +39,24 @@ from tools_app.training_facts import (
 )
 from tools_app.workout_coaching import load_for_reps
 from tools_app.workout_drafting import (
+    DEFAULT_MINUTES,
     EARLIER_THIS_WEEK,
+    FIT_OVER,
+    FIT_UNDER,
+    MIN_MINUTES,
     OTHER_DAYS_THIS_WEEK,
+    REST_CAP_SEC,
+    REST_GROWTH_SEC,
     brief_for_session,
     compose_workout,
     duration_exercise,
+    fits_minutes,
     interval_exercise,
+    length_note,
     resize,
     strength_exercise,
 )
+from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import (
     KNEE_WORK_MIN_REPS,
     is_knee_work,
@@ -166,6 +176,13 @@ def draft_week_workouts(
         on_the_day = as_of(facts, days_ahead=(date.fromisoformat(str(day["date"])) - today).days)
         brief = brief_for_session(str(day["session"]), int(day["duration_minutes"]), deload=deload)
         targets = day_targets(str(day.get("prescription") or "")) if brief.style == "strength" else None
+        cardio, cardio_notes = plan_cardio(targets, on_the_day) if targets is not None else ([], [])
+        minutes = brief.minutes or DEFAULT_MINUTES[brief.style or "strength"]
+        if cardio:
+            # The day's minutes hold its cardio: the lifting is drafted for what is left (a 45-minute day with 10
+            # minutes on the bike lifts for 34), not for all of them with the bike on top.
+            lifting = max(MIN_MINUTES, minutes - estimate_duration_min(cardio))
+            brief = brief.model_copy(update={"minutes": lifting})
         # The lifts a day names are its exercises (the week's variety gives way to them); a day naming three or
         # more, with no sets for a kind of work besides ('accessories 3×8-10'), gets nothing else.
         named = targets.names if targets is not None else ()
@@ -196,10 +213,34 @@ def draft_week_workouts(
                 resize(exercise, max(1, round(int(exercise["sets"]) * DELOAD_VOLUME)))
         notes = [note for note in composed.notes if note]
         if targets is not None:
+            # The length is said once the plan's sets and cardio are in, against the day's minutes.
+            notes = [note for note in notes if note != composed.length_note]
             followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
-            notes += plan_notes(targets, followed, composed.named_as)
-            notes += add_plan_finishers(composed.exercises, targets, on_the_day)
-            notes += add_plan_cardio(composed.exercises, targets, on_the_day)
+            finisher_notes = add_plan_finishers(composed.exercises, targets, on_the_day)
+            for exercise in cardio:
+                insert_before_cooldown(composed.exercises, exercise)
+            # What the plan names stays whatever the fit: its lifts, its finishers and its cardio.
+            finishers = {
+                exercise_name_key(candidate.name)
+                for name in targets.finishers
+                if (candidate := plan_name_match(name, on_the_day)[0]) is not None
+            }
+            kept = {
+                *composed.named_as,
+                *(str(e["exercise_name"]) for e in cardio),
+                *(
+                    str(e["exercise_name"])
+                    for e in composed.exercises
+                    if exercise_name_key(str(e["exercise_name"])) in finishers
+                ),
+            }
+            dropped = fit_plan_day(
+                composed.exercises, minutes=minutes, keep=kept, rests_given=followed.rests_given
+            )
+            notes += plan_notes(targets, followed.without(dropped), composed.named_as)
+            notes += finisher_notes
+            notes += cardio_notes
+            notes += day_length_notes(composed.exercises, minutes=minutes)
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
 
@@ -338,11 +379,22 @@ _CARDIO_MACHINES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
 _CARDIO_WORDS = frozenset(
     split_words(
         """interval intervals easy steady hard machine indoor stationary cardio conditioning finisher zone flush
-    recumbent upright air"""
+    recumbent upright air low impact bodyweight"""
     )
 )
-# A cardio entry that stands in when the one the plan names is not here or not for this user (a knee and running).
-_ANY_CARDIO = ("stationary-bike", "rowing-machine", "elliptical-trainer", "recumbent-bike")
+# A cardio entry that stands in when the one the plan names is not here or not for this user (a knee and running):
+# a machine, else bodyweight cardio (a home), low impact when the impact moves are out.
+_ANY_CARDIO = (
+    "stationary-bike",
+    "rowing-machine",
+    "elliptical-trainer",
+    "recumbent-bike",
+    "high-knees",
+    "jumping-jacks",
+    "marching-high-knees",
+    "step-jacks",
+)
+_IMPACT_CARDIO = frozenset({"high-knees", "jumping-jacks"})
 
 
 def cardio_slugs(name: str) -> tuple[str, ...]:
@@ -350,7 +402,13 @@ def cardio_slugs(name: str) -> tuple[str, ...]:
     words = set(re.findall(r"[a-z]+", name.lower()))
     machines = [slugs for stems, slugs in _CARDIO_MACHINES if words & stems]
     known = set().union(*(stems for stems, _ in _CARDIO_MACHINES)) | _CARDIO_WORDS
-    if not machines or not words <= known:
+    if not words <= known:
+        return ()
+    if not machines and words & {"cardio", "conditioning"}:
+        # 'cardio intervals', 'low-impact cardio finisher': whatever cardio is here, a machine or bodyweight.
+        low_impact = {"low", "impact"} <= words
+        return tuple(slug for slug in _ANY_CARDIO if not (low_impact and slug in _IMPACT_CARDIO))
+    if not machines:
         return ()
     return tuple(dict.fromkeys(slug for slugs in machines for slug in slugs))
 
@@ -533,6 +591,22 @@ class Followed:
     added: list[str]  # on a day that names its lifts, the others, with the sets and reps of their kind
     # Knee work the plan gives a strength set for, kept moderate for the user's knee: '<name> 4×12' and the plan's reps.
     kept_moderate: list[tuple[str, str]] = field(default_factory=list)
+    # The exercises whose rest is set (by the plan, or the knee rule's moderate set): the day's fit keeps it.
+    rests_given: list[str] = field(default_factory=list)
+
+    def without(self, names: Collection[str]) -> Followed:
+        """The same, without the exercises of these names (left out to fit the day's minutes)."""
+
+        def kept(entries: list[str]) -> list[str]:
+            return [e for e in entries if not any(e == n or e.startswith(f"{n} ") for n in names)]
+
+        return replace(
+            self,
+            exercises=kept(self.exercises),
+            unprescribed=kept(self.unprescribed),
+            added=kept(self.added),
+            kept_moderate=[item for item in self.kept_moderate if kept([item[0]])],
+        )
 
 
 def follow_targets(
@@ -548,6 +622,7 @@ def follow_targets(
     added: list[str] = []
     kept_moderate: list[tuple[str, str]] = []
     injured = {rule.key for rule in facts.injuries}
+    rests_given: list[str] = []
     for exercise in exercises:
         if not is_main(exercise) or exercise.get("exercise_type") not in ("reps", "hold"):
             continue
@@ -575,6 +650,8 @@ def follow_targets(
                 else:
                     resize(exercise, rule.sets)
                     kept_moderate.append((f"{name} {rule.sets}×{before}", rule.words()))
+                    # The moderate set's rest is the knee rule's: the day's fit keeps it.
+                    rests_given.append(name)
                     continue
             loads = exercise.get("load_each")
             resize(exercise, rule.sets)
@@ -585,6 +662,7 @@ def follow_targets(
                 exercise["load_each"] = [load] * rule.sets
             if rule.rest_sec is not None:
                 exercise["rest_sec"] = rule.rest_sec
+                rests_given.append(name)
             elif reps <= 6:
                 exercise["rest_sec"] = max(int(exercise.get("rest_sec") or 0), 120)
             entry = f"{name} {rule.sets}×{reps}{rule.rest_words()}"
@@ -596,7 +674,7 @@ def follow_targets(
         if targets.rpe is not None:
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
-    return Followed(followed, unprescribed, added, kept_moderate)
+    return Followed(followed, unprescribed, added, kept_moderate, rests_given)
 
 
 def _follow_hold(exercise: dict[str, Any], timing: Timing | None) -> str:
@@ -677,7 +755,7 @@ def add_plan_finishers(
 ) -> list[str]:
     """Put the day's finisher work ('core finisher: plank 3×30s, dead bug 3×10') after the main work, before the
     cool-down, with the plan's sets and reps or holds (an exercise the draft already has moves there); the notes
-    say what was added, and what was left out and why. Cardio is `add_plan_cardio`'s."""
+    say what was added, and what was left out and why. Cardio is `plan_cardio`'s."""
     filters = user_filters(facts)
     groups = {exercise_name_key(name): item for item in targets.named for name in item.names}
     added: list[str] = []
@@ -727,10 +805,12 @@ def add_plan_finishers(
 DEFAULT_CARDIO_MINUTES = 10  # 'easy spin', 'bike intervals': a plan that gives no time
 
 
-def add_plan_cardio(exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts) -> list[str]:
-    """Put the day's cardio ('10 min bike intervals 30s hard / 90s easy', 'easy spin') in the draft before the
-    cool-down, on the catalogue's machine for it here with the plan's timing (another machine when this one is not
-    here or not for the user: a knee and running); the notes say what was kept, swapped or left out."""
+def plan_cardio(targets: DayTargets, facts: TrainingFacts) -> tuple[list[dict[str, Any]], list[str]]:
+    """The day's cardio ('10 min bike intervals 30s hard / 90s easy', 'easy spin') as exercises on the catalogue's
+    machine for it here with the plan's timing (another machine when this one is not here or not for the user: a
+    knee and running; bodyweight cardio where there is no machine), and the notes that say what was kept, swapped
+    or left out."""
+    cardio: list[dict[str, Any]] = []
     notes: list[str] = []
     filters = user_filters(facts)
     by_slug = {candidate.slug: candidate for candidate in facts.catalog}
@@ -744,14 +824,91 @@ def add_plan_cardio(exercises: list[dict[str, Any]], targets: DayTargets, facts:
             notes.append(f"I left out {name}: {why or 'no cardio machine here fits'}")
             continue
         exercise, words = _cardio_exercise(usable, targets.timing(name) or Timing(), facts, plan_name=name)
-        insert_before_cooldown(exercises, exercise)
+        cardio.append(exercise)
         if usable in wanted:
             notes.append(f"I kept the plan's {name} on the {usable.name}: {words}")
         else:
             notes.append(
-                f"{name} swapped for the {usable.name} ({words}): {first.name if first else name} {why}"
+                f"{name} swapped for the {usable.name} ({words}): for the {first.name if first else name}, {why}"
             )
-    return notes
+    return cardio, notes
+
+
+# --- The day's length -------------------------------------------------------------------------------------------
+PLAN_REST_FLOOR_SEC = 60  # the shortest rest a plan day's fit gives a set of more than 6 reps
+
+
+def fit_plan_day(
+    exercises: list[dict[str, Any]], *, minutes: int, keep: Collection[str], rests_given: Collection[str]
+) -> list[str]:
+    """Fit a plan day, the plan's sets and cardio in, to its minutes (`fits_minutes`, as near the minutes as a
+    composed workout): rests the plan does not give go 15 s shorter (down to PLAN_REST_FLOOR_SEC, and never under
+    the 2 minutes a set of 6 or fewer reps gets) or longer (up to REST_GROWTH_SEC more, REST_CAP_SEC at most); when
+    over, then the warm-up moves past the first and the main exercises the plan does not name (`keep`: its lifts and
+    cardio), the last first, while MIN_VARIED_MAIN stay. The plan's sets, reps and named lifts are kept
+    (`day_length_notes` says when the day still runs over). Returns the names of the main exercises left out."""
+    main = [e for e in exercises if is_main(e)]
+    restable = [
+        e
+        for e in main
+        if e.get("exercise_type") in ("reps", "hold") and str(e["exercise_name"]) not in rests_given
+    ]
+    floor = {id(e): PLAN_REST_FLOOR_SEC if min(e.get("reps") or [99]) > 6 else 120 for e in restable}
+    ceiling = {id(e): min(REST_CAP_SEC, int(e.get("rest_sec") or 0) + REST_GROWTH_SEC) for e in restable}
+    dropped: list[str] = []
+
+    def shrink() -> bool:
+        shorter = [e for e in restable if int(e.get("rest_sec") or 0) - 15 >= floor[id(e)]]
+        warmup = [e for e in exercises if (e.get("group") or {}).get("type") == "warmup"]
+        extra = [e for e in main if str(e["exercise_name"]) not in keep]
+        if shorter:
+            target = max(shorter, key=lambda e: int(e.get("rest_sec") or 0))
+            target["rest_sec"] = int(target.get("rest_sec") or 0) - 15
+        elif len(warmup) > 1:
+            exercises.remove(warmup[-1])
+        elif extra and len(main) > MIN_VARIED_MAIN:
+            main.remove(extra[-1])
+            exercises.remove(extra[-1])
+            if extra[-1] in restable:
+                restable.remove(extra[-1])
+            dropped.append(str(extra[-1]["exercise_name"]))
+        else:
+            return False
+        return True
+
+    def grow() -> bool:
+        for target in sorted(
+            (e for e in restable if int(e.get("rest_sec") or 0) + 15 <= ceiling[id(e)]),
+            key=lambda e: int(e.get("rest_sec") or 0),
+        ):
+            target["rest_sec"] = int(target.get("rest_sec") or 0) + 15
+            if estimate_duration_min(exercises) <= minutes + FIT_OVER:
+                return True
+            target["rest_sec"] = int(target["rest_sec"]) - 15
+        return False
+
+    for _ in range(200):
+        estimate = estimate_duration_min(exercises)
+        if fits_minutes(estimate, minutes) and estimate >= minutes - 1:
+            break
+        if not (grow() if estimate < minutes else shrink()):
+            break
+    for order, item in enumerate(exercises, start=1):
+        item["order"] = order
+    return dropped
+
+
+def day_length_notes(exercises: list[dict[str, Any]], *, minutes: int) -> list[str]:
+    """What the user should know of the day's length: that it runs over or short of the day's minutes."""
+    estimate = estimate_duration_min(exercises)
+    if estimate > minutes + FIT_OVER:
+        return [
+            f"it comes to about {estimate} min, over the {minutes} planned: the plan's lifts, sets and cardio "
+            "take that long"
+        ]
+    if estimate < minutes - FIT_UNDER:
+        return [length_note(estimate, minutes)]
+    return []
 
 
 def _cardio_exercise(

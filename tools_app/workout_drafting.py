@@ -410,6 +410,15 @@ REST_CAP_SEC = 150  # the longest rest the fit lengthens to
 LONG_SESSION_MINUTES = 60  # from here a session repeats a movement pattern rather than run short of lifts
 REST_GROWTH_SEC = 30  # how much longer than prescribed the fit makes a rest (twice that in a long session)
 REST_FLOOR_SEC = 45  # the shortest rest the fit shortens to
+CARDIO_CIRCUIT_MIN = 3  # the fewest bodyweight cardio moves that make a cardio circuit where no machine is
+
+
+def length_note(estimate: int, minutes: int) -> str:
+    """The note for a draft that comes to `estimate` minutes, short of the `minutes` asked for."""
+    return (
+        f"it comes to about {estimate} min rather than the {minutes} you asked for: that's as much as I could "
+        "build from the exercises that suit you here"
+    )
 
 
 def fits_minutes(estimate: int, minutes: int) -> bool:
@@ -919,6 +928,15 @@ class ComposedWorkout:
         exercises: list[dict[str, Any]] = self.workout["exercises"]
         return exercises
 
+    @property
+    def length_note(self) -> str:
+        """The note that says the draft runs short of the minutes ('' when it does not)."""
+        return (
+            length_note(self.estimated_min, self.minutes)
+            if self.estimated_min < self.minutes - FIT_UNDER
+            else ""
+        )
+
 
 class Composer:
     """Builds one workout for one request; see the module docstring for the rules."""
@@ -1299,10 +1317,12 @@ class Composer:
             if len(warmup) > 1:
                 exercises.remove(warmup[-1])
                 return True
-            if len(main) > MIN_MAIN_EXERCISES:
-                dropped = main.pop()
+            # A lift a plan day names is never dropped: its length note says the day runs over instead.
+            droppable = [i for i, e in enumerate(main) if str(e["exercise_name"]) not in self.named_as]
+            if len(main) > MIN_MAIN_EXERCISES and droppable:
+                dropped = main.pop(droppable[-1])
                 exercises.remove(dropped)
-                chosen.pop()
+                chosen.pop(droppable[-1])
                 if dropped in adjustable:
                     adjustable.remove(dropped)
                 return True
@@ -1380,6 +1400,10 @@ class Composer:
 
     def _cardio(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         steady = [c for c in self._style_pool("cardio") if c.exercise_type == "duration"]
+        if not any(c.equipment for c in steady):
+            circuit = self._cardio_circuit()
+            if circuit is not None:
+                return circuit
         finishers = [c for c in self._style_pool("hiit") if c.category in ("cardio", "plyometrics")]
         targets = {"Quadriceps": 1.0, "Hamstrings": 0.6, "Glutes": 0.6, "Calves": 0.6, "Shoulders": 0.3}
         chosen = cover(
@@ -1434,6 +1458,65 @@ class Composer:
             intervals.clear()
         self._longest_that_fits(range(5, self.minutes + 1), steady_minutes, workout)
         return workout(), [*chosen, *(finisher if intervals else [])]
+
+    def _cardio_circuit(self) -> tuple[list[dict[str, Any]], list[Candidate]] | None:
+        """Cardio where there is no cardio machine (a home): a circuit of bodyweight cardio moves (jacks, high knees,
+        skaters, mountain climbers ...) for rounds that fill the minutes, not a run out of the door or a plyometric
+        push-up for 17 rounds. The impact moves while the user may do them, else the low-impact ones (marching, step
+        jacks, shadow boxing); None when fewer than CARDIO_CIRCUIT_MIN fit."""
+        moves = [
+            c
+            for c in self.pool
+            if (
+                c.category == "cardio" or (c.category == "plyometrics" and c.movement_pattern == "locomotion")
+            )
+            and not (c.exercise_type == "duration" and c.equipment)  # a machine's steady block
+            and not c.words & {"run", "jog", "walk"}
+        ]
+        count = min(len(moves), 4 if self.minutes <= 20 else 5)
+        if count < CARDIO_CIRCUIT_MIN:
+            return None
+        impact = [c for c in moves if c.movement_pattern != "cyclical"]
+        targets = {"Quadriceps": 1.0, "Glutes": 0.8, "Hamstrings": 0.6, "Calves": 0.6, "Shoulders": 0.6}
+        chosen = cover(
+            impact if len(impact) >= count else moves,
+            count=count,
+            targets=targets,
+            facts=self.facts,
+            style="cardio",
+        )
+        if self.brief.intensity == "easy":
+            work, rest = 30, 30
+        elif self.brief.intensity == "hard":
+            work, rest = 45, 15
+        else:
+            work, rest = 40, 20
+        circuit = [
+            interval_exercise(
+                c,
+                work_sec=work,
+                rest_sec=rest,
+                why=("Low-impact cardio" if c.movement_pattern == "cyclical" else "Cardio")
+                + f" that keeps your heart rate up and works your {muscle_phrase([c.primary])}.",
+            )
+            for c in chosen
+        ]
+        warmup = self._warmup(warmup_moves(self.minutes), main=chosen)
+        cooldown = self._cooldown(1, main=chosen)
+        exercises = [*warmup, *circuit, *cooldown]
+
+        def circuit_rounds(rounds: int) -> None:
+            grouped(
+                circuit,
+                group_id="circuit-1",
+                group_type="circuit",
+                name="Cardio circuit",
+                rounds=rounds,
+                rest_between_rounds_sec=60,
+            )
+
+        self._longest_that_fits(range(2, 31), circuit_rounds, lambda: exercises)
+        return exercises, chosen
 
     def _mobility(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = max(4, min(MAX_EXERCISES, self.minutes // 3))
@@ -1492,10 +1575,7 @@ class Composer:
         estimated = estimate_duration_min(exercises)
         notes = [*self._adaptation_notes(), *_knee_notes(exercises, self.facts)]
         if estimated < self.minutes - FIT_UNDER:
-            notes.append(
-                f"it comes to about {estimated} min rather than the {self.minutes} you asked for: that's as much "
-                "as I could build from the exercises that suit you here"
-            )
+            notes.append(length_note(estimated, self.minutes))
         return ComposedWorkout(
             workout=workout,
             title=title,

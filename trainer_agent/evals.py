@@ -129,6 +129,11 @@ class Checks(_Strict):
         "chain's sub-agents started from, kept on the day) must show as describe_exercise renders them, e.g. "
         "{'Full Body C (week 1)': ['Plank — 3×30s', 'Stationary Bike — 5×30s/90s']}",
     )
+    scheduled_minutes: dict[str, tuple[int, int]] = Field(
+        default_factory=dict,
+        description="by a scheduled day's title, [least, most]: its prepared workout's length as the user reads it "
+        "(estimate_duration_min), e.g. {'Upper A (week 1)': [42, 46]} for a 45-minute plan day",
+    )
     user_settings: dict[str, Any] = Field(default_factory=dict, description="settings values after the turn")
 
 
@@ -665,6 +670,12 @@ def failed_checks(checks: Checks, turn: TurnReport, *, user_id: uuid.UUID) -> li
             failed.append(f"scheduled_days_ready: {ready} < {checks.scheduled_days_ready}")
     for title, wanted_lines in checks.drafted_lines.items():
         failed += _missing_draft_lines(title, wanted_lines, user_id=user_id)
+    for title, (least, most) in checks.scheduled_minutes.items():
+        day = ScheduledWorkout.objects.filter(user_id=user_id, title=title).first()
+        exercises = (day.workout or {}).get("exercises") if day is not None and day.workout else None
+        minutes = estimate_duration_min([e for e in exercises if isinstance(e, dict)]) if exercises else None
+        if minutes is None or not least <= minutes <= most:
+            failed.append(f"scheduled_minutes: {title!r} takes about {minutes} min, not {least}-{most}")
     if checks.user_settings:
         current = data_selectors.get_settings(user_id=user_id)
         for key, wanted in checks.user_settings.items():

@@ -184,3 +184,21 @@ def test_migrate_brings_a_deployed_catalogue_up_to_date() -> None:
             "name", flat=True
         )
     ) == {"Dumbbell Box Squat", "Spanish Squat"}
+
+
+@pytest.mark.django_db
+def test_migrate_gives_a_deployed_catalogue_home_cardio_and_a_dumbbell_goblet_squat() -> None:
+    """A database migrated before the bodyweight cardio was added gets it from `migrate` (migration 0011), and its
+    Goblet Squat, once a kettlebell lift, is done with the dumbbells a home has."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("datasources_app.migrations.0011_sync_exercise_catalog_home_cardio")
+    added = ["Marching High Knees", "Step Jacks", "Shadow Boxing", "Skater", "Kettlebell Goblet Squat"]
+    Exercise.objects.filter(name__in=added).delete()
+    goblet = Exercise.objects.get(slug="goblet-squat")
+    goblet.equipment.set(Equipment.objects.filter(slug="kettlebell"))
+    migration.sync_catalog(apps, None)
+    assert set(Exercise.objects.filter(name__in=added).values_list("name", flat=True)) == set(added)
+    assert {item.slug for item in goblet.equipment.all()} == {"dumbbells"}

@@ -84,7 +84,8 @@ def test_answers_left_unasked_fail_the_replay() -> None:
 def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
     """Checks can fail: a workout that holds a bench press fails `no_exercise_matching: bench`; a line or a log
     it does not show fails `workout_lines` / `history_contains` with what it shows; a tool result without a
-    text (or with one it must not hold) fails `tool_result_contains` (`tool_result_not_contains`)."""
+    text (or with one it must not hold) fails `tool_result_contains` (`tool_result_not_contains`); a scheduled day
+    that is not there fails `scheduled_minutes`."""
     trial = _single()
     trial.turns[0].checks.tool_result_contains = {"generate_workout": ["Created workout", "99kg"]}
     trial.turns[0].checks.tool_result_not_contains = {"generate_workout": ["Created workout"]}
@@ -92,6 +93,7 @@ def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
     trial.turns[0].checks.message_contains = ["kettlebell"]
     trial.turns[0].checks.workout_lines = ["Dumbbell Bench Press — 3×10 @ 99kg each hand, rest 90s"]
     trial.turns[0].checks.history_contains = ["Dumbbell Bench Press 3×10"]
+    trial.turns[0].checks.scheduled_minutes = {"Upper A (week 1)": (42, 46)}
     report = run_trial(trial, model=SCRIPTED_MODEL)
     assert not report.passed
     failed = report.turns[0].failed_checks
@@ -102,6 +104,7 @@ def test_a_check_the_turn_does_not_meet_fails_with_what_it_got() -> None:
         f.startswith("workout_lines: no line reads") and "Dumbbell Bench Press — 3×" in f for f in failed
     )
     assert any(f.startswith("history_contains:") and "No workouts logged" in f for f in failed)
+    assert "scheduled_minutes: 'Upper A (week 1)' takes about None min, not 42-46" in failed
     assert [f.split(" (results:")[0] for f in failed if f.startswith("tool_result")] == [
         "tool_result_contains: no generate_workout result contains '99kg'",
         "tool_result_not_contains: a generate_workout result contains 'Created workout'",
