@@ -298,8 +298,13 @@ _PATTERN_RULES: Final[tuple[tuple[str, MovementPattern], ...]] = (
         r"bike|bicycling|cycling|elliptical|stair|rowing machine|rowing, stationary|treadmill walk|outdoor walk|brisk walk|^walk\b",
         "cyclical",
     ),
-    # Cardio that keeps a foot on the floor (marching, step jacks, shadow boxing): low impact, not running.
-    (r"\bmarch|step jacks?|shadow ?box|low[- ]impact", "cyclical"),
+    # Cardio that keeps a foot on the floor (marching, step jacks, shadow boxing): low impact, not running. Named
+    # moves only: "march" or "low impact" in another name ("Marching Lunge", "Low-Impact Jump Squat") is that move.
+    (
+        r"^(?:low[- ]impact |marching )(?:high knees|skaters?|jacks)$|^march(?:ing)? (?:in place|on the spot)$|"
+        r"^step jacks?$|^shadow ?box(?:ing)?$",
+        "cyclical",
+    ),
     (
         r"treadmill|\brun\b|jog|sprint|"
         r"jump rope|rope jumping|high knees|jumping jacks|star jump|sled|mountain climber",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from datasources_app.catalog import MILD_BODY_PARTS
+from datasources_app.catalog import MILD_BODY_PARTS, derive_movement_pattern
 from datasources_app.models import Exercise, Preference
 from datasources_app.services import set_current_location, set_location_equipment, upsert_profile
 from tests.datasources_app.factories import LocationFactory
@@ -193,6 +193,25 @@ def test_a_knee_said_to_hurt_or_operated_on_stays_strict(injuries: str) -> None:
     upsert_profile(user_id=trainee.user_id, injuries=injuries, limitations=["knee"])
     ok, text = generate(trainee, quads(1, "Leg Extension", equipment=[]))
     assert not ok and "unsafe for the user's knee" in text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["Marching Lunge", "Low-Impact Jump Squat", "Low Impact Step-Up"])
+def test_a_lunge_or_a_jump_called_marching_or_low_impact_is_still_refused_for_a_knee_that_hurts(
+    name: str,
+) -> None:
+    """The low-impact cardio rule reads the moves it names (marching high knees, step jacks, shadow boxing), not
+    any name with "march" or "low impact" in it: a lunge stays a lunge for a sore knee."""
+    trainee = make_trainee()
+    upsert_profile(user_id=trainee.user_id, injuries="Knee pain when I squat or kneel.", limitations=["knee"])
+    ok, text = generate(trainee, quads(1, name, equipment=[]))
+    assert not ok and "unsafe for the user's knee" in text, text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["Marching High Knees", "Low-Impact Skater", "Step Jacks", "Shadow Boxing"])
+def test_low_impact_cardio_moves_read_as_cardio_with_a_foot_down(name: str) -> None:
+    assert derive_movement_pattern(name) == "cyclical"
 
 
 @pytest.mark.django_db
