@@ -161,8 +161,12 @@ def section_of(exercise: Mapping[str, Any]) -> str:
     """The part of the workout an exercise (its stored JSON) is in: "warmup" or "cooldown" (its group's type),
     else "main"; a log entry keeps it, so warm-up and cool-down sets are not counted as working sets. The one
     rule of what is main work (`StoredExercise.section` reads the same)."""
-    group_type = str(((exercise or {}).get("group") or {}).get("type") or "")
-    return group_type if group_type in EDGE_SECTIONS else "main"
+    return section_of_group(((exercise or {}).get("group") or {}).get("type"))
+
+
+def section_of_group(group_type: object) -> str:
+    """The section a group of this type makes: the type for a warm-up or cool-down, else "main"."""
+    return str(group_type) if group_type in EDGE_SECTIONS else "main"
 
 
 def is_main(exercise: Mapping[str, Any]) -> bool:
@@ -445,7 +449,7 @@ class StoredExercise(ExerciseFields):
     @property
     def section(self) -> str:
         """ "warmup", "cooldown" or "main", by the rule of `section_of`."""
-        return self.group.type if self.group is not None and self.group.type in EDGE_SECTIONS else "main"
+        return section_of_group(self.group.type if self.group is not None else None)
 
     # Optional here, required of the model (ExerciseFields): the narrower type is what mypy objects to.
     muscles_utilized: list[MuscleShare] | None = Field(  # type: ignore[assignment]
