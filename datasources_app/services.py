@@ -878,11 +878,14 @@ def update_scheduled_workout(
     ):
         if value is not _UNSET:
             setattr(scheduled, field, value)
-    if workout is not _UNSET and workout:
-        # The day's message is its old workout as the user received it; and the week chain, still preparing
-        # the day or having failed it, must not replace the workout the user chose.
+    if workout is not _UNSET:
+        # The day's message is its old workout as the user received it, and a plan day's notes are the plan's
+        # session (unless new notes are given): both describe what this replaces.
         scheduled.message = ""
-        if scheduled.preparation in (Preparation.PENDING, Preparation.FAILED):
+        if scheduled.plan_id is not None and notes is None:
+            scheduled.notes = ""
+        # The week chain, still preparing the day or having failed it, must not replace the workout the user chose.
+        if workout and scheduled.preparation in (Preparation.PENDING, Preparation.FAILED):
             scheduled.preparation, scheduled.preparation_error = Preparation.READY, ""
     scheduled.save()
     return scheduled

@@ -372,8 +372,6 @@ def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext
             return given
         changes["workout"], attached = given.workout, given.attached
         changes.setdefault("title", _workout_title(given.workout) or found.title)
-        if found.plan_id is not None:
-            changes.setdefault("notes", "")  # a plan day's notes are the plan's session, which this replaces
         if given.minutes is not None:
             changes.setdefault("duration_minutes", given.minutes)
     kwargs: dict[str, Any] = {
@@ -382,12 +380,16 @@ def update_scheduled_workout(args: UpdateScheduledWorkoutInput, ctx: ToolContext
     }
     if kwargs.get("notes") is None:
         kwargs.pop("notes", None)
+    notes_before = found.notes
     item = services.update_scheduled_workout(user_id=ctx.user_id, scheduled_workout_id=found.id, **kwargs)
+    changed = set(changes) | (
+        {"notes"} if item.notes != notes_before else set()
+    )  # a plan day's, with its workout
     text = summary(
         "updated",
         f"{item.title} on {_when(item)} [{item.status}]",
         attached,
-        f"changed {', '.join(sorted(changes))}",
+        f"changed {', '.join(sorted(changed))}",
     )
     return ToolOutcome(success=True, data={"scheduled_workout": _scheduled_data(item)}, text=text)
 

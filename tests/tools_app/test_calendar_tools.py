@@ -307,6 +307,27 @@ def test_update_replaces_a_days_workout_with_a_made_one_by_its_artifact_id(train
     )
 
 
+def test_a_plan_day_given_a_written_out_workout_loses_the_plans_notes_and_old_message_too(
+    trainee: Trainee,
+) -> None:
+    """The same clean-up whichever way the new workout comes (written out here, not by artifact_id): the plan
+    session's notes and the old message described what is replaced."""
+    made = made_workout(trainee, title="Push day")
+    thursday = ScheduledWorkoutFactory.create(
+        user_id=trainee.user_id,
+        plan=WorkoutPlanFactory.create(user_id=trainee.user_id),
+        notes="main lifts 4×5 @ 70% 1RM, RPE 7",
+        workout={"exercises": [{"exercise_name": "Goblet Squat"}]},
+        message="Mon: Full Body A, 1. Goblet Squat 3x10",
+    )
+    workout = {"title": "Push day", "exercises": made["payload"]["exercises"]}
+    result = trainee.run("update_scheduled_workout", {"workout_id": str(thursday.id), "workout": workout})
+    assert result.success, result.formatted
+    thursday.refresh_from_db()
+    assert (thursday.message, thursday.notes) == ("", "")
+    assert "changed notes, workout" in result.raw_formatted
+
+
 def _estimated(artifact: dict[str, Any]) -> int:
     return round(artifact["summary"]["estimated_duration_min"])
 
