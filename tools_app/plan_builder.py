@@ -372,7 +372,7 @@ def session_extras(asked: Sequence[str]) -> list[dict[str, str]]:
 # What each kind of addition is, in a coach's words to the user.
 _EXTRAS_SAID = {
     "core": "core work (plank and dead bugs)",
-    "cardio": "a cardio finisher (10 min of bike intervals)",
+    "cardio": "a 10-minute cardio finisher (bike intervals, or bodyweight cardio where there is no bike)",
 }
 
 

@@ -447,7 +447,7 @@ def test_a_plan_with_core_work_and_a_cardio_finisher_ends_every_session_with_the
         if "deload" in day["title"]
     )
     assert (
-        "Every session ends with core work (plank and dead bugs) and a cardio finisher (10 min of bike intervals)."
+        "Every session ends with core work (plank and dead bugs) and a 10-minute cardio finisher (bike intervals, or bodyweight cardio where there is no bike)."
         in told(result)
     )
 
