@@ -261,8 +261,12 @@ def test_one_rep_short_of_the_knee_works_12_moves_the_load_by_epley_not_by_a_thi
     ("prescription", "minutes", "reps"),
     [
         ("Box squat 4×5; bench press 4×5; barbell row 4×5", 45, 12),  # the drafted moderate set kept
-        ("Box squat 4×5; bench press 4×5; barbell row 4×5", 30, 12),
-        ("Box squat 4×5-8; bench press 4×5-8; barbell row 4×5-8", 30, 8),  # the top of the plan's range
+        ("Box squat 4×5; bench press 4×5; barbell row 4×5; overhead press 4×5", 30, 12),
+        (
+            "Box squat 4×5-8; bench press 4×5-8; barbell row 4×5-8; overhead press 4×5-8",
+            30,
+            8,
+        ),  # the range's top
         ("Box squat 4×5-8; bench press 4×5-8; barbell row 4×5-8", 45, 8),
     ],
 )
