@@ -59,6 +59,7 @@ from tools_app.workout_drafting import (
 from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import (
     KNEE_WORK_MIN_REPS,
+    KNEE_WORK_REST_SEC,
     is_knee_work,
     unsafe_named_exercises,
     user_injuries,
@@ -216,6 +217,8 @@ def draft_week_workouts(
             # The length is said once the plan's sets and cardio are in, against the day's minutes.
             notes = [note for note in notes if note != composed.length_note]
             followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
+            if followed.kept_moderate:  # plan_notes says the knee work is kept moderate, and against what
+                notes = [note for note in notes if note != composed.knee_note]
             finisher_notes = add_plan_finishers(composed.exercises, targets, on_the_day)
             for exercise in cardio:
                 insert_before_cooldown(composed.exercises, exercise)
@@ -642,16 +645,18 @@ def follow_targets(
             before = int(exercise["reps"][0])
             reps = before if rule.low <= before <= rule.high else (rule.low + rule.high) // 2
             knee_work = candidate is not None and is_knee_work(candidate.movement_pattern, injured)
-            if knee_work and reps < KNEE_WORK_MIN_REPS:
+            moderate = knee_work and reps < KNEE_WORK_MIN_REPS
+            if moderate:
                 # A strength set of knee work for a knee that complains: the top of the plan's range when it
-                # reaches a moderate set, else the drafted moderate set, in the plan's number of sets.
+                # reaches a moderate set, else the drafted moderate set, in the plan's number of sets; the knee
+                # rule's rest either way, which the day's fit keeps.
+                exercise["rest_sec"] = KNEE_WORK_REST_SEC
+                rests_given.append(name)
                 if rule.high >= KNEE_WORK_MIN_REPS:
                     reps = rule.high
                 else:
                     resize(exercise, rule.sets)
                     kept_moderate.append((f"{name} {rule.sets}×{before}", rule.words()))
-                    # The moderate set's rest is the knee rule's: the day's fit keeps it.
-                    rests_given.append(name)
                     continue
             loads = exercise.get("load_each")
             resize(exercise, rule.sets)
@@ -660,12 +665,14 @@ def follow_targets(
                 moved = load_for_reps(float(loads[0]), from_reps=before, to_reps=reps)
                 load = round_load(moved, implement=candidate.loaded_equipment, facts=facts)
                 exercise["load_each"] = [load] * rule.sets
-            if rule.rest_sec is not None:
+            if (
+                rule.rest_sec is not None and not moderate
+            ):  # knee work's moderate set keeps the knee rule's rest
                 exercise["rest_sec"] = rule.rest_sec
                 rests_given.append(name)
             elif reps <= 6:
                 exercise["rest_sec"] = max(int(exercise.get("rest_sec") or 0), 120)
-            entry = f"{name} {rule.sets}×{reps}{rule.rest_words()}"
+            entry = f"{name} {rule.sets}×{reps}{'' if moderate else rule.rest_words()}"
             (added if named is None and targets.names else followed).append(entry)
         elif named is not None:
             followed.append(name)

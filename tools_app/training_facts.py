@@ -40,7 +40,6 @@ from tools_app.workout_coaching import (
     PastLoad,
     first_load_kg,
     is_unilateral,
-    knee_work_scale,
     lifter_from,
     loaded_implement,
     logged_loads,
@@ -645,14 +644,12 @@ def choose_load(
     candidate: Candidate, facts: TrainingFacts, *, reps: int, scale: float = 1.0, knee_work: bool = False
 ) -> LoadChoice:
     """The working load for sets of `reps` by `workout_coaching.working_load`: built on the last logged session if
-    any, else the first load for this lifter (body weight, experience, sex); lighter for `knee_work`
-    (`knee_work_scale`)."""
+    any, else the first load for this lifter (body weight, experience, sex); `knee_work` a moderate set of `reps`
+    (`working_load`'s `knee_reps`)."""
     implement = candidate.loaded_equipment
     if implement is None:
         return LoadChoice(None, "")
     past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
-    if knee_work:
-        scale *= knee_work_scale(past)
     load, note = working_load(
         gear=implement,
         unit=facts.weight_unit,
@@ -668,6 +665,7 @@ def choose_load(
         ),
         weights_kg=facts.weights_kg,
         scale=scale,
+        knee_reps=reps if knee_work else None,
     )
     return LoadChoice(load, "" if past is None and implement in ("weight_plates", "medicine_ball") else note)
 

@@ -33,6 +33,7 @@ from tools_app.workout_validation import (
     KNEE_WORK_CUE,
     KNEE_WORK_LOAD_SCALE,
     KNEE_WORK_REPS,
+    KNEE_WORK_REST_SEC,
     CatalogMatch,
     TrainingContext,
     allowed,
@@ -199,7 +200,7 @@ def reps_and_rest(
         if lifter.emphasis == "endurance":
             return 15, 60
         if knee_work:
-            return KNEE_WORK_REPS, 90
+            return KNEE_WORK_REPS, KNEE_WORK_REST_SEC
         return (10 if level == 0 else 8), 90
     if "resistance_bands" in set(equipment):
         return 15, 45
@@ -208,13 +209,6 @@ def reps_and_rest(
     if force == "push" and primary in ("Chest", "Triceps", "Shoulders"):
         return (8, 12, 15)[level], 60
     return 15, 45
-
-
-def knee_work_scale(past: PastLoad | None) -> float:
-    """How much of the usual load for its reps (`working_load`: a first load for those reps, or the last one)
-    knee work for a knee that complains is given: KNEE_WORK_LOAD_SCALE of it, unless the last load was lifted for
-    KNEE_WORK_REPS or more (a moderate set already), which is built on as it is."""
-    return 1.0 if past is not None and past.reps >= KNEE_WORK_REPS else KNEE_WORK_LOAD_SCALE
 
 
 def first_load_kg(
@@ -257,20 +251,32 @@ def working_load(
     first_kg: float,
     weights_kg: WeightsOnHand | None,
     scale: float = 1.0,
+    knee_reps: int | None = None,
 ) -> tuple[float, str]:
     """The load to prescribe and what to say about it: one step up from the last session when it was completed
-    at RPE 8 or less, the same load otherwise; with no history the first load, rounded to what is on hand."""
+    at RPE 8 or less, the same load otherwise; with no history the first load, rounded to what is on hand.
+
+    `knee_reps`: knee work for a knee that complains (`workout_validation.is_knee_work`), a moderate set of these
+    reps: the last load is first moved to them (`load_for_reps`: 60 kg × 11 is about 57.5 kg × 12), a first load
+    is KNEE_WORK_LOAD_SCALE of the usual one for them."""
     if past is not None:
+        moved = past.load
+        if knee_reps is not None:
+            moved = load_for_reps(past.load, from_reps=past.reps, to_reps=knee_reps)
         progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
-        base = (
-            step_load(past.load, unit=unit, gear=gear, steps=1, weights_kg=weights_kg)
-            if progress
-            else past.load
+        base = step_load(moved, unit=unit, gear=gear, steps=1, weights_kg=weights_kg) if progress else moved
+        load = (
+            round_load(base * scale, unit=unit, gear=gear, weights_kg=weights_kg)
+            if scale != 1.0 or moved != past.load
+            else base
         )
-        load = round_load(base * scale, unit=unit, gear=gear, weights_kg=weights_kg) if scale != 1.0 else base
         last = f"{past.load:g} {unit} × {past.reps}"
-        return load, (f"Up from {last} last time." if load > past.load else f"Last time: {last}.")
-    kilos = first_kg * scale
+        if load > past.load:
+            return load, f"Up from {last} last time."
+        if knee_reps is not None and load < past.load and moved < past.load:
+            return load, f"Last time: {last}; lighter for {knee_reps} moderate reps for your knee."
+        return load, f"Last time: {last}."
+    kilos = first_kg * scale * (KNEE_WORK_LOAD_SCALE if knee_reps is not None else 1.0)
     load = round_load(
         convert_weight(kilos, from_unit="kg", to_unit=unit), unit=unit, gear=gear, weights_kg=weights_kg
     )
@@ -527,7 +533,7 @@ def prescribe(
                     movement_pattern=match.movement_pattern,
                 ),
                 weights_kg=context.weights_kg,
-                scale=knee_work_scale(past) if knee_work else 1.0,
+                knee_reps=reps if knee_work else None,
             )
             notes.append(note)
             exercise.update(load_each=[load] * sets, load_unit=unit)

@@ -922,6 +922,8 @@ class ComposedWorkout:
     checked: CheckedWorkout | None = None
     # A plan day's named lifts: the draft's exercise name → the name the prescription gave it (a stand-in's too).
     named_as: dict[str, str] = field(default_factory=dict)
+    # The note of `notes` that says the knee work was kept moderate ('' when none did).
+    knee_note: str = ""
 
     @property
     def exercises(self) -> list[dict[str, Any]]:
@@ -1573,7 +1575,12 @@ class Composer:
         if not main:
             return None
         estimated = estimate_duration_min(exercises)
-        notes = [*self._adaptation_notes(), *_knee_notes(exercises, self.facts)]
+        knee_note = _knee_work_note(exercises, self.facts)
+        notes = [
+            *self._adaptation_notes(),
+            *([knee_note] if knee_note else []),
+            *_pad_notes(exercises, self.facts),
+        ]
         if estimated < self.minutes - FIT_UNDER:
             notes.append(length_note(estimated, self.minutes))
         return ComposedWorkout(
@@ -1588,34 +1595,40 @@ class Composer:
             notes=notes,
             checked=checked,
             named_as=dict(self.named_as),
+            knee_note=knee_note,
         )
 
 
-def _knee_notes(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> list[str]:
-    """What the knee rules did to the drafted exercises, for the user: the knee work kept moderate, the kneeling
-    moves padded (the cues are on the exercises)."""
+def _knee_work_note(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> str:
+    """For the user, the knee work the knee rule kept moderate ('' when none; its cue is on the exercises)."""
     if not any(rule.key == "knee" for rule in facts.injuries):
-        return []
-    notes = []
+        return ""
     knee_work = [
         str(exercise["exercise_name"])
         for exercise in exercises
         if KNEE_WORK_CUE in str(exercise.get("notes") or "")
     ]
-    if knee_work:
-        notes.append(
-            f"I kept the knee work ({joined(knee_work)}) moderate for your knee: a lighter load for more reps, "
-            "lowered slowly to the box or a pain-free depth"
-        )
+    if not knee_work:
+        return ""
+    return (
+        f"I kept the knee work ({joined(knee_work)}) moderate for your knee: a lighter load for more reps, "
+        "lowered slowly to the box or a pain-free depth"
+    )
+
+
+def _pad_notes(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> list[str]:
+    """For the user, the kneeling moves padded for a knee that complains (the cues are on the exercises)."""
+    if not any(rule.key == "knee" for rule in facts.injuries):
+        return []
     padded = [
         str(exercise["exercise_name"])
         for exercise in exercises
         if knee_pad_cue(str(exercise["exercise_name"]), None, {rule.key for rule in facts.injuries})
     ]
-    if padded:
-        pad = KNEELING_PAD_CUE[:1].lower() + KNEELING_PAD_CUE[1:].rstrip(".")
-        notes.append(f"for {joined(padded)}, {pad}")
-    return notes
+    if not padded:
+        return []
+    pad = KNEELING_PAD_CUE[:1].lower() + KNEELING_PAD_CUE[1:].rstrip(".")
+    return [f"for {joined(padded)}, {pad}"]
 
 
 def _drop_invalid(

@@ -964,9 +964,10 @@ def _injury_problems(
 # set of it is refused.
 KNEE_WORK_PATTERNS = frozenset({"squat", "lunge", "knee_extension", "knee_flexion"})
 KNEE_WORK_REPS = 12  # what the tools prescribe
+KNEE_WORK_REST_SEC = 90  # its rest, whatever a plan day's fit does to the others'
 KNEE_WORK_MIN_REPS = 8  # fewer is a strength set
-# Of the usual load for the knee work's reps (`workout_coaching.working_load`: a first load for 12 reps, or a last
-# one lifted for fewer reps, a heavier set): lighter, as knee work is.
+# Of the usual first load for the knee work's reps (`workout_coaching.working_load`): lighter, as knee work is. With
+# history the last load is moved to the knee work's reps instead (Epley), and progressed as any other.
 KNEE_WORK_LOAD_SCALE = 0.7
 # No depth cue in it (`depth_cues` reads none): the tools' own cue never lets a deep squat pass as kept short.
 KNEE_WORK_CUE = (

@@ -5,19 +5,23 @@ on all fours."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from datasources_app.catalog import kneels
-from datasources_app.services import seed_demo_user, upsert_profile
+from datasources_app.demo import DEMO_USER_ID
+from datasources_app.services import record_workout_log, seed_demo_user, upsert_profile
 from sessions_app.services import create_session
 from tests.tools_app.test_coach_loads import alex, line, swapped_in
 from tests.tools_app.test_injury_words import DEMO_KNEE, generate, quads
+from tests.tools_app.test_plan_day_minutes import demo_day
 from tests.tools_app.workout_support import Trainee, hold_exercise, make_trainee, reps_exercise, told
 from tools_app.registry import execute_tool
 from tools_app.types import ToolContext, ToolResult
-from tools_app.workout_validation import KNEE_WORK_CUE, depth_cues
+from tools_app.workout_validation import KNEE_WORK_CUE, KNEE_WORK_REST_SEC, depth_cues
 
 HURTS = "Knee pain when I squat or kneel."
 
@@ -198,3 +202,83 @@ def test_a_heavy_box_squat_written_for_a_mild_knee_is_refused() -> None:
     assert "never 5 reps; send reps of 8 or more (e.g. 12)" in text
     ok, text = generate(trainee, heavy | {"reps": [12, 12, 12], "load_each": [20, 20, 20]})
     assert ok, text
+
+
+def log_box_squat(user_id: uuid.UUID, *, reps: int) -> None:
+    """A barbell box squat of 3 sets at 60 kg, the last set `reps` reps, the knee's 12 planned, two days ago."""
+    record_workout_log(
+        user_id=user_id,
+        entries=[
+            {
+                "exercise_name": "Barbell Box Squat",
+                "exercise_slug": "barbell-box-squat",
+                "muscles": [{"muscle": "Quadriceps", "share": 0.7}, {"muscle": "Glutes", "share": 0.3}],
+                "target_reps": [12, 12, 12],
+                "actual_sets": 3,
+                "actual_reps": [12, 12, reps],
+                "actual_load_each": [60, 60, 60],
+                "load_unit": "kg",
+            }
+        ],
+        completed_at=timezone.now() - timedelta(days=2),
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("reps", "prescribed", "said"),
+    [
+        (
+            11,
+            "Barbell Box Squat 3×12 @ 57.5 kg",
+            "Last time: 60 kg × 11; lighter for 12 moderate reps for your knee.",
+        ),
+        (12, "Barbell Box Squat 3×12 @ 62.5 kg", "Up from 60 kg × 12 last time."),
+    ],
+)
+def test_one_rep_short_of_the_knee_works_12_moves_the_load_by_epley_not_by_a_third(
+    reps: int, prescribed: str, said: str
+) -> None:
+    """After a box squat of 60 kg × 11 the knee's next 12 reps were 42.5 kg (0.7 of the last load, said as "Last
+    time: 60 kg × 11."), after 60 × 12 62.5 kg: one rep cut the load by 30 %. Now 60 kg × 11 is moved to 12 reps
+    (57.5 kg, said why), the same rule as 60 × 12 completed (one step up), in a swap and a drafted plan day."""
+    trainee = alex("Gym")
+    log_box_squat(trainee.user_id, reps=reps)
+    box_squat = swapped_in(trainee, "Barbell Box Squat")
+    assert line(box_squat) == prescribed
+    assert said in box_squat["reasoning"], box_squat["reasoning"]
+
+    seed_demo_user()
+    log_box_squat(DEMO_USER_ID, reps=reps)
+    day = demo_day("Box squat 3×12; bench press 3×8; barbell row 3×8", minutes=45)
+    planned = next(e for e in day["draft"]["exercises"] if e["exercise_name"] == "Barbell Box Squat")
+    assert line(planned) == prescribed
+    assert said in planned["reasoning"], planned["reasoning"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("prescription", "minutes", "reps"),
+    [
+        ("Box squat 4×5; bench press 4×5; barbell row 4×5", 45, 12),  # the drafted moderate set kept
+        ("Box squat 4×5; bench press 4×5; barbell row 4×5; overhead press 4×5", 30, 12),
+        (
+            "Box squat 4×5-8; bench press 4×5-8; barbell row 4×5-8; overhead press 4×5-8",
+            30,
+            8,
+        ),  # the range's top
+        ("Box squat 4×5-8; bench press 4×5-8; barbell row 4×5-8", 45, 8),
+    ],
+)
+def test_a_plan_days_knee_work_keeps_the_knee_rest_and_is_said_once(
+    prescription: str, minutes: int, reps: int
+) -> None:
+    """A plan day's strength set of knee work kept moderate had whatever rest the day's fit gave it (4×12 rest 120 s
+    in a 45-minute day, 4×8 rest 60 s in a 30-minute one): now the knee's 90 s in every day; and the user is told
+    once that it is kept moderate, not twice (the draft's note and the plan's)."""
+    seed_demo_user()
+    day = demo_day(prescription, minutes=minutes)
+    squat = next(e for e in day["draft"]["exercises"] if e["exercise_name"] == "Barbell Box Squat")
+    assert (squat["sets"], squat["reps"], squat["rest_sec"]) == (4, [reps] * 4, KNEE_WORK_REST_SEC), squat
+    said = " ".join(day["draft_notes"])
+    assert said.count("moderate for your knee") == 1, day["draft_notes"]  # both notes say it
