@@ -1370,18 +1370,25 @@ class Composer:
             self._longest_that_fits(range(4, max(5, self.minutes * 2)), set_rounds, lambda: exercises)
             return exercises, chosen
 
+        self._rounds_that_fit(circuit, exercises, name="HIIT circuit")
+        return exercises, chosen
+
+    def _rounds_that_fit(
+        self, circuit: list[dict[str, Any]], exercises: list[dict[str, Any]], *, name: str
+    ) -> None:
+        """Group the circuit as one, with as many rounds (2-30, a minute's rest between them) as the minutes hold."""
+
         def circuit_rounds(rounds: int) -> None:
             grouped(
                 circuit,
                 group_id="circuit-1",
                 group_type="circuit",
-                name="HIIT circuit",
+                name=name,
                 rounds=rounds,
                 rest_between_rounds_sec=60,
             )
 
         self._longest_that_fits(range(2, 31), circuit_rounds, lambda: exercises)
-        return exercises, chosen
 
     def _longest_that_fits(
         self,
@@ -1507,17 +1514,7 @@ class Composer:
         cooldown = self._cooldown(1, main=chosen)
         exercises = [*warmup, *circuit, *cooldown]
 
-        def circuit_rounds(rounds: int) -> None:
-            grouped(
-                circuit,
-                group_id="circuit-1",
-                group_type="circuit",
-                name="Cardio circuit",
-                rounds=rounds,
-                rest_between_rounds_sec=60,
-            )
-
-        self._longest_that_fits(range(2, 31), circuit_rounds, lambda: exercises)
+        self._rounds_that_fit(circuit, exercises, name="Cardio circuit")
         return exercises, chosen
 
     def _mobility(self) -> tuple[list[dict[str, Any]], list[Candidate]]:

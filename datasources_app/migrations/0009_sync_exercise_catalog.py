@@ -4,15 +4,7 @@
 
 from django.db import migrations
 
-from datasources_app.services import read_exercise_catalog, sync_exercise_catalog
-
-
-def sync_catalog(apps, schema_editor):
-    sync_exercise_catalog(
-        equipment_model=apps.get_model("datasources_app", "Equipment"),
-        exercise_model=apps.get_model("datasources_app", "Exercise"),
-        rows=read_exercise_catalog(),
-    )
+from datasources_app.migrations._catalog_sync import sync_catalog
 
 
 class Migration(migrations.Migration):
