@@ -940,6 +940,10 @@ class ComposedWorkout:
         )
 
 
+# A circuit interval's work and rest (s) by the brief's intensity: HIIT and bodyweight cardio alike.
+CIRCUIT_WORK_REST: dict[str, tuple[int, int]] = {"easy": (30, 30), "moderate": (40, 20), "hard": (45, 15)}
+
+
 class Composer:
     """Builds one workout for one request; see the module docstring for the rules."""
 
@@ -1342,12 +1346,7 @@ class Composer:
         pool = self._style_pool("hiit")
         slots = HIIT_SLOTS if self.brief.is_open else [*self._strength_slots(), *HIIT_SLOTS]
         chosen = fill_slots(slots, pool, count=count, targets=self.targets, facts=self.facts, style="hiit")
-        if self.brief.intensity == "easy":
-            work, rest = 30, 30
-        elif self.brief.intensity == "hard":
-            work, rest = 45, 15
-        else:
-            work, rest = 40, 20
+        work, rest = CIRCUIT_WORK_REST.get(self.brief.intensity or "", CIRCUIT_WORK_REST["moderate"])
         circuit = [
             interval_exercise(
                 c,
@@ -1494,12 +1493,7 @@ class Composer:
             facts=self.facts,
             style="cardio",
         )
-        if self.brief.intensity == "easy":
-            work, rest = 30, 30
-        elif self.brief.intensity == "hard":
-            work, rest = 45, 15
-        else:
-            work, rest = 40, 20
+        work, rest = CIRCUIT_WORK_REST.get(self.brief.intensity or "", CIRCUIT_WORK_REST["moderate"])
         circuit = [
             interval_exercise(
                 c,
