@@ -81,9 +81,14 @@ def full_data(data: Any) -> str:
 
 
 def shorten(text: str, limit: int = SUMMARY_VALUE_LIMIT) -> str:
-    """Cut `text` to `limit` characters, marking the cut with an ellipsis."""
+    """`text` on one line in at most `limit` characters: cut at a word where one ends in the last third, the cut
+    marked with an ellipsis ("pain-free range, stop if…", not "pain-free range, stop if it pi…")."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    at_word = cut.rsplit(" ", 1)[0] if " " in cut[limit * 2 // 3 :] else cut
+    return at_word.rstrip(" ,.;:") + "…"
 
 
 def fallback_observation(category: ObservationCategory, data: dict[str, Any]) -> str:

@@ -36,6 +36,7 @@ from sessions_app.models import CONTEXT_EVENT_TYPES, AgentSession, AgentSessionE
 from sessions_app.selectors import SessionState, StateQuery, context_events_after, session_state_query
 from sessions_app.services import waking_followers
 from sessions_app.transcript import ASK_USER_TOOL, call_of
+from tools_app.formatting import shorten
 from tools_app.registry import registry_generation, tool_specs
 from trainer_agent.agents.registry import TRAINER_AGENT_ID, get_agent
 from trainer_agent.llm.types import LLMRequest, ToolSpec, _content_characters, total_characters
@@ -532,11 +533,9 @@ def artifact_tags(exercise: dict[str, Any]) -> list[str]:
         tags.append("equipment: " + ", ".join(slug.replace("_", " ") for slug in equipment))
     note = " ".join(str(exercise.get("notes") or "").replace(";", ",").split())
     if note:
-        # A kept cue ("pain-free range") the model must not drop when it changes the exercise; cut short at a
-        # word, and without "; ", which separates the tags.
-        if len(note) > NOTE_TAG_CHARS:
-            note = note[:NOTE_TAG_CHARS].rsplit(" ", 1)[0].rstrip(",.") + "…"
-        tags.append(f"note: {note}")
+        # A kept cue ("pain-free range") the model must not drop when it changes the exercise; cut short, and
+        # without "; ", which separates the tags.
+        tags.append(f"note: {shorten(note, NOTE_TAG_CHARS)}")
     return tags
 
 

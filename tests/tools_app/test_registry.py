@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from sessions_app.models import AgentSession
 from tools_app import registry
-from tools_app.formatting import confirmation, full_data, summary, wrap_in_xml
+from tools_app.formatting import confirmation, full_data, shorten, summary, wrap_in_xml
 from tools_app.registry import (
     DuplicateToolError,
     ReservedToolNameError,
@@ -434,6 +434,14 @@ def test_observation_helpers() -> None:
     assert summary("saved", "preference", None, "x" * 200) == f"saved: preference, {'x' * 79}…"
     assert full_data({"a": [1]}) == '{\n "a": [\n  1\n ]\n}'
     assert full_data("already text") == "already text"
+
+
+def test_a_shortened_text_ends_at_a_word() -> None:
+    """A cut preference or note reads "…stop if the knee…", not half a word, in the limit it is given."""
+    note = "Pain-free range, stop if the knee aches and keep the box high"
+    assert shorten(note, 30) == "Pain-free range, stop if the…"
+    assert shorten(note, 100) == note
+    assert len(shorten(note, 30)) <= 30
 
 
 def test_result_to_dict_includes_delivered_artifact_and_id() -> None:
