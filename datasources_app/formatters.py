@@ -223,12 +223,18 @@ def log_entry(entry: WorkoutLogEntry, units: Units) -> str:
     return text
 
 
+# A log whose first and last sets were written minutes apart was written down at once, after the session: its
+# span is no session length ("Push Day (0min)"), so none is shown.
+TIMED_SESSION_MIN = 5
+
+
 def workout_log(log: WorkoutLog, units: Units) -> str:
     """ "Mon 14 Nov Push Day (45min): Bench Press 3×8 @ 60kg RPE 8; Plank 3×45s"."""
     title = f" {log.title}" if log.title else ""
     minutes = ""
-    if log.started_at and log.completed_at > log.started_at:
-        minutes = f" ({round((log.completed_at - log.started_at).total_seconds() / 60)}min)"
+    took = round((log.completed_at - log.started_at).total_seconds() / 60) if log.started_at else 0
+    if took >= TIMED_SESSION_MIN:
+        minutes = f" ({took}min)"
     entries = "; ".join(log_entry(entry, units) for entry in log.entries.all())
     notes = f" | notes: {log.notes}" if log.notes else ""
     return f"{day(log.completed_at, units)}{title}{minutes}: {entries or 'no exercises'}{notes}"

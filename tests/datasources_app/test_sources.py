@@ -117,6 +117,21 @@ def test_every_source_states_emptiness(source: str, empty: str) -> None:
 
 # --- Formatted sources ----------------------------------------------------------------------------------------
 @pytest.mark.django_db
+def test_a_workout_logged_all_at_once_shows_no_session_length() -> None:
+    """Sets written down together after the session read "Legs: …", not "Legs (0min): …"; a timed one keeps it."""
+    user_id = _lb_user()
+    now = timezone.now()
+    for title, took in (("Legs", dt.timedelta(seconds=40)), ("Push", dt.timedelta(minutes=38))):
+        log = WorkoutLogFactory.create(user_id=user_id, title=title, completed_at=now - dt.timedelta(hours=1))
+        log.started_at = log.completed_at - took
+        log.save()
+        WorkoutLogEntryFactory.create(log=log)
+    text = _text(user_id, "workout_history", {"days_back": 2})
+    assert " Legs: " in text
+    assert " Push (38min): " in text
+
+
+@pytest.mark.django_db
 def test_workout_history_in_pounds_with_targets_and_window() -> None:
     """One line per workout in the user's zone and units; targets only where they differ; window and limit."""
     user_id = _lb_user()
