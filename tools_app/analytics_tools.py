@@ -174,7 +174,9 @@ def _up_from(value: float, before: float | None, unit: str, each: str) -> str:
 
 
 def _set_text(done: SetDone | None, unit: str) -> str:
-    return f"{number(done.load)}{unit} × {done.reps}" if done else "-"
+    """A set as the history shows it: a load logged in the other unit at the nearest step of this one (140 kg
+    reads "309lb", not "308.6lb"). The totals keep the exact loads."""
+    return f"{number(round_load(done.load, unit))}{unit} × {done.reps}" if done else "-"
 
 
 def _each(item: ExerciseStats) -> str:

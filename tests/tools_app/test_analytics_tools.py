@@ -364,6 +364,16 @@ def test_estimated_1rms_are_said_to_the_load_step_of_the_users_unit() -> None:
     ), summary.raw_formatted
 
 
+def test_sets_logged_in_kilograms_read_in_pounds_as_the_history_shows_them() -> None:
+    """A user who switched to pounds reads a 140 kg squat as "309lb × 5" in the stats, as in the history, not
+    "308.6lb × 5"."""
+    trainee = make_trainee(weight_unit="lb")
+    log_entry(trainee, days_ago(3), "Barbell Back Squat", [5, 5, 5], [140] * 3, load_unit="kg")
+    breakdown = run_stats(trainee, view="breakdown", exercise_name="Barbell Back Squat", days=30)
+    assert "best set 309lb × 5" in breakdown.raw_formatted, breakdown.raw_formatted
+    assert "308.6" not in breakdown.raw_formatted
+
+
 def test_trends_failures(trainee: Trainee) -> None:
     """An exercise not logged in the range fails; an unknown metric is a validation failure."""
     weekly_history(trainee)
