@@ -295,7 +295,10 @@ def delete_preference(args: DeletePreferenceInput, ctx: ToolContext) -> ToolOutc
         return _failure(f"Preference {args.preference_id} not found. Active preferences: {listing}.")
     services.delete_preference(user_id=ctx.user_id, preference_id=preference_id)
     data = {"deleted": True, "preference_id": str(preference_id), "description": preference.description}
-    return ToolOutcome(success=True, data=data, text=confirmation("deleted"))
+    # Named, so the model tells the user which one went ("deleted" alone left it to guess).
+    return ToolOutcome(
+        success=True, data=data, text=confirmation("deleted", note=shorten(preference.description, 60))
+    )
 
 
 _UNIT_NAMES = {"lb": "pounds", "kg": "kilograms", "mi": "miles", "km": "kilometres"}

@@ -188,10 +188,10 @@ def test_set_preference_requires_description_and_guidance(trainee: Trainee) -> N
 
 
 def test_delete_own_preference(trainee: Trainee) -> None:
-    """Deleting answers with a bare confirmation and removes the row."""
-    preference = PreferenceFactory.create(user_id=trainee.user_id)
+    """Deleting answers with a confirmation naming what went (the model tells the user which) and removes the row."""
+    preference = PreferenceFactory.create(user_id=trainee.user_id, description="Left shoulder hurts overhead")
     result = trainee.run("delete_preference", {"preference_id": str(preference.id)})
-    assert result.success and result.raw_formatted == "deleted"
+    assert result.success and result.raw_formatted == "deleted (Left shoulder hurts overhead)"
     assert result.data["preference_id"] == str(preference.id)
     assert active_preferences(user_id=trainee.user_id) == []
 
