@@ -13,8 +13,9 @@ import math
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
 
@@ -116,6 +117,13 @@ class Tally:
     volumes: dict[str, float]
     spelling: dict[str, str]
     entries: dict[str, int]
+    # In how many workouts each got at least one set's worth (`TRAINED_IN_A_WORKOUT`): "how often did I train
+    # my quads" counts the squat days, not every workout whose lunge touched a muscle with a tenth of a set.
+    workouts: dict[str, int] = field(default_factory=dict)
+
+
+# Working sets (shared out) a muscle needs in one workout to count as trained in it.
+TRAINED_IN_A_WORKOUT = 1.0
 
 
 def tally(entries: Iterable[WorkoutLogEntry], kind: str) -> Tally:
@@ -126,6 +134,7 @@ def tally(entries: Iterable[WorkoutLogEntry], kind: str) -> Tally:
     volumes: dict[str, float] = defaultdict(float)
     spelling: dict[str, str] = {}
     counts: dict[str, int] = defaultdict(int)
+    per_workout: dict[tuple[str, Any], float] = defaultdict(float)
     for entry in entries:
         volume = working_sets(entry) if muscles else entry_volume(entry)
         if not volume:
@@ -136,10 +145,15 @@ def tally(entries: Iterable[WorkoutLogEntry], kind: str) -> Tally:
             if not name:
                 continue
             folded = name.casefold()
-            volumes[folded] += volume * float(item.get("share") or 0)
+            share = volume * float(item.get("share") or 0)
+            volumes[folded] += share
+            per_workout[folded, entry.log_id] += share
             spelling.setdefault(folded, name)
             counts[folded] += 1
-    return Tally(dict(volumes), spelling, dict(counts))
+    workouts: dict[str, int] = defaultdict(int)
+    for (folded, _log), share in per_workout.items():
+        workouts[folded] += share >= TRAINED_IN_A_WORKOUT
+    return Tally(dict(volumes), spelling, dict(counts), dict(workouts))
 
 
 def distribution_from_entries(

@@ -268,6 +268,7 @@ class BreakdownRow:
     entries: int
     volume_share: float  # of `volume`
     volume: float  # muscles: working sets (shared out by the muscles' shares); else distribution.entry_volume
+    workouts: int | None = None  # muscles: the workouts that trained it (`distribution.Tally.workouts`)
 
 
 def grouped_breakdown(
@@ -291,8 +292,11 @@ def grouped_breakdown(
         names = split.spelling if by == "muscle" else {folded: folded for folded in split.volumes}
         volumes = {names[folded]: volume for folded, volume in split.volumes.items()}
         counts = {names[folded]: count for folded, count in split.entries.items()}
+        workouts = (
+            {names[folded]: count for folded, count in split.workouts.items()} if by == "muscle" else {}
+        )
     else:
-        volumes, counts = defaultdict(float), defaultdict(int)
+        volumes, counts, workouts = defaultdict(float), defaultdict(int), {}
         for entry in entries:
             if volume := entry_volume(entry):
                 name = entry.exercise_type if by == "exercise_type" else entry.exercise_name
@@ -300,7 +304,9 @@ def grouped_breakdown(
                 counts[name] += 1
     total = sum(volumes.values())
     rows = [
-        BreakdownRow(name, counts[name], volumes[name] / total if total else 0.0, volumes[name])
+        BreakdownRow(
+            name, counts[name], volumes[name] / total if total else 0.0, volumes[name], workouts.get(name)
+        )
         for name in volumes
         if volumes[name] > 0
     ]

@@ -387,11 +387,16 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
             goal.muscle for goal in muscle_goals if goal.muscle.casefold() not in trained and goal.weight
         ]
         text = (
-            f"Working sets by muscle, {span.label} (warm-ups, stretches and cardio not counted):\n"
+            f"Working sets by muscle, {span.label} (warm-ups, stretches and cardio not counted; a muscle counts "
+            "as trained in a workout that gave it a set's worth):\n"
             + "\n".join(
                 f"- {row.name}: {number(round(row.volume, 1))} sets, {percent(row.volume_share)}"
                 + (f" (goal {percent(goals[row.name.casefold()])})" if row.name.casefold() in goals else "")
-                + f", {counted(row.entries, 'entry', 'entries')}"
+                + (
+                    f", trained in {counted(row.workouts, 'workout')}"
+                    if row.workouts
+                    else ", no full set in a workout"
+                )
                 for row in rows
             )
             + "".join(
@@ -410,6 +415,7 @@ def _breakdown(args: TrainingStatsInput, ctx: ToolContext, span: DateRange) -> T
             "entries": row.entries,
             "share": round(row.volume_share, 4),
             "volume": round(row.volume, 2),
+            **({"workouts": row.workouts} if row.workouts is not None else {}),
             **({"goal": goals[row.name.casefold()]} if row.name.casefold() in goals else {}),
         }
         for row in rows

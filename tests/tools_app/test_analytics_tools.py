@@ -259,9 +259,29 @@ def test_breakdown_by_muscle_and_seed_001_breakdown_type(trainee: Trainee) -> No
     shares = {group["name"]: (group["volume"], group["share"]) for group in result.data["groups"]}
     assert shares == {"Chest": (6, 0.6667), "Quadriceps": (3, 0.3333)}
     assert result.raw_formatted.splitlines()[1:] == [
-        "- Chest: 6 sets, 67%, 2 entries",
-        "- Quadriceps: 3 sets, 33%, 1 entry",
+        "- Chest: 6 sets, 67%, trained in 2 workouts",
+        "- Quadriceps: 3 sets, 33%, trained in 1 workout",
     ]
+
+
+def test_the_muscle_split_says_how_many_workouts_trained_each_muscle(trainee: Trainee) -> None:
+    """ "How many times did I train quads this month?": two squat days count two workouts for the quads; the
+    glutes, a fifth of each squat set, never got a set's worth in one workout and are not said to be trained."""
+    for days in (9, 2):
+        log_entry(
+            trainee,
+            days_ago(days),
+            "Barbell Squat",
+            [5, 5, 5],
+            [100] * 3,
+            muscles=[{"muscle": "Quadriceps", "share": 0.8}, {"muscle": "Glutes", "share": 0.2}],
+        )
+    result = run_stats(trainee, view="breakdown", group_by="muscle", days=30)
+    assert result.success, result.formatted
+    lines = result.raw_formatted.splitlines()
+    assert "- Quadriceps: 4.8 sets, 80%, trained in 2 workouts" in lines, lines
+    assert "- Glutes: 1.2 sets, 20%, no full set in a workout" in lines, lines
+    assert [group.get("workouts") for group in result.data["groups"]] == [2, 0]
 
 
 def test_breakdown_of_an_unknown_exercise_fails_listing_the_logged_ones(trainee: Trainee) -> None:
@@ -661,8 +681,8 @@ def test_the_muscle_split_stands_beside_the_users_muscle_goals(trainee: Trainee)
     result = run_stats(trainee, view="breakdown", group_by="muscle", days=30)
     assert result.success, result.formatted
     assert result.raw_formatted.splitlines()[1:] == [
-        "- Chest: 6 sets, 67% (goal 40%), 2 entries",
-        "- Quadriceps: 3 sets, 33%, 1 entry",
+        "- Chest: 6 sets, 67% (goal 40%), trained in 2 workouts",
+        "- Quadriceps: 3 sets, 33%, trained in 1 workout",
         "- Back: no working sets (goal 60%)",
     ]
     assert result.data["groups"][0]["goal"] == 0.4
