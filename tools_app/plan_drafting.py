@@ -947,7 +947,7 @@ UNSAFE_DRAFT = "The drafted workout was left out: {problem}"
 
 def draft_markdown(day: dict[str, Any]) -> str | None:
     """A drafted training day as the week's markdown workout (`# Title`, `## Warm-Up`, `## Main Workout`,
-    `## Cool Down`, `## Notes`), each exercise by the app's one rendering; a lift the draft keeps short of a deep
+    `## Cool Down`), each exercise by the app's one rendering; a lift the draft keeps short of a deep
     bend carries its depth in its name ("Leg Press (pain-free range): 3×12 @ 142.5kg (rest 75s)"), so that the text
     passes the week's check as the draft passes generate_workout's. None without a draft."""
     draft = day.get("draft")
@@ -964,9 +964,7 @@ def draft_markdown(day: dict[str, Any]) -> str | None:
     lines = [f"# {day.get('title') or draft.get('title') or day.get('session')}"]
     for heading, exercises in sections.items():
         lines += [f"## {heading}", *(message_line(n, e) for n, e in enumerate(exercises, start=1))]
-    notes = [str(note) for note in day.get("draft_notes") or [] if note]
-    if notes:
-        lines += ["## Notes", *(f"- {note}" for note in notes)]
+    # The draft's notes stay beside it (`draft_notes`): they name lifts with their numbers and no depth cue.
     return "\n".join(lines)
 
 
