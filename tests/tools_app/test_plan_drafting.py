@@ -491,7 +491,7 @@ def test_a_spanish_squat_is_drafted_the_way_the_plan_says(
 
 def test_a_day_written_out_keeps_the_plans_depth_in_the_lifts_name_and_passes_the_weeks_knee_check() -> None:
     """The trial's legs day: 'Leg Press (pain-free range)' in the plan is 'Leg Press' in the draft with the depth in
-    its notes; written out for the week's sub-agent it reads 'Leg Press (pain-free range): 3×…', which the week's
+    its notes; written out for the week's sub-agent it reads 'Leg Press (pain-free): 3×…', which the week's
     check of named exercises lets through for the demo knee (plain 'Leg Press' was refused)."""
     days = demo_week(
         (
@@ -502,9 +502,7 @@ def test_a_day_written_out_keeps_the_plans_depth_in_the_lifts_name_and_passes_th
     )
     written = written_out_days(days, user_id=DEMO_USER_ID)[0]
     assert written["draft"] is not None and written["markdown"], written["draft_notes"]
-    assert "\n1. Leg Press (pain-free): 3×" in written["markdown"] or (
-        "Leg Press (pain-free): 3×" in written["markdown"]
-    ), written["markdown"]
+    assert "\n1. Leg Press (pain-free): 3×" in written["markdown"], written["markdown"]
     assert unsafe_named_exercises([("Sat", written["markdown"])], user_injuries(user_id=DEMO_USER_ID)) == []
     assert [line for line in written["markdown"].splitlines() if line.startswith("## ")][:3] == [
         "## Warm-Up",
