@@ -22,6 +22,7 @@ from typing import Any
 
 from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
+from datasources_app.formatters import message_line
 from datasources_app.workouts import is_main
 from tools_app.formatting import joined
 from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
@@ -60,6 +61,7 @@ from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import (
     KNEE_WORK_MIN_REPS,
     KNEE_WORK_REST_SEC,
+    depth_cues,
     is_knee_work,
     unsafe_named_exercises,
     user_injuries,
@@ -936,3 +938,67 @@ def _cardio_exercise(
     exercise = duration_exercise(candidate, facts, minutes=minutes, why=f"{why} An easy, steady pace.")
     given = "" if timing.minutes else " (the plan gives no time)"
     return exercise, f"{minutes} min{given}"
+
+
+# --- A drafted day written out, as the week's sub-agents are given it -------------------------------------------
+_DAY_SECTIONS = {"warmup": "Warm-Up", "cooldown": "Cool Down"}
+UNSAFE_DRAFT = "The drafted workout was left out: {problem}"
+
+
+def draft_markdown(day: dict[str, Any]) -> str | None:
+    """A drafted training day as the week's markdown workout (`# Title`, `## Warm-Up`, `## Main Workout`,
+    `## Cool Down`), each exercise by the app's one rendering; a lift the draft keeps short of a deep
+    bend carries its depth in its name ("Leg Press (pain-free range): 3×12 @ 142.5kg (rest 75s)"), so that the text
+    passes the week's check as the draft passes generate_workout's. None without a draft."""
+    draft = day.get("draft")
+    if not draft:
+        return None
+    sections: dict[str, list[dict[str, Any]]] = {"Warm-Up": [], "Main Workout": [], "Cool Down": []}
+    for exercise in sorted(draft.get("exercises") or [], key=lambda item: item.get("order") or 0):
+        role = str((exercise.get("group") or {}).get("type"))
+        name = str(exercise.get("exercise_name") or "")
+        cues = depth_cues(str(exercise.get("notes") or ""))
+        if cues and not depth_cues(name):
+            exercise = exercise | {"exercise_name": f"{name} ({cues})"}
+        sections[_DAY_SECTIONS.get(role, "Main Workout")].append(exercise)
+    lines = [f"# {day.get('title') or draft.get('title') or day.get('session')}"]
+    for heading, exercises in sections.items():
+        lines += [f"## {heading}", *(message_line(n, e) for n, e in enumerate(exercises, start=1))]
+    # The draft's notes stay beside it (`draft_notes`): they name lifts with their numbers and no depth cue.
+    return "\n".join(lines)
+
+
+def written_out_days(days: list[dict[str, Any]], *, user_id: uuid.UUID) -> list[dict[str, Any]]:
+    """Each drafted day with its `markdown` (`draft_markdown`), offered only when it passes the week's check of the
+    exercises its text names against the user's injuries (`unsafe_named_exercises`): a draft that would be refused
+    is not offered (no draft, no markdown, a note saying why), so copying what the app drafted is never refused."""
+    injuries = user_injuries(user_id=user_id)
+    written: list[dict[str, Any]] = []
+    for day in days:
+        markdown = draft_markdown(day)
+        problems = unsafe_named_exercises([(str(day.get("weekday")), markdown)], injuries) if markdown else []
+        if problems:
+            note = UNSAFE_DRAFT.format(problem=problems[0].split(": ", 1)[-1])
+            day = day | {"draft": None, "draft_notes": [*day.get("draft_notes", []), note]}
+            markdown = None
+        written.append(day | {"markdown": markdown})
+    return written
+
+
+def fresh_week_days(
+    *,
+    user_id: uuid.UUID,
+    plan: dict[str, Any],
+    week: int,
+    calendar: list[dict[str, Any]] | None,
+    location_id: uuid.UUID | None,
+) -> list[dict[str, Any]]:
+    """The plan week's training days on the calendar as it is now, each drafted from the user's injuries,
+    preferences and equipment as they are now and written out (`written_out_days`); [] for a week the plan lacks."""
+    found = next((item for item in plan.get("weeks") or [] if item.get("week") == week), None)
+    if found is None:
+        return []
+    days = draft_week_workouts(
+        user_id=user_id, week=found, days=week_training_days(found, calendar), location_id=location_id
+    )
+    return written_out_days(days, user_id=user_id)

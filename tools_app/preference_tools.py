@@ -24,9 +24,9 @@ from pydantic.json_schema import SkipJsonSchema
 from datasources_app import selectors, services
 from datasources_app.catalog import EQUIPMENT_SLUGS
 from datasources_app.formatters import day
-from datasources_app.models import Preference, PreferenceType
+from datasources_app.models import Preference, PreferenceType, Preparation, ScheduledWorkout, ScheduleStatus
 from datasources_app.sources import units_for
-from datasources_app.workouts import canonical_equipment
+from datasources_app.workouts import Workout, canonical_equipment
 from tools_app.avoid_words import parse_preference
 from tools_app.formatting import confirmation, shorten
 from tools_app.registry import register
@@ -37,6 +37,7 @@ from tools_app.workout_validation import (
     effective_equipment,
     excluded_by,
     find_catalog_match,
+    validate_workout,
 )
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -202,6 +203,69 @@ def ruled_out_now(preference: Preference, ctx: ToolContext) -> str:
     return f" It rules out of the current workout: {', '.join(hit)}." if hit else ""
 
 
+SCHEDULE_DAYS_CHECKED = 14  # the prepared days ahead a new preference is checked against
+_NAMED_EXERCISE = re.compile(r"^exercise \d+ '(?P<name>[^']+)'")
+
+
+def prepared_day_conflicts(ctx: ToolContext) -> dict[uuid.UUID, tuple[ScheduledWorkout, list[str]]]:
+    """The prepared days on the calendar (the next two weeks) and the exercises of each that the checks of a new
+    workout refuse now (the user's injuries, preferences and equipment)."""
+    found: dict[uuid.UUID, tuple[ScheduledWorkout, list[str]]] = {}
+    for item in selectors.scheduled_workouts(
+        user_id=ctx.user_id, days_ahead=SCHEDULE_DAYS_CHECKED, statuses=[ScheduleStatus.SCHEDULED]
+    ):
+        if item.preparation == Preparation.READY and item.workout:
+            found[item.pk] = (item, _ruled_out_of(item, ctx))
+    return found
+
+
+def ruled_out_on_schedule(
+    preference: Preference,
+    before: dict[uuid.UUID, tuple[ScheduledWorkout, list[str]]],
+    ctx: ToolContext,
+) -> str:
+    """The prepared days (while the preference lasts) it newly rules exercises out of, for the model to offer to
+    prepare again (or ""): ' It also rules exercises out of these prepared days (…): Mon 30 Nov Push (week 1),
+    id …: Overhead Press.'"""
+    if preference.delete_after_use or not before:
+        return ""  # the next workout only: the current one, said above
+    until = selectors.local_today(user_id=ctx.user_id) + timedelta(days=SCHEDULE_DAYS_CHECKED)
+    if preference.expires_at is not None:
+        until = min(until, preference.expires_at.astimezone(units_for(user_id=ctx.user_id).tz).date())
+    hits = []
+    for key, (item, names) in prepared_day_conflicts(ctx).items():
+        new = [name for name in names if name not in before.get(key, (item, []))[1]]
+        if new and item.scheduled_date <= until:
+            hits.append(f"{day(item.scheduled_date)} {item.title}, id {item.id}: {', '.join(new)}")
+    if not hits:
+        return ""
+    return (
+        " It also rules exercises out of these prepared days (offer to prepare them again with "
+        f"prepare_week(workout_id)): {'; '.join(hits)}."
+    )
+
+
+def _ruled_out_of(item: ScheduledWorkout, ctx: ToolContext) -> list[str]:
+    """The exercises of a prepared day the checks of a new workout now refuse, at the plan's location."""
+    try:
+        workout = Workout.model_validate(item.workout)
+    except ValueError:
+        return []
+    location = ((item.plan.plan or {}).get("location") or {}) if item.plan is not None else {}
+    try:
+        location_id = uuid.UUID(str(location.get("id")))
+    except ValueError:
+        location_id = None
+    if (
+        location_id is not None
+        and selectors.get_location(user_id=ctx.user_id, location_id=location_id) is None
+    ):
+        location_id = None
+    problems = validate_workout(workout, user_id=ctx.user_id, location_id=location_id)
+    named = (found["name"] for problem in problems if (found := _NAMED_EXERCISE.match(problem)))
+    return list(dict.fromkeys(named))
+
+
 def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
     """Store a preference the workout tools then respect."""
     args = read_from_words(args, user_id=ctx.user_id)
@@ -240,6 +304,7 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
             f"Unknown equipment in exclude_equipment: {', '.join(unknown)}. "
             f"Valid slugs: {', '.join(EQUIPMENT_SLUGS)}."
         )
+    before = prepared_day_conflicts(ctx)
     preference = services.create_preference(
         user_id=ctx.user_id,
         preference_type=preference_type,
@@ -265,8 +330,12 @@ def set_preference(args: SetPreferenceInput, ctx: ToolContext) -> ToolOutcome:
         when = " next workout only"
     temporary = f" (temporary{when})" if preference_type == "temporary" else ""
     text = (
-        f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
-    ) + ruled_out_now(preference, ctx)
+        (
+            f"saved: {preference.category} - {shorten(preference.description, 50)}{temporary} id={preference.id}"
+        )
+        + ruled_out_now(preference, ctx)
+        + ruled_out_on_schedule(preference, before, ctx)
+    )
     lasting = lasting or ("in your next workout" if preference.delete_after_use else "from now on")
     excludes = preference.exclude_exercises or preference.exclude_equipment
     # An injury is planned around (its rules keep what is safe); a dislike is left out.

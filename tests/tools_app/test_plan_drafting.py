@@ -17,8 +17,13 @@ from datasources_app.workouts import Workout
 from tests.tools_app.workout_support import Trainee, make_trainee
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan
-from tools_app.plan_drafting import day_targets, draft_week_workouts, week_training_days
-from tools_app.workout_validation import validate_workout
+from tools_app.plan_drafting import (
+    day_targets,
+    draft_week_workouts,
+    week_training_days,
+    written_out_days,
+)
+from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 
 pytestmark = pytest.mark.django_db
 
@@ -481,4 +486,26 @@ def test_a_spanish_squat_is_drafted_the_way_the_plan_says(
     assert (exercise["sets"], exercise.get("hold_sec") or exercise.get("reps")) == amounts, exercise
     assert not any("Spanish" in note and "couldn't" in note for note in day["draft_notes"]), day[
         "draft_notes"
+    ]
+
+
+def test_a_day_written_out_keeps_the_plans_depth_in_the_lifts_name_and_passes_the_weeks_knee_check() -> None:
+    """The trial's legs day: 'Leg Press (pain-free range)' in the plan is 'Leg Press' in the draft with the depth in
+    its notes; written out for the week's sub-agent it reads 'Leg Press (pain-free): 3×…', which the week's
+    check of named exercises lets through for the demo knee (plain 'Leg Press' was refused)."""
+    days = demo_week(
+        (
+            "Leg Press (pain-free range), Romanian Deadlift, High-Box Squat, Leg Curl, Hip Thrust, Calf Raise — 5-6 "
+            "exercises × 3 sets of 8-12 reps, RPE 7, rest 60-90 s",
+        )
+        * 3
+    )
+    written = written_out_days(days, user_id=DEMO_USER_ID)[0]
+    assert written["draft"] is not None and written["markdown"], written["draft_notes"]
+    assert "\n1. Leg Press (pain-free): 3×" in written["markdown"], written["markdown"]
+    assert unsafe_named_exercises([("Sat", written["markdown"])], user_injuries(user_id=DEMO_USER_ID)) == []
+    assert [line for line in written["markdown"].splitlines() if line.startswith("## ")][:3] == [
+        "## Warm-Up",
+        "## Main Workout",
+        "## Cool Down",
     ]

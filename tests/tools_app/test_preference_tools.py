@@ -9,10 +9,15 @@ import zoneinfo
 import pytest
 from django.utils import timezone
 
+from datasources_app import selectors
 from datasources_app.formatters import day
-from datasources_app.models import Preference, UserSettings
+from datasources_app.models import Preference, Preparation, ScheduledWorkout, UserSettings
 from datasources_app.selectors import active_preferences
-from tests.datasources_app.factories import PreferenceFactory
+from tests.datasources_app.factories import (
+    PreferenceFactory,
+    ScheduledWorkoutFactory,
+    WorkoutPlanFactory,
+)
 from tests.tools_app.workout_support import Trainee, generate, make_trainee, reps_exercise, told
 from tools_app.registry import get_tool
 
@@ -221,3 +226,65 @@ def test_an_injury_note_is_confirmed_as_planned_around_not_left_out(trainee: Tra
     )
     assert result.success, result.formatted
     assert told(result) == "Got it: I'll plan around that in your workouts from now on."
+
+
+def _prepared_push_day(trainee: Trainee, days_ahead: int = 2) -> ScheduledWorkout:
+    today = selectors.local_today(user_id=trainee.user_id)
+    press = reps_exercise(
+        2,
+        exercise_name="Overhead Press",
+        load_each=[35, 35, 35],
+        equipment=["barbell", "squat_rack"],
+        muscles_utilized=[{"muscle": "Shoulders", "share": 0.7}, {"muscle": "Triceps", "share": 0.3}],
+    )
+    bench = reps_exercise(
+        1, exercise_name="Barbell Bench Press", equipment=["barbell", "bench", "squat_rack"]
+    )
+    plan = WorkoutPlanFactory.create(
+        user_id=trainee.user_id,
+        plan={"weeks": [], "location": {"id": str(trainee.gym.id), "name": "Gym"}},
+    )
+    return ScheduledWorkoutFactory.create(
+        user_id=trainee.user_id,
+        plan=plan,
+        scheduled_date=today + dt.timedelta(days=days_ahead),
+        title="Push (week 1)",
+        workout={"title": "Push", "exercises": [bench, press]},
+        preparation=Preparation.READY,
+    )
+
+
+def test_a_new_injury_names_the_prepared_days_it_affects(trainee: Trainee) -> None:
+    """A shoulder that hurts pressing overhead names the prepared Push day holding Overhead Press, to redo."""
+    item = _prepared_push_day(trainee)
+    result = trainee.run(
+        "set_preference",
+        {
+            "category": "injury",
+            "description": "My left shoulder hurts when I press overhead",
+            "guidance": "No overhead pressing; keep pressing below shoulder height",
+        },
+    )
+    assert result.success, result.formatted
+    assert f"{day(item.scheduled_date)} Push (week 1), id {item.id}: Overhead Press." in result.raw_formatted
+    assert "Barbell Bench Press" not in result.raw_formatted
+
+
+def test_equipment_left_out_names_the_prepared_days_that_use_it(trainee: Trainee) -> None:
+    """'No barbell' for a few days names the prepared day's barbell lifts; a day after it ends is not named."""
+    soon = _prepared_push_day(trainee, days_ahead=1)
+    later = _prepared_push_day(trainee, days_ahead=9)
+    until = selectors.local_today(user_id=trainee.user_id) + dt.timedelta(days=3)
+    result = trainee.run(
+        "set_preference",
+        {
+            "category": "equipment",
+            "description": "No barbell this week",
+            "guidance": "Use dumbbells instead",
+            "exclude_equipment": ["barbell"],
+            "expires_at": until.isoformat(),
+        },
+    )
+    assert result.success, result.formatted
+    assert f"id {soon.id}: Barbell Bench Press, Overhead Press." in result.raw_formatted
+    assert str(later.id) not in result.raw_formatted

@@ -134,7 +134,9 @@ rest day (rest true, duration_minutes 0) or a training day with its ISO date, fo
 prescription. The training days are exactly input.calendar's scheduled and completed sessions, on their dates as they
 are now (a session the user moved is trained on its new date); without a calendar, the plan week's days. days_per_week
 is the number of training days; a deload week is lighter. With input.workouts true, write each training day's workout
-in markdown, progressing from the recent training. {USER_FACTS}"""
+in markdown, progressing from the recent training; a training day's markdown, when given, is its draft written out and
+passes every check: start from it and keep each lift's name as it is written there ("Leg Press (pain-free range)").
+{USER_FACTS}"""
 
 WORKOUT_MESSAGE_PROMPT = f"""Turn the day's workout into one SMS of at most {SMS_MAX_CHARS} characters: a title line,
 one short line per exercise ("1. Dumbbell Row: 3×10 @ 16kg (rest 90s)"; "each hand" after a load only when its implements

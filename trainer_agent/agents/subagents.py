@@ -39,7 +39,13 @@ from tools_app.plan_builder import (
     takes_extras,
     week_dates,
 )
-from tools_app.plan_drafting import DEFAULT_WEEKS, draft_plan, draft_week_workouts, week_training_days
+from tools_app.plan_drafting import (
+    DEFAULT_WEEKS,
+    draft_plan,
+    draft_week_workouts,
+    week_training_days,
+    written_out_days,
+)
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries, validate_workout
 from trainer_agent import tracing
 from trainer_agent.agents.callbacks import callback_registry
@@ -57,10 +63,20 @@ PROMPT_PREVIEW_CHARS = 2000
 class SubagentError(RuntimeError):
     """A sub-agent gave no acceptable output; `problems` lists why (from the last attempt)."""
 
-    def __init__(self, agent_id: str, problems: list[str], *, attempts: int) -> None:
+    def __init__(
+        self,
+        agent_id: str,
+        problems: list[str],
+        *,
+        attempts: int,
+        output: Any = None,
+        input: dict[str, Any] | None = None,
+    ) -> None:
         self.agent_id = agent_id
         self.problems = problems
         self.attempts = attempts
+        self.output = output  # the last answer, when it parsed (its problems are `problems`)
+        self.input = input  # the briefed input the model was given
         listed = "; ".join(problems[:10]) or "no output"
         super().__init__(f"Sub-agent {agent_id!r} failed after {attempts} attempt(s): {listed}")
 
@@ -116,6 +132,10 @@ class TrainingDay(BaseModel):
     )
     draft_notes: list[str] = Field(
         default_factory=list, description="What the draft left out or changed, and why."
+    )
+    markdown: str | None = Field(
+        default=None,
+        description="The draft written out as the day's markdown workout; it passes every check as it is.",
     )
 
 
@@ -506,6 +526,7 @@ def microcycle_brief(input: dict[str, Any], user_id: uuid.UUID) -> dict[str, Any
         days = draft_week_workouts(
             user_id=user_id, week=week, days=days, location_id=location_uuid(input.get("location_id"))
         )
+        days = written_out_days(days, user_id=user_id)
     fields = set(TrainingDay.model_fields)
     return input | {
         "plan": plan,
@@ -700,6 +721,7 @@ def _run_model(
     base_prompt = json.dumps({"input": input, "user": facts}, ensure_ascii=False, default=str)
     events: list[AgentSessionEvent] = []
     problems: list[str] = []
+    output: Any = None
     attempts = 1 + policy.max_retries
     for attempt in range(1, attempts + 1):
         prompt = base_prompt
@@ -745,8 +767,8 @@ def _run_model(
         if output is not None and not problems:
             return SubagentResult(output=output, attempts=attempt, model=model_id, events=events, input=input)
         if "validation_error" not in policy.retry_on:
-            raise SubagentError(definition.agent_id, problems, attempts=attempt)
-    raise SubagentError(definition.agent_id, problems, attempts=attempts)
+            raise SubagentError(definition.agent_id, problems, attempts=attempt, output=output, input=input)
+    raise SubagentError(definition.agent_id, problems, attempts=attempts, output=output, input=input)
 
 
 def _record_request(

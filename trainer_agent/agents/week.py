@@ -31,6 +31,7 @@ from sessions_app.events import SUBAGENT_PREFIX, ErrorData
 from sessions_app.models import AgentSession, EventType
 from sessions_app.services import record_usage
 from tools_app.plan_builder import WEEKDAYS, week_dates
+from tools_app.plan_drafting import fresh_week_days
 from tools_app.unit_conversion import workout_in_user_units
 from tools_app.workout_validation import fill_implements
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
@@ -91,10 +92,11 @@ def prepare_plan_week(
     """Run the chain for the plan's week and store each pending day's workout and message (or its failure).
 
     The microcycle is given the week as it is on the calendar now (a moved day on its new date), and every
-    sub-agent writes for the plan's location. `only`: the days to prepare again on their own (the week's others
-    are left as they are); each starts from the layout the week's earlier run stored on it, so only its own
-    structure and message are asked for (the microcycle runs again only when a day has none for its date).
-    Failures are stored on the days and the plan's week and written to the session as a non-fatal `error`
+    sub-agent writes for the plan's location. A refused layout fails no day it does not name: those keep the
+    answer's workout, the others their drafted one written out (`_layouts_despite`). `only`: the days to prepare
+    again on their own (the week's others are left as they are); each is drafted again from the user's injuries,
+    preferences and equipment as they are now and written out, so only its own structure and message are asked
+    for. Failures are stored on the days and the plan's week and written to the session as a non-fatal `error`
     event."""
     outcome = WeekOutcome(plan_id=plan_id, week=week)
     plan = selectors.get_workout_plan(user_id=user_id, plan_id=plan_id)
@@ -111,21 +113,27 @@ def prepare_plan_week(
         return outcome
     sink = EventSink(session=session) if session is not None else None
     location_id = plan_location_id(plan)
-    layouts = stored_layouts(pending) if only is not None else None
-    if layouts is None:
+    reasons: dict[str, str] = {}
+    if only is not None:
+        # A day prepared again starts from a draft made now: the injuries, preferences and equipment said since
+        # the week was laid out count (the earlier layout's workout does not know them).
+        layouts, reasons = _fresh_layouts(
+            plan, week, on_calendar, pending, user_id=user_id, location_id=location_id
+        )
+    else:
         try:
             layouts = _lay_out_week(
                 plan, week, on_calendar, pending, user_id=user_id, location_id=location_id, sink=sink
             )
         except SubagentError as exc:
-            reason = f"the week could not be laid out ({_first_problem(exc)})"
-            for item in pending.values():
-                _fail(outcome, item, reason)
             _report(outcome, user_id=user_id, sink=sink, agent_id="microcycle", problems=exc.problems)
-            return _finish(outcome, user_id=user_id, first=first, last=last, only=only)
+            layouts, reasons = _layouts_despite(exc, pending, user_id=user_id)
+    for when, reason in reasons.items():
+        if when in pending:
+            _fail(outcome, pending[when], reason)
     for when, layout in layouts.items():
         found = pending.get(when)
-        if found is not None:
+        if found is not None and found.pk not in outcome.failed:
             _prepare_day(
                 outcome,
                 found,
@@ -178,20 +186,102 @@ def _lay_out_week(
     return layouts
 
 
-def stored_layouts(pending: dict[str, ScheduledWorkout]) -> dict[str, dict[str, Any]] | None:
-    """The layouts an earlier run kept on these days, by date; None when a day has none for the date it is on
-    now (it was moved, or prepared before layouts were kept): the week is laid out again."""
+def _fresh_layouts(
+    plan: WorkoutPlan,
+    week: int,
+    on_calendar: list[ScheduledWorkout],
+    pending: dict[str, ScheduledWorkout],
+    *,
+    user_id: uuid.UUID,
+    location_id: str | None,
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The pending days laid out from drafts made now (`plan_drafting.fresh_week_days`), by ISO date, each kept on
+    its day; and why a day has none (nothing fits it now), by date."""
+    days = fresh_week_days(
+        user_id=user_id,
+        plan=plan.plan,
+        week=week,
+        calendar=calendar_days(on_calendar),
+        location_id=uuid.UUID(location_id) if location_id else None,
+    )
     layouts: dict[str, dict[str, Any]] = {}
-    for when, item in pending.items():
-        layout = item.preparation_layout
-        if not isinstance(layout, dict) or layout.get("date") != when or not layout.get("markdown"):
-            return None
-        layouts[when] = layout
-    return layouts
+    reasons: dict[str, str] = {}
+    for day in days:
+        when = str(day["date"])
+        if when not in pending:
+            continue
+        if not day.get("markdown"):
+            notes = [str(note) for note in day.get("draft_notes") or []]
+            reasons[when] = f"no workout fits the day now ({notes[-1] if notes else 'nothing fits'})"
+            continue
+        layouts[when] = {"date": when, "markdown": day["markdown"], "draft": day.get("draft")}
+        services.store_day_layout(
+            user_id=user_id, scheduled_workout_id=pending[when].pk, layout=layouts[when]
+        )
+    return layouts, reasons
 
 
-def _first_problem(error: SubagentError) -> str:
-    text = error.problems[0] if error.problems else "no usable answer"
+_LABELLED = re.compile(r"^(?P<days>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:, (?:Mon|Tue|Wed|Thu|Fri|Sat|Sun))*): ")
+
+
+def _layouts_despite(
+    error: SubagentError, pending: dict[str, ScheduledWorkout], *, user_id: uuid.UUID
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The week laid out although the microcycle's last answer was refused: a day its problems do not name keeps
+    the answer's workout, a day they name (or every day, when a problem is about the week) takes its drafted
+    workout written out, which passes the same check; a day with neither fails alone, with its own reason."""
+    bad_days: set[str] = set()
+    about_the_week = False
+    for problem in error.problems:
+        found = _LABELLED.match(problem)
+        if found is None:
+            about_the_week = True
+        else:
+            bad_days.update(found["days"].split(", "))
+    answered: dict[str, str] = {}
+    if error.output is not None and not about_the_week:
+        answered = {
+            day.date.isoformat(): day.markdown
+            for day in error.output.days
+            if not day.rest and day.date and day.markdown and day.weekday not in bad_days
+        }
+    layouts: dict[str, dict[str, Any]] = {}
+    reasons: dict[str, str] = {}
+    for day in (error.input or {}).get("training_days") or []:
+        when = str(day.get("date"))
+        markdown = answered.get(when) or day.get("markdown")
+        if when not in pending:
+            continue
+        if not markdown:
+            mine = [
+                p
+                for p in error.problems
+                if str(day.get("weekday")) in bad_days and p.startswith(str(day.get("weekday")))
+            ]
+            reasons[when] = f"the week could not be laid out ({_plain_week_problem(mine or error.problems)})"
+            continue
+        layouts[when] = {"date": when, "markdown": markdown, "draft": day.get("draft")}
+        services.store_day_layout(
+            user_id=user_id, scheduled_workout_id=pending[when].pk, layout=layouts[when]
+        )
+    for when in pending:
+        if when not in layouts and when not in reasons:
+            reasons[when] = f"the week could not be laid out ({_plain_week_problem(error.problems)})"
+    return layouts, reasons
+
+
+def _plain_week_problem(problems: list[str]) -> str:
+    """The first problem in plain words ("it came out with Leg Press, which isn't a good idea for your knee")."""
+    for problem in problems:
+        text = _LABELLED.sub("", problem, count=1)
+        named = re.match(r"^'(?P<name>[^']+)' (?P<rest>.+)$", text, re.S)
+        if named is not None and (plain := plain_problem(f"exercise 1 '{named['name']}': {named['rest']}")):
+            return f"it {plain}"
+    return _first_problem(problems)
+
+
+def _first_problem(problems: list[str]) -> str:
+    text = problems[0] if problems else "no usable answer"
     return text if len(text) <= 300 else text[:297] + "..."
 
 

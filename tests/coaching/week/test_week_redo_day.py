@@ -133,8 +133,8 @@ def test_asking_for_the_week_again_prepares_only_the_days_not_ready(monday_faile
 
 
 def test_a_failed_day_moved_to_another_date_is_laid_out_again(monday_failed: Coached) -> None:
-    """The stored layout is for Monday's old date: moved to Tuesday, the day is prepared again from a new
-    layout of the week (the microcycle, then its own two calls), the other days still untouched."""
+    """Moved to Tuesday, the day is prepared again from a draft made for its new date (its own two calls, no
+    layout of the week again), the other days still untouched."""
     coached = monday_failed
     monday, *others = coached.week(1)
     untouched = snapshot(others)
@@ -144,7 +144,6 @@ def test_a_failed_day_moved_to_another_date_is_laid_out_again(monday_failed: Coa
     result, script = redo(coached, {"workout_id": str(monday.pk)})
     assert result.actions[0].result["success"] is True, result.actions[0].result
     assert [request.schema_name for request in script.json_requests] == [
-        "microcycle",
         "workout_structure",
         "workout_message",
     ]
