@@ -72,8 +72,8 @@ def test_mark_complete_logs_targets_as_actuals_and_persists_the_flag(
     first = stored_exercises(trainee)[0]
     assert (first["completed"], first["log_entry_id"]) == (True, str(entry.id))
     assert result.raw_formatted == (
-        "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout); "
-        f"entry id={entry.id}\nTell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
+        "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout "
+        f"'Home Push & Core' ({artifact_id}, for today)); entry id={entry.id}\nTell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
         "Nice work! Tell me when you've finished the rest and I'll log the workout."
     )
 
