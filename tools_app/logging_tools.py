@@ -419,8 +419,15 @@ def _logged_outcome(
         success=True,
         data=data,
         text=f"logged: {line}{done}; entry id={logged.id}" + (f"\n{heavier}" if heavier else ""),
-        tell_user=f"Logged {line}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
+        tell_user=f"Logged {line}. Nice work!"
+        + (" Tell me when you've finished the rest and I'll log the workout." if _rest_to_log(made) else ""),
     )
+
+
+def _rest_to_log(made: MadeWorkout | None) -> bool:
+    """Whether a logged exercise leaves a workout to finish: the current workout, or one made earlier with an
+    exercise not logged yet (not one the user finished and logged, an exercise added to it afterwards)."""
+    return made is None or made.current or any(not exercise.completed for exercise in made.workout.exercises)
 
 
 def _workout_exercise(

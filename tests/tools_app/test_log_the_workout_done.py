@@ -13,7 +13,7 @@ from datasources_app.formatters import day
 from datasources_app.models import WorkoutLog
 from datasources_app.selectors import get_current_workout, local_today
 from sessions_app.services import append_event
-from tests.tools_app.workout_support import Trainee, full_workout, make_trainee, upper_body_workout
+from tests.tools_app.workout_support import Trainee, full_workout, make_trainee, told, upper_body_workout
 
 pytestmark = pytest.mark.django_db
 
@@ -188,3 +188,20 @@ def test_another_users_workout_is_not_found_and_nothing_is_logged(trainee: Train
     )
     assert not WorkoutLog.objects.exists()
     assert current_id(trainee) == mine["artifact_id"]
+
+
+def test_an_exercise_added_to_a_workout_already_logged_joins_its_log_and_asks_for_no_more(
+    trainee: Trainee, legs_then_cardio: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    """The trial's "after the legs I also did pull-throughs": logged to the finished legs workout, the user is not
+    told to finish the rest of it."""
+    legs, _ = legs_then_cardio
+    assert trainee.run("log_workout", {"artifact_id": legs["artifact_id"], "others_as_planned": True}).success
+    result = trainee.run(
+        "log_completed_exercise",
+        {"artifact_id": legs["artifact_id"], "exercise_name": "Cable Pull Through", "reps": [15, 15, 15]},
+    )
+    assert result.success, result.formatted
+    log = WorkoutLog.objects.get(user_id=trainee.user_id)
+    assert log.entries.count() == 7 and log.title == "Legs"
+    assert told(result) == "Logged Cable Pull-Through 3×15. Nice work!"

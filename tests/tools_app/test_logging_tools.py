@@ -351,7 +351,7 @@ def test_log_workout_does_not_log_an_exercise_marked_complete_earlier(
     )
     assert sorted(names) == sorted([planned[0]["exercise_name"], planned[1]["exercise_name"]])
     assert result.data["already_logged_count"] == 1 and result.data["logged_count"] == 1
-    assert result.raw_formatted.startswith(
+    assert result.raw_formatted.split(". ", 1)[1].startswith(
         f"Logged 2 exercises ({planned[1]['exercise_name']}, {planned[0]['exercise_name']} logged earlier)."
     ), result.raw_formatted
     assert told(result) == (
