@@ -259,14 +259,13 @@ def workout_log_of(*, user_id: uuid.UUID, workout: Mapping[str, Any]) -> Workout
     return logs.filter(entries__id__in=valid).order_by("-completed_at").first()
 
 
-def log_of_made_workout(*, user_id: uuid.UUID, artifact_id: str) -> WorkoutLog | None:
-    """The user's latest log of the workout artifact `artifact_id` (sets logged against a workout made earlier
-    that is not the current one go to it), or None."""
-    if not artifact_id:
+def log_of_made_workout(*, user_id: uuid.UUID, artifact_ids: Iterable[str]) -> WorkoutLog | None:
+    """The user's latest log of a workout made earlier, by the artifact ids of its versions (a log keeps the id of
+    the version it was started or completed on), or None."""
+    ids = [artifact_id for artifact_id in artifact_ids if artifact_id]
+    if not ids:
         return None
-    return (
-        WorkoutLog.objects.filter(user_id=user_id, artifact_id=artifact_id).order_by("-completed_at").first()
-    )
+    return WorkoutLog.objects.filter(user_id=user_id, artifact_id__in=ids).order_by("-completed_at").first()
 
 
 def scheduled_day_of(*, user_id: uuid.UUID, artifact_id: str) -> date | None:

@@ -365,21 +365,48 @@ def find_made_workout(ctx: ToolContext, reference: str) -> MadeWorkout | str:
     except ValidationError:
         return f"No workout {reference}"
     made.artifact_id, made.exercises = reference, made.in_order()
-    # A change keeps the other exercises' ids: an earlier version shares one with the current workout.
-    ids = {exercise.id for exercise in current.exercises} if current is not None else set()
-    return MadeWorkout(made, current=bool(ids & {exercise.id for exercise in made.exercises}))
+    return MadeWorkout(
+        made, current=current is not None and _exercise_ids(made) & _exercise_ids(current) != set()
+    )
+
+
+def _exercise_ids(workout: StoredWorkout | Mapping[str, Any]) -> set[str]:
+    """The exercise ids of a workout (or an artifact): a change keeps the other exercises' ids, so two versions of
+    one workout share some, and two workouts made apart share none."""
+    if isinstance(workout, StoredWorkout):
+        return {str(exercise.id) for exercise in workout.exercises}
+    payload = workout.get("payload") if isinstance(workout.get("payload"), Mapping) else workout
+    exercises = payload.get("exercises") if isinstance(payload, Mapping) else None
+    return {
+        str(exercise["id"])
+        for exercise in (exercises if isinstance(exercises, list) else ())
+        if isinstance(exercise, Mapping) and exercise.get("id")
+    }
+
+
+def _other_workouts(ctx: ToolContext, current: StoredWorkout | None) -> list[dict[str, Any]]:
+    """The session's workout artifacts, newest first, one per workout (its latest version), without the current
+    workout's versions."""
+    seen = _exercise_ids(current) if current is not None else set()
+    others = []
+    for artifact in reversed(session_workouts(session=ctx.session)):
+        ids = _exercise_ids(artifact)
+        if not ids & seen:
+            others.append(artifact)
+        seen |= ids
+    return others
 
 
 def made_workout_listing(ctx: ToolContext, *, with_days: bool = False) -> list[str]:
     """The workouts the model can name by artifact_id, the current one first, then the session's newest first
-    (one version each): "art_… 'Upper Body' (the current workout)"; `with_days`: and the day each is on the
+    (each one's latest version): "art_… 'Upper Body' (the current workout)"; `with_days`: and the day each is on the
     calendar for, when it is ("art_… 'Home Cardio' (for Sun 29 Nov)")."""
     current = load_current_workout(ctx)
     current_id = current.artifact_id if current is not None else None
     made: dict[str, str] = {}
     if current is not None and current_id:
         made[current_id] = current.title or "Workout"
-    for workout in reversed(session_workouts(session=ctx.session)):
+    for workout in _other_workouts(ctx, current):
         made.setdefault(str(workout.get("artifact_id")), str(workout.get("title") or "Workout"))
     listing = []
     for artifact_id, title in list(made.items())[:_WORKOUTS_LISTED]:
@@ -408,13 +435,14 @@ def workout_named(ctx: ToolContext, workout: StoredWorkout) -> str:
 
 def workout_to_log(ctx: ToolContext, reference: str | None, *, tool: str) -> MadeWorkout | ToolOutcome:
     """The workout a logging tool logs: the one `reference` names (`find_made_workout`), else the current one.
-    The current workout on the calendar for a later day is not taken for the one done today: the failure asks
-    for the artifact_id of the workout done (that one's, if the user did it early)."""
+    The current workout on the calendar for a later day, when the session made another workout, is not taken for
+    the one done today: the failure asks for the artifact_id of the workout done (that one's, if the user did it
+    early)."""
     if reference is None:
         current = load_current_workout(ctx)
         if current is None:
             return _no_active_workout()
-        later = later_day_of(ctx, current)
+        later = later_day_of(ctx, current) if _other_workouts(ctx, current) else None
         if later is None:
             return MadeWorkout(current, current=True)
         return _failure(
@@ -436,9 +464,16 @@ def workout_to_log(ctx: ToolContext, reference: str | None, *, tool: str) -> Mad
 
 
 def _with_its_log(ctx: ToolContext, workout: StoredWorkout) -> StoredWorkout:
-    """A workout made earlier that is not the current one, with what was logged of it already: its log's id,
-    and each exercise logged there marked with its entry (by name), as the current workout carries them."""
-    log = log_of_made_workout(user_id=ctx.user_id, artifact_id=workout.artifact_id or "")
+    """A workout made earlier that is not the current one, with what was logged of it already (in the log of any
+    of its versions, e.g. sets logged while it was current): its log's id, and each exercise logged there marked
+    with its entry (by name), as the current workout carries them."""
+    ids = _exercise_ids(workout)
+    versions = [
+        str(artifact.get("artifact_id"))
+        for artifact in session_workouts(session=ctx.session)
+        if _exercise_ids(artifact) & ids
+    ]
+    log = log_of_made_workout(user_id=ctx.user_id, artifact_ids=[workout.artifact_id or "", *versions])
     if log is None:
         return workout
     workout.log_id = str(log.id)

@@ -205,3 +205,53 @@ def test_an_exercise_added_to_a_workout_already_logged_joins_its_log_and_asks_fo
     log = WorkoutLog.objects.get(user_id=trainee.user_id)
     assert log.entries.count() == 7 and log.title == "Legs"
     assert told(result) == "Logged Cable Pull-Through 3×15. Nice work!"
+
+
+def test_todays_only_workout_also_put_on_a_later_day_is_logged_when_done(trainee: Trainee) -> None:
+    """ "Put that on Thursday too": with no other workout made, "done" logs the current workout, as before."""
+    only = made(trainee, upper_body_workout(), "Upper body")
+    scheduled = trainee.run(
+        "schedule_workout", {"date": tomorrow(trainee).isoformat(), "artifact_id": only["artifact_id"]}
+    )
+    assert scheduled.success, scheduled.formatted
+    result = trainee.run("log_workout", {"others_as_planned": True})
+    assert result.success, result.formatted
+    assert WorkoutLog.objects.get(user_id=trainee.user_id).title == "Upper body"
+    assert current_id(trainee) is None
+
+
+def test_the_workouts_to_log_list_each_workout_once_at_its_latest_version(trainee: Trainee) -> None:
+    """A changed workout is listed once, by its newest id, so the model is not offered an outdated version."""
+    made(trainee, upper_body_workout(), "Legs")
+    swapped = trainee.run("swap_exercise", {"exercise_id": "Band Pull-Apart", "replacement_name": "Push-Up"})
+    assert swapped.success and swapped.artifact is not None, swapped.formatted
+    append_event(session=trainee.session, event_type="artifact", data=swapped.artifact)
+    cardio = made(trainee, full_workout(), "Home Cardio")
+    assert trainee.run(
+        "schedule_workout", {"date": tomorrow(trainee).isoformat(), "artifact_id": cardio["artifact_id"]}
+    ).success
+    result = trainee.run("log_workout", {"others_as_planned": True})
+    assert not result.success
+    assert result.data["error"].endswith(
+        f"{cardio['artifact_id']} 'Home Cardio' (the current workout, for {day(tomorrow(trainee))}); "
+        f"{swapped.artifact['artifact_id']} 'Legs'."
+    )
+
+
+def test_sets_logged_before_the_workout_was_displaced_are_completed_not_repeated(trainee: Trainee) -> None:
+    """A set logged while the legs were current (then changed, then displaced by tomorrow's workout) stays in the
+    one legs log that "done" completes by the newest version's id."""
+    made(trainee, upper_body_workout(), "Legs")
+    assert trainee.run("mark_exercise_complete", {"exercise_id": "Dumbbell Bench Press"}).success
+    swapped = trainee.run("swap_exercise", {"exercise_id": "Band Pull-Apart", "replacement_name": "Push-Up"})
+    assert swapped.success and swapped.artifact is not None, swapped.formatted
+    append_event(session=trainee.session, event_type="artifact", data=swapped.artifact)
+    made(trainee, full_workout(), "Home Cardio")
+    done = trainee.run(
+        "log_workout", {"artifact_id": swapped.artifact["artifact_id"], "others_as_planned": True}
+    )
+    assert done.success, done.formatted
+    log = WorkoutLog.objects.get(user_id=trainee.user_id)
+    names = [entry.exercise_name for entry in log.entries.all()]
+    assert names.count("Dumbbell Bench Press") == 1 and "Band Pull-Apart" not in names
+    assert done.data["already_logged_count"] == 1
