@@ -259,6 +259,34 @@ def workout_log_of(*, user_id: uuid.UUID, workout: Mapping[str, Any]) -> Workout
     return logs.filter(entries__id__in=valid).order_by("-completed_at").first()
 
 
+def log_of_made_workout(*, user_id: uuid.UUID, artifact_ids: Iterable[str]) -> WorkoutLog | None:
+    """The user's latest log of a workout made earlier, by the artifact ids of its versions (a log keeps the id of
+    the version it was started or completed on), or None."""
+    ids = [artifact_id for artifact_id in artifact_ids if artifact_id]
+    if not ids:
+        return None
+    return WorkoutLog.objects.filter(user_id=user_id, artifact_id__in=ids).order_by("-completed_at").first()
+
+
+def scheduled_day_of(*, user_id: uuid.UUID, artifact_id: str) -> date | None:
+    """The nearest day, today or later, that the workout made as `artifact_id` is on the user's calendar still to
+    do (`schedule_workout` by artifact_id keeps the id on the day's workout); None when on none."""
+    if not artifact_id:
+        return None
+    found = (
+        ScheduledWorkout.objects.filter(
+            user_id=user_id,
+            status=ScheduleStatus.SCHEDULED,
+            scheduled_date__gte=local_today(user_id=user_id),
+            workout__artifact_id=artifact_id,
+        )
+        .order_by("scheduled_date")
+        .values_list("scheduled_date", flat=True)
+        .first()
+    )
+    return found
+
+
 def logged_entries_of(*, user_id: uuid.UUID, workout: Mapping[str, Any]) -> dict[str, WorkoutLogEntry]:
     """The user's log entries the workout's ticked-off exercises point at (their `log_entry_id`), by that id:
     what was done of them. An id of an entry undone since, or of no entry of this user's, is left out."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from datasources_app import selectors, services
 from datasources_app.formatters import day
@@ -33,8 +33,6 @@ from datasources_app.models import (
     ScheduleStatus,
     WorkoutPlan,
 )
-from sessions_app.selectors import get_artifact
-from tools_app.displayables import is_workout_artifact, session_workouts
 from tools_app.formatting import confirmation, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
@@ -51,10 +49,14 @@ from tools_app.plan_builder import (
 from tools_app.registry import register
 from tools_app.training_facts import injury_rules
 from tools_app.types import Tool, ToolContext, ToolOutcome
-from tools_app.workout_tools import load_current_workout
+from tools_app.workout_tools import (
+    MadeWorkoutId,
+    NonEmptyText,
+    find_made_workout,
+    made_workout_listing,
+)
 from tools_app.workout_validation import unsafe_named_exercises, user_injuries
 
-NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DEFAULT_PLAN_WEEKS = 12
 DEFAULT_DAYS_PER_WEEK = 3
 # A week still pending after this long is taken to be lost (a worker died before the chain ran): asking
@@ -104,11 +106,6 @@ class _TakesAMadeWorkout(_AcceptsSeed001ScheduleFields):
             data["title"] = workout.pop("title")
         data["workout"] = workout or None
         return data
-
-
-MadeWorkoutId = Annotated[
-    NonEmptyText | None, Field(description="art_... of a workout you made: copied exactly.")
-]
 
 
 class ScheduleWorkoutInput(_TakesAMadeWorkout):
@@ -220,8 +217,6 @@ def _find_scheduled(ctx: ToolContext, reference: str) -> ScheduledWorkout | Tool
 # What the logging tools add to an exercise of the current workout as it is done: today's progress, not part of
 # the workout a later day repeats.
 _PROGRESS_KEYS = frozenset({"completed", "completed_at", "log_entry_id"})
-# How many of the workouts made in the session an unknown artifact_id's error lists, newest first.
-_WORKOUTS_LISTED = 5
 
 
 def _planned_copy(*, artifact_id: str, title: Any, summary: Any, exercises: list[Any]) -> dict[str, Any]:
@@ -242,46 +237,22 @@ def _planned_copy(*, artifact_id: str, title: Any, summary: Any, exercises: list
 def _made_workout(ctx: ToolContext, reference: str) -> dict[str, Any] | ToolOutcome:
     """The workout `reference` (an art_ id) names, among the session's workouts and the user's current one, as
     the calendar keeps it (`_planned_copy`); else the failure that lists the ids there are."""
-    artifact = get_artifact(session=ctx.session, artifact_id=reference)
-    if artifact is not None and is_workout_artifact(artifact):
-        payload = artifact.get("payload") or {}
-        return _planned_copy(
-            artifact_id=reference,
-            title=artifact.get("title") or payload.get("title"),
-            summary=artifact.get("summary"),
-            exercises=list(payload.get("exercises") or []),
-        )
-    current = load_current_workout(ctx)
-    if current is not None and current.artifact_id == reference:
-        record = current.to_record()
+    found = find_made_workout(ctx, reference)
+    if not isinstance(found, str):
+        record = found.workout.to_record()
         return _planned_copy(
             artifact_id=reference,
             title=record.get("title"),
             summary=record.get("summary"),
             exercises=record["exercises"],
         )
-    current_id = current.artifact_id if current is not None else None
-    listing = (
-        [f"{current_id} '{current.title or 'Workout'}' (the current workout)"]
-        if current and current_id
-        else []
-    )
-    made = {
-        str(workout.get("artifact_id")): workout.get("title")
-        for workout in session_workouts(session=ctx.session)
-        if workout.get("artifact_id") != current_id
-    }
-    listing += [f"{artifact_id} '{title or 'Workout'}'" for artifact_id, title in reversed(made.items())]
-    listing = listing[:_WORKOUTS_LISTED]
-    what = (
-        f"{reference} is a {artifact.get('type')}, not a workout" if artifact else f"No workout {reference}"
-    )
+    listing = made_workout_listing(ctx)
     if not listing:
         return _failure(
-            f"{what}, and no workout has been made yet: make one first (draft_workout), or give its exercises "
+            f"{found}, and no workout has been made yet: make one first (draft_workout), or give its exercises "
             "in workout."
         )
-    return _failure(f"{what}. Workouts you can schedule by artifact_id: {'; '.join(listing)}.")
+    return _failure(f"{found}. Workouts you can schedule by artifact_id: {'; '.join(listing)}.")
 
 
 @dataclass(frozen=True)

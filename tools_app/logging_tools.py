@@ -43,7 +43,15 @@ from tools_app.registry import register
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.unit_conversion import conversion_note, distance_in, loads_in
 from tools_app.workout_coaching import heavier_than_on_hand
-from tools_app.workout_tools import load_current_workout, save_workout_in_place
+from tools_app.workout_tools import (
+    MadeWorkout,
+    MadeWorkoutId,
+    later_day_of,
+    load_current_workout,
+    save_workout_in_place,
+    workout_named,
+    workout_to_log,
+)
 from tools_app.workout_validation import weights_on_hand
 
 # Older exercise-type names, mapped onto the four types of docs/contracts.md §12.2 (exercise types).
@@ -168,6 +176,9 @@ class LogCompletedExerciseInput(ExercisePerformance):
     muscles_utilized: SkipJsonSchema[list[MuscleShare] | None] = None
     goals_addressed: SkipJsonSchema[list[GoalShare] | None] = None
     section: Literal["warmup", "cooldown"] | None = Field(default=None, description=SECTION_DESCRIPTION)
+    artifact_id: MadeWorkoutId = Field(
+        default=None, description="art_... of its workout, if not the current one."
+    )
 
 
 class MarkExerciseCompleteInput(ExercisePerformance):
@@ -380,6 +391,7 @@ def _logged_outcome(
     logged: WorkoutLogEntry,
     *,
     workout_exercise_id: str | None,
+    made: MadeWorkout | None = None,
     performance: ExercisePerformance | None = None,
     heavier: str = "",
 ) -> ToolOutcome:
@@ -398,22 +410,38 @@ def _logged_outcome(
         "load_unit": logged.load_unit,
         "rpe": logged.rpe,
     }
-    done = " (marked done in the current workout)" if workout_exercise_id else ""
+    done = ""
+    if made is not None:
+        named = workout_named(ctx, made.workout)
+        ticked = made.current and workout_exercise_id
+        done = f" (marked done in the current workout {named})" if ticked else f" (logged to {named})"
     return ToolOutcome(
         success=True,
         data=data,
         text=f"logged: {line}{done}; entry id={logged.id}" + (f"\n{heavier}" if heavier else ""),
-        tell_user=f"Logged {line}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
+        tell_user=f"Logged {line}. Nice work!"
+        + (" Tell me when you've finished the rest and I'll log the workout." if _rest_to_log(made) else ""),
     )
 
 
-def _current_workout_exercise(ctx: ToolContext, reference: str) -> tuple[StoredWorkout, int] | ToolOutcome:
-    workout = load_current_workout(ctx)
-    if workout is None:
-        return _failure(f"No active workout, so there is no exercise '{reference}' to use.")
+def _rest_to_log(made: MadeWorkout | None) -> bool:
+    """Whether a logged exercise leaves a workout to finish: the current workout, or one made earlier with an
+    exercise not logged yet (not one the user finished and logged, an exercise added to it afterwards)."""
+    return made is None or made.current or any(not exercise.completed for exercise in made.workout.exercises)
+
+
+def _workout_exercise(
+    ctx: ToolContext, reference: str, made: MadeWorkout | None
+) -> tuple[MadeWorkout, int] | ToolOutcome:
+    """The exercise `reference` names in `made` (a workout named by artifact_id), else in the current workout."""
+    if made is None:
+        workout = load_current_workout(ctx)
+        if workout is None:
+            return _failure(f"No active workout, so there is no exercise '{reference}' to use.")
+        made = MadeWorkout(workout, current=True)
     # Sets are reported for the main exercises: "the first one" is the first after the warm-up.
-    index = resolve_exercise(workout.exercises, reference, positions="main")
-    return (workout, index) if isinstance(index, int) else _failure(index.error)
+    index = resolve_exercise(made.workout.exercises, reference, positions="main")
+    return (made, index) if isinstance(index, int) else _failure(index.error)
 
 
 def _already_done(exercise: StoredExercise) -> ToolOutcome:
@@ -423,11 +451,16 @@ def _already_done(exercise: StoredExercise) -> ToolOutcome:
     )
 
 
-def _log_workout_exercise(ctx: ToolContext, reference: str, performance: ExercisePerformance) -> ToolOutcome:
-    found = _current_workout_exercise(ctx, reference)
+def _log_workout_exercise(
+    ctx: ToolContext, reference: str, performance: ExercisePerformance, made: MadeWorkout | None = None
+) -> ToolOutcome:
+    """Log one exercise of a workout (the current one, unless `made` names another) against its plan; the
+    current workout also ticks it off."""
+    found = _workout_exercise(ctx, reference, made)
     if isinstance(found, ToolOutcome):
         return found
-    workout, index = found
+    made, index = found
+    workout = made.workout
     planned = workout.exercises[index]
     if planned.completed:
         return _already_done(planned)
@@ -439,11 +472,13 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
         return logged
     _mark(planned, logged)
     workout.log_id = str(logged.log_id)
-    save_workout_in_place(ctx, workout)
+    if made.current:
+        save_workout_in_place(ctx, workout)
     return _logged_outcome(
         ctx,
         logged,
         workout_exercise_id=str(planned.id),
+        made=made,
         performance=performance,
         heavier=_heavier_than_on_hand(ctx, entry, planned.equipment or None),
     )
@@ -451,17 +486,30 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
 
 # --- Handlers ------------------------------------------------------------------------------------------------------
 def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) -> ToolOutcome:
-    """Log one exercise the user did, now; an exercise of the current workout is also marked done."""
+    """Log one exercise the user did, now, to its workout: the one `artifact_id` names, else the current one (an
+    exercise of it is also marked done). An exercise outside the current workout, when that one is on the
+    calendar for a later day, belongs to no workout."""
+    made: MadeWorkout | None = None
+    if args.artifact_id is not None:
+        found = workout_to_log(ctx, args.artifact_id, tool="log_completed_exercise")
+        if isinstance(found, ToolOutcome):
+            return found
+        made = found
     if args.exercise_id:
-        return _log_workout_exercise(ctx, args.exercise_id, args)
+        return _log_workout_exercise(ctx, args.exercise_id, args, made)
     name = (args.exercise_name or "").strip()
     if not name:
         return _failure("Give exercise_id (an exercise of the current workout) or exercise_name.")
-    workout = load_current_workout(ctx)
-    if workout is not None:
-        index = named_exactly(workout.exercises, name)
-        if index is not None and not workout.exercises[index].completed:
-            return _log_workout_exercise(ctx, str(workout.exercises[index].id), args)
+    if made is None:
+        current = load_current_workout(ctx)
+        made = MadeWorkout(current, current=True) if current is not None else None
+    if made is not None:
+        index = named_exactly(made.workout.exercises, name)
+        if index is not None and not made.workout.exercises[index].completed:
+            return _log_workout_exercise(ctx, str(made.workout.exercises[index].id), args, made)
+        if made.current and args.artifact_id is None and later_day_of(ctx, made.workout) is not None:
+            made = None  # not done as part of a workout meant for another day
+    workout = made.workout if made is not None else None
     entry = build_log_entry(
         ctx,
         planned=None,
@@ -483,13 +531,17 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     logged = _log(ctx, entry, workout=workout)
     if isinstance(logged, ToolOutcome):
         return logged
-    if workout is not None:  # done during the workout though not planned: it still belongs to its log
+    if (
+        made is not None and workout is not None
+    ):  # done during the workout though not planned: it belongs to its log
         workout.log_id = str(logged.log_id)
-        save_workout_in_place(ctx, workout)
+        if made.current:
+            save_workout_in_place(ctx, workout)
     return _logged_outcome(
         ctx,
         logged,
         workout_exercise_id=None,
+        made=made,
         performance=args,
         heavier=_heavier_than_on_hand(ctx, entry, None),
     )

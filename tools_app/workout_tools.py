@@ -21,6 +21,7 @@ order number ("2" or 2), or in the user's words ("the last one", "the curls"): o
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import math
 import re
@@ -30,13 +31,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, StringConstraints, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from datasources_app import formatters, services
 from datasources_app.catalog import EXERCISE_TYPES, exercise_name_key
 from datasources_app.models import PERFORMANCE_FIELDS
-from datasources_app.selectors import get_current_workout
+from datasources_app.selectors import (
+    get_current_workout,
+    local_today,
+    log_of_made_workout,
+    scheduled_day_of,
+)
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from datasources_app.workouts import (
     ARTIFACT_SCHEMA_VERSION,
@@ -57,6 +63,8 @@ from datasources_app.workouts import (
     new_exercise_id,
     section_of,
 )
+from sessions_app.selectors import get_artifact
+from tools_app.displayables import is_workout_artifact, session_workouts
 from tools_app.exercise_references import (
     REFERENCE_DESCRIPTION,
     REFERENCES_DESCRIPTION,
@@ -239,6 +247,9 @@ class LogWorkoutInput(BaseModel):
         default=False, description="True: the exercises not listed (all, if none are) were done as planned."
     )
     workout_notes: str | None = Field(default=None, description="How the session went overall.")
+    artifact_id: MadeWorkoutId = Field(
+        default=None, description="art_... of the workout done, if not the current one."
+    )
 
 
 # --- The current workout ----------------------------------------------------------------------------------------------
@@ -315,6 +326,167 @@ def save_workout_in_place(ctx: ToolContext, workout: StoredWorkout) -> None:
         ctx.current_workout_override = workout.to_record()
     else:
         services.update_current_workout(user_id=ctx.user_id, workout=workout.to_record())
+
+
+# --- Workouts made earlier, by artifact_id -----------------------------------------------------------------------------
+# How many of the workouts made in the session an unknown artifact_id's error lists, newest first.
+_WORKOUTS_LISTED = 5
+
+NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+MadeWorkoutId = Annotated[
+    NonEmptyText | None, Field(description="art_... of a workout you made: copied exactly.")
+]
+
+
+@dataclass(frozen=True)
+class MadeWorkout:
+    """A workout an `art_` id names: as it was made (the artifact, or the stored record of the current workout),
+    and whether it is the user's current workout (that version or an earlier one of it)."""
+
+    workout: StoredWorkout
+    current: bool
+
+
+def find_made_workout(ctx: ToolContext, reference: str) -> MadeWorkout | str:
+    """The workout `reference` names among the session's workout artifacts and the user's current workout (so
+    another user's id is never found); else what the id is, for the error ("No workout art_…")."""
+    current = load_current_workout(ctx)
+    if current is not None and current.artifact_id == reference:
+        return MadeWorkout(current, current=True)
+    artifact = get_artifact(session=ctx.session, artifact_id=reference)
+    if artifact is None or not is_workout_artifact(artifact):
+        return (
+            f"{reference} is a {artifact.get('type')}, not a workout"
+            if artifact
+            else f"No workout {reference}"
+        )
+    try:
+        made = StoredWorkout.model_validate(artifact)
+    except ValidationError:
+        return f"No workout {reference}"
+    made.artifact_id, made.exercises = reference, made.in_order()
+    return MadeWorkout(
+        made, current=current is not None and _exercise_ids(made) & _exercise_ids(current) != set()
+    )
+
+
+def _exercise_ids(workout: StoredWorkout | Mapping[str, Any]) -> set[str]:
+    """The exercise ids of a workout (or an artifact): a change keeps the other exercises' ids, so two versions of
+    one workout share some, and two workouts made apart share none."""
+    if isinstance(workout, StoredWorkout):
+        return {str(exercise.id) for exercise in workout.exercises}
+    payload = workout.get("payload") if isinstance(workout.get("payload"), Mapping) else workout
+    exercises = payload.get("exercises") if isinstance(payload, Mapping) else None
+    return {
+        str(exercise["id"])
+        for exercise in (exercises if isinstance(exercises, list) else ())
+        if isinstance(exercise, Mapping) and exercise.get("id")
+    }
+
+
+def _other_workouts(ctx: ToolContext, current: StoredWorkout | None) -> list[dict[str, Any]]:
+    """The session's workout artifacts, newest first, one per workout (its latest version), without the current
+    workout's versions."""
+    seen = _exercise_ids(current) if current is not None else set()
+    others = []
+    for artifact in reversed(session_workouts(session=ctx.session)):
+        ids = _exercise_ids(artifact)
+        if not ids & seen:
+            others.append(artifact)
+        seen |= ids
+    return others
+
+
+def made_workout_listing(ctx: ToolContext, *, with_days: bool = False) -> list[str]:
+    """The workouts the model can name by artifact_id, the current one first, then the session's newest first
+    (each one's latest version): "art_… 'Upper Body' (the current workout)"; `with_days`: and the day each is on the
+    calendar for, when it is ("art_… 'Home Cardio' (for Sun 29 Nov)")."""
+    current = load_current_workout(ctx)
+    current_id = current.artifact_id if current is not None else None
+    made: dict[str, str] = {}
+    if current is not None and current_id:
+        made[current_id] = current.title or "Workout"
+    for workout in _other_workouts(ctx, current):
+        made.setdefault(str(workout.get("artifact_id")), str(workout.get("title") or "Workout"))
+    listing = []
+    for artifact_id, title in list(made.items())[:_WORKOUTS_LISTED]:
+        notes = ["the current workout"] if artifact_id == current_id else []
+        day = scheduled_day_of(user_id=ctx.user_id, artifact_id=artifact_id) if with_days else None
+        if day is not None:
+            notes.append(f"for {formatters.day(day)}")
+        listing.append(f"{artifact_id} '{title}'" + (f" ({', '.join(notes)})" if notes else ""))
+    return listing
+
+
+def later_day_of(ctx: ToolContext, workout: StoredWorkout) -> dt.date | None:
+    """The later day the workout is on the calendar for, when it is for no day sooner (None: it is for today, or
+    on no day)."""
+    day = scheduled_day_of(user_id=ctx.user_id, artifact_id=workout.artifact_id or "")
+    return day if day is not None and day > local_today(user_id=ctx.user_id) else None
+
+
+def workout_named(ctx: ToolContext, workout: StoredWorkout) -> str:
+    """How a log's result names the workout it went to, so a model notices when it is not the one the user did:
+    "'Legs' (art_…, for today)", "'Home Cardio' (art_…, on the calendar for Sun 29 Nov, not today)"."""
+    later = later_day_of(ctx, workout)
+    day = f"on the calendar for {formatters.day(later)}, not today" if later else "for today"
+    return f"'{workout.title or 'Workout'}' ({', '.join(filter(None, (workout.artifact_id, day)))})"
+
+
+def workout_to_log(ctx: ToolContext, reference: str | None, *, tool: str) -> MadeWorkout | ToolOutcome:
+    """The workout a logging tool logs: the one `reference` names (`find_made_workout`), else the current one.
+    The current workout on the calendar for a later day, when the session made another workout, is not taken for
+    the one done today: the failure asks for the artifact_id of the workout done (that one's, if the user did it
+    early)."""
+    if reference is None:
+        current = load_current_workout(ctx)
+        if current is None:
+            return _no_active_workout()
+        later = later_day_of(ctx, current) if _other_workouts(ctx, current) else None
+        if later is None:
+            return MadeWorkout(current, current=True)
+        return _failure(
+            f"Nothing was logged: the current workout '{current.title or 'Workout'}' is on the calendar for "
+            f"{formatters.day(later)}, not today. Call {tool} again with the artifact_id of the workout the user "
+            f"did: {'; '.join(made_workout_listing(ctx, with_days=True))}."
+        )
+    found = find_made_workout(ctx, reference)
+    if isinstance(found, str):
+        listing = made_workout_listing(ctx, with_days=True)
+        return _failure(
+            f"Nothing was logged: {found}. "
+            + (f"Workouts you can log by artifact_id: {'; '.join(listing)}." if listing else "")
+        )
+    if found.current:
+        current = load_current_workout(ctx)
+        return MadeWorkout(current, current=True) if current is not None else found
+    return MadeWorkout(_with_its_log(ctx, found.workout), current=False)
+
+
+def _with_its_log(ctx: ToolContext, workout: StoredWorkout) -> StoredWorkout:
+    """A workout made earlier that is not the current one, with what was logged of it already (in the log of any
+    of its versions, e.g. sets logged while it was current): its log's id, and each exercise logged there marked
+    with its entry (by name), as the current workout carries them."""
+    ids = _exercise_ids(workout)
+    versions = [
+        str(artifact.get("artifact_id"))
+        for artifact in session_workouts(session=ctx.session)
+        if _exercise_ids(artifact) & ids
+    ]
+    log = log_of_made_workout(user_id=ctx.user_id, artifact_ids=[workout.artifact_id or "", *versions])
+    if log is None:
+        return workout
+    workout.log_id = str(log.id)
+    open_by_name: dict[str, list[StoredExercise]] = defaultdict(list)
+    for exercise in workout.exercises:
+        open_by_name[exercise_name_key(exercise.exercise_name or "")].append(exercise)
+    for entry in log.entries.order_by("order"):
+        waiting = open_by_name.get(exercise_name_key(entry.exercise_name))
+        if waiting:
+            exercise = waiting.pop(0)
+            exercise.completed, exercise.log_entry_id = True, str(entry.id)
+            exercise.completed_at = entry.completed_at.isoformat()
+    return workout
 
 
 def find_exercise(
@@ -1446,10 +1618,12 @@ def _heavier_than_on_hand(
 
 
 def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
-    """Record what the user did against the current workout, then clear it."""
-    workout = load_current_workout(ctx)
-    if workout is None:
-        return _no_active_workout()
+    """Record what the user did against the current workout (or the workout made earlier that `artifact_id`
+    names), then clear the current workout when it was the one logged."""
+    found = workout_to_log(ctx, args.artifact_id, tool="log_workout")
+    if isinstance(found, ToolOutcome):
+        return found
+    workout = found.workout
     if not args.completed_exercises and not args.others_as_planned:
         return _failure(
             "Nothing was logged: list the exercises done or skipped in completed_exercises, or set "
@@ -1469,14 +1643,17 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
         target: StoredExercise | None = None
         index: int | None
         if done.exercise_id is not None:
-            found = resolve_exercise(exercises, done.exercise_id, positions="main")
-            if not isinstance(found, int):
+            reference = resolve_exercise(exercises, done.exercise_id, positions="main")
+            if not isinstance(reference, int):
                 problem = (
-                    found.error if found.candidates else f"'{done.exercise_id}' is not in the current workout"
+                    reference.error
+                    if reference.candidates
+                    else f"'{done.exercise_id}' is not in "
+                    + ("the current workout" if found.current else workout_named(ctx, workout))
                 )
                 problems.append(f"completed exercise {number}: {problem}")
                 continue
-            index = found
+            index = reference
         elif done.exercise_name:
             index = named_exactly(exercises, done.exercise_name)
         else:
@@ -1539,9 +1716,10 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             )
         except ValueError as exc:
             return _failure(f"Nothing was logged: {exc}")
-    if ctx.current_workout_override is not None:
+    kept = None if found.current else load_current_workout(ctx)
+    if found.current and ctx.current_workout_override is not None:
         ctx.current_workout_override = None
-    else:
+    elif found.current:
         services.clear_current_workout(user_id=ctx.user_id)
     skipped = sum(1 for entry in entries if entry["skipped"])
     skipped_names = [str(entry["exercise_name"]) for entry in entries if entry["skipped"]]
@@ -1558,13 +1736,20 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
     # One count, the user's (the exercises trained, the warm-up and cool-down beside them), named: a model that
     # read "9 of 9 (1 skipped)" here and "5 exercises, plus the warm-up" to pass on had two numbers to square.
     text = (
-        _logged_count(entries, already_logged, named=True)
+        f"Workout logged: {workout_named(ctx, workout)}. "
+        + _logged_count(entries, already_logged, named=True)
         + "."
         + (f" Skipped: {', '.join(skipped_names)}." if skipped_names else "")
         + (f" Not in the plan: {', '.join(unplanned)}." if unplanned else "")
         + (f" Not given, so not logged: {', '.join(not_given)}." if not_given else "")
         + "".join(f" Converted to the user's units: {note}." for note in conversions)
-        + " The current workout is cleared."
+        + (
+            " The current workout is cleared."
+            if found.current
+            else f" The current workout, {workout_named(ctx, kept)}, is kept."
+            if kept is not None
+            else ""
+        )
         + "".join(f" {note}" for note in beyond if note)
     )
     return ToolOutcome(
@@ -1575,6 +1760,8 @@ def log_workout(args: LogWorkoutInput, ctx: ToolContext) -> ToolOutcome:
             "skipped_count": skipped,
             "already_logged_count": len(already_logged),
             "log_id": str(log.id) if log is not None else None,
+            "artifact_id": workout.artifact_id or None,
+            "title": workout.title or None,
         },
         text=text,
         tell_user=(
@@ -1687,8 +1874,9 @@ LOG_WORKOUT = register(
     Tool(
         name="log_workout",
         description=(
-            "Record the finished current workout in the user's history, then clear it. completed_exercises: "
-            "one item per exercise done or skipped, with only the values that differ from the plan."
+            "Record a finished workout in the user's history: the current one (then cleared), or the one "
+            "artifact_id names. completed_exercises: one item per exercise done or skipped, with only the values "
+            "that differ from the plan."
         ),
         input_model=LogWorkoutInput,
         handler=log_workout,

@@ -123,7 +123,8 @@ Typical sequences:
 - "Give me a workout" → draft_workout (a brief: focus, minutes, style) → message_notify_user(artifact_id, with
   its adaptations) → idle. generate_workout when the user dictates the exercises.
 - "Swap the second exercise" → swap_exercise → message_notify_user(new artifact_id) → idle.
-- "I did 3x8 at 20 kg" → log_completed_exercise → message_notify_user → idle.
+- "I did 3x8 at 20 kg" → log_completed_exercise; "done" → log_workout (artifact_id if the workout done is not
+  the current one) → message_notify_user → idle.
 - "Plan my next 12 weeks" → create_workout_plan (week 1 is prepared in the background) → message_notify_user
   (say the days appear in their schedule as they are ready) → idle. "Get next week ready" → prepare_week → same.
 - Unclear request → message_ask_user with options (the turn ends there).

@@ -72,8 +72,8 @@ def test_mark_complete_logs_targets_as_actuals_and_persists_the_flag(
     first = stored_exercises(trainee)[0]
     assert (first["completed"], first["log_entry_id"]) == (True, str(entry.id))
     assert result.raw_formatted == (
-        "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout); "
-        f"entry id={entry.id}\nTell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
+        "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout "
+        f"'Home Push & Core' ({artifact_id}, for today)); entry id={entry.id}\nTell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
         "Nice work! Tell me when you've finished the rest and I'll log the workout."
     )
 
@@ -351,7 +351,7 @@ def test_log_workout_does_not_log_an_exercise_marked_complete_earlier(
     )
     assert sorted(names) == sorted([planned[0]["exercise_name"], planned[1]["exercise_name"]])
     assert result.data["already_logged_count"] == 1 and result.data["logged_count"] == 1
-    assert result.raw_formatted.startswith(
+    assert result.raw_formatted.split(". ", 1)[1].startswith(
         f"Logged 2 exercises ({planned[1]['exercise_name']}, {planned[0]['exercise_name']} logged earlier)."
     ), result.raw_formatted
     assert told(result) == (

@@ -64,6 +64,8 @@ def test_log_records_targets_beside_actuals_and_clears_the_workout(
         "skipped_count": 1,
         "already_logged_count": 0,
         "log_id": str(log.id),
+        "artifact_id": log.artifact_id,
+        "title": "Home Push & Core",
     }
     assert (log.title, log.notes, log.session_id) == ("Home Push & Core", "Felt strong", trainee.session.id)
     assert log.artifact_id.startswith("art_")
@@ -104,6 +106,7 @@ def test_log_records_targets_beside_actuals_and_clears_the_workout(
     assert climber.notes == "ran out of time"
     assert get_current_workout(user_id=trainee.user_id) is None
     assert result.raw_formatted == (
+        f"Workout logged: 'Home Push & Core' ({log.artifact_id}, for today). "
         "Logged 3 exercises (Dumbbell Bench Press, Plank, Outdoor Run). Skipped: Mountain Climber. "
         "Not given, so not logged: Push-Up. The current workout is cleared.\n"
         "Tell the user: Logged 3 exercises, and Mountain Climber as skipped. Nice work! Next time I'll build on these "
@@ -142,7 +145,7 @@ def test_an_unplanned_exercise_is_counted_beside_the_plan_not_in_it(
     }
     result = trainee.run("log_workout", args)
     assert result.success, result.formatted
-    assert result.raw_formatted.startswith(
+    assert result.raw_formatted.split(". ", 1)[1].startswith(
         "Logged 6 exercises (Dumbbell Bench Press, Push-Up, Plank, Outdoor Run, Mountain Climber, Burpee). "
         "Not in the plan: Burpee."
     ), result.raw_formatted
@@ -160,7 +163,7 @@ def test_a_logged_workout_with_a_warm_up_and_a_skip_gives_the_model_the_count_it
         {"completed_exercises": [{"exercise_id": "3", "skipped": True}], "others_as_planned": True},
     )
     assert result.success, result.formatted
-    assert result.raw_formatted.splitlines() == [
+    assert [line.split("). ", 1)[-1] for line in result.raw_formatted.splitlines()] == [
         "Logged 4 exercises (Dumbbell Bench Press, Dumbbell Biceps Curl, Band Pull-Apart, Push-Up), plus the "
         "warm-up. Skipped: Seated Dumbbell Shoulder Press. The current workout is cleared.",
         "Tell the user: Logged 4 exercises, plus the warm-up, and Seated Dumbbell Shoulder Press as skipped. Nice "
