@@ -24,7 +24,7 @@ from datasources_app import selectors
 from datasources_app.catalog import exercise_name_key
 from datasources_app.workouts import is_main
 from tools_app.formatting import joined
-from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
+from tools_app.plan_builder import WEEKDAYS, SessionExtra, build_plan, classify_goal
 from tools_app.training_facts import (
     Candidate,
     Exclusions,
@@ -91,7 +91,7 @@ def draft_plan(
     preferred_days: list[str] | None = None,
     deload_weeks: list[int] | None = None,
     location_id: uuid.UUID | None = None,
-    extras: list[str] | None = None,
+    extras: tuple[SessionExtra, ...] = (),
 ) -> dict[str, Any]:
     """The fitness_plan answer the plan builder gives for the user, with what they asked to add to every session
     (`extras`). ValueError for inconsistent arguments."""
@@ -187,8 +187,7 @@ def draft_week_workouts(
             composed = compose_workout(
                 brief, on_the_day.with_exclusions(Exclusions(keys=dict(used))), plan=plan_day
             )
-            lifts = [name for name in composed.main_names if name not in after] if composed else []
-            if len(lifts) < MIN_VARIED_MAIN:
+            if composed is not None and composed.drawn < MIN_VARIED_MAIN:
                 composed = None
         if named and not only_named:
             # What fills the day (or stands in for a named lift) is none of the week's other main lifts: those
@@ -271,7 +270,7 @@ class DayTargets:
     extras: tuple[str, ...] = ()
     timed: tuple[tuple[str, Timing], ...] = ()  # an extra given by time ('plank 3×30s') → its timing
     # What a "… finisher:" clause names ('core finisher: plank 3×30s, dead bug 3×10'): work after the main work,
-    # added to the session (`add_plan_finishers`), not lifts of the session itself.
+    # added to the session (`plan_finishers`), not lifts of the session itself.
     finishers: tuple[str, ...] = ()
 
     def timing(self, name: str) -> Timing | None:
@@ -745,7 +744,7 @@ def plan_day_for(targets: DayTargets, facts: TrainingFacts) -> tuple[PlanDay, li
     plan_day = PlanDay(
         follow=follow,
         after=tuple(exercise for exercise, _ in finishers) + tuple(cardio),
-        after_keys=frozenset(key for _, candidate in finishers for key in candidate.keys),
+        finishers=tuple(candidate for _, candidate in finishers),
     )
     return plan_day, finisher_notes + cardio_notes
 

@@ -918,6 +918,7 @@ class ComposedWorkout:
     # that the fit to the day's minutes left out.
     followed: Any = None
     dropped: list[str] = field(default_factory=list)
+    drawn: int = 0  # the lifts drawn for the draft, before the minutes had their say (a pool starved by exclusions draws few)
 
     @property
     def exercises(self) -> list[dict[str, Any]]:
@@ -947,11 +948,19 @@ class PlanDay:
     """What a plan day asks of a strength draft besides its named lifts: `follow` gives the drafted lifts the
     plan's sets, reps and rests (with the exercises' names the plan gave them) and says which rests are given;
     `after` is the work that ends the day before the cool-down (its finishers and cardio, budgeted before the
-    lifts are chosen, and never cut), `after_keys` their catalogue keys (no lift repeats one)."""
+    lifts are chosen, and never cut), `finishers` the catalogue entries of its finishers: no lift repeats one, nor
+    its kind of work (no bird dog in a day that ends with core work)."""
 
     follow: Callable[[list[dict[str, Any]], Mapping[str, str]], Prescribed]
     after: tuple[dict[str, Any], ...] = ()
-    after_keys: frozenset[str] = frozenset()
+    finishers: tuple[Candidate, ...] = ()
+
+    def repeats_a_finisher(self, candidate: Candidate) -> bool:
+        return any(
+            set(candidate.keys) & set(finisher.keys)
+            or balance_pattern(candidate) == balance_pattern(finisher)
+            for finisher in self.finishers
+        )
 
 
 # A circuit interval's work and rest (s) by the brief's intensity: HIIT and bodyweight cardio alike.
@@ -977,6 +986,7 @@ class Composer:
         self.plan = plan
         self.followed: Prescribed | None = None
         self.dropped: list[str] = []
+        self.drawn = 0
         # Exercises a plan day names ('Bench Press', 'plank'): they lead the strength work, each kept when it fits
         # the user here, else a stand-in for the same muscle and movement; `only_named`: nothing else is added.
         self.named = tuple(named)
@@ -1141,7 +1151,7 @@ class Composer:
         main_count = next(count for most, count in MAIN_EXERCISES_BY_MINUTES if lifting <= most)
         pool = self._style_pool("strength")
         if self.plan is not None:
-            pool = [c for c in pool if not set(c.keys) & self.plan.after_keys]
+            pool = [c for c in pool if not self.plan.repeats_a_finisher(c)]
         named = self._named_picks(pool)
         chosen = list(named)
         limit = pattern_limit(self.brief)
@@ -1194,9 +1204,10 @@ class Composer:
                 exercise["notes"] = f"{cue} {exercise.get('notes') or ''}".strip()
         if self.plan is not None:
             self.followed = self.plan.follow(main, self.named_as)
+        self.drawn = len(chosen)
         rules = self._fit_rules(chosen, after)
-        main, chosen = self._budget(main, chosen, after, rules, lifting=lifting)
-        warmup, cooldown = self._prep(chosen, lifting=lifting)
+        main, chosen = self._budget(main, chosen, after, rules)
+        warmup, cooldown = self._prep(chosen)
         exercises = [*warmup, *main, *after, *cooldown]
         self.dropped = fit_to_minutes(exercises, minutes=self.minutes, rules=rules)
         kept = {id(exercise) for exercise in exercises}
@@ -1205,12 +1216,10 @@ class Composer:
         self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
         return exercises, chosen
 
-    def _prep(
-        self, chosen: Sequence[Candidate], *, lifting: int
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The warm-up and cool-down for the lifts `chosen`, as many moves as the lifting minutes have room for."""
-        warmup = self._warmup(warmup_moves(lifting), main=chosen)
-        return warmup, self._cooldown(1, main=chosen) if lifting >= 40 else []
+    def _prep(self, chosen: Sequence[Candidate]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The warm-up and cool-down for the lifts `chosen`, as many moves as the session has room for."""
+        warmup = self._warmup(warmup_moves(self.minutes), main=chosen)
+        return warmup, self._cooldown(1, main=chosen) if self.minutes >= 40 else []
 
     def _fit_rules(self, chosen: Sequence[Candidate], after: Sequence[dict[str, Any]]) -> FitRules:
         """What the fit may change: a plan day's sets and given rests stay, its named lifts, finishers and cardio
@@ -1235,13 +1244,11 @@ class Composer:
         chosen: list[Candidate],
         after: Sequence[dict[str, Any]],
         rules: FitRules,
-        *,
-        lifting: int,
     ) -> tuple[list[dict[str, Any]], list[Candidate]]:
         """The lifts that fit the minutes at their shortest (`shortest_minutes`: the fewest sets and shortest rests
         the fit may give, with the finishers, cardio, a warm-up move and the cool-down): the last lifts not kept
         give way before a warm-up is built for them, while MIN_MAIN_EXERCISES main exercises stay."""
-        warmup, cooldown = self._prep(chosen, lifting=lifting)
+        warmup, cooldown = self._prep(chosen)
         while len(main) + len(after) > rules.min_main:
             day = [*warmup[:1], *main, *after, *cooldown]
             if shortest_minutes(day, rules) <= self.minutes + FIT_OVER:
@@ -1588,6 +1595,7 @@ class Composer:
             knee_note=knee_note,
             followed=self.followed,
             dropped=list(self.dropped),
+            drawn=self.drawn,
         )
 
     def _knee_work_note(self, exercises: Sequence[Mapping[str, Any]]) -> str:
