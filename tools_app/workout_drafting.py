@@ -1186,6 +1186,19 @@ class Composer:
             )
         rank = {c.slug: i for i, c in enumerate(chosen)}
         chosen.sort(key=lambda c: (c.exercise_type == "hold", rank[c.slug]))  # slot order; holds last
+        self.drawn = len(chosen)
+        main, chosen, rules = self._budget(chosen, after, pool)
+        warmup, cooldown = self._prep(chosen)
+        exercises = [*warmup, *main, *after, *cooldown]
+        self.dropped = fit_to_minutes(exercises, minutes=self.minutes, rules=rules)
+        kept = {id(exercise) for exercise in exercises}
+        chosen = [c for c, e in zip(chosen, main, strict=True) if id(e) in kept]
+        self.main_candidates = list(chosen)
+        self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
+        return exercises, chosen
+
+    def _prescribed(self, chosen: Sequence[Candidate]) -> list[dict[str, Any]]:
+        """The main exercises for `chosen`, with a plan day's sets, reps and rests (`PlanDay.follow`)."""
         hard = set(self.light)
         main = [
             strength_exercise(
@@ -1202,19 +1215,8 @@ class Composer:
             cue = self.depth_cues.get(exercise["exercise_name"])
             if cue:
                 exercise["notes"] = f"{cue} {exercise.get('notes') or ''}".strip()
-        if self.plan is not None:
-            self.followed = self.plan.follow(main, self.named_as)
-        self.drawn = len(chosen)
-        rules = self._fit_rules(chosen, after)
-        main, chosen = self._budget(main, chosen, after, rules)
-        warmup, cooldown = self._prep(chosen)
-        exercises = [*warmup, *main, *after, *cooldown]
-        self.dropped = fit_to_minutes(exercises, minutes=self.minutes, rules=rules)
-        kept = {id(exercise) for exercise in exercises}
-        chosen = [c for c, e in zip(chosen, main, strict=True) if id(e) in kept]
-        self.main_candidates = list(chosen)
-        self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
-        return exercises, chosen
+        self.followed = self.plan.follow(main, self.named_as) if self.plan is not None else None
+        return main
 
     def _prep(self, chosen: Sequence[Candidate]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The warm-up and cool-down for the lifts `chosen`, as many moves as the session has room for."""
@@ -1239,26 +1241,60 @@ class Composer:
         )
 
     def _budget(
-        self,
-        main: list[dict[str, Any]],
-        chosen: list[Candidate],
-        after: Sequence[dict[str, Any]],
-        rules: FitRules,
-    ) -> tuple[list[dict[str, Any]], list[Candidate]]:
+        self, drawn: Sequence[Candidate], after: Sequence[dict[str, Any]], pool: Sequence[Candidate]
+    ) -> tuple[list[dict[str, Any]], list[Candidate], FitRules]:
         """The lifts that fit the minutes at their shortest (`shortest_minutes`: the fewest sets and shortest rests
-        the fit may give, with the finishers, cardio, a warm-up move and the cool-down): the last lifts not kept
-        give way before a warm-up is built for them, while MIN_MAIN_EXERCISES main exercises stay."""
-        warmup, cooldown = self._prep(chosen)
-        while len(main) + len(after) > rules.min_main:
-            day = [*warmup[:1], *main, *after, *cooldown]
-            if shortest_minutes(day, rules) <= self.minutes + FIT_OVER:
+        the fit may give, with the finishers, cardio, a warm-up move and the cool-down), prescribed, and the fit's
+        rules for them. A lift that does not fit gives way, the last first, before a warm-up is built for it: to a
+        lighter one of the same movement (a glute bridge for a dumbbell Romanian deadlift: a plan's accessory sets,
+        not its main-lift sets) when that fits, else to nothing, while MIN_MAIN_EXERCISES main exercises stay."""
+        chosen = list(drawn)
+        tried: set[int] = set()
+        while True:
+            main = self._prescribed(chosen)
+            rules = self._fit_rules(chosen, after)
+            warmup, cooldown = self._prep(chosen)
+            if len(main) + len(after) <= rules.min_main:
                 break
-            droppable = [i for i, e in enumerate(main) if str(e["exercise_name"]) not in rules.keep]
+            if shortest_minutes([*warmup[:1], *main, *after, *cooldown], rules) <= self.minutes + FIT_OVER:
+                break
+            droppable = [i for i, c in enumerate(chosen) if c.name not in rules.keep]
             if not droppable:
                 break
-            main = [e for i, e in enumerate(main) if i != droppable[-1]]
-            chosen = [c for i, c in enumerate(chosen) if i != droppable[-1]]
-        return main, chosen
+            last = droppable[-1]
+            lighter = self._lighter(chosen[last], chosen, pool) if last not in tried else None
+            tried.add(last)
+            if lighter is not None:
+                chosen[last] = lighter
+            else:
+                chosen.pop(last)
+                tried = {i for i in tried if i < last}
+        return main, chosen, rules
+
+    def _lighter(
+        self, lift: Candidate, chosen: Sequence[Candidate], pool: Sequence[Candidate]
+    ) -> Candidate | None:
+        """A lighter pick for `lift`'s place: the same movement, no loaded implement (the plan's accessory sets)."""
+        if lift.loaded_equipment is None:
+            return None
+        pattern = balance_pattern(lift)
+        options = [
+            c
+            for c in pool
+            if c.loaded_equipment is None
+            and c.exercise_type == "reps"
+            and balance_pattern(c) == pattern
+            and self._fits_the_focus(c)
+        ]
+        return best(
+            options,
+            muscles=(lift.primary,),
+            targets=self.targets,
+            facts=self.facts,
+            style="strength",
+            chosen=chosen,
+            debt=self.debt,
+        )
 
     def _fits_the_focus(self, candidate: Candidate) -> bool:
         """Core work (flutter kicks list the glutes first) only when the brief's muscles include the core."""
