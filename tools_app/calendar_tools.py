@@ -36,6 +36,7 @@ from datasources_app.models import (
 from tools_app.formatting import confirmation, summary
 from tools_app.plan_builder import (
     MAX_WEEKS,
+    SessionExtra,
     can_prepare_weeks,
     endurance_modality,
     extras_sentence,
@@ -387,6 +388,7 @@ class _PlanDraft:
     start: dt.date
     today: dt.date
     location: Location | None
+    extras: tuple[SessionExtra, ...] = ()  # what the user asked to add to every session, parsed
 
 
 def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | ToolOutcome:
@@ -403,7 +405,7 @@ def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | T
     if isinstance(location, str):
         return _failure(f"Plan not created: {location}")
     try:
-        session_extras(args.extras or ())
+        extras = session_extras(args.extras or ())
     except ValueError as exc:
         return _failure(f"Plan not created: {exc}.")
     try:
@@ -417,13 +419,13 @@ def draft_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> _PlanDraft | T
             preferred_days=args.preferred_days,
             deload_weeks=args.deload_weeks,
             location_id=location.id if location is not None else None,
-            extras=args.extras,
+            extras=extras,
         )
     except ValueError as exc:
         return _failure(f"Plan not created: {exc}.")
     if location is not None:
         plan["location"] = {"id": str(location.id), "name": location.name}
-    return _PlanDraft(plan=plan, start=start, today=today, location=location)
+    return _PlanDraft(plan=plan, start=start, today=today, location=location, extras=extras)
 
 
 def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolOutcome:
@@ -447,7 +449,7 @@ def create_workout_plan(args: CreateWorkoutPlanInput, ctx: ToolContext) -> ToolO
         schedule_days=True,
     )
     data, text = _plan_data(created, replaced), _plan_text(created, replaced)
-    tell_user = " ".join(filter(None, [_plan_for_the_user(created, ctx), extras_sentence(args.extras or ())]))
+    tell_user = " ".join(filter(None, [_plan_for_the_user(created, ctx), extras_sentence(draft.extras)]))
     if can_prepare_weeks():
         prepared = _start_week(ctx, created, week=1, today=today)
         if isinstance(prepared, dict):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
@@ -352,10 +353,24 @@ def takes_extras(session: str) -> bool:
     return not session.startswith(("Active Recovery", "Recovery"))
 
 
-def session_extras(asked: Sequence[str]) -> list[dict[str, str]]:
-    """What each of the user's asks adds to every session: [{"asked", "kind", "build", "deload"}] (the plan's
-    words in a build and in a deload week). Raises ValueError naming an ask it cannot put in a session."""
-    extras: list[dict[str, str]] = []
+@dataclass(frozen=True)
+class SessionExtra:
+    """What one of the user's asks adds to every session: its kind ('core', 'cardio') and the plan's words for it
+    in a build and in a deload week."""
+
+    asked: str
+    kind: str
+    build: str
+    deload: str
+
+    def clause(self, *, deload: bool) -> str:
+        return self.deload if deload else self.build
+
+
+def session_extras(asked: Sequence[str]) -> tuple[SessionExtra, ...]:
+    """What each of the user's asks adds to every session, one of each kind (parsed once, where the asks come in,
+    and carried from there). Raises ValueError naming an ask it cannot put in a session."""
+    extras: list[SessionExtra] = []
     for words in asked:
         found = next((extra for extra in _SESSION_EXTRAS if extra[1].search(words)), None)
         if found is None:
@@ -364,9 +379,9 @@ def session_extras(asked: Sequence[str]) -> list[dict[str, str]]:
                 "exercises in the goal instead"
             )
         kind, _, build, deload = found
-        if all(extra["kind"] != kind for extra in extras):
-            extras.append({"asked": words, "kind": kind, "build": build, "deload": deload})
-    return extras
+        if all(extra.kind != kind for extra in extras):
+            extras.append(SessionExtra(asked=words, kind=kind, build=build, deload=deload))
+    return tuple(extras)
 
 
 # What each kind of addition is, in a coach's words to the user.
@@ -376,9 +391,9 @@ _EXTRAS_SAID = {
 }
 
 
-def extras_sentence(asked: Sequence[str]) -> str:
+def extras_sentence(extras: Sequence[SessionExtra]) -> str:
     """'Every session ends with core work (plank and dead bugs).' for what the user asked to add; "" for none."""
-    said = [_EXTRAS_SAID[extra["kind"]] for extra in session_extras(asked)]
+    said = [_EXTRAS_SAID[extra.kind] for extra in extras]
     return f"Every session ends with {joined(said)}." if said else ""
 
 
@@ -486,10 +501,10 @@ def build_plan(
     start_date: date,
     preferred_days: Sequence[str] | None = None,
     deload_weeks: Sequence[int] | None = None,
-    extras: Sequence[str] | None = None,
+    extras: Sequence[SessionExtra] = (),
 ) -> dict[str, Any]:
     """The plan's weeks and dated days, each session with the `extras` the user asked for in every session ('core
-    work at the end'). Raises ValueError naming the problem for invalid arguments."""
+    work at the end', `session_extras`). Raises ValueError naming the problem for invalid arguments."""
     if not 1 <= weeks <= MAX_WEEKS:
         raise ValueError(f"weeks must be from 1 to {MAX_WEEKS}, not {weeks}")
     if not 1 <= days_per_week <= 7:
@@ -502,7 +517,6 @@ def build_plan(
     if outside:
         raise ValueError(f"deload weeks {outside} are outside weeks 1..{weeks}")
 
-    added = session_extras(extras or ())
     goal_type = classify_goal(goal)
     modality = endurance_modality(goal)
     sessions = _sessions(goal_type, days_per_week, modality)
@@ -520,9 +534,7 @@ def build_plan(
             before = "none" if week == 1 else "deload" if week - 1 in deloads else "build"
             prescription, minutes, note = _day_content(goal_type, session, params, deload, modality, before)
             if takes_extras(session):
-                prescription = "; ".join(
-                    [prescription, *(extra["deload" if deload else "build"] for extra in added)]
-                )
+                prescription = "; ".join([prescription, *(extra.clause(deload=deload) for extra in extras)])
             days.append(
                 {
                     "day": number,
@@ -561,7 +573,7 @@ def build_plan(
         "days_per_week": days_per_week,
         "weekdays": [WEEKDAYS[day] for day in weekdays],
         "deload_weeks": deloads,
-        **({"extras": [extra["asked"] for extra in added]} if added else {}),
+        **({"extras": [extra.asked for extra in extras]} if extras else {}),
         "progression": describe_progression(goal_type, plan_weeks, sessions),
         "start_date": start_date.isoformat(),
         "end_date": (start_date + timedelta(weeks=weeks, days=-1)).isoformat(),

@@ -6,7 +6,7 @@ plan's location, an endurance goal trained on the bike when their injuries rule 
 each of those days' workout for the user (equipment of the plan's location, injuries, preferences, recovery on
 the session's day, loads progressed from the last sessions), varies the main lifts between the week's sessions
 and follows a strength day's prescription (`day_targets`: the lifts it names, their sets, reps and rests, the
-target RPE as a cue; a "… finisher:" clause's work after the day's own lifts, `add_plan_finishers`), else cuts the
+target RPE as a cue; a "… finisher:" clause's work after the day's own lifts, `plan_finishers`), else cuts the
 main sets by 40 % in a deload week. The sub-agents' input builder (`trainer_agent.agents.
 subagents`) puts them in the request, so every model, the offline one included, decides from them.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
@@ -25,7 +25,7 @@ from datasources_app.catalog import exercise_name_key
 from datasources_app.formatters import message_line
 from datasources_app.workouts import is_main
 from tools_app.formatting import joined
-from tools_app.plan_builder import WEEKDAYS, build_plan, classify_goal
+from tools_app.plan_builder import WEEKDAYS, SessionExtra, build_plan, classify_goal
 from tools_app.training_facts import (
     Candidate,
     Exclusions,
@@ -42,21 +42,17 @@ from tools_app.workout_coaching import load_for_reps
 from tools_app.workout_drafting import (
     DEFAULT_MINUTES,
     EARLIER_THIS_WEEK,
-    FIT_OVER,
-    FIT_UNDER,
-    MIN_MINUTES,
+    MAX_EXERCISES,
     OTHER_DAYS_THIS_WEEK,
-    REST_CAP_SEC,
-    REST_GROWTH_SEC,
+    PlanDay,
     brief_for_session,
     compose_workout,
     duration_exercise,
-    fits_minutes,
     interval_exercise,
     length_note,
-    resize,
     strength_exercise,
 )
+from tools_app.workout_fit import FIT_OVER, FIT_UNDER, resize
 from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import (
     KNEE_WORK_MIN_REPS,
@@ -97,7 +93,7 @@ def draft_plan(
     preferred_days: list[str] | None = None,
     deload_weeks: list[int] | None = None,
     location_id: uuid.UUID | None = None,
-    extras: list[str] | None = None,
+    extras: tuple[SessionExtra, ...] = (),
 ) -> dict[str, Any]:
     """The fitness_plan answer the plan builder gives for the user, with what they asked to add to every session
     (`extras`). ValueError for inconsistent arguments."""
@@ -179,21 +175,21 @@ def draft_week_workouts(
         on_the_day = as_of(facts, days_ahead=(date.fromisoformat(str(day["date"])) - today).days)
         brief = brief_for_session(str(day["session"]), int(day["duration_minutes"]), deload=deload)
         targets = day_targets(str(day.get("prescription") or "")) if brief.style == "strength" else None
-        cardio, cardio_notes = plan_cardio(targets, on_the_day) if targets is not None else ([], [])
         minutes = brief.minutes or DEFAULT_MINUTES[brief.style or "strength"]
-        if cardio:
-            # The day's minutes hold its cardio: the lifting is drafted for what is left (a 45-minute day with 10
-            # minutes on the bike lifts for 34), not for all of them with the bike on top.
-            lifting = max(MIN_MINUTES, minutes - estimate_duration_min(cardio))
-            brief = brief.model_copy(update={"minutes": lifting})
+        # The day's finishers and cardio are drafted first: the lifts are chosen for the minutes they leave, and
+        # the day, the plan's sets in, is fitted to its minutes once (`PlanDay`).
+        plan_day, after_notes = plan_day_for(targets, on_the_day) if targets is not None else (None, [])
         # The lifts a day names are its exercises (the week's variety gives way to them); a day naming three or
         # more, with no sets for a kind of work besides ('accessories 3×8-10'), gets nothing else.
         named = targets.names if targets is not None else ()
         only_named = len(named) >= MIN_VARIED_MAIN and not (targets is not None and targets.by_kind)
+        after = {str(exercise["exercise_name"]) for exercise in plan_day.after} if plan_day else set()
         composed = None
         if used and not named:
-            composed = compose_workout(brief, on_the_day.with_exclusions(Exclusions(keys=dict(used))))
-            if composed is not None and sum(1 for e in composed.exercises if is_main(e)) < MIN_VARIED_MAIN:
+            composed = compose_workout(
+                brief, on_the_day.with_exclusions(Exclusions(keys=dict(used))), plan=plan_day
+            )
+            if composed is not None and composed.drawn < MIN_VARIED_MAIN:
                 composed = None
         if named and not only_named:
             # What fills the day (or stands in for a named lift) is none of the week's other main lifts: those
@@ -205,46 +201,27 @@ def draft_week_workouts(
             keep = named_keys[index]
             exclusions = Exclusions(keys={key: why for key, why in others.items() if key not in keep})
             on_the_day = on_the_day.with_exclusions(exclusions)
-        composed = composed or compose_workout(brief, on_the_day, named=named, only_named=only_named)
+        composed = composed or compose_workout(
+            brief, on_the_day, named=named, only_named=only_named, plan=plan_day
+        )
         if composed is None:
             drafted[index] = day | {"draft": None, "draft_notes": [NOTHING_FITS]}
             continue
         for exercise in composed.exercises:
-            if is_main(exercise) and exercise.get("exercise_type") == "reps":
-                used[exercise_name_key(str(exercise["exercise_name"]))] = EARLIER_THIS_WEEK
+            name = str(exercise["exercise_name"])
+            if is_main(exercise) and exercise.get("exercise_type") == "reps" and name not in after:
+                used[exercise_name_key(name)] = EARLIER_THIS_WEEK
             if deload and targets is None and is_main(exercise) and exercise.get("sets"):
                 resize(exercise, max(1, round(int(exercise["sets"]) * DELOAD_VOLUME)))
         notes = [note for note in composed.notes if note]
-        if targets is not None:
-            # The length is said once the plan's sets and cardio are in, against the day's minutes.
+        if targets is not None and isinstance(composed.followed, Followed):
+            # The length is said against the day's minutes, the plan's sets and cardio in.
             notes = [note for note in notes if note != composed.length_note]
-            followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
+            followed = composed.followed.without(composed.dropped)
             if followed.kept_moderate:  # plan_notes says the knee work is kept moderate, and against what
                 notes = [note for note in notes if note != composed.knee_note]
-            finisher_notes = add_plan_finishers(composed.exercises, targets, on_the_day)
-            for exercise in cardio:
-                insert_before_cooldown(composed.exercises, exercise)
-            # What the plan names stays whatever the fit: its lifts, its finishers and its cardio.
-            finishers = {
-                exercise_name_key(candidate.name)
-                for name in targets.finishers
-                if (candidate := plan_name_match(name, on_the_day)[0]) is not None
-            }
-            kept = {
-                *composed.named_as,
-                *(str(e["exercise_name"]) for e in cardio),
-                *(
-                    str(e["exercise_name"])
-                    for e in composed.exercises
-                    if exercise_name_key(str(e["exercise_name"])) in finishers
-                ),
-            }
-            dropped = fit_plan_day(
-                composed.exercises, minutes=minutes, keep=kept, rests_given=followed.rests_given
-            )
-            notes += plan_notes(targets, followed.without(dropped), composed.named_as)
-            notes += finisher_notes
-            notes += cardio_notes
+            notes += plan_notes(targets, followed, composed.named_as)
+            notes += after_notes
             notes += day_length_notes(composed.exercises, minutes=minutes)
         drafted[index] = day | {"draft": composed.workout, "draft_notes": notes}
     return [drafted[index] for index in range(len(days))]
@@ -295,7 +272,7 @@ class DayTargets:
     extras: tuple[str, ...] = ()
     timed: tuple[tuple[str, Timing], ...] = ()  # an extra given by time ('plank 3×30s') → its timing
     # What a "… finisher:" clause names ('core finisher: plank 3×30s, dead bug 3×10'): work after the main work,
-    # added to the session (`add_plan_finishers`), not lifts of the session itself.
+    # added to the session (`plan_finishers`), not lifts of the session itself.
     finishers: tuple[str, ...] = ()
 
     def timing(self, name: str) -> Timing | None:
@@ -587,30 +564,32 @@ def day_targets(prescription: str) -> DayTargets | None:
 
 @dataclass(frozen=True)
 class Followed:
-    """How far a draft follows its day's prescription: the exercises that do, each as '<name> <sets>×<reps>' (a
-    hold or a named exercise the plan gives no sets by its name), and the main reps exercises the plan gives no
-    sets for (added to fill the session)."""
+    """How far a draft follows its day's prescription, by the drafted exercise's name: those that do, each as
+    '<name> <sets>×<reps>' (a hold or a named exercise the plan gives no sets by its name), and the main reps
+    exercises the plan gives no sets for (added to fill the session)."""
 
-    exercises: list[str]
-    unprescribed: list[str]
-    added: list[str]  # on a day that names its lifts, the others, with the sets and reps of their kind
+    exercises: dict[str, str] = field(default_factory=dict)
+    unprescribed: dict[str, str] = field(default_factory=dict)
+    added: dict[str, str] = field(
+        default_factory=dict
+    )  # on a day that names its lifts, the others, with the sets and reps of their kind
     # Knee work the plan gives a strength set for, kept moderate for the user's knee: '<name> 4×12' and the plan's reps.
-    kept_moderate: list[tuple[str, str]] = field(default_factory=list)
+    kept_moderate: dict[str, tuple[str, str]] = field(default_factory=dict)
     # The exercises whose rest is set (by the plan, or the knee rule's moderate set): the day's fit keeps it.
     rests_given: list[str] = field(default_factory=list)
 
     def without(self, names: Collection[str]) -> Followed:
         """The same, without the exercises of these names (left out to fit the day's minutes)."""
 
-        def kept(entries: list[str]) -> list[str]:
-            return [e for e in entries if not any(e == n or e.startswith(f"{n} ") for n in names)]
+        def kept(entries: dict[str, Any]) -> dict[str, Any]:
+            return {name: words for name, words in entries.items() if name not in names}
 
         return replace(
             self,
             exercises=kept(self.exercises),
             unprescribed=kept(self.unprescribed),
             added=kept(self.added),
-            kept_moderate=[item for item in self.kept_moderate if kept([item[0]])],
+            kept_moderate=kept(self.kept_moderate),
         )
 
 
@@ -622,10 +601,10 @@ def follow_targets(
     the effort stays what the load was chosen for) and its target RPE as a cue."""
     by_key = {key: candidate for candidate in facts.catalog for key in candidate.keys}
     groups = {exercise_name_key(name): item for item in targets.named for name in item.names}
-    followed: list[str] = []
-    unprescribed: list[str] = []
-    added: list[str] = []
-    kept_moderate: list[tuple[str, str]] = []
+    followed: dict[str, str] = {}
+    unprescribed: dict[str, str] = {}
+    added: dict[str, str] = {}
+    kept_moderate: dict[str, tuple[str, str]] = {}
     injured = {rule.key for rule in facts.injuries}
     rests_given: list[str] = []
     for exercise in exercises:
@@ -636,7 +615,7 @@ def follow_targets(
         named = named_as.get(name)
         if exercise.get("exercise_type") == "hold" or not exercise.get("reps"):
             if named is not None:
-                followed.append(_follow_hold(exercise, targets.timing(named)))
+                followed[name] = _follow_hold(exercise, targets.timing(named))
             continue
         rule = groups.get(exercise_name_key(named)) if named is not None else None
         if rule is None:  # 'Box squat, bench press; core: ab wheel. Main lifts 4×5; accessories 3×8-10'
@@ -658,7 +637,7 @@ def follow_targets(
                     reps = rule.high
                 else:
                     resize(exercise, rule.sets)
-                    kept_moderate.append((f"{name} {rule.sets}×{before}", rule.words()))
+                    kept_moderate[name] = (f"{name} {rule.sets}×{before}", rule.words())
                     continue
             loads = exercise.get("load_each")
             resize(exercise, rule.sets)
@@ -675,11 +654,11 @@ def follow_targets(
             elif reps <= 6:
                 exercise["rest_sec"] = max(int(exercise.get("rest_sec") or 0), 120)
             entry = f"{name} {rule.sets}×{reps}{'' if moderate else rule.rest_words()}"
-            (added if named is None and targets.names else followed).append(entry)
+            (added if named is None and targets.names else followed)[name] = entry
         elif named is not None:
-            followed.append(name)
+            followed[name] = name
         else:
-            unprescribed.append(name)
+            unprescribed[name] = name
         if targets.rpe is not None:
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
@@ -710,15 +689,17 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
     if targets.names:
         if followed.exercises and whole:
             notes.append(
-                f"I followed the plan's lifts, sets and reps for the day: {joined(followed.exercises)}"
+                f"I followed the plan's lifts, sets and reps for the day: {joined(list(followed.exercises.values()))}"
             )
         elif followed.exercises:
-            notes.append(f"I followed the plan's lifts, sets and reps for {joined(followed.exercises)}")
+            notes.append(
+                f"I followed the plan's lifts, sets and reps for {joined(list(followed.exercises.values()))}"
+            )
         if missing:
             notes.append(f"I couldn't follow the plan for {joined(missing)}, as said above")
         if followed.added:
             notes.append(
-                f"To fill the session I added {joined(followed.added)}, as the plan sets that kind of work"
+                f"To fill the session I added {joined(list(followed.added.values()))}, as the plan sets that kind of work"
             )
         if effort:
             notes.append(f"Every main exercise is{effort}")
@@ -727,18 +708,22 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
         if whole:
             notes.append(f"I followed the plan's sets, reps and effort for the day ({kinds}{effort})")
         else:
-            notes.append(f"I followed the plan's sets and reps ({kinds}) for {joined(followed.exercises)}")
+            notes.append(
+                f"I followed the plan's sets and reps ({kinds}) for {joined(list(followed.exercises.values()))}"
+            )
             if effort:
                 notes.append(f"Every main exercise is{effort}")
     elif effort:
         notes.append(f"I followed the plan's effort for the day:{effort}")
-    for lift, plan_words in followed.kept_moderate:
+    for lift, plan_words in followed.kept_moderate.values():
         notes.append(
             f"I kept {lift} rather than the plan's {plan_words}: knee work stays moderate for your knee (a lighter "
             "load for more reps, lowered slowly)"
         )
     if followed.unprescribed:
-        notes.append(f"The plan gives no sets and reps for {joined(followed.unprescribed)}: I added them")
+        notes.append(
+            f"The plan gives no sets and reps for {joined(list(followed.unprescribed.values()))}: I added them"
+        )
     if targets.percent_1rm is not None:
         notes.append(
             f"The loads come from your logged sessions (a careful first-time start where there are none), not "
@@ -747,26 +732,34 @@ def plan_notes(targets: DayTargets, followed: Followed, named_as: dict[str, str]
     return notes
 
 
-def insert_before_cooldown(exercises: list[dict[str, Any]], exercise: dict[str, Any]) -> None:
-    """Add `exercise` after the main work, before the cool-down (at the end without one), and number them all."""
-    cooldown = next(
-        (i for i, e in enumerate(exercises) if (e.get("group") or {}).get("type") == "cooldown"),
-        len(exercises),
-    )
-    exercises.insert(cooldown, exercise)
-    for order, item in enumerate(exercises, start=1):
-        item["order"] = order
-
-
 # --- The day's finishers -----------------------------------------------------------------------------------------
-def add_plan_finishers(
-    exercises: list[dict[str, Any]], targets: DayTargets, facts: TrainingFacts
-) -> list[str]:
-    """Put the day's finisher work ('core finisher: plank 3×30s, dead bug 3×10') after the main work, before the
-    cool-down, with the plan's sets and reps or holds (an exercise the draft already has moves there); the notes
-    say what was added, and what was left out and why. Cardio is `plan_cardio`'s."""
+def plan_day_for(targets: DayTargets, facts: TrainingFacts) -> tuple[PlanDay, list[str]]:
+    """What a strength day's prescription asks of its draft besides its named lifts (`PlanDay`): its sets, reps and
+    rests (`follow_targets`), its finishers and its cardio at the end; and the notes that say which finishers and
+    cardio it keeps, swaps or leaves out."""
+    finishers, finisher_notes = plan_finishers(targets, facts)
+    cardio, cardio_notes = plan_cardio(targets, facts)
+
+    def follow(main: list[dict[str, Any]], named_as: Mapping[str, str]) -> Followed:
+        return follow_targets(main, targets, facts, dict(named_as))
+
+    plan_day = PlanDay(
+        follow=follow,
+        after=tuple(exercise for exercise, _ in finishers) + tuple(cardio),
+        finishers=tuple(candidate for _, candidate in finishers),
+    )
+    return plan_day, finisher_notes + cardio_notes
+
+
+def plan_finishers(
+    targets: DayTargets, facts: TrainingFacts
+) -> tuple[list[tuple[dict[str, Any], Candidate]], list[str]]:
+    """The day's finisher work ('core finisher: plank 3×30s, dead bug 3×10') as exercises, each with its catalogue
+    entry, with the plan's sets and reps or holds; the notes say what was added, and what was left out and why.
+    Cardio is `plan_cardio`'s."""
     filters = user_filters(facts)
     groups = {exercise_name_key(name): item for item in targets.named for name in item.names}
+    finishers: list[tuple[dict[str, Any], Candidate]] = []
     added: list[str] = []
     notes: list[str] = []
     for name in targets.finishers:
@@ -778,25 +771,9 @@ def add_plan_finishers(
             )
             notes.append(f"I left out the plan's {name} at the end: {why}")
             continue
-        exercise = next(
-            (
-                e
-                for e in exercises
-                if is_main(e) and exercise_name_key(str(e["exercise_name"])) in candidate.keys
-            ),
-            None,
+        exercise = strength_exercise(
+            candidate, facts, rank=MAX_EXERCISES, light=True, intensity=None, why=f"From your plan ({name})."
         )
-        if exercise is not None:
-            exercises.remove(exercise)
-        else:
-            exercise = strength_exercise(
-                candidate,
-                facts,
-                rank=len(exercises),
-                light=True,
-                intensity=None,
-                why=f"From your plan ({name}).",
-            )
         rule = groups.get(exercise_name_key(name))
         if exercise["exercise_type"] == "reps" and rule is not None:
             resize(exercise, rule.sets)
@@ -804,10 +781,10 @@ def add_plan_finishers(
             added.append(f"{exercise['exercise_name']} {rule.sets}×{rule.high}")
         else:
             added.append(_follow_hold(exercise, targets.timing(name)))
-        insert_before_cooldown(exercises, exercise)
+        finishers.append((exercise, candidate))
     if added:
         notes.insert(0, f"I ended with the plan's finisher: {joined(added)}")
-    return notes
+    return finishers, notes
 
 
 # --- The day's cardio -------------------------------------------------------------------------------------------
@@ -844,69 +821,6 @@ def plan_cardio(targets: DayTargets, facts: TrainingFacts) -> tuple[list[dict[st
 
 
 # --- The day's length -------------------------------------------------------------------------------------------
-PLAN_REST_FLOOR_SEC = 60  # the shortest rest a plan day's fit gives a set of more than 6 reps
-
-
-def fit_plan_day(
-    exercises: list[dict[str, Any]], *, minutes: int, keep: Collection[str], rests_given: Collection[str]
-) -> list[str]:
-    """Fit a plan day, the plan's sets and cardio in, to its minutes (`fits_minutes`, as near the minutes as a
-    composed workout): rests the plan does not give go 15 s shorter (down to PLAN_REST_FLOOR_SEC, and never under
-    the 2 minutes a set of 6 or fewer reps gets) or longer (up to REST_GROWTH_SEC more, REST_CAP_SEC at most); when
-    over, then the warm-up moves past the first and the main exercises the plan does not name (`keep`: its lifts and
-    cardio), the last first, while MIN_VARIED_MAIN stay. The plan's sets, reps and named lifts are kept
-    (`day_length_notes` says when the day still runs over). Returns the names of the main exercises left out."""
-    main = [e for e in exercises if is_main(e)]
-    restable = [
-        e
-        for e in main
-        if e.get("exercise_type") in ("reps", "hold") and str(e["exercise_name"]) not in rests_given
-    ]
-    floor = {id(e): PLAN_REST_FLOOR_SEC if min(e.get("reps") or [99]) > 6 else 120 for e in restable}
-    ceiling = {id(e): min(REST_CAP_SEC, int(e.get("rest_sec") or 0) + REST_GROWTH_SEC) for e in restable}
-    dropped: list[str] = []
-
-    def shrink() -> bool:
-        shorter = [e for e in restable if int(e.get("rest_sec") or 0) - 15 >= floor[id(e)]]
-        warmup = [e for e in exercises if (e.get("group") or {}).get("type") == "warmup"]
-        extra = [e for e in main if str(e["exercise_name"]) not in keep]
-        if shorter:
-            target = max(shorter, key=lambda e: int(e.get("rest_sec") or 0))
-            target["rest_sec"] = int(target.get("rest_sec") or 0) - 15
-        elif len(warmup) > 1:
-            exercises.remove(warmup[-1])
-        elif extra and len(main) > MIN_VARIED_MAIN:
-            main.remove(extra[-1])
-            exercises.remove(extra[-1])
-            if extra[-1] in restable:
-                restable.remove(extra[-1])
-            dropped.append(str(extra[-1]["exercise_name"]))
-        else:
-            return False
-        return True
-
-    def grow() -> bool:
-        for target in sorted(
-            (e for e in restable if int(e.get("rest_sec") or 0) + 15 <= ceiling[id(e)]),
-            key=lambda e: int(e.get("rest_sec") or 0),
-        ):
-            target["rest_sec"] = int(target.get("rest_sec") or 0) + 15
-            if estimate_duration_min(exercises) <= minutes + FIT_OVER:
-                return True
-            target["rest_sec"] = int(target["rest_sec"]) - 15
-        return False
-
-    for _ in range(200):
-        estimate = estimate_duration_min(exercises)
-        if fits_minutes(estimate, minutes) and estimate >= minutes - 1:
-            break
-        if not (grow() if estimate < minutes else shrink()):
-            break
-    for order, item in enumerate(exercises, start=1):
-        item["order"] = order
-    return dropped
-
-
 def day_length_notes(exercises: list[dict[str, Any]], *, minutes: int) -> list[str]:
     """What the user should know of the day's length: that it runs over or short of the day's minutes."""
     estimate = estimate_duration_min(exercises)

@@ -21,13 +21,14 @@ drafts and saves it exactly as `generate_workout` does, listing the adaptations 
 
 from __future__ import annotations
 
+import copy
 import re
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,6 +61,17 @@ from tools_app.training_facts import (
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
 from tools_app.workout_coaching import reps_and_rest
+from tools_app.workout_fit import (
+    FIT_OVER,
+    FIT_UNDER,
+    REST_GROWTH_SEC,
+    FitRules,
+    draft_rules,
+    fit_to_minutes,
+    plan_day_rules,
+    resize,
+    shortest_minutes,
+)
 from tools_app.workout_tools import (
     CheckedWorkout,
     GenerateWorkoutInput,
@@ -399,17 +411,9 @@ def repeats(candidate: Candidate, chosen: Iterable[Candidate]) -> int:
     return sum(1 for other in chosen if pattern and balance_pattern(other) == pattern)
 
 
-# How long a draft may be: the estimate the user reads (`workout_tools.estimate_duration_min`, the artifact's
-# summary and the "about 30 min" they are told) at most FIT_OVER minutes over the minutes asked for (a user who has
-# 30 minutes must not be handed 33) and at most FIT_UNDER under (a set or a rest is 1-3 minutes, the fit's step).
-FIT_OVER = 1
-FIT_UNDER = 3
 # Main exercises by the session's minutes (up to): a long session has room for more lifts, not only more sets.
 MAIN_EXERCISES_BY_MINUTES = ((20, 3), (30, 4), (60, 5), (75, 6), (MAX_MINUTES, 7))
-REST_CAP_SEC = 150  # the longest rest the fit lengthens to
 LONG_SESSION_MINUTES = 60  # from here a session repeats a movement pattern rather than run short of lifts
-REST_GROWTH_SEC = 30  # how much longer than prescribed the fit makes a rest (twice that in a long session)
-REST_FLOOR_SEC = 45  # the shortest rest the fit shortens to
 CARDIO_CIRCUIT_MIN = 3  # the fewest bodyweight cardio moves that make a cardio circuit where no machine is
 
 
@@ -419,11 +423,6 @@ def length_note(estimate: int, minutes: int) -> str:
         f"it comes to about {estimate} min rather than the {minutes} you asked for: that's as much as I could "
         "build from the exercises that suit you here"
     )
-
-
-def fits_minutes(estimate: int, minutes: int) -> bool:
-    """Whether a draft estimated at `estimate` minutes fits a brief of `minutes` (FIT_OVER, FIT_UNDER)."""
-    return minutes - FIT_UNDER <= estimate <= minutes + FIT_OVER
 
 
 def warmup_moves(minutes: int) -> int:
@@ -810,15 +809,6 @@ def grouped(
         exercise["group"] = group
 
 
-def resize(exercise: dict[str, Any], sets: int) -> None:
-    """Change the number of sets, stretching each per-set list (its first value repeated)."""
-    exercise["sets"] = sets
-    for key in ("reps", "load_each", "hold_sec"):
-        values = exercise.get(key)
-        if values:
-            exercise[key] = [values[0]] * sets
-
-
 # --- Words for the user ----------------------------------------------------------------------------------------------
 def muscle_word(muscle: str) -> str:
     return MUSCLE_WORDS.get(muscle, muscle.lower())
@@ -924,6 +914,11 @@ class ComposedWorkout:
     named_as: dict[str, str] = field(default_factory=dict)
     # The note of `notes` that says the knee work was kept moderate ('' when none did).
     knee_note: str = ""
+    # A plan day's: how far the draft follows the prescription (`PlanDay.follow`'s answer), and the lifts it drew
+    # that the fit to the day's minutes left out.
+    followed: Any = None
+    dropped: list[str] = field(default_factory=list)
+    drawn: int = 0  # the lifts drawn for the draft, before the minutes had their say (a pool starved by exclusions draws few)
 
     @property
     def exercises(self) -> list[dict[str, Any]]:
@@ -937,6 +932,34 @@ class ComposedWorkout:
             length_note(self.estimated_min, self.minutes)
             if self.estimated_min < self.minutes - FIT_UNDER
             else ""
+        )
+
+
+class Prescribed(Protocol):
+    """What following a plan day's prescription tells the fit: the exercises whose rest the plan (or the knee
+    rule) gives."""
+
+    @property
+    def rests_given(self) -> Collection[str]: ...
+
+
+@dataclass(frozen=True)
+class PlanDay:
+    """What a plan day asks of a strength draft besides its named lifts: `follow` gives the drafted lifts the
+    plan's sets, reps and rests (with the exercises' names the plan gave them) and says which rests are given;
+    `after` is the work that ends the day before the cool-down (its finishers and cardio, budgeted before the
+    lifts are chosen, and never cut), `finishers` the catalogue entries of its finishers: no lift repeats one, nor
+    its kind of work (no bird dog in a day that ends with core work)."""
+
+    follow: Callable[[list[dict[str, Any]], Mapping[str, str]], Prescribed]
+    after: tuple[dict[str, Any], ...] = ()
+    finishers: tuple[Candidate, ...] = ()
+
+    def repeats_a_finisher(self, candidate: Candidate) -> bool:
+        return any(
+            set(candidate.keys) & set(finisher.keys)
+            or balance_pattern(candidate) == balance_pattern(finisher)
+            for finisher in self.finishers
         )
 
 
@@ -955,10 +978,15 @@ class Composer:
         safe: bool = False,
         named: Sequence[str] = (),
         only_named: bool = False,
+        plan: PlanDay | None = None,
     ) -> None:
         self.brief = brief
         self.facts = facts
         self.safe = safe
+        self.plan = plan
+        self.followed: Prescribed | None = None
+        self.dropped: list[str] = []
+        self.drawn = 0
         # Exercises a plan day names ('Bench Press', 'plank'): they lead the strength work, each kept when it fits
         # the user here, else a stand-in for the same muscle and movement; `only_named`: nothing else is added.
         self.named = tuple(named)
@@ -1116,8 +1144,14 @@ class Composer:
         return usable
 
     def _strength(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
-        main_count = next(count for most, count in MAIN_EXERCISES_BY_MINUTES if self.minutes <= most)
+        # A plan day's finishers and cardio take their minutes first: the lifts are chosen for what is left (a
+        # 30-minute day ending with 5 minutes of core work lifts for 25), not drawn for all 30 and dropped again.
+        after = [copy.deepcopy(exercise) for exercise in self.plan.after] if self.plan else []
+        lifting = max(MIN_MINUTES, self.minutes - estimate_duration_min(after)) if after else self.minutes
+        main_count = next(count for most, count in MAIN_EXERCISES_BY_MINUTES if lifting <= most)
         pool = self._style_pool("strength")
+        if self.plan is not None:
+            pool = [c for c in pool if not self.plan.repeats_a_finisher(c)]
         named = self._named_picks(pool)
         chosen = list(named)
         limit = pattern_limit(self.brief)
@@ -1135,7 +1169,7 @@ class Composer:
             )
         # Short of exercises: others for the muscles asked for, still no pattern a third time; a workout of
         # fewer than MIN_MAIN_EXERCISES (or a long one, which sets alone cannot fill) takes what fits.
-        enough = main_count if self.minutes >= LONG_SESSION_MINUTES else MIN_MAIN_EXERCISES
+        enough = main_count if lifting >= LONG_SESSION_MINUTES else MIN_MAIN_EXERCISES
         for most in (limit, None):
             if len(chosen) >= min(main_count, enough if most is None else main_count):
                 break
@@ -1152,6 +1186,19 @@ class Composer:
             )
         rank = {c.slug: i for i, c in enumerate(chosen)}
         chosen.sort(key=lambda c: (c.exercise_type == "hold", rank[c.slug]))  # slot order; holds last
+        self.drawn = len(chosen)
+        main, chosen, rules = self._budget(chosen, after, pool)
+        warmup, cooldown = self._prep(chosen)
+        exercises = [*warmup, *main, *after, *cooldown]
+        self.dropped = fit_to_minutes(exercises, minutes=self.minutes, rules=rules)
+        kept = {id(exercise) for exercise in exercises}
+        chosen = [c for c, e in zip(chosen, main, strict=True) if id(e) in kept]
+        self.main_candidates = list(chosen)
+        self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
+        return exercises, chosen
+
+    def _prescribed(self, chosen: Sequence[Candidate]) -> list[dict[str, Any]]:
+        """The main exercises for `chosen`, with a plan day's sets, reps and rests (`PlanDay.follow`)."""
         hard = set(self.light)
         main = [
             strength_exercise(
@@ -1168,13 +1215,86 @@ class Composer:
             cue = self.depth_cues.get(exercise["exercise_name"])
             if cue:
                 exercise["notes"] = f"{cue} {exercise.get('notes') or ''}".strip()
+        self.followed = self.plan.follow(main, self.named_as) if self.plan is not None else None
+        return main
+
+    def _prep(self, chosen: Sequence[Candidate]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The warm-up and cool-down for the lifts `chosen`, as many moves as the session has room for."""
         warmup = self._warmup(warmup_moves(self.minutes), main=chosen)
-        cooldown = self._cooldown(1, main=chosen) if self.minutes >= 40 else []
-        exercises = [*warmup, *main, *cooldown]
-        self._fit_volume(main, exercises, chosen)
-        self.main_candidates = list(chosen)
-        self.debt_muscles = [m for m in self.debt_muscles if any(c.primary == m for c in chosen)]
-        return exercises, chosen
+        return warmup, self._cooldown(1, main=chosen) if self.minutes >= 40 else []
+
+    def _fit_rules(self, chosen: Sequence[Candidate], after: Sequence[dict[str, Any]]) -> FitRules:
+        """What the fit may change: a plan day's sets and given rests stay, its named lifts, finishers and cardio
+        are never cut; a draft's sets and rests move within the Composer's bounds."""
+        keep = {*self.named_as, *(str(e["exercise_name"]) for e in after)}
+        if self.followed is not None:
+            return plan_day_rules(
+                min_main=MIN_MAIN_EXERCISES, keep=keep, rests_given=self.followed.rests_given
+            )
+        # A rest grows by at most REST_GROWTH_SEC over its prescription: 90 s between calf raises, not 150 s.
+        return draft_rules(
+            min_main=MIN_MAIN_EXERCISES,
+            keep=keep,
+            light=[c.name for c in chosen if c.works_hard(self.light)],
+            compounds=[c.name for c in chosen if c.mechanic == "compound"] if self.minutes >= 60 else [],
+            growth=REST_GROWTH_SEC * (2 if self.minutes >= LONG_SESSION_MINUTES else 1),
+        )
+
+    def _budget(
+        self, drawn: Sequence[Candidate], after: Sequence[dict[str, Any]], pool: Sequence[Candidate]
+    ) -> tuple[list[dict[str, Any]], list[Candidate], FitRules]:
+        """The lifts that fit the minutes at their shortest (`shortest_minutes`: the fewest sets and shortest rests
+        the fit may give, with the finishers, cardio, a warm-up move and the cool-down), prescribed, and the fit's
+        rules for them. A lift that does not fit gives way, the last first, before a warm-up is built for it: to a
+        lighter one of the same movement (a glute bridge for a dumbbell Romanian deadlift: a plan's accessory sets,
+        not its main-lift sets) when that fits, else to nothing, while MIN_MAIN_EXERCISES main exercises stay."""
+        chosen = list(drawn)
+        tried: set[int] = set()
+        while True:
+            main = self._prescribed(chosen)
+            rules = self._fit_rules(chosen, after)
+            warmup, cooldown = self._prep(chosen)
+            if len(main) + len(after) <= rules.min_main:
+                break
+            if shortest_minutes([*warmup[:1], *main, *after, *cooldown], rules) <= self.minutes + FIT_OVER:
+                break
+            droppable = [i for i, c in enumerate(chosen) if c.name not in rules.keep]
+            if not droppable:
+                break
+            last = droppable[-1]
+            lighter = self._lighter(chosen[last], chosen, pool) if last not in tried else None
+            tried.add(last)
+            if lighter is not None:
+                chosen[last] = lighter
+            else:
+                chosen.pop(last)
+                tried = {i for i in tried if i < last}
+        return main, chosen, rules
+
+    def _lighter(
+        self, lift: Candidate, chosen: Sequence[Candidate], pool: Sequence[Candidate]
+    ) -> Candidate | None:
+        """A lighter pick for `lift`'s place: the same movement, no loaded implement (the plan's accessory sets)."""
+        if lift.loaded_equipment is None:
+            return None
+        pattern = balance_pattern(lift)
+        options = [
+            c
+            for c in pool
+            if c.loaded_equipment is None
+            and c.exercise_type == "reps"
+            and balance_pattern(c) == pattern
+            and self._fits_the_focus(c)
+        ]
+        return best(
+            options,
+            muscles=(lift.primary,),
+            targets=self.targets,
+            facts=self.facts,
+            style="strength",
+            chosen=chosen,
+            debt=self.debt,
+        )
 
     def _fits_the_focus(self, candidate: Candidate) -> bool:
         """Core work (flutter kicks list the glutes first) only when the brief's muscles include the core."""
@@ -1262,84 +1382,6 @@ class Composer:
         if named is None:
             return ""
         return " From your plan." if candidate.name in self.kept else f" In place of {named}."
-
-    def _fit_volume(
-        self, main: list[dict[str, Any]], exercises: list[dict[str, Any]], chosen: list[Candidate]
-    ) -> None:
-        """Fit the estimate the user reads into the minutes asked for (`fits_minutes`). Under: a set more (up to
-        the cap), then 15 s more rest (up to REST_GROWTH_SEC more), each only while the estimate stays within the minutes; over: a set less
-        (down to 2), then 15 s less rest (down to 45 s), then the last warm-up move and the last main exercises
-        past MIN_MAIN_EXERCISES."""
-        adjustable = [e for e in main if e["exercise_type"] in ("reps", "hold")]
-        if not adjustable:
-            return
-        compounds = {id(e) for e, c in zip(main, chosen, strict=True) if c.mechanic == "compound"}
-        light = {id(e) for e, c in zip(main, chosen, strict=True) if c.works_hard(self.light)}
-        # A rest grows by at most REST_GROWTH_SEC over its prescription: 90 s between calf raises, not 150 s.
-        growth = REST_GROWTH_SEC * (2 if self.minutes >= LONG_SESSION_MINUTES else 1)
-        longest_rest = {id(e): min(REST_CAP_SEC, int(e["rest_sec"]) + growth) for e in adjustable}
-
-        def cap(exercise: dict[str, Any]) -> int:
-            if id(exercise) in light:
-                return int(exercise["sets"])  # recovering muscles: keep the lighter volume
-            return 5 if self.minutes >= 60 and id(exercise) in compounds else 4
-
-        def grow() -> bool:
-            """One step longer that keeps the estimate within the minutes; False when none does."""
-            growable = sorted(
-                (e for e in adjustable if e["sets"] < cap(e)), key=lambda e: (e["sets"], adjustable.index(e))
-            )
-            restable = sorted(
-                (e for e in adjustable if e["rest_sec"] < longest_rest[id(e)] and id(e) not in light),
-                key=lambda e: (e["rest_sec"], adjustable.index(e)),
-            )
-            steps: list[tuple[dict[str, Any], str]] = [(e, "set") for e in growable]
-            steps += [(e, "rest") for e in restable]
-            for exercise, lever in steps:
-                sets, rest = int(exercise["sets"]), int(exercise["rest_sec"])
-                if lever == "set":
-                    resize(exercise, sets + 1)
-                else:
-                    exercise["rest_sec"] = rest + 15
-                if estimate_duration_min(exercises) <= self.minutes + FIT_OVER:
-                    return True
-                resize(exercise, sets)
-                exercise["rest_sec"] = rest
-            return False
-
-        def shrink() -> bool:
-            """One step shorter; False when nothing is left to take away."""
-            shrinkable = [e for e in adjustable if e["sets"] > 2]
-            if shrinkable:
-                target = max(shrinkable, key=lambda e: (e["sets"], adjustable.index(e)))
-                resize(target, target["sets"] - 1)
-                return True
-            restful = [e for e in adjustable if e["rest_sec"] > REST_FLOOR_SEC]
-            if restful:
-                target = max(restful, key=lambda e: (e["rest_sec"], adjustable.index(e)))
-                target["rest_sec"] = max(REST_FLOOR_SEC, target["rest_sec"] - 15)
-                return True
-            warmup = [e for e in exercises if (e.get("group") or {}).get("type") == "warmup"]
-            if len(warmup) > 1:
-                exercises.remove(warmup[-1])
-                return True
-            # A lift a plan day names is never dropped: its length note says the day runs over instead.
-            droppable = [i for i, e in enumerate(main) if str(e["exercise_name"]) not in self.named_as]
-            if len(main) > MIN_MAIN_EXERCISES and droppable:
-                dropped = main.pop(droppable[-1])
-                exercises.remove(dropped)
-                chosen.pop(droppable[-1])
-                if dropped in adjustable:
-                    adjustable.remove(dropped)
-                return True
-            return False
-
-        for _ in range(120):
-            estimate = estimate_duration_min(exercises)
-            if fits_minutes(estimate, self.minutes) and estimate >= self.minutes - 1:
-                return
-            if not (grow() if estimate < self.minutes else shrink()):
-                return
 
     def _hiit(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
         count = 4 if self.minutes <= 20 else 5
@@ -1566,7 +1608,7 @@ class Composer:
         if not main:
             return None
         estimated = estimate_duration_min(exercises)
-        knee_note = _knee_work_note(exercises, self.facts)
+        knee_note = self._knee_work_note(exercises)
         notes = [
             *self._adaptation_notes(),
             *([knee_note] if knee_note else []),
@@ -1587,24 +1629,27 @@ class Composer:
             checked=checked,
             named_as=dict(self.named_as),
             knee_note=knee_note,
+            followed=self.followed,
+            dropped=list(self.dropped),
+            drawn=self.drawn,
         )
 
-
-def _knee_work_note(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> str:
-    """For the user, the knee work the knee rule kept moderate ('' when none; its cue is on the exercises)."""
-    if not any(rule.key == "knee" for rule in facts.injuries):
-        return ""
-    knee_work = [
-        str(exercise["exercise_name"])
-        for exercise in exercises
-        if KNEE_WORK_CUE in str(exercise.get("notes") or "")
-    ]
-    if not knee_work:
-        return ""
-    return (
-        f"I kept the knee work ({joined(knee_work)}) moderate for your knee: a lighter load for more reps, "
-        "lowered slowly to the box or a pain-free depth"
-    )
+    def _knee_work_note(self, exercises: Sequence[Mapping[str, Any]]) -> str:
+        """For the user, the knee work (by its movement, `is_knee_work`) the knee rule kept moderate ('' when
+        none; its cue is on the exercises)."""
+        injured = {rule.key for rule in self.facts.injuries}
+        drafted = {str(exercise["exercise_name"]) for exercise in exercises if is_main(exercise)}
+        knee_work = [
+            c.name
+            for c in self.main_candidates
+            if c.name in drafted and c.exercise_type == "reps" and is_knee_work(c.movement_pattern, injured)
+        ]
+        if not knee_work:
+            return ""
+        return (
+            f"I kept the knee work ({joined(knee_work)}) moderate for your knee: a lighter load for more reps, "
+            "lowered slowly to the box or a pain-free depth"
+        )
 
 
 def _pad_notes(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> list[str]:
@@ -1683,15 +1728,17 @@ def compose_workout(
     safe: bool = False,
     named: Sequence[str] = (),
     only_named: bool = False,
+    plan: PlanDay | None = None,
 ) -> ComposedWorkout | None:
     """The workout for `brief`, or None when nothing in the catalogue fits (the coach then asks the user).
-    `named`: exercises a plan day names, which lead a strength workout (`Composer`).
+    `named`: exercises a plan day names, which lead a strength workout (`Composer`); `plan`: the rest of a plan
+    day's prescription (`PlanDay`), followed and fitted to the minutes once.
 
     Falls back to a strength workout when the style finds nothing, then to bodyweight only.
     """
 
     def composer(brief: WorkoutBrief, *, safe: bool) -> Composer:
-        return Composer(brief, facts, safe=safe, named=named, only_named=only_named)
+        return Composer(brief, facts, safe=safe, named=named, only_named=only_named, plan=plan)
 
     composed = composer(brief, safe=safe).compose()
     if composed is None and brief.style not in (None, "strength"):

@@ -104,7 +104,7 @@ class Checks(_Strict):
     scheduled_lines: list[str] = Field(
         default_factory=list,
         description="each a line of a workout the turn put on the calendar (schedule_workout, "
-        "update_scheduled_workout), as workout_lines reads, e.g. 'Dumbbell Curl — 3×12 @ 10kg each hand, rest 60s'",
+        "update_scheduled_workout, a plan week it prepared), as workout_lines reads, e.g. 'Dumbbell Curl — 3×12 @ 10kg each hand, rest 60s'",
     )
     max_tool_input_chars: int | None = Field(
         default=None,
@@ -507,9 +507,17 @@ def _read_events(report: TurnReport, *, session_id: uuid.UUID, after: int) -> No
                 report.tool_results.setdefault(name, []).append(formatted)
             if data.get("success"):
                 report.tools.append(name)
-                day = ((data.get("result") or {}).get("data") or {}).get("scheduled_workout")
+                result = (data.get("result") or {}).get("data") or {}
+                day = result.get("scheduled_workout")
                 if isinstance(day, dict) and day.get("workout_id"):
                     scheduled.append(str(day["workout_id"]))
+                # A plan week the turn prepared (create_workout_plan, prepare_week) puts its days on the calendar too.
+                prepared = (result.get("week_preparation") or {}).get("days") or []
+                scheduled += [
+                    str(item["workout_id"])
+                    for item in prepared
+                    if isinstance(item, dict) and item.get("workout_id")
+                ]
             else:
                 report.tool_errors += 1
         elif event.event_type == EventType.LLM_RESPONSE:

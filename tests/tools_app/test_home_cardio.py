@@ -13,7 +13,7 @@ from datasources_app.services import create_preference, set_current_location
 from datasources_app.workouts import is_main
 from tests.tools_app.test_knee_at_home import knee_trainee
 from tests.tools_app.workout_support import Trainee, make_trainee, reps_exercise
-from tools_app.workout_drafting import fits_minutes
+from tools_app.workout_fit import fits_minutes
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from datasources_app.workouts import Workout, is_main
 from tools_app.calendar_tools import next_monday
 from tools_app.plan_builder import build_plan
 from tools_app.plan_drafting import draft_week_workouts
-from tools_app.workout_drafting import fits_minutes
+from tools_app.workout_fit import fits_minutes
 from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import validate_workout
 

@@ -16,7 +16,7 @@ from datasources_app.services import seed_demo_user, set_current_location
 from datasources_app.workouts import Workout
 from tests.tools_app.workout_support import Trainee, make_trainee
 from tools_app.calendar_tools import next_monday
-from tools_app.plan_builder import build_plan
+from tools_app.plan_builder import build_plan, session_extras
 from tools_app.plan_drafting import (
     day_targets,
     draft_week_workouts,
@@ -454,7 +454,9 @@ def test_a_plans_core_finisher_ends_each_draft_after_the_days_own_lifts() -> Non
     seed_demo_user()
     home = Location.objects.get(user_id=DEMO_USER_ID, name="Home")
     start = next_monday(timezone.localdate() + dt.timedelta(days=1))
-    plan = build_plan(goal="get stronger", weeks=6, days_per_week=3, start_date=start, extras=["core work"])
+    plan = build_plan(
+        goal="get stronger", weeks=6, days_per_week=3, start_date=start, extras=session_extras(["core work"])
+    )
     week = plan["weeks"][0]
     for day in draft_week_workouts(user_id=DEMO_USER_ID, week=week, days=week["days"], location_id=home.id):
         main = [exercise for exercise in day["draft"]["exercises"] if exercise.get("group") is None]

@@ -335,17 +335,18 @@ def check_fitness_plan(check: SubagentCheck) -> list[str]:
         for day in week.days
     ]
     problems += unsafe_named_exercises(texts, user_injuries(user_id=check.user_id))
+    # The sub-agent's input holds the user's words (its model reads them): the check reads them as the brief did.
     for extra in session_extras(check.input.get("extras") or ()):
         missing = [
             (f"week {week.week} {day.weekday}", day.date.isoformat())
             for week in plan.weeks
             for day in week.days
-            if takes_extras(day.session) and f"{extra['kind']} finisher" not in day.prescription.lower()
+            if takes_extras(day.session) and f"{extra.kind} finisher" not in day.prescription.lower()
         ]
         if missing:
             problems.append(
-                f"the user asked for {extra['asked']!r} in every session: end each session's prescription with "
-                f"it as the draft words it ('{extra['build']}'); missing in {_listed(missing[:6])}"
+                f"the user asked for {extra.asked!r} in every session: end each session's prescription with "
+                f"it as the draft words it ('{extra.build}'); missing in {_listed(missing[:6])}"
             )
     return problems
 
@@ -501,7 +502,7 @@ def fitness_plan_brief(input: dict[str, Any], user_id: uuid.UUID) -> dict[str, A
         preferred_days=input.get("preferred_days"),
         deload_weeks=input.get("deload_weeks"),
         location_id=location_uuid(input.get("location_id")),
-        extras=input.get("extras"),
+        extras=session_extras(input.get("extras") or ()),
     )
     return input | {"draft": draft}
 
@@ -830,7 +831,7 @@ def plan_with_fitness_plan_agent(
         "deload_weeks": arguments.get("deload_weeks"),
         "preferred_days": arguments.get("preferred_days"),
         "start_date": start.isoformat() if start is not None else None,
-        "extras": arguments.get("extras"),
+        "extras": [extra.asked for extra in arguments.get("extras") or ()] or None,
         "location_id": str(arguments["location_id"]) if arguments.get("location_id") else None,
     }
     try:
