@@ -745,9 +745,8 @@ def scheduled_line(item: ScheduledWorkout, units: Units, *, today: date | None =
 
 
 # Under a day the week chain could not prepare: the coach is the only way the user hears of it.
-# prepare_week for the day's week redoes every day not ready in one run (the week laid out once when its layout
-# failed too); with a workout_id it redoes that day alone, which lays the whole week out again when no layout was
-# kept: one call per failed day would lay the week out once per day.
+# prepare_week for the day's week redoes every day not ready in one run, each drafted again as things are now;
+# with a workout_id it redoes that day alone.
 REDO_FAILED_DAY = (
     "not prepared: tell the user which day and why, and offer to prepare it again (prepare_week for its week "
     "redoes only the days not ready; the others are kept)"
