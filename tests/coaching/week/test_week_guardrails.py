@@ -186,7 +186,7 @@ def test_a_week_that_cannot_be_laid_out_is_prepared_from_its_drafts(
     assert week and all(item.preparation == Preparation.READY for item in week), [
         item.preparation_error for item in week
     ]
-    assert all(item.preparation_layout["markdown"].startswith("# ") for item in week)
+    assert all(str((item.preparation_layout or {}).get("markdown", "")).startswith("# ") for item in week)
 
 
 @pytest.mark.django_db
