@@ -36,7 +36,7 @@ from pydantic.json_schema import SkipJsonSchema
 from datasources_app import formatters, services
 from datasources_app.catalog import EXERCISE_TYPES, exercise_name_key
 from datasources_app.models import PERFORMANCE_FIELDS
-from datasources_app.selectors import get_current_workout
+from datasources_app.selectors import get_current_workout, local_today, scheduled_workouts
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from datasources_app.workouts import (
     ARTIFACT_SCHEMA_VERSION,
@@ -599,9 +599,10 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
     return save_checked_workout(check_workout(args.workout, user_id=ctx.user_id), ctx)
 
 
-def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext) -> ToolOutcome:
+def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext, *, days_ahead: int = 0) -> ToolOutcome:
     """generate_workout's outcome for a workout `check_workout` checked: stored as the user's current workout
-    with its artifact when the check found no problem, else every problem listed."""
+    with its artifact when the check found no problem, else every problem listed. `days_ahead`: the workout is
+    for that many days from now, so recent training is warned of as it will stand then."""
     workout, conversions, context, check = (
         checked.workout,
         checked.conversions,
@@ -637,7 +638,7 @@ def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext) -> ToolOutco
     artifact_id = artifact["artifact_id"]
     summary = artifact["summary"]
     warnings = recent_training_warnings(
-        user_id=ctx.user_id, exercises=[exercise.to_json() for exercise in exercises]
+        user_id=ctx.user_id, exercises=[exercise.to_json() for exercise in exercises], days_ahead=days_ahead
     )
     lines = [
         f"Created workout {artifact_id} '{artifact['title']}': {len(exercises)} exercises, "
@@ -722,6 +723,18 @@ def _revalidate(
     return models, check, context
 
 
+def _days_until_scheduled(ctx: ToolContext, artifact_id: str) -> int:
+    """Days from today to the calendar day this workout is scheduled for (0: not scheduled, or today): the
+    recovery a change is checked against is counted to that day."""
+    if not artifact_id:
+        return 0
+    today = local_today(user_id=ctx.user_id)
+    for day in scheduled_workouts(user_id=ctx.user_id, days_ahead=30, statuses=("scheduled",)):
+        if isinstance(day.workout, dict) and day.workout.get("artifact_id") == artifact_id:
+            return (day.scheduled_date - today).days
+    return 0
+
+
 def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     """Replace one exercise of the current workout with a new one (new id, same place unless moved)."""
     workout = load_current_workout(ctx)
@@ -780,7 +793,11 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     )
     artifact, length_now = store_next_version(ctx, workout, exercises)
     artifact_id = artifact["artifact_id"]
-    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=[exercises[index].to_json()])
+    warnings = recent_training_warnings(
+        user_id=ctx.user_id,
+        exercises=[exercises[index].to_json()],
+        days_ahead=_days_until_scheduled(ctx, workout.artifact_id),
+    )
     text = (
         f"Replaced {old.id} ({old.exercise_name}) → {describe_exercise(exercises[index])}. "
         + "".join(f"Note: {note}. " for note in notes)
