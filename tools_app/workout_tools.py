@@ -754,9 +754,24 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
             return fields
         new = ReplacementExercise.model_validate(fields)
     replacement = new.model_dump(exclude={"order"}, exclude_none=True)
-    if "group" not in new.model_fields_set and old.group is not None:
+    # A steady block (the bike for 25 min) is no station of a circuit done for rounds: it leaves the group, which
+    # closes up behind it (a trial's bike in a 7-round circuit read "about 197 min").
+    leaves = (
+        old.group is not None
+        and old.group.type in GROUP_MIN_SIZE
+        and replacement.get("exercise_type") == "duration"
+    )
+    if "group" not in new.model_fields_set and old.group is not None and not leaves:
         replacement["group"] = old.group.model_dump(exclude_none=True)
     exercises[index] = StoredExercise.model_validate({**replacement, "order": old.order})
+    if leaves and "group" not in new.model_fields_set and old.group is not None:
+        first = next((e for e in exercises if e.group is not None and e.group.id == old.group.id), None)
+        if first is not None and first.order < old.order and new.order in (None, old.order):
+            exercises, index = _move(exercises, index, first.order)
+        _close_group_gap(exercises, old)
+        notes.append(
+            f"{exercises[index].exercise_name} is a steady block: done on its own before the {old.group.type}"
+        )
     if new.order is not None and new.order != old.order:
         exercises, index = _move(exercises, index, new.order)
 

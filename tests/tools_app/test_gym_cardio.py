@@ -143,3 +143,25 @@ def test_a_workout_for_tomorrow_counts_recovery_to_tomorrow() -> None:
     assert result.success, result.formatted
     for said in ("recovering", "volume and loads lighter", "trained hard"):
         assert said not in result.formatted, result.formatted
+
+
+def test_a_circuit_station_swapped_for_the_bike_becomes_a_steady_block_before_the_circuit() -> None:
+    """Swapping a station of a circuit done for rounds for 10 minutes on the Stationary Bike rides once, before the
+    circuit, not once a round: the trial's 25-minute bike in a 7-round circuit read "about 197 min"."""
+    trainee = gym_goer()
+    hiit = draft(trainee, style="hiit", minutes=20)
+    stations = [e for e in main(hiit) if (e.get("group") or {}).get("type") == "circuit"]
+    assert len(stations) >= 3, main(hiit)
+    before = hiit["summary"]["estimated_duration_min"]
+    result = trainee.run(
+        "swap_exercise",
+        {"exercise_id": str(stations[1]["id"]), "replacement_name": "Stationary Bike", "duration_min": 10},
+    )
+    assert result.success and result.artifact is not None, result.formatted
+    exercises = main(result.artifact)
+    bike = next(e for e in exercises if e["exercise_name"] == "Stationary Bike")
+    assert "group" not in bike, bike
+    circuit = [e for e in exercises if (e.get("group") or {}).get("type") == "circuit"]
+    assert bike["order"] < circuit[0]["order"], exercises
+    assert circuit[0]["group"].get("rounds"), circuit[0]
+    assert result.artifact["summary"]["estimated_duration_min"] <= before + 10, result.artifact["summary"]
