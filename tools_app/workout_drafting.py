@@ -900,7 +900,7 @@ def _title(style: str, label: str, minutes: int) -> str:
     if style == "hiit":
         return f"{minutes}-Minute HIIT" + ("" if label == "full-body" else f": {pretty}")
     if style == "cardio":
-        return f"{minutes}-Minute Cardio"
+        return f"{minutes}-Minute Cardio" + ("" if label == "full-body" else f" and {pretty}")
     if style == "mobility":
         return "Mobility & Stretch" if label == "full-body" else f"{pretty} Mobility"
     return f"Quick {pretty} Workout" if minutes <= 20 else f"{pretty} Workout"
@@ -1505,13 +1505,14 @@ class Composer:
 
     def _focus_work(self) -> list[Candidate]:
         """For a cardio brief that names areas ("cardio and some core"): strength work for them, as a strength
-        workout would pick it (two moves, three from 40 minutes); none for an open brief."""
+        workout would pick it (two moves, three from 50 minutes: the cardio keeps most of the time); none for an
+        open brief."""
         if self.brief.is_open:
             return []
         return fill_slots(
             self._strength_slots(),
             [c for c in self._style_pool("strength") if self._fits_the_focus(c)],
-            count=2 if self.minutes < 40 else 3,
+            count=2 if self.minutes < 50 else 3,
             targets=self.targets,
             facts=self.facts,
             style="strength",
