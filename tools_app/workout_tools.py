@@ -766,7 +766,13 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     exercises[index] = StoredExercise.model_validate({**replacement, "order": old.order})
     if leaves and "group" not in new.model_fields_set and old.group is not None:
         first = next((e for e in exercises if e.group is not None and e.group.id == old.group.id), None)
-        if first is not None and first.order < old.order and new.order in (None, old.order):
+        if (
+            first is not None
+            and first.order is not None
+            and old.order is not None
+            and first.order < old.order
+            and new.order in (None, old.order)
+        ):
             exercises, index = _move(exercises, index, first.order)
         _close_group_gap(exercises, old)
         notes.append(
@@ -811,7 +817,7 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     warnings = recent_training_warnings(
         user_id=ctx.user_id,
         exercises=[exercises[index].to_json()],
-        days_ahead=_days_until_scheduled(ctx, workout.artifact_id),
+        days_ahead=_days_until_scheduled(ctx, workout.artifact_id or ""),
     )
     text = (
         f"Replaced {old.id} ({old.exercise_name}) → {describe_exercise(exercises[index])}. "
