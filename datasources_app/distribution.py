@@ -28,6 +28,9 @@ DEFAULT_WINDOW_DAYS = 14
 MINUTES_PER_SET = 5.0
 # A muscle is "trained hard" by an entry that gives it at least this share (a prime mover, not a helper).
 HARD_SHARE = 0.3
+# Work hard enough to need recovery: sets of reps, holds and intervals (strength and power). Steady cardio (a
+# duration entry: an easy ride, a jog, a row) is aerobic work a muscle recovers from as it goes.
+HARD_WORK_TYPES = frozenset({"reps", "hold", "intervals"})
 # Decimals kept of shares (fractions: 0.01 % steps) and volumes (sets): what float arithmetic adds beyond
 # them is noise (3 sets x 0.1 = 0.30000000000000004), which the API and the model would otherwise show.
 SHARE_DECIMALS = 4
@@ -76,6 +79,12 @@ def is_working_entry(entry: WorkoutLogEntry) -> bool:
         return False
     goals = {str(item.get("goal", "")).lower() for item in entry.goals or () if isinstance(item, dict)}
     return not (goals and goals <= {"mobility"})
+
+
+def is_hard_work(exercise_type: str) -> bool:
+    """Whether work of this type (reps, hold, duration, intervals) is hard work a muscle must recover from
+    (`HARD_WORK_TYPES`): a set of squats is, a steady ride on the bike is not."""
+    return exercise_type in HARD_WORK_TYPES
 
 
 def working_sets(entry: WorkoutLogEntry) -> float:
@@ -259,7 +268,8 @@ def recently_trained_muscles(
     long enough) worked as a prime mover (share ≥ `min_share`).
 
     Maps each to the hours since it was last trained that hard (one decimal), most recent first.
-    Warm-ups, stretches and other mobility-only entries do not count: a chest stretch needs no recovery.
+    Warm-ups, stretches and other mobility-only entries do not count: a chest stretch needs no recovery; nor
+    does steady cardio (`is_hard_work`): an easy ride on the bike does not make the quads need 48 h off.
     """
     if window is None or window.days * 24 < hours:
         window = training_window(user_id=user_id, days=math.ceil(hours / 24), now=now)
@@ -267,7 +277,7 @@ def recently_trained_muscles(
     since = moment - timedelta(hours=hours)
     last: dict[str, datetime] = {}
     for entry in (entry for entry in window.entries if entry.completed_at >= since):
-        if not is_working_entry(entry):
+        if not is_working_entry(entry) or not is_hard_work(entry.exercise_type):
             continue
         for item in entry.muscles or ():
             muscle = canonical_muscle(str(item.get("muscle") or ""))

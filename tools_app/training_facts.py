@@ -294,6 +294,10 @@ class Candidate:
         return sum(share for muscle, share in self.shares if muscle in wanted)
 
     def works_hard(self, muscles: Iterable[str]) -> bool:
+        """Whether the exercise is hard work (`distribution.is_hard_work`: not steady cardio) for any of
+        `muscles`, as a prime mover."""
+        if not distribution.is_hard_work(self.exercise_type):
+            return False
         wanted = set(muscles)
         return any(share >= HARD_SHARE for muscle, share in self.shares if muscle in wanted)
 

@@ -825,14 +825,27 @@ def describe_change(name: str, old: Mapping[str, Any], new: Mapping[str, Any], k
 
 
 # --- Recent training ------------------------------------------------------------------------------------------------
-def recent_training_warnings(*, user_id: uuid.UUID, exercises: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A warning per exercise that works hard a muscle trained hard in the last 48 h."""
-    recent = distribution.recently_trained_muscles(user_id=user_id, hours=RECENT_HOURS)
+def recent_training_warnings(
+    *, user_id: uuid.UUID, exercises: Sequence[Mapping[str, Any]], days_ahead: int = 0
+) -> list[str]:
+    """A warning per exercise that is hard work (`distribution.is_hard_work`: not steady cardio) for a muscle
+    trained hard in the RECENT_HOURS before the workout: now, or `days_ahead` days from now (a session for
+    tomorrow has a day more of recovery behind it)."""
+    later = 24.0 * max(0, days_ahead)
+    recent = {
+        muscle: hours + later
+        for muscle, hours in distribution.recently_trained_muscles(
+            user_id=user_id, hours=RECENT_HOURS
+        ).items()
+        if hours + later < RECENT_HOURS
+    }
     if not recent:
         return []
     warnings = []
     for exercise in exercises:
-        if section_of(exercise) != "main":
+        if section_of(exercise) != "main" or not distribution.is_hard_work(
+            str(exercise.get("exercise_type"))
+        ):
             continue
         hit = [
             str(item.get("muscle"))
@@ -840,7 +853,8 @@ def recent_training_warnings(*, user_id: uuid.UUID, exercises: Sequence[Mapping[
             if str(item.get("muscle")) in recent and float(item.get("share") or 0) >= distribution.HARD_SHARE
         ]
         if hit:
-            when = ", ".join(f"{muscle} {recent[muscle]:g} h ago" for muscle in hit)
+            ago = "before that day" if later else "ago"
+            when = ", ".join(f"{muscle} {recent[muscle]:g} h {ago}" for muscle in hit)
             warnings.append(
                 f"{exercise.get('exercise_name')} works muscles trained hard within {RECENT_HOURS} h ({when}): "
                 "consider other muscles or lighter volume, and tell the user"

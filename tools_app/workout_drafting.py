@@ -22,6 +22,7 @@ drafts and saves it exactly as `generate_workout` does, listing the adaptations 
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import re
 import uuid
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -74,10 +75,8 @@ from tools_app.workout_fit import (
 )
 from tools_app.workout_tools import (
     CheckedWorkout,
-    GenerateWorkoutInput,
     check_workout,
     estimate_duration_min,
-    generate_workout,
     save_checked_workout,
 )
 from tools_app.workout_validation import (
@@ -188,6 +187,7 @@ class WorkoutBrief(BaseModel):
         description="Exercise names or equipment to leave out this time (stored preferences apply anyway).",
     )
     title: str | None = Field(default=None, description="Default: from the brief.")
+    date: dt.date | None = Field(default=None, description="A later day: recovery counted to it.")
 
     @property
     def is_open(self) -> bool:
@@ -415,6 +415,9 @@ def repeats(candidate: Candidate, chosen: Iterable[Candidate]) -> int:
 MAIN_EXERCISES_BY_MINUTES = ((20, 3), (30, 4), (60, 5), (75, 6), (MAX_MINUTES, 7))
 LONG_SESSION_MINUTES = 60  # from here a session repeats a movement pattern rather than run short of lifts
 CARDIO_CIRCUIT_MIN = 3  # the fewest bodyweight cardio moves that make a cardio circuit where no machine is
+FINISHER_ROUNDS_MAX = (
+    12  # the most rounds of one cardio move when nothing else fits (not 37 rounds of skaters)
+)
 
 
 def length_note(estimate: int, minutes: int) -> str:
@@ -887,7 +890,7 @@ def _title(style: str, label: str, minutes: int) -> str:
     if style == "hiit":
         return f"{minutes}-Minute HIIT" + ("" if label == "full-body" else f": {pretty}")
     if style == "cardio":
-        return f"{minutes}-Minute Cardio"
+        return f"{minutes}-Minute Cardio" + ("" if label == "full-body" else f" and {pretty}")
     if style == "mobility":
         return "Mobility & Stretch" if label == "full-body" else f"{pretty} Mobility"
     return f"Quick {pretty} Workout" if minutes <= 20 else f"{pretty} Workout"
@@ -1008,6 +1011,8 @@ class Composer:
             self.targets.pop(muscle)
         if not self.targets:
             self.targets = {"Abs": 1.0, "Lower Back": 0.5, "Shoulders": 0.3}
+        # Recovering muscles that a cardio session works only with steady, easy work (`_cardio`).
+        self.easy_on: list[str] = []
         self.debt: dict[str, float] = {}
         self.debt_muscles: list[str] = []
         if brief.is_open and self.style == "strength":
@@ -1058,6 +1063,13 @@ class Composer:
             notes.append(
                 f"your {muscle_phrase(self.skipped)} {'are' if they else 'is'} still recovering from "
                 f"{_ago(min(recent[m] for m in self.skipped))}, so I left {'them' if they else 'it'} out"
+            )
+        if self.easy_on:
+            they = _is_plural(self.easy_on)
+            notes.append(
+                f"your {muscle_phrase(self.easy_on)} {'are' if they else 'is'} still recovering from "
+                f"{_ago(min(recent[m] for m in self.easy_on))}, so the cardio is steady and easy on "
+                f"{'them' if they else 'it'}"
             )
         if self.light:
             notes.append(
@@ -1449,27 +1461,50 @@ class Composer:
         apply(best)
 
     def _cardio(self) -> tuple[list[dict[str, Any]], list[Candidate]]:
+        """Steady cardio on the place's machines (the impact ones left out for a knee by its rule), then work for
+        the areas the brief names (core after the cardio) or else a short finisher; a circuit of bodyweight
+        cardio where there is no machine. Steady cardio is no hard work (`Candidate.works_hard`), so legs trained
+        hard yesterday still get their easy ride; the finisher's intervals are hard work and leave them out."""
         steady = [c for c in self._style_pool("cardio") if c.exercise_type == "duration"]
         if not any(c.equipment for c in steady):
             circuit = self._cardio_circuit()
             if circuit is not None:
                 return circuit
+        focus = self._focus_work()
         finishers = [c for c in self._style_pool("hiit") if c.category in ("cardio", "plyometrics")]
         targets = {"Quadriceps": 1.0, "Hamstrings": 0.6, "Glutes": 0.6, "Calves": 0.6, "Shoulders": 0.3}
         chosen = cover(
             steady, count=2 if self.minutes >= 30 else 1, targets=targets, facts=self.facts, style="cardio"
         )
-        finisher = cover(finishers, count=1, targets=targets, facts=self.facts, style="hiit", chosen=chosen)
+        finisher = (
+            []
+            if focus
+            else cover(finishers, count=1, targets=targets, facts=self.facts, style="hiit", chosen=chosen)
+        )
         if not chosen and not finisher:
             return [], []
+        if chosen:
+            # The muscles recovering that the steady work uses: easy for them, which the note says (not "left out").
+            self.easy_on, self.skipped = list(self.skipped), []
         intervals = [
             interval_exercise(
                 c, work_sec=30, rest_sec=30, why="Short, hard finisher to lift your heart rate."
             )
             for c in finisher
         ]
-        warmup = self._warmup(1, main=[*chosen, *finisher])
-        cooldown = self._cooldown(1, main=[*chosen, *finisher])
+        after = [
+            strength_exercise(
+                c,
+                self.facts,
+                rank=i,
+                light=c.works_hard(self.light),
+                intensity=self.brief.intensity,
+                why=_why_main(c, i, self.facts, []) + " After the cardio.",
+            )
+            for i, c in enumerate(focus)
+        ]
+        warmup = self._warmup(1, main=[*chosen, *finisher, *focus])
+        cooldown = self._cooldown(1, main=[*chosen, *finisher, *focus])
         blocks: list[dict[str, Any]] = []
 
         def steady_minutes(total: int) -> None:
@@ -1479,7 +1514,7 @@ class Composer:
                     chosen[0],
                     self.facts,
                     minutes=first,
-                    why="Steady aerobic block at a pace you could talk at.",
+                    why="Steady aerobic block: the first 5 minutes easy to warm up, then a pace you could talk at.",
                 )
             ]
             if len(chosen) > 1:
@@ -1497,17 +1532,34 @@ class Composer:
                 exercise["rounds"] = rounds
 
         def workout() -> list[dict[str, Any]]:
-            return [*warmup, *blocks, *intervals, *cooldown]
+            return [*warmup, *blocks, *intervals, *after, *cooldown]
 
         if not chosen:
-            self._longest_that_fits(range(6, max(7, self.minutes * 2)), finisher_rounds, workout)
-            return workout(), finisher
+            # No machine and no circuit: one move for a few rounds at most, never for the whole session.
+            self._longest_that_fits(range(6, FINISHER_ROUNDS_MAX + 1), finisher_rounds, workout)
+            return workout(), [*finisher, *focus]
         # The steady work takes the minutes; a short session keeps a shorter finisher (or none).
         finisher_rounds(6 if self.minutes >= 20 else 4)
         if self.minutes < 15:
             intervals.clear()
         self._longest_that_fits(range(5, self.minutes + 1), steady_minutes, workout)
-        return workout(), [*chosen, *(finisher if intervals else [])]
+        return workout(), [*chosen, *(finisher if intervals else []), *focus]
+
+    def _focus_work(self) -> list[Candidate]:
+        """For a cardio brief that names areas ("cardio and some core"): strength work for them, as a strength
+        workout would pick it (two moves, three from 50 minutes: the cardio keeps most of the time); none for an
+        open brief."""
+        if self.brief.is_open:
+            return []
+        return fill_slots(
+            self._strength_slots(),
+            [c for c in self._style_pool("strength") if self._fits_the_focus(c)],
+            count=2 if self.minutes < 50 else 3,
+            targets=self.targets,
+            facts=self.facts,
+            style="strength",
+            limit=pattern_limit(self.brief),
+        )
 
     def _cardio_circuit(self) -> tuple[list[dict[str, Any]], list[Candidate]] | None:
         """Cardio where there is no cardio machine (a home): a circuit of bodyweight cardio moves (jacks, high knees,
@@ -1831,7 +1883,7 @@ def draft_workout_for(
 # --- The draft_workout tool ------------------------------------------------------------------------------------------
 def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
     """Draft from the brief with the user's facts, then save it exactly as generate_workout does."""
-    drafted = draft_workout_for(user_id=ctx.user_id, brief=args)
+    drafted = draft_workout_for(user_id=ctx.user_id, brief=args, on=args.date)
     if drafted is None:
         message = (
             "No workout could be drafted: nothing in the exercise catalogue fits this brief with the user's "
@@ -1839,10 +1891,10 @@ def draft_workout(args: WorkoutBrief, ctx: ToolContext) -> ToolOutcome:
             "with generate_workout."
         )
         return ToolOutcome(success=False, data={"error": message}, text=message)
-    if drafted.checked is not None:
-        outcome = save_checked_workout(drafted.checked, ctx)  # as generate_workout, without a second check
-    else:
-        outcome = generate_workout(GenerateWorkoutInput(workout=Workout.model_validate(drafted.workout)), ctx)
+    days_ahead = (args.date - selectors.local_today(user_id=ctx.user_id)).days if args.date else 0
+    # As generate_workout, without a second check when the draft was checked already.
+    checked = drafted.checked or check_workout(Workout.model_validate(drafted.workout), user_id=ctx.user_id)
+    outcome = save_checked_workout(checked, ctx, days_ahead=days_ahead)
     if not outcome.success:
         return outcome
     lines = outcome.text.split("\n")

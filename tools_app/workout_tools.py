@@ -42,6 +42,7 @@ from datasources_app.selectors import (
     local_today,
     log_of_made_workout,
     scheduled_day_of,
+    scheduled_workouts,
 )
 from datasources_app.selectors import workout_log_of as get_workout_log_of
 from datasources_app.workouts import (
@@ -771,9 +772,10 @@ def generate_workout(args: GenerateWorkoutInput, ctx: ToolContext) -> ToolOutcom
     return save_checked_workout(check_workout(args.workout, user_id=ctx.user_id), ctx)
 
 
-def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext) -> ToolOutcome:
+def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext, *, days_ahead: int = 0) -> ToolOutcome:
     """generate_workout's outcome for a workout `check_workout` checked: stored as the user's current workout
-    with its artifact when the check found no problem, else every problem listed."""
+    with its artifact when the check found no problem, else every problem listed. `days_ahead`: the workout is
+    for that many days from now, so recent training is warned of as it will stand then."""
     workout, conversions, context, check = (
         checked.workout,
         checked.conversions,
@@ -809,7 +811,7 @@ def save_checked_workout(checked: CheckedWorkout, ctx: ToolContext) -> ToolOutco
     artifact_id = artifact["artifact_id"]
     summary = artifact["summary"]
     warnings = recent_training_warnings(
-        user_id=ctx.user_id, exercises=[exercise.to_json() for exercise in exercises]
+        user_id=ctx.user_id, exercises=[exercise.to_json() for exercise in exercises], days_ahead=days_ahead
     )
     lines = [
         f"Created workout {artifact_id} '{artifact['title']}': {len(exercises)} exercises, "
@@ -894,6 +896,18 @@ def _revalidate(
     return models, check, context
 
 
+def _days_until_scheduled(ctx: ToolContext, artifact_id: str) -> int:
+    """Days from today to the calendar day this workout is scheduled for (0: not scheduled, or today): the
+    recovery a change is checked against is counted to that day."""
+    if not artifact_id:
+        return 0
+    today = local_today(user_id=ctx.user_id)
+    for day in scheduled_workouts(user_id=ctx.user_id, days_ahead=30, statuses=("scheduled",)):
+        if isinstance(day.workout, dict) and day.workout.get("artifact_id") == artifact_id:
+            return (day.scheduled_date - today).days
+    return 0
+
+
 def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     """Replace one exercise of the current workout with a new one (new id, same place unless moved)."""
     workout = load_current_workout(ctx)
@@ -913,9 +927,30 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
             return fields
         new = ReplacementExercise.model_validate(fields)
     replacement = new.model_dump(exclude={"order"}, exclude_none=True)
-    if "group" not in new.model_fields_set and old.group is not None:
+    # A steady block (the bike for 25 min) is no station of a circuit done for rounds: it leaves the group, which
+    # closes up behind it (a trial's bike in a 7-round circuit read "about 197 min").
+    leaves = (
+        old.group is not None
+        and old.group.type in GROUP_MIN_SIZE
+        and replacement.get("exercise_type") == "duration"
+    )
+    if "group" not in new.model_fields_set and old.group is not None and not leaves:
         replacement["group"] = old.group.model_dump(exclude_none=True)
     exercises[index] = StoredExercise.model_validate({**replacement, "order": old.order})
+    if leaves and "group" not in new.model_fields_set and old.group is not None:
+        first = next((e for e in exercises if e.group is not None and e.group.id == old.group.id), None)
+        if (
+            first is not None
+            and first.order is not None
+            and old.order is not None
+            and first.order < old.order
+            and new.order in (None, old.order)
+        ):
+            exercises, index = _move(exercises, index, first.order)
+        _close_group_gap(exercises, old)
+        notes.append(
+            f"{exercises[index].exercise_name} is a steady block: done on its own before the {old.group.type}"
+        )
     if new.order is not None and new.order != old.order:
         exercises, index = _move(exercises, index, new.order)
 
@@ -952,7 +987,11 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     )
     artifact, length_now = store_next_version(ctx, workout, exercises)
     artifact_id = artifact["artifact_id"]
-    warnings = recent_training_warnings(user_id=ctx.user_id, exercises=[exercises[index].to_json()])
+    warnings = recent_training_warnings(
+        user_id=ctx.user_id,
+        exercises=[exercises[index].to_json()],
+        days_ahead=_days_until_scheduled(ctx, workout.artifact_id or ""),
+    )
     text = (
         f"Replaced {old.id} ({old.exercise_name}) → {describe_exercise(exercises[index])}. "
         + "".join(f"Note: {note}. " for note in notes)
