@@ -15,7 +15,7 @@ from datasources_app.services import set_current_location, set_location_equipmen
 from datasources_app.workouts import is_main
 from tests.tools_app.test_knee_at_home import knee_trainee
 from tests.tools_app.workout_support import Trainee
-from tools_app.workout_drafting import fits_minutes
+from tools_app.workout_fit import fits_minutes
 
 pytestmark = pytest.mark.django_db
 
