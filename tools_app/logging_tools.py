@@ -35,6 +35,7 @@ from datasources_app.workouts import (
     MuscleShare,
     StoredExercise,
     StoredWorkout,
+    is_main,
     section_of,
 )
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
@@ -379,6 +380,7 @@ def _logged_outcome(
     ctx: ToolContext,
     logged: WorkoutLogEntry,
     *,
+    workout: StoredWorkout | None,
     workout_exercise_id: str | None,
     performance: ExercisePerformance | None = None,
     heavier: str = "",
@@ -399,11 +401,34 @@ def _logged_outcome(
         "rpe": logged.rpe,
     }
     done = " (marked done in the current workout)" if workout_exercise_id else ""
+    left, tell_left = _what_is_left(workout)
     return ToolOutcome(
         success=True,
         data=data,
-        text=f"logged: {line}{done}; entry id={logged.id}" + (f"\n{heavier}" if heavier else ""),
-        tell_user=f"Logged {line}. Nice work! Tell me when you've finished the rest and I'll log the workout.",
+        text=f"logged: {line}{done}; entry id={logged.id}"
+        + (f"\n{heavier}" if heavier else "")
+        + (f"\n{left}" if left else ""),
+        tell_user=f"Logged {line}. Nice work!" + (f" {tell_left}" if tell_left else ""),
+    )
+
+
+def _what_is_left(workout: StoredWorkout | None) -> tuple[str, str]:
+    """What the current workout still has open after a log: for the model (log_workout when the user has
+    finished, whatever they say of the rest) and for the user (ask for the rest only while some is open); ("", "")
+    without a current workout."""
+    if workout is None:
+        return "", ""
+    title = workout.title or "the workout"
+    open_main = [e.exercise_name for e in workout.exercises if not e.completed and is_main(e.to_json())]
+    if not open_main:
+        return (
+            "Every main exercise of the current workout is done: log_workout records the workout.",
+            f"That's all of {title} done.",
+        )
+    return (
+        f"Still open in the current workout: {', '.join(open_main)}. If the user says they have finished the "
+        "workout, log_workout records it now (what they did of these, or skipped); do not ask for the rest.",
+        "Tell me when you've finished the rest and I'll log the workout.",
     )
 
 
@@ -443,6 +468,7 @@ def _log_workout_exercise(ctx: ToolContext, reference: str, performance: Exercis
     return _logged_outcome(
         ctx,
         logged,
+        workout=workout,
         workout_exercise_id=str(planned.id),
         performance=performance,
         heavier=_heavier_than_on_hand(ctx, entry, planned.equipment or None),
@@ -489,6 +515,7 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     return _logged_outcome(
         ctx,
         logged,
+        workout=workout,
         workout_exercise_id=None,
         performance=args,
         heavier=_heavier_than_on_hand(ctx, entry, None),

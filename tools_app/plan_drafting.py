@@ -218,7 +218,11 @@ def draft_week_workouts(
             notes = [note for note in notes if note != composed.length_note]
             followed = follow_targets(composed.exercises, targets, on_the_day, composed.named_as)
             if followed.kept_moderate:  # plan_notes says the knee work is kept moderate, and against what
-                notes = [note for note in notes if note != composed.knee_note]
+                notes = [
+                    composed.knee_rule_note if note == composed.knee_note else note
+                    for note in notes
+                    if note != composed.knee_note or composed.knee_rule_note
+                ]
             finisher_notes = add_plan_finishers(composed.exercises, targets, on_the_day)
             for exercise in cardio:
                 insert_before_cooldown(composed.exercises, exercise)
