@@ -946,9 +946,9 @@ class ComposedWorkout:
         )
 
 
-# A circuit interval's work and rest (s) by the brief's intensity: HIIT and bodyweight cardio alike.
 # What a cardio session's warm-up prepares and its cool-down stretches: the legs its moves and machines run on.
 CARDIO_PREP_TARGETS: dict[str, float] = {"Quadriceps": 1.0, "Glutes": 0.8, "Hamstrings": 0.8, "Calves": 0.8}
+# A circuit interval's work and rest (s) by the brief's intensity: HIIT and bodyweight cardio alike.
 CIRCUIT_WORK_REST: dict[str, tuple[int, int]] = {"easy": (30, 30), "moderate": (40, 20), "hard": (45, 15)}
 
 
