@@ -1634,7 +1634,7 @@ def _with_knee_work(rule_note: str, knee_note: str) -> str:
     """The knee rule's note and the knee work's as one sentence: "I kept your knee out of deep bends (no deep
     squats, lunges or jumping), and the knee work (Dumbbell Box Squat) moderate: a lighter load ..."."""
     rule_note = rule_note.removesuffix(" and kept the leg work knee-friendly")
-    kept = knee_note.removeprefix("I kept ").replace(" moderate for your knee:", " moderate:")
+    kept = knee_note.removeprefix("I kept ")
     return f"{rule_note}, and {kept}"
 
 
