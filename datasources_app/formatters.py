@@ -550,7 +550,7 @@ def in_round_group(exercise: Mapping[str, Any]) -> bool:
 def exercise_prescription(exercise: StoredExercise | Mapping[str, Any], units: Units | None = None) -> str:
     """What one exercise of a workout asks for: "3×10 @ 20kg each hand" (a pair), "3×10 @ 25kg" (one),
     "3×45s", "30min 5km @ 5:30/km", "8×20s/10s"; a circuit/superset member, done once per round, without its
-    "1×" ("10 @ 20kg") and, for intervals, its rest.
+    "1×" ("10 @ 20kg"), intervals with the rest before the next move ("40s work, 20s rest").
 
     The one rendering of a prescription (docs/architecture.md "One rendering"): the model's context
     and tool results, the session admin and, mirrored rule for rule, the demo page's `chat.js`. Without `units`
@@ -584,6 +584,8 @@ def exercise_prescription(exercise: StoredExercise | Mapping[str, Any], units: U
         details = f"{details} @ {typed.target_pace}".strip()
     if once and (typed.sets == 1 if kind in ("reps", "hold") else typed.rounds == 1):
         details = details.removeprefix("1×")
+    if once and kind == "intervals" and details and typed.rest_sec:
+        details += f" work, {typed.rest_sec}s rest"  # the pause before the next move: the user times both
     return details
 
 

@@ -930,13 +930,20 @@ def store_day_layout(*, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, lay
 
 
 def store_prepared_workout(
-    *, user_id: uuid.UUID, scheduled_workout_id: uuid.UUID, workout: dict[str, Any], message: str
+    *,
+    user_id: uuid.UUID,
+    scheduled_workout_id: uuid.UUID,
+    workout: dict[str, Any],
+    message: str,
+    duration_minutes: int | None = None,
 ) -> bool:
-    """A prepared day: its validated workout and its message, ready. Only while the day is still the user's,
-    on the calendar and pending: a day the user edited, moved to done or cancelled, or deleted while the chain
-    ran is left as it is (False)."""
+    """A prepared day: its validated workout and its message, ready, and with `duration_minutes` the workout's
+    length in place of the plan's. Only while the day is still the user's, on the calendar and pending: a day the
+    user edited, moved to done or cancelled, or deleted while the chain ran is left as it is (False)."""
+    length = {"duration_minutes": duration_minutes} if duration_minutes else {}
     return bool(
         _pending_day(user_id=user_id, scheduled_workout_id=scheduled_workout_id).update(
+            **length,
             workout=workout,
             message=message,
             preparation=Preparation.READY,

@@ -35,6 +35,7 @@ from datasources_app.workouts import (
     MuscleShare,
     StoredExercise,
     StoredWorkout,
+    is_main,
     section_of,
 )
 from tools_app.exercise_references import REFERENCE_DESCRIPTION, named_exactly, resolve_exercise
@@ -390,6 +391,7 @@ def _logged_outcome(
     ctx: ToolContext,
     logged: WorkoutLogEntry,
     *,
+    workout: StoredWorkout | None,
     workout_exercise_id: str | None,
     made: MadeWorkout | None = None,
     performance: ExercisePerformance | None = None,
@@ -415,12 +417,34 @@ def _logged_outcome(
         named = workout_named(ctx, made.workout)
         ticked = made.current and workout_exercise_id
         done = f" (marked done in the current workout {named})" if ticked else f" (logged to {named})"
+    left, tell_left = _what_is_left(made.workout if made is not None and _rest_to_log(made) else None)
     return ToolOutcome(
         success=True,
         data=data,
-        text=f"logged: {line}{done}; entry id={logged.id}" + (f"\n{heavier}" if heavier else ""),
-        tell_user=f"Logged {line}. Nice work!"
-        + (" Tell me when you've finished the rest and I'll log the workout." if _rest_to_log(made) else ""),
+        text=f"logged: {line}{done}; entry id={logged.id}"
+        + (f"\n{heavier}" if heavier else "")
+        + (f"\n{left}" if left else ""),
+        tell_user=f"Logged {line}. Nice work!" + (f" {tell_left}" if tell_left else ""),
+    )
+
+
+def _what_is_left(workout: StoredWorkout | None) -> tuple[str, str]:
+    """What the workout logged into still has open after a log: for the model (log_workout when the user has
+    finished, whatever they say of the rest) and for the user (ask for the rest only while some is open); ("", "")
+    without a workout to finish."""
+    if workout is None:
+        return "", ""
+    title = workout.title or "the workout"
+    open_main = [e.exercise_name for e in workout.exercises if not e.completed and is_main(e.to_json())]
+    if not open_main:
+        return (
+            f"Every main exercise of {title} is done: log_workout records the workout.",
+            f"That's all of {title} done.",
+        )
+    return (
+        f"Still open in {title}: {', '.join(open_main)}. If the user says they have finished the "
+        "workout, log_workout records it now (what they did of these, or skipped); do not ask for the rest.",
+        "Tell me when you've finished the rest and I'll log the workout.",
     )
 
 
@@ -477,6 +501,7 @@ def _log_workout_exercise(
     return _logged_outcome(
         ctx,
         logged,
+        workout=workout,
         workout_exercise_id=str(planned.id),
         made=made,
         performance=performance,
@@ -540,6 +565,7 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     return _logged_outcome(
         ctx,
         logged,
+        workout=workout,
         workout_exercise_id=None,
         made=made,
         performance=args,

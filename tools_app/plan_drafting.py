@@ -219,7 +219,11 @@ def draft_week_workouts(
             notes = [note for note in notes if note != composed.length_note]
             followed = composed.followed.without(composed.dropped)
             if followed.kept_moderate:  # plan_notes says the knee work is kept moderate, and against what
-                notes = [note for note in notes if note != composed.knee_note]
+                notes = [
+                    composed.knee_rule_note if note == composed.knee_note else note
+                    for note in notes
+                    if note != composed.knee_note or composed.knee_rule_note
+                ]
             notes += plan_notes(targets, followed, composed.named_as)
             notes += after_notes
             notes += day_length_notes(composed.exercises, minutes=minutes)

@@ -121,6 +121,8 @@ class InjuryRule:
     # What a plan's workouts do about it, after "For your knee, " (create_workout_plan tells the user).
     in_a_plan: str = ""
     mild: bool = False  # the user said only mild discomfort in a movement (`catalog.MILD_BODY_PARTS`)
+    # `note` for a cardio or HIIT session, which has no leg work to speak of ('' when `note` says it already).
+    cardio_note: str = ""
 
     @property
     def part(self) -> BodyPart:
@@ -193,6 +195,7 @@ MILD_INJURY_RULES: dict[str, InjuryRule] = {
             "knee-friendly"
         ),
         cue="Stay in the range your knee is happy with: stop short of the depth that bothers it.",
+        cardio_note="kept your knee out of jumping and deep bends (no jumps, deep squats or lunges)",
         area=frozenset(LEG_MUSCLES),
         in_a_plan=(
             "the workouts leave out deep squats, lunges and jumping and keep the leg work knee-friendly, in a "

@@ -746,7 +746,11 @@ def strength_exercise(
         if rule.key == "knee" and knee_work:
             cues.append(KNEE_WORK_CUE)  # how deep and how slow, where the knee bends under load
         elif (
-            rule.key == "knee" and candidate.primary in LEG_MUSCLES and candidate.mechanic == "compound"
+            # The knee's range cue where the lift bends the knee under load: not a hinge or a hip thrust.
+            rule.key == "knee"
+            and candidate.primary in LEG_MUSCLES
+            and candidate.mechanic == "compound"
+            and "knee" in candidate.loaded_joints
         ) or (rule.key == "lower back" and candidate.primary in ("Hamstrings", "Lower Back", "Back")):
             cues.append(rule.cue)
     exercise = base_exercise(candidate, kind="reps", reasoning=f"{why} {load.note}")
@@ -922,6 +926,8 @@ class ComposedWorkout:
     followed: Any = None
     dropped: list[str] = field(default_factory=list)
     drawn: int = 0  # the lifts drawn for the draft, before the minutes had their say (a pool starved by exclusions draws few)
+    # The knee rule's own note when `knee_note` says it too (one sentence for the knee), else ''.
+    knee_rule_note: str = ""
 
     @property
     def exercises(self) -> list[dict[str, Any]]:
@@ -966,6 +972,8 @@ class PlanDay:
         )
 
 
+# What a cardio session's warm-up prepares and its cool-down stretches: the legs its moves and machines run on.
+CARDIO_PREP_TARGETS: dict[str, float] = {"Quadriceps": 1.0, "Glutes": 0.8, "Hamstrings": 0.8, "Calves": 0.8}
 # A circuit interval's work and rest (s) by the brief's intensity: HIIT and bodyweight cardio alike.
 CIRCUIT_WORK_REST: dict[str, tuple[int, int]] = {"easy": (30, 30), "moderate": (40, 20), "hard": (45, 15)}
 
@@ -1078,7 +1086,8 @@ class Composer:
             )
         for rule in self.facts.injuries:
             if rule.key in self.rejected.get("injury", set()):
-                notes.append(f"I {rule.note}")
+                cardio = self.style in ("cardio", "hiit") and rule.cardio_note
+                notes.append(f"I {rule.cardio_note if cardio else rule.note}")
         labels = self.rejected.get("preference", set())
         asked = _broadest(labels - {EARLIER_THIS_WEEK, OTHER_DAYS_THIS_WEEK})
         if asked:
@@ -1109,11 +1118,20 @@ class Composer:
                 worked[muscle] = worked.get(muscle, 0.0) + share
         return worked
 
+    def _prep_targets(self, main: Sequence[Candidate]) -> dict[str, float]:
+        """The muscles a warm-up prepares and a cool-down stretches: those the main work loads; for cardio, the
+        legs every move runs on (a shadow box's shoulders do not make a shoulder warm-up the session's)."""
+        if self.style == "cardio":
+            return dict(CARDIO_PREP_TARGETS)
+        return self._worked(main)
+
     def _warmup(self, count: int, *, main: Sequence[Candidate]) -> list[dict[str, Any]]:
         pool = [
             c for c in self.pool if c.category == "mobility" and c.exercise_type == "reps" and c.bodyweight
         ]
-        chosen = cover(pool, count=count, targets=self._worked(main), facts=self.facts, style="mobility")
+        chosen = cover(
+            pool, count=count, targets=self._prep_targets(main), facts=self.facts, style="mobility"
+        )
         exercises = [
             prep_exercise(
                 c, role="warmup", why=f"Warm-up: gets your {muscle_phrase([c.primary])} moving first."
@@ -1126,7 +1144,9 @@ class Composer:
 
     def _cooldown(self, count: int, *, main: Sequence[Candidate]) -> list[dict[str, Any]]:
         pool = [c for c in self.pool if c.category == "stretching" and c.exercise_type == "hold"]
-        chosen = cover(pool, count=count, targets=self._worked(main), facts=self.facts, style="mobility")
+        chosen = cover(
+            pool, count=count, targets=self._prep_targets(main), facts=self.facts, style="mobility"
+        )
         exercises = [
             prep_exercise(
                 c, role="cooldown", why=f"Cool-down stretch for the {muscle_phrase([c.primary])} you worked."
@@ -1320,7 +1340,13 @@ class Composer:
         for name in self.named:
             wanted, closest = plan_name_match(name, self.facts)
             if wanted is None:
-                self.named_notes.append(f"I couldn't find {name} in my exercise list, so I left it out")
+                # Not a failure to the user: what the day does instead.
+                instead = (
+                    "the day keeps the plan's other lifts"
+                    if self.only_named
+                    else "I filled its place with other work that suits you here"
+                )
+                self.named_notes.append(f"{name} isn't one of my exercises, so {instead}")
                 continue
             if wanted in picks:
                 continue
@@ -1661,11 +1687,17 @@ class Composer:
             return None
         estimated = estimate_duration_min(exercises)
         knee_note = self._knee_work_note(exercises)
-        notes = [
-            *self._adaptation_notes(),
-            *([knee_note] if knee_note else []),
-            *_pad_notes(exercises, self.facts),
-        ]
+        notes = self._adaptation_notes()
+        knee_rule_note = ""
+        if knee_note:
+            # One sentence for the knee: what was left out, then how the knee work that stays is kept.
+            knee_rule_note = next((note for note in notes if _is_knee_rule_note(note, self.facts)), "")
+            if knee_rule_note:
+                knee_note = _with_knee_work(knee_rule_note, knee_note)
+                notes = [knee_note if note == knee_rule_note else note for note in notes]
+            else:
+                notes.append(knee_note)
+        notes += _pad_notes(exercises, self.facts)
         if estimated < self.minutes - FIT_UNDER:
             notes.append(length_note(estimated, self.minutes))
         return ComposedWorkout(
@@ -1684,6 +1716,7 @@ class Composer:
             followed=self.followed,
             dropped=list(self.dropped),
             drawn=self.drawn,
+            knee_rule_note=knee_rule_note,
         )
 
     def _knee_work_note(self, exercises: Sequence[Mapping[str, Any]]) -> str:
@@ -1702,6 +1735,21 @@ class Composer:
             f"I kept the knee work ({joined(knee_work)}) moderate for your knee: a lighter load for more reps, "
             "lowered slowly to the box or a pain-free depth"
         )
+
+
+def _is_knee_rule_note(note: str, facts: TrainingFacts) -> bool:
+    """Whether `note` is the knee rule's adaptation note ("I kept your knee out of deep bends ...")."""
+    return any(
+        rule.key == "knee" and note in (f"I {rule.note}", f"I {rule.cardio_note}") for rule in facts.injuries
+    )
+
+
+def _with_knee_work(rule_note: str, knee_note: str) -> str:
+    """The knee rule's note and the knee work's as one sentence: "I kept your knee out of deep bends (no deep
+    squats, lunges or jumping), and the knee work (Dumbbell Box Squat) moderate: a lighter load ..."."""
+    rule_note = rule_note.removesuffix(" and kept the leg work knee-friendly")
+    kept = knee_note.removeprefix("I kept ")
+    return f"{rule_note}, and {kept}"
 
 
 def _pad_notes(exercises: Sequence[Mapping[str, Any]], facts: TrainingFacts) -> list[str]:

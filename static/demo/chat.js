@@ -133,7 +133,8 @@
     return !!(ex.group && ["circuit", "superset", "giant_set"].indexOf(ex.group.type) >= 0);
   }
 
-  // "3×10 @ 20kg each hand", "3×45s", "30min 5km @ 5:30/km", "8×20s/10s" (formatters.exercise_prescription).
+  // "3×10 @ 20kg each hand", "3×45s", "30min 5km @ 5:30/km", "8×20s/10s", a circuit's "40s work, 20s rest"
+  // (formatters.exercise_prescription).
   function exercisePrescription(ex) {
     var type = ex.exercise_type || "reps";
     var once = oncePerRound(ex);
@@ -155,6 +156,7 @@
     } else text = setsReps(ex.sets, ex.reps) + loadText(ex);
     var single = type === "reps" || type === "hold" ? ex.sets === 1 : ex.rounds === 1;
     if (once && single && text.indexOf("1×") === 0) text = text.slice(2);
+    if (once && type === "intervals" && text && ex.rest_sec) text += " work, " + ex.rest_sec + "s rest";
     return text;
   }
 

@@ -146,7 +146,7 @@ def test_a_mild_knee_gets_moderate_knee_work_not_a_strength_set() -> None:
     assert squat["rest_sec"] == 90
     assert squat["notes"] == KNEE_WORK_CUE
     assert exercises["Dumbbell Romanian Deadlift"]["reps"][0] == 6
-    assert "I kept the knee work (Dumbbell Box Squat) moderate for your knee" in told(result)
+    assert "the knee work (Dumbbell Box Squat) moderate for your knee" in told(result)
 
 
 def test_the_knee_work_cue_keeps_nothing_short_of_a_deep_bend() -> None:

@@ -73,7 +73,10 @@ def test_mark_complete_logs_targets_as_actuals_and_persists_the_flag(
     assert (first["completed"], first["log_entry_id"]) == (True, str(entry.id))
     assert result.raw_formatted == (
         "logged: Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand (marked done in the current workout "
-        f"'Home Push & Core' ({artifact_id}, for today)); entry id={entry.id}\nTell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
+        f"'Home Push & Core' ({artifact_id}, for today)); entry id={entry.id}\nStill open in Home Push & Core: "
+        "Push-Up, Plank, Outdoor Run, Mountain Climber. If the user says they have finished the workout, "
+        "log_workout records it now (what they did of these, or skipped); do not ask for the rest.\n"
+        "Tell the user: Logged Dumbbell Bench Press 3×10/10/8 @ 20/20/22.5kg each hand. "
         "Nice work! Tell me when you've finished the rest and I'll log the workout."
     )
 
@@ -205,9 +208,8 @@ def test_log_seed_001_spelling_with_load_in_kg_for_a_pound_user(db: None) -> Non
     )
     assert "3×5 @ 220lb" in result.raw_formatted and "(converted 100 kg → 220 lb)" in result.raw_formatted
     assert told(result) == (
-        "Logged Barbell Back Squat 3×5 @ 220lb (converted 100 kg → 220 lb). Nice work! Tell me when you've "
-        "finished the rest and I'll log the workout."
-    )
+        "Logged Barbell Back Squat 3×5 @ 220lb (converted 100 kg → 220 lb). Nice work!"
+    )  # no current workout: no "rest" to ask for
 
 
 def test_loads_in_another_unit_are_converted_to_the_plans_unit(

@@ -33,6 +33,7 @@ from sessions_app.services import record_usage
 from tools_app.plan_builder import WEEKDAYS, week_dates
 from tools_app.plan_drafting import fresh_week_days
 from tools_app.unit_conversion import workout_in_user_units
+from tools_app.workout_tools import estimate_duration_min
 from tools_app.workout_validation import fill_implements
 from trainer_agent.agents.callbacks import AgentRun, callback_registry
 from trainer_agent.agents.subagents import SubagentError, run_subagent
@@ -322,8 +323,14 @@ def _prepare_day(
         outcome.failed[item.pk] = day_failure_reason(agent_id, exc.problems)
         _report(outcome, user_id=item.user_id, sink=sink, agent_id=agent_id, problems=exc.problems, day=item)
         return
+    # The schedule says how long the prepared workout takes, not the plan's minutes for the day.
+    minutes = estimate_duration_min(workout["exercises"]) if workout.get("exercises") else None
     if services.store_prepared_workout(
-        user_id=item.user_id, scheduled_workout_id=item.pk, workout=workout, message=message
+        user_id=item.user_id,
+        scheduled_workout_id=item.pk,
+        workout=workout,
+        message=message,
+        duration_minutes=minutes,
     ):
         outcome.prepared.append(item.pk)  # else the user changed or removed the day meanwhile: theirs wins
 
