@@ -59,7 +59,7 @@ from tools_app.training_facts import (
 )
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
-from tools_app.workout_coaching import reps_and_rest
+from tools_app.workout_coaching import mechanic_of, reps_and_rest
 from tools_app.workout_tools import (
     CheckedWorkout,
     GenerateWorkoutInput,
@@ -1151,7 +1151,15 @@ class Composer:
                 limit=most,
             )
         rank = {c.slug: i for i, c in enumerate(chosen)}
-        chosen.sort(key=lambda c: (c.exercise_type == "hold", rank[c.slug]))  # slot order; holds last
+        # Compound lifts first, then isolation work (a curl after the pulldown, whatever the slots' order), holds
+        # last; slot order within each.
+        chosen.sort(
+            key=lambda c: (
+                c.exercise_type == "hold",
+                mechanic_of(c.mechanic, c.movement_pattern) != "compound",
+                rank[c.slug],
+            )
+        )
         hard = set(self.light)
         main = [
             strength_exercise(
