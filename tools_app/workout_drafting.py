@@ -1151,12 +1151,13 @@ class Composer:
                 limit=most,
             )
         rank = {c.slug: i for i, c in enumerate(chosen)}
-        # Compound lifts first, then isolation work (a curl after the pulldown, whatever the slots' order), holds
-        # last; slot order within each.
+        # Compound lifts first, then isolation work (a curl after the pulldown, whatever the slots' order), then
+        # core work, holds last; slot order within each.
         chosen.sort(
             key=lambda c: (
                 c.exercise_type == "hold",
-                mechanic_of(c.mechanic, c.movement_pattern) != "compound",
+                c.primary in CORE_MUSCLES,
+                c.primary not in CORE_MUSCLES and mechanic_of(c.mechanic, c.movement_pattern) != "compound",
                 rank[c.slug],
             )
         )
