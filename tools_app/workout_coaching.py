@@ -253,17 +253,17 @@ def working_load(
     knee_reps: int | None = None,
     implements: int = 1,
 ) -> tuple[float, str]:
-    """The load for sets of `reps` and what to say about it (`last_time_note`). With history: the last load moved
-    to these reps (`load_for_reps` from the fewest reps done: 65 kg × 6 is about 57.5 kg × 10, and 25 kg × 10, 10, 8
-    is about 22.5 kg × 12), one step up from there when the last session was completed at RPE 8 or less, the same
-    otherwise; with no history the first load, rounded to what is on hand.
+    """The load for sets of `reps` and what to say about it (`last_time_note`). With history: the last load, moved
+    down to these reps when they are more than the fewest done (`load_for_reps`: 65 kg × 6 is about 57.5 kg × 10,
+    25 kg × 10, 10, 8 about 22.5 kg × 12; never up for fewer), one step up from there when the last session was
+    completed at RPE 8 or less, the same otherwise; with no history the first load, rounded to what is on hand.
 
     `knee_reps`: knee work for a knee that complains (`workout_validation.is_knee_work`), a moderate set of these
     reps (60 kg × 11 is about 57.5 kg × 12); a first load is KNEE_WORK_LOAD_SCALE of the usual one for them."""
     reps = knee_reps if knee_reps is not None else reps
     if past is not None:
         moved = past.load
-        if reps is not None and reps != past.reps:
+        if reps is not None and (reps > past.reps or knee_reps is not None):
             moved = load_for_reps(past.load, from_reps=past.reps, to_reps=reps)
         progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
         base = step_load(moved, unit=unit, gear=gear, steps=1, weights_kg=weights_kg) if progress else moved
@@ -297,7 +297,7 @@ def last_time_note(
     65 kg × 6 last time." only when the load went up for no more reps than last time; otherwise the sets as done
     and the new load with its reps ("65 kg × 6 last time; 60 kg for 10 reps.", "25 kg × 10, 10, 8 last time;
     22.5 kg for 12 reps.")."""
-    did = past.words(unit, implements)
+    did = past.words(unit)  # as the history lines say it; the prescription's line says "each hand"
     now = load_phrase(load, unit, implements)
     if knee and load < past.load:
         return f"Last time: {did}; lighter for {reps} moderate reps for your knee."
@@ -641,10 +641,6 @@ def _carries_load(gear: str | None, *, like: str | None) -> int:
     return _CARRIES_LOAD.get(gear, 1)  # a bar or a machine
 
 
-def _name_words(name: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", name.lower()))
-
-
 def _same_work(old: Mapping[str, Any], match: CatalogMatch) -> bool:
     """Whether `match` does the replaced exercise's work: the same main muscle, both compound or both isolation
     (`mechanic_of`), so the replaced load says what the new one should be."""
@@ -668,8 +664,8 @@ def pick_replacement(
     same movement pattern and main muscle first, then the same main muscle, the same type of work; among those the
     one that trains it at the same level: loaded when `old` is (bodyweight when it is not), no harder than the
     lifter's `level`, on the same side(s), on an implement that carries the load (`_CARRIES_LOAD`: a machine or
-    dumbbell press before a kettlebell for a barbell bench press), with the closest muscle shares, then the name
-    nearest the old one's and the plainest (Machine Chest Press before Incline Machine Chest Press)."""
+    dumbbell press before a kettlebell for a barbell bench press), with the closest muscle shares, then the plainest
+    name (Machine Chest Press before Incline Machine Chest Press)."""
     from tools_app.workout_validation import find_catalog_match
 
     old_name = str(old.get("exercise_name") or "")
@@ -689,7 +685,6 @@ def pick_replacement(
     old_slug = old_match.slug if old_match is not None else exercise_name_key(old_name)
     equipment = old_match.equipment if old_match is not None else old.get("equipment") or ()
     old_gear = loaded_implement(old_slug, equipment) if any(old.get("load_each") or ()) else None
-    old_words = _name_words(old_name)
     most = LEVEL_RANK.get(level, 2) if level else 2
 
     def rank(candidate: CatalogMatch) -> tuple[Any, ...]:
@@ -706,7 +701,6 @@ def pick_replacement(
             is_unilateral(candidate.slug) != is_unilateral(old_slug),
             _carries_load(gear, like=old_gear) if old_gear is not None else 0,
             round(distance, 2),
-            -len(_name_words(candidate.name) & old_words),
             len(candidate.name.split()),
             candidate.name,
         )
