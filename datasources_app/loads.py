@@ -76,10 +76,24 @@ def hands_loaded(*, name: str, slug: str = "", equipment: Iterable[str] | None =
 # --- How many implements a prescription's load is for (docs/contracts.md §12.1 `implements`) ---------------
 # Loads a person can hold one or two of; `implements: 2` (a pair) is meaningful only with these.
 HANDHELD = frozenset({DUMBBELLS, "kettlebell"})
+# Catalogue kettlebell exercises done with a bell in each hand (most hold one: a swing, a goblet squat, a get-up).
+KETTLEBELL_PAIR = frozenset(
+    {
+        "alternating-kettlebell-floor-press",
+        "alternating-kettlebell-press",
+        "double-kettlebell-front-squat",
+        "kettlebell-thruster",
+        "two-arm-kettlebell-row",
+    }
+)
+_KETTLEBELL_PAIR_KEYS = frozenset(exercise_name_key(slug.replace("-", " ")) for slug in KETTLEBELL_PAIR)
 
 
 def default_implements(*, name: str, slug: str = "", equipment: Iterable[str] = ()) -> int:
-    """The usual count for a catalogue exercise: 2 for a dumbbell pair, else 1 (kettlebells: one)."""
+    """The usual count for a catalogue exercise: 2 for a dumbbell pair or a kettlebell pair (`KETTLEBELL_PAIR`),
+    else 1 (most kettlebell work holds one bell)."""
+    if slug in KETTLEBELL_PAIR or exercise_name_key(name) in _KETTLEBELL_PAIR_KEYS:
+        return 2
     return hands_loaded(name=name, slug=slug, equipment=list(equipment))
 
 

@@ -38,7 +38,7 @@ from tools_app.training_facts import (
     split_words,
     user_filters,
 )
-from tools_app.workout_coaching import load_for_reps
+from tools_app.workout_coaching import last_time_note, load_for_reps
 from tools_app.workout_drafting import (
     DEFAULT_MINUTES,
     EARLIER_THIS_WEEK,
@@ -650,6 +650,7 @@ def follow_targets(
                 moved = load_for_reps(float(loads[0]), from_reps=before, to_reps=reps)
                 load = round_load(moved, implement=candidate.loaded_equipment, facts=facts)
                 exercise["load_each"] = [load] * rule.sets
+                _say_last_time(exercise, candidate, facts, before=(float(loads[0]), before), knee=knee_work)
             if (
                 rule.rest_sec is not None and not moderate
             ):  # knee work's moderate set keeps the knee rule's rest
@@ -667,6 +668,34 @@ def follow_targets(
             cue = f"Work at about RPE {targets.rpe:g}."
             exercise["notes"] = f"{exercise.get('notes') or ''} {cue}".strip()
     return Followed(followed, unprescribed, added, kept_moderate, rests_given)
+
+
+def _say_last_time(
+    exercise: dict[str, Any],
+    candidate: Candidate,
+    facts: TrainingFacts,
+    *,
+    before: tuple[float, int],
+    knee: bool,
+) -> None:
+    """The draft's "last time" words for the load and reps it had (`workout_coaching.last_time_note`), said again
+    for the ones the plan gave it: "Up from 65 kg × 6 last time." beside 3×10 @ 60 kg reads wrong, "65 kg × 6 last
+    time; 60 kg for 10 reps." says what happened."""
+    past = facts.history.get(candidate.slug) or facts.history.get(exercise_name_key(candidate.name))
+    if past is None:
+        return
+    implements = int(exercise.get("implements") or 1)
+    unit = facts.weight_unit
+    said = last_time_note(past, load=before[0], reps=before[1], unit=unit, implements=implements, knee=knee)
+    now = last_time_note(
+        past,
+        load=float(exercise["load_each"][0]),
+        reps=int(exercise["reps"][0]),
+        unit=unit,
+        implements=implements,
+        knee=knee,
+    )
+    exercise["reasoning"] = str(exercise.get("reasoning") or "").replace(said, now)
 
 
 def _follow_hold(exercise: dict[str, Any], timing: Timing | None) -> str:

@@ -672,7 +672,9 @@ def choose_load(
         ),
         weights_kg=facts.weights_kg,
         scale=scale,
+        reps=reps,
         knee_reps=reps if knee_work else None,
+        implements=candidate.implements.get("implements", 1),
     )
     return LoadChoice(load, "" if past is None and implement in ("weight_plates", "medicine_ball") else note)
 

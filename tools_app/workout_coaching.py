@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from datasources_app import distribution, selectors
 from datasources_app.catalog import exercise_name_key
-from datasources_app.loads import implements_of, per_hand
+from datasources_app.loads import HANDHELD, default_implements, implements_of, per_hand
 from datasources_app.models import UserProfile
 from datasources_app.stats import convert_weight
 from datasources_app.workouts import section_of
@@ -228,9 +228,7 @@ def first_load_kg(
         return _FIXED_LOAD_KG[gear]
     compound = mechanic_of(mechanic, movement_pattern) == "compound"
     ratios = _COMPOUND_RATIO if compound else _ISOLATION_RATIO
-    factor = _IMPLEMENT_FACTOR.get(gear, 0.8)
-    if unilateral and gear in ("dumbbells", "kettlebell", "cable_machine"):
-        factor *= 0.6
+    factor = _IMPLEMENT_FACTOR.get(gear, 0.8) * _one_side(gear, unilateral)
     working = (
         lifter.body_weight_kg
         * ratios.get(primary, 0.3)
@@ -251,18 +249,22 @@ def working_load(
     first_kg: float,
     weights_kg: WeightsOnHand | None,
     scale: float = 1.0,
+    reps: int | None = None,
     knee_reps: int | None = None,
+    implements: int = 1,
 ) -> tuple[float, str]:
-    """The load to prescribe and what to say about it: one step up from the last session when it was completed
-    at RPE 8 or less, the same load otherwise; with no history the first load, rounded to what is on hand.
+    """The load for sets of `reps` and what to say about it (`last_time_note`). With history: the last load, moved
+    down to these reps when they are more than the fewest done (`load_for_reps`: 65 kg × 6 is about 57.5 kg × 10,
+    25 kg × 10, 10, 8 about 22.5 kg × 12; never up for fewer), one step up from there when the last session was
+    completed at RPE 8 or less, the same otherwise; with no history the first load, rounded to what is on hand.
 
     `knee_reps`: knee work for a knee that complains (`workout_validation.is_knee_work`), a moderate set of these
-    reps: the last load is first moved to them (`load_for_reps`: 60 kg × 11 is about 57.5 kg × 12), a first load
-    is KNEE_WORK_LOAD_SCALE of the usual one for them."""
+    reps (60 kg × 11 is about 57.5 kg × 12); a first load is KNEE_WORK_LOAD_SCALE of the usual one for them."""
+    reps = knee_reps if knee_reps is not None else reps
     if past is not None:
         moved = past.load
-        if knee_reps is not None:
-            moved = load_for_reps(past.load, from_reps=past.reps, to_reps=knee_reps)
+        if reps is not None and (reps > past.reps or knee_reps is not None):
+            moved = load_for_reps(past.load, from_reps=past.reps, to_reps=reps)
         progress = past.completed and (past.rpe is None or past.rpe <= 8) and scale >= 1.0
         base = step_load(moved, unit=unit, gear=gear, steps=1, weights_kg=weights_kg) if progress else moved
         load = (
@@ -270,17 +272,40 @@ def working_load(
             if scale != 1.0 or moved != past.load
             else base
         )
-        last = f"{past.load:g} {unit} × {past.reps}"
-        if load > past.load:
-            return load, f"Up from {last} last time."
-        if knee_reps is not None and load < past.load and moved < past.load:
-            return load, f"Last time: {last}; lighter for {knee_reps} moderate reps for your knee."
-        return load, f"Last time: {last}."
+        return load, last_time_note(
+            past,
+            load=load,
+            reps=reps or past.reps,
+            unit=unit,
+            implements=implements,
+            knee=knee_reps is not None,
+        )
     kilos = first_kg * scale * (KNEE_WORK_LOAD_SCALE if knee_reps is not None else 1.0)
     load = round_load(
         convert_weight(kilos, from_unit="kg", to_unit=unit), unit=unit, gear=gear, weights_kg=weights_kg
     )
-    return load, "First time: start here and add weight if the last reps feel easy."
+    return load, FIRST_TIME_NOTE
+
+
+FIRST_TIME_NOTE = "First time: start here and add weight if the last reps feel easy."
+
+
+def last_time_note(
+    past: PastLoad, *, load: float, reps: int, unit: str, implements: int = 1, knee: bool = False
+) -> str:
+    """What happened last time and what this prescription does with it, in words that match both numbers: "Up from
+    65 kg × 6 last time." only when the load went up for no more reps than last time; otherwise the sets as done
+    and the new load with its reps ("65 kg × 6 last time; 60 kg for 10 reps.", "25 kg × 10, 10, 8 last time;
+    22.5 kg for 12 reps.")."""
+    did = past.words(unit)  # as the history lines say it; the prescription's line says "each hand"
+    now = load_phrase(load, unit, implements)
+    if knee and load < past.load:
+        return f"Last time: {did}; lighter for {reps} moderate reps for your knee."
+    if load > past.load and reps <= past.reps:
+        return f"Up from {did} last time."
+    if load == past.load and reps == past.reps and past.completed:
+        return f"Last time: {did}."
+    return f"{did} last time; {now} for {reps} reps."
 
 
 def implement(equipment: Iterable[str]) -> str | None:
@@ -400,6 +425,18 @@ class PastLoad:
     reps: int  # the fewest reps done (or planned)
     completed: bool  # every set reached its target reps
     rpe: float | None
+    # The sets as done (or planned), load and reps each, in the unit asked for: what "last time" quotes.
+    sets: tuple[tuple[float, int], ...] = ()
+
+    def words(self, unit: str, implements: int = 1) -> str:
+        """The sets as the user did them: "65 kg × 6", "25 kg × 10, 10, 8", "60 kg × 8, 65 kg × 6"."""
+        sets = self.sets or ((self.load, self.reps),)
+        loads = [load for load, _ in sets]
+        if len(set(loads)) == 1:
+            reps = [reps for _, reps in sets]
+            said = f"{reps[0]}" if len(set(reps)) == 1 else ", ".join(str(value) for value in reps)
+            return f"{load_phrase(loads[0], unit, implements)} × {said}"
+        return ", ".join(f"{load_phrase(load, unit, implements)} × {reps}" for load, reps in sets)
 
 
 def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> dict[str, PastLoad]:
@@ -416,11 +453,16 @@ def logged_loads(*, user_id: uuid.UUID, unit: str, days: int = HISTORY_DAYS) -> 
             continue
         reps = [int(value) for value in entry["actual_reps"] or () if value]
         targets = [int(value) for value in entry["target_reps"] or () if value]
+        done = reps or targets
+        in_unit = [
+            round(convert_weight(value, from_unit=entry["load_unit"], to_unit=unit), 1) for value in loads
+        ]
         past = PastLoad(
-            load=round(convert_weight(max(loads), from_unit=entry["load_unit"], to_unit=unit), 1),
+            load=max(in_unit),
             reps=min(reps) if reps else (min(targets) if targets else 8),
             completed=bool(reps) and (not targets or min(reps) >= min(targets)),
             rpe=entry["rpe"],
+            sets=tuple(zip(in_unit, done, strict=False)) if done else (),
         )
         for key in (entry["exercise_slug"], exercise_name_key(entry["exercise_name"])):
             if key:
@@ -519,23 +561,38 @@ def prescribe(
         if gear is not None and role == "main":
             unit = context.weight_unit
             past = last_load(user_id=user_id, match=match, unit=unit)
+            first_kg = first_load_kg(
+                gear=gear,
+                primary=primary,
+                mechanic=match.mechanic,
+                unilateral=is_unilateral(match.slug),
+                lifter=lifter,
+                reps=reps,
+                movement_pattern=match.movement_pattern,
+            )
+            implements = (
+                default_implements(name=match.name, slug=match.slug, equipment=match.equipment)
+                if gear in HANDHELD
+                else 1
+            )
+            # A pair of bells pressed in turn holds what a pair pressed together does: one side's share is for one.
+            one_side = is_unilateral(match.slug) and implements == 1
+            replaced = (
+                load_from_replaced(old, gear=gear, unilateral=one_side, reps=reps, unit=unit)
+                if past is None and old is not None and not knee_work and _same_work(old, match)
+                else None
+            )
             load, note = working_load(
                 gear=gear,
                 unit=unit,
                 past=past,
-                first_kg=first_load_kg(
-                    gear=gear,
-                    primary=primary,
-                    mechanic=match.mechanic,
-                    unilateral=is_unilateral(match.slug),
-                    lifter=lifter,
-                    reps=reps,
-                    movement_pattern=match.movement_pattern,
-                ),
+                first_kg=replaced[0] if replaced is not None else first_kg,
                 weights_kg=context.weights_kg,
+                reps=reps,
                 knee_reps=reps if knee_work else None,
+                implements=implements,
             )
-            notes.append(note)
+            notes.append(replaced[1] if replaced is not None else note)
             exercise.update(load_each=[load] * sets, load_unit=unit)
     elif kind == "hold":
         sets, hold, rest = (
@@ -569,18 +626,50 @@ def prescribe(
     return exercise
 
 
+# How well an implement carries a loaded lift's work when the replaced one's is not there (lower is closer): a bar or
+# a machine takes the same load steadily, dumbbells a little less, a cable less again, a kettlebell comes in big
+# steps and a plate or a medicine ball is one fixed weight. The replaced lift's own implement is closest of all.
+_CARRIES_LOAD = {"dumbbells": 2, "cable_machine": 3, "kettlebell": 4, "weight_plates": 5, "medicine_ball": 5}
+_NO_IMPLEMENT = 6
+
+
+def _carries_load(gear: str | None, *, like: str | None) -> int:
+    if gear == like:
+        return 0
+    if gear is None:
+        return _NO_IMPLEMENT
+    return _CARRIES_LOAD.get(gear, 1)  # a bar or a machine
+
+
+def _same_work(old: Mapping[str, Any], match: CatalogMatch) -> bool:
+    """Whether `match` does the replaced exercise's work: the same main muscle, both compound or both isolation
+    (`mechanic_of`), so the replaced load says what the new one should be."""
+    old_match = find_catalog_match(str(old.get("exercise_name") or ""))
+    if old_match is None or not old_match.primary_muscles or not match.primary_muscles:
+        return False
+    return old_match.primary_muscles[0] == match.primary_muscles[0] and mechanic_of(
+        old_match.mechanic, old_match.movement_pattern
+    ) == mechanic_of(match.mechanic, match.movement_pattern)
+
+
 def pick_replacement(
     old: Mapping[str, Any],
     *,
     workout: Sequence[Mapping[str, Any]],
     context: TrainingContext,
     avoid: Iterable[str] = (),
+    level: str = "",
 ) -> CatalogMatch | None:
-    """The catalogue exercise a coach would put in place of `old`: allowed here, not already in the workout,
-    the same movement pattern and main muscle first, then the same main muscle, the same type of work."""
+    """The catalogue exercise a coach would put in place of `old`: allowed here, not already in the workout, the
+    same movement pattern and main muscle first, then the same main muscle, the same type of work; among those the
+    one that trains it at the same level: loaded when `old` is (bodyweight when it is not), no harder than the
+    lifter's `level`, on the same side(s), on an implement that carries the load (`_CARRIES_LOAD`: a machine or
+    dumbbell press before a kettlebell for a barbell bench press), with the closest muscle shares, then the plainest
+    name (Machine Chest Press before Incline Machine Chest Press)."""
     from tools_app.workout_validation import find_catalog_match
 
-    old_match = find_catalog_match(str(old.get("exercise_name") or ""))
+    old_name = str(old.get("exercise_name") or "")
+    old_match = find_catalog_match(old_name)
     shares: dict[str, float] = {}
     for item in old.get("muscles_utilized") or ():
         if isinstance(item, Mapping) and item.get("muscle"):
@@ -593,14 +682,26 @@ def pick_replacement(
     taken = {exercise_name_key(str(item.get("exercise_name") or "")) for item in workout}
     taken |= {exercise_name_key(name) for name in avoid}
     role = section_of(old or {})
+    old_slug = old_match.slug if old_match is not None else exercise_name_key(old_name)
+    equipment = old_match.equipment if old_match is not None else old.get("equipment") or ()
+    old_gear = loaded_implement(old_slug, equipment) if any(old.get("load_each") or ()) else None
+    most = LEVEL_RANK.get(level, 2) if level else 2
 
-    def rank(candidate: CatalogMatch) -> tuple[int, int, int, float, str]:
+    def rank(candidate: CatalogMatch) -> tuple[Any, ...]:
         primary = candidate.primary_muscles[0] if candidate.primary_muscles else ""
+        gear = loaded_implement(candidate.slug, candidate.equipment)
+        theirs = dict(candidate.muscle_shares)
+        distance = sum(abs(shares.get(muscle, 0.0) - theirs.get(muscle, 0.0)) for muscle in shares | theirs)
         return (
             0 if pattern and candidate.movement_pattern == pattern else 1,
             0 if primary == main else 1,
             0 if candidate.exercise_type == kind else 1,
-            -shares.get(primary, 0.0),
+            (gear is None) != (old_gear is None),
+            LEVEL_RANK.get(candidate.level, 0) > most,
+            is_unilateral(candidate.slug) != is_unilateral(old_slug),
+            _carries_load(gear, like=old_gear) if old_gear is not None else 0,
+            round(distance, 2),
+            len(candidate.name.split()),
             candidate.name,
         )
 
@@ -615,6 +716,41 @@ def pick_replacement(
         and allowed(candidate, context)
     ]
     return min(pool, key=rank, default=None)
+
+
+def load_from_replaced(
+    old: Mapping[str, Any], *, gear: str, unilateral: bool, reps: int, unit: str
+) -> tuple[float, str] | None:
+    """The first load (kg) of a replacement from the loaded lift it replaces, and the words for it: the replaced
+    load as a barbell's (`_IMPLEMENT_FACTOR`, one side's share), on the new implement, moved to the new reps
+    (`load_for_reps`): a barbell bench press 4×6 @ 52.5 kg becomes a machine chest press 3×8 @ 40 kg or dumbbells
+    of 20 kg each hand. None when the replaced exercise has no load to go by, or the new one takes a fixed weight."""
+    loads = [float(value) for value in old.get("load_each") or () if value]
+    reps_before = [int(value) for value in old.get("reps") or () if value]
+    old_gear = implement(old.get("equipment") or ())
+    if (
+        not loads
+        or not reps_before
+        or old_gear is None
+        or gear in _FIXED_LOAD_KG
+        or old_gear in _FIXED_LOAD_KG
+    ):
+        return None
+    old_unit = str(old.get("load_unit") or unit)
+    old_slug = exercise_name_key(str(old.get("exercise_name") or ""))
+    kilos = convert_weight(max(loads), from_unit=old_unit, to_unit="kg")
+    old_factor = _IMPLEMENT_FACTOR.get(old_gear, 0.8) * _one_side(
+        old_gear, is_unilateral(str(old.get("exercise_slug") or old_slug))
+    )
+    new_factor = _IMPLEMENT_FACTOR.get(gear, 0.8) * _one_side(gear, unilateral)
+    moved = load_for_reps(kilos / old_factor * new_factor, from_reps=min(reps_before), to_reps=reps)
+    said = load_phrase(max(loads), old_unit, implements_of(old))
+    return moved, f"Set from the {old.get('exercise_name')}'s {said} × {min(reps_before)}."
+
+
+def _one_side(gear: str, unilateral: bool) -> float:
+    """The share of a two-handed load one hand or leg takes (`first_load_kg`'s rule)."""
+    return 0.6 if unilateral and gear in ("dumbbells", "kettlebell", "cable_machine") else 1.0
 
 
 # --- Harder / easier ------------------------------------------------------------------------------------------------

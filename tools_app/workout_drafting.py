@@ -61,7 +61,7 @@ from tools_app.training_facts import (
 )
 from tools_app.types import Tool, ToolContext, ToolOutcome
 from tools_app.workout_coaching import goals_for as coaching_goals_for
-from tools_app.workout_coaching import reps_and_rest
+from tools_app.workout_coaching import mechanic_of, reps_and_rest
 from tools_app.workout_fit import (
     FIT_OVER,
     FIT_UNDER,
@@ -1217,7 +1217,16 @@ class Composer:
                 limit=most,
             )
         rank = {c.slug: i for i, c in enumerate(chosen)}
-        chosen.sort(key=lambda c: (c.exercise_type == "hold", rank[c.slug]))  # slot order; holds last
+        # Compound lifts first, then isolation work (a curl after the pulldown, whatever the slots' order), then
+        # core work, holds last; slot order within each.
+        chosen.sort(
+            key=lambda c: (
+                c.exercise_type == "hold",
+                c.primary in CORE_MUSCLES,
+                c.primary not in CORE_MUSCLES and mechanic_of(c.mechanic, c.movement_pattern) != "compound",
+                rank[c.slug],
+            )
+        )
         self.drawn = len(chosen)
         main, chosen, rules = self._budget(chosen, after, pool)
         warmup, cooldown = self._prep(chosen)

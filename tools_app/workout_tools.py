@@ -85,6 +85,7 @@ from tools_app.workout_coaching import (
     describe_change,
     harder_or_easier,
     heavier_than_on_hand,
+    lifter_of,
     nudge,
     pick_replacement,
     prescribe,
@@ -1064,7 +1065,9 @@ def _replacement_fields(
         workout = [exercise.to_json() for exercise in exercises]
         avoided = {canonical_equipment(item) for item in args.avoid_equipment or ()}
         here = replace(context, available_equipment=context.available_equipment - avoided)
-        match = pick_replacement(stored, workout=workout, context=here)
+        match = pick_replacement(
+            stored, workout=workout, context=here, level=lifter_of(user_id=ctx.user_id).level
+        )
         if match is None:
             return _failure(
                 f"No catalogue exercise fits in place of {old.exercise_name} with the user's "

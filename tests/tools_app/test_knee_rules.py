@@ -231,7 +231,7 @@ def log_box_squat(user_id: uuid.UUID, *, reps: int) -> None:
         (
             11,
             "Barbell Box Squat 3×12 @ 57.5 kg",
-            "Last time: 60 kg × 11; lighter for 12 moderate reps for your knee.",
+            "Last time: 60 kg × 12, 12, 11; lighter for 12 moderate reps for your knee.",
         ),
         (12, "Barbell Box Squat 3×12 @ 62.5 kg", "Up from 60 kg × 12 last time."),
     ],

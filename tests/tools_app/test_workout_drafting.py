@@ -366,21 +366,23 @@ def test_a_brief_for_the_full_body_without_legs_targets_everything_but_the_legs(
 
 
 def test_a_swap_and_a_draft_prescribe_a_lift_by_the_same_rule() -> None:
-    """After a completed 3×6 at 60 kg, the bench press comes back one step heavier whether the draft picks it or a
-    swap puts it in: one progression rule for every model."""
+    """After a completed 3×6 at 60 kg, the bench press comes back for 10 reps at that load moved to 10 reps (Epley)
+    and one step heavier, 57.5 kg (not 62.5 kg for 4 more reps), whether the draft picks it or a swap puts it in:
+    one progression rule for every model, said as what happened."""
     trainee = make_trainee()
     set_current_location(user_id=trainee.user_id, location_id=trainee.gym.id)
     log_bench_press(trainee.user_id, days_ago=3)
     _, drafted = draft(trainee, focus=["chest"])
     bench = next(e for e in drafted if e["exercise_name"] == "Barbell Bench Press")
-    assert bench["load_each"][0] == 62.5 and "Up from 60 kg × 6 last time." in bench["reasoning"]
+    assert bench["reps"][0] == 10
+    assert bench["load_each"][0] == 57.5 and "60 kg × 6 last time; 57.5 kg for 10 reps." in bench["reasoning"]
     other = next(e for e in main(drafted) if e["exercise_name"] != "Barbell Bench Press")
     swapped = trainee.run(
         "swap_exercise", {"exercise_id": other["id"], "replacement_name": "Barbell Bench Press"}
     )
     assert swapped.success, swapped.formatted
     new = swapped.data["new_exercise"]
-    assert new["load_each"][0] == 62.5 and "Up from 60 kg × 6 last time." in new["reasoning"]
+    assert new["load_each"][0] == 57.5 and "60 kg × 6 last time; 57.5 kg for 10 reps." in new["reasoning"]
     assert new["reps"][0] == bench["reps"][0]  # the draft may lengthen rests to fit its minutes
 
 
