@@ -20,7 +20,9 @@ from trainer_agent.prompts import SYSTEM_PROMPT
 # 6,650 → 6,700 and 2,000 → 2,025 for log_workout's and log_completed_exercise's artifact_id and the "done" line:
 # a trial's legs lifts went into a log titled after tomorrow's cardio, the current workout, with no way to name
 # the workout done.
-TOOLS_TOKEN_BUDGET = 6_700
+# 6,700 → 6,725 for draft_workout's date (merged beside the above; each branch fitted its own budget): a workout
+# drafted for tomorrow counted recovery to today, warning "Quadriceps trained hard 0 h ago" for an easy ride.
+TOOLS_TOKEN_BUDGET = 6_725
 SYSTEM_PROMPT_TOKEN_BUDGET = 2_025
 
 
