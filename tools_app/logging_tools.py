@@ -391,7 +391,6 @@ def _logged_outcome(
     ctx: ToolContext,
     logged: WorkoutLogEntry,
     *,
-    workout: StoredWorkout | None,
     workout_exercise_id: str | None,
     made: MadeWorkout | None = None,
     performance: ExercisePerformance | None = None,
@@ -501,7 +500,6 @@ def _log_workout_exercise(
     return _logged_outcome(
         ctx,
         logged,
-        workout=workout,
         workout_exercise_id=str(planned.id),
         made=made,
         performance=performance,
@@ -565,7 +563,6 @@ def log_completed_exercise(args: LogCompletedExerciseInput, ctx: ToolContext) ->
     return _logged_outcome(
         ctx,
         logged,
-        workout=workout,
         workout_exercise_id=None,
         made=made,
         performance=args,

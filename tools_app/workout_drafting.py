@@ -1501,11 +1501,21 @@ class Composer:
         cardio where there is no machine. Steady cardio is no hard work (`Candidate.works_hard`), so legs trained
         hard yesterday still get their easy ride; the finisher's intervals are hard work and leave them out."""
         steady = [c for c in self._style_pool("cardio") if c.exercise_type == "duration"]
+        focus = self._focus_work()
         if not any(c.equipment for c in steady):
             circuit = self._cardio_circuit()
             if circuit is not None:
+                if focus:
+                    # The circuit's rounds fill the minutes: the areas asked for are said to be left out, and the
+                    # title does not promise them.
+                    areas = _label(self.brief, [])
+                    self.named_notes.append(
+                        f"with no cardio machine here the circuit fills the {self.minutes} minutes, so it has no "
+                        f"{areas} work: ask me for a short {areas} session to follow it"
+                    )
                 return circuit
-        focus = self._focus_work()
+        # The focus work is this session's main lifting (what the knee note and the title read).
+        self.main_candidates = list(focus)
         finishers = [c for c in self._style_pool("hiit") if c.category in ("cardio", "plyometrics")]
         targets = {"Quadriceps": 1.0, "Hamstrings": 0.6, "Glutes": 0.6, "Calves": 0.6, "Shoulders": 0.3}
         chosen = cover(
@@ -1688,7 +1698,9 @@ class Composer:
         for order, exercise in enumerate(exercises, start=1):
             exercise["order"] = order
         label = _label(self.brief, self.skipped)
-        title = self.brief.title or _title(self.style, label, self.minutes)
+        # A cardio session is titled for the areas it also works only when it does ("Cardio and Core").
+        titled = "full-body" if self.style == "cardio" and not self.main_candidates else label
+        title = self.brief.title or _title(self.style, titled, self.minutes)
         workout = {"title": title, "exercises": exercises}
         exercises, checked = _drop_invalid(workout, self.facts)
         main = [e for e in exercises if is_main(e)]

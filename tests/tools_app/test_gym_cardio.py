@@ -166,3 +166,31 @@ def test_a_circuit_station_swapped_for_the_bike_becomes_a_steady_block_before_th
     assert bike["order"] < circuit[0]["order"], exercises
     assert circuit[0]["group"].get("rounds"), circuit[0]
     assert result.artifact["summary"]["estimated_duration_min"] <= before + 10, result.artifact["summary"]
+
+
+def test_cardio_and_core_at_home_does_not_promise_the_core_work_its_circuit_has_no_room_for() -> None:
+    """At home the bodyweight circuit fills the minutes: the workout is not titled "Cardio and Core" without a
+    core move, and the user is told the core work is left out and how to get it."""
+    trainee = knee_trainee()
+    result = trainee.run("draft_workout", {"style": "cardio", "focus": ["core"], "minutes": 30})
+    assert result.success and result.artifact is not None, result.formatted
+    assert "Core" not in result.artifact["payload"]["title"], result.artifact["payload"]["title"]
+    assert not any(set(e.get("muscles_primary") or ()) & CORE_WORK for e in main(result.artifact)), main(
+        result.artifact
+    )
+    assert "so it has no core work: ask me for a short core session" in result.raw_formatted, (
+        result.raw_formatted
+    )
+
+
+def test_cardio_with_leg_work_for_a_mild_knee_says_the_knee_work_is_kept_moderate() -> None:
+    """Cardio and legs at the gym for a mild knee: the box squat after the ride is knee work kept moderate, and
+    the user is told so, as a strength draft tells them."""
+    trainee = gym_goer()
+    result = trainee.run("draft_workout", {"style": "cardio", "focus": ["legs"], "minutes": 50})
+    assert result.success and result.artifact is not None, result.formatted
+    knee_work = [
+        e["exercise_name"] for e in main(result.artifact) if "knee starts to complain" in str(e.get("notes"))
+    ]
+    assert knee_work, main(result.artifact)
+    assert f"the knee work ({knee_work[0]}" in result.raw_formatted, result.raw_formatted
