@@ -413,17 +413,35 @@ def made_workout_listing(ctx: ToolContext, *, with_days: bool = False) -> list[s
     listing = []
     for artifact_id, title in list(made.items())[:_WORKOUTS_LISTED]:
         notes = ["the current workout"] if artifact_id == current_id else []
-        day = scheduled_day_of(user_id=ctx.user_id, artifact_id=artifact_id) if with_days else None
+        day = None
+        if with_days and current is not None and artifact_id == current_id:
+            day = calendar_day_of(ctx, current)  # changed since it was put on the day, too
+        elif with_days:
+            day = scheduled_day_of(user_id=ctx.user_id, artifact_id=artifact_id)
         if day is not None:
             notes.append(f"for {formatters.day(day)}")
         listing.append(f"{artifact_id} '{title}'" + (f" ({', '.join(notes)})" if notes else ""))
     return listing
 
 
+def calendar_day_of(ctx: ToolContext, workout: StoredWorkout) -> dt.date | None:
+    """The nearest day, today or later, the calendar holds this workout for, still to do: the version put on it or
+    a later one (a swap or an adjustment gives the workout a new artifact id and keeps its other exercises' ids,
+    while the day keeps the version scheduled). None when on no day."""
+    ids = _exercise_ids(workout)
+    for day in scheduled_workouts(user_id=ctx.user_id, days_ahead=30, statuses=("scheduled",)):
+        held = day.workout if isinstance(day.workout, dict) else {}
+        if (workout.artifact_id and held.get("artifact_id") == workout.artifact_id) or ids & _exercise_ids(
+            held
+        ):
+            return day.scheduled_date
+    return None
+
+
 def later_day_of(ctx: ToolContext, workout: StoredWorkout) -> dt.date | None:
     """The later day the workout is on the calendar for, when it is for no day sooner (None: it is for today, or
     on no day)."""
-    day = scheduled_day_of(user_id=ctx.user_id, artifact_id=workout.artifact_id or "")
+    day = calendar_day_of(ctx, workout)
     return day if day is not None and day > local_today(user_id=ctx.user_id) else None
 
 
@@ -897,16 +915,11 @@ def _revalidate(
     return models, check, context
 
 
-def _days_until_scheduled(ctx: ToolContext, artifact_id: str) -> int:
+def _days_until_scheduled(ctx: ToolContext, workout: StoredWorkout) -> int:
     """Days from today to the calendar day this workout is scheduled for (0: not scheduled, or today): the
     recovery a change is checked against is counted to that day."""
-    if not artifact_id:
-        return 0
-    today = local_today(user_id=ctx.user_id)
-    for day in scheduled_workouts(user_id=ctx.user_id, days_ahead=30, statuses=("scheduled",)):
-        if isinstance(day.workout, dict) and day.workout.get("artifact_id") == artifact_id:
-            return (day.scheduled_date - today).days
-    return 0
+    day = calendar_day_of(ctx, workout)
+    return (day - local_today(user_id=ctx.user_id)).days if day is not None else 0
 
 
 def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
@@ -991,7 +1004,7 @@ def swap_exercise(args: SwapExerciseInput, ctx: ToolContext) -> ToolOutcome:
     warnings = recent_training_warnings(
         user_id=ctx.user_id,
         exercises=[exercises[index].to_json()],
-        days_ahead=_days_until_scheduled(ctx, workout.artifact_id or ""),
+        days_ahead=_days_until_scheduled(ctx, workout),
     )
     text = (
         f"Replaced {old.id} ({old.exercise_name}) → {describe_exercise(exercises[index])}. "

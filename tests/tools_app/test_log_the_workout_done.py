@@ -71,6 +71,23 @@ def test_done_is_not_logged_to_a_workout_meant_for_a_later_day(
     assert current_id(trainee) == cardio["artifact_id"]
 
 
+def test_done_is_not_logged_to_tomorrows_workout_changed_since_it_was_scheduled(
+    trainee: Trainee, legs_then_cardio: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    """A change gives tomorrow's workout a new id while its day keeps the version scheduled: it is still tomorrow's,
+    so "done" logs nothing into it (before, the legs session went into "Home Cardio", for today)."""
+    legs, cardio = legs_then_cardio
+    removed = trainee.run("remove_exercise", {"exercise_id": "2"})
+    assert removed.success, removed.formatted
+    assert current_id(trainee) != cardio["artifact_id"]
+    result = trainee.run("log_workout", {"others_as_planned": True})
+    assert not result.success, result.formatted
+    assert f"'Home Cardio' is on the calendar for {day(tomorrow(trainee))}, not today" in result.data["error"]
+    assert f"(the current workout, for {day(tomorrow(trainee))})" in result.data["error"]
+    assert legs["artifact_id"] in result.data["error"]
+    assert not WorkoutLog.objects.exists()
+
+
 def test_log_workout_by_artifact_id_records_the_workout_done_and_keeps_the_current_one(
     trainee: Trainee, legs_then_cardio: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
