@@ -541,6 +541,7 @@ class BodyPart:
     deep_knee: bool = False  # and every deep knee bend (`deep_knee_bend`), a stretch or a pose included
     kept: re.Pattern[str] | None = None  # names kept whatever their pattern (a mild knee's sled push)
     kneeling: bool = False  # and every exercise done kneeling or on all fours (`kneels`)
+    overhead: bool = False  # and every exercise its name says is done with the arms overhead (`_OVERHEAD`)
 
 
 # Body part → contraindicated movement patterns (and loaded joint). Data, not exercise names: a new catalogue
@@ -572,8 +573,10 @@ BODY_PARTS: Final[tuple[BodyPart, ...]] = (
         re.compile(r"\bshoulders?\b|rotator|\bcuff\b|impingement|labrum"),
         None,
         frozenset({"vertical_push", "dip", "upright_row", "olympic", "vertical_pull"}),
-        "nothing overhead (no overhead presses, pull-ups or pulldowns), no dips or upright rows; keep pressing "
-        "and pulling below shoulder height",
+        "nothing overhead (no overhead presses, overhead triceps extensions, pull-ups or pulldowns), no dips or "
+        "upright rows; keep pressing and pulling below shoulder height",
+        # An overhead triceps extension is elbow work by its pattern, but the arm is overhead all the same.
+        overhead=True,
     ),
     BodyPart(
         "elbow",
@@ -680,6 +683,9 @@ _TRAINING_PHRASES: Final = re.compile(
 )
 
 
+_OVERHEAD: Final = re.compile(r"\bover[\s-]?head\b")
+
+
 def injured_body_parts(text: str) -> tuple[BodyPart, ...]:
     """The body parts `text` (injuries, limitations, what the user said) names, in table order; words of
     training ("hip thrust", "hip-dominant", "shoulder press") do not name an injured part."""
@@ -704,6 +710,8 @@ def contraindication(
         return "it loads the knee to its limit with the body's weight kneeling on it"
     if part.kneeling and kneels(name):
         return "it is done kneeling or on all fours, with the body's weight pressing on the kneecap"
+    if part.overhead and _OVERHEAD.search(name.lower()):
+        return "it is done with the arms overhead, which is what bothers this shoulder"
     if part.joint is not None and part.joint in joints:
         return f"it loads the {part.joint}"
     return None

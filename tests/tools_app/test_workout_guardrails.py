@@ -183,3 +183,38 @@ def test_a_weak_part_the_user_wants_to_build_is_trained_not_avoided() -> None:
         guidance="More leg work",
     )
     assert generate(trainee, squat()).success
+
+
+@pytest.mark.django_db
+def test_a_shoulder_that_hurts_overhead_gets_no_overhead_triceps_extension() -> None:
+    """The final trial's upper draft said "nothing overhead" and prescribed an Overhead Dumbbell Triceps Extension
+    (elbow work by its pattern, the arm overhead all the same): a draft for that shoulder has none, and one written
+    out is refused."""
+    trainee = make_trainee()
+    upsert_profile(
+        user_id=trainee.user_id, injuries="My left shoulder hurts when I press overhead", limitations=["shoulder"]
+    )
+    for focus in (["upper body"], ["arms"], ["triceps"]):
+        drafted = trainee.run("draft_workout", {"focus": focus, "minutes": 45})
+        assert drafted.success and drafted.artifact is not None, drafted.formatted
+        names = [str(e["exercise_name"]) for e in drafted.artifact["payload"]["exercises"]]
+        assert not [name for name in names if "overhead" in name.lower()], (focus, names)
+    written = trainee.run(
+        "generate_workout",
+        {
+            "workout": {
+                "title": "Arms",
+                "exercises": [
+                    reps_exercise(
+                        1,
+                        exercise_name="Overhead Dumbbell Triceps Extension",
+                        muscles_utilized=[{"muscle": "Triceps", "share": 1.0}],
+                        reasoning="Triceps long head.",
+                        equipment=["dumbbells"],
+                    )
+                ],
+            }
+        },
+    )
+    assert not written.success
+    assert "arms overhead" in written.data["error"], written.data["error"]
