@@ -455,20 +455,21 @@ def workout_named(ctx: ToolContext, workout: StoredWorkout) -> str:
 
 def workout_to_log(ctx: ToolContext, reference: str | None, *, tool: str) -> MadeWorkout | ToolOutcome:
     """The workout a logging tool logs: the one `reference` names (`find_made_workout`), else the current one.
-    The current workout on the calendar for a later day, when the session made another workout, is not taken for
-    the one done today: the failure asks for the artifact_id of the workout done (that one's, if the user did it
-    early)."""
+    The current workout on the calendar for a later day is not taken for the one done today: the failure asks for
+    the artifact_id of the workout done (that one's, if the user did it early; a workout made in an earlier
+    session is logged by its exercises' names)."""
     if reference is None:
         current = load_current_workout(ctx)
         if current is None:
             return _no_active_workout()
-        later = later_day_of(ctx, current) if _other_workouts(ctx, current) else None
+        later = later_day_of(ctx, current)
         if later is None:
             return MadeWorkout(current, current=True)
         return _failure(
             f"Nothing was logged: the current workout '{current.title or 'Workout'}' is on the calendar for "
             f"{formatters.day(later)}, not today. Call {tool} again with the artifact_id of the workout the user "
-            f"did: {'; '.join(made_workout_listing(ctx, with_days=True))}."
+            f"did: {'; '.join(made_workout_listing(ctx, with_days=True))}. A workout not listed (made in an "
+            "earlier conversation): log what the user did with log_completed_exercise by exercise_name."
         )
     found = find_made_workout(ctx, reference)
     if isinstance(found, str):

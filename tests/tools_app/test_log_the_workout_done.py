@@ -65,7 +65,8 @@ def test_done_is_not_logged_to_a_workout_meant_for_a_later_day(
         f"Nothing was logged: the current workout 'Home Cardio' is on the calendar for {day(tomorrow(trainee))}, "
         "not today. Call log_workout again with the artifact_id of the workout the user did: "
         f"{cardio['artifact_id']} 'Home Cardio' (the current workout, for {day(tomorrow(trainee))}); "
-        f"{legs['artifact_id']} 'Legs'."
+        f"{legs['artifact_id']} 'Legs'. A workout not listed (made in an earlier conversation): log what the user "
+        "did with log_completed_exercise by exercise_name."
     )
     assert not WorkoutLog.objects.exists()
     assert current_id(trainee) == cardio["artifact_id"]
@@ -224,14 +225,24 @@ def test_an_exercise_added_to_a_workout_already_logged_joins_its_log_and_asks_fo
     assert told(result) == "Logged Cable Pull-Through 3×15. Nice work!"
 
 
-def test_todays_only_workout_also_put_on_a_later_day_is_logged_when_done(trainee: Trainee) -> None:
-    """ "Put that on Thursday too": with no other workout made, "done" logs the current workout, as before."""
+def test_the_only_workout_of_the_session_on_a_later_day_is_logged_only_by_its_id(trainee: Trainee) -> None:
+    """The final trial: today's workout was made in an earlier conversation, this one made only tomorrow's, and
+    "done with the upper workout" logged tomorrow's. Now "done" logs nothing while the only workout at hand is
+    for a later day, and says how to log either; its id logs it when the user did it early ("put that on Thursday
+    too", then "done")."""
     only = made(trainee, upper_body_workout(), "Upper body")
     scheduled = trainee.run(
         "schedule_workout", {"date": tomorrow(trainee).isoformat(), "artifact_id": only["artifact_id"]}
     )
     assert scheduled.success, scheduled.formatted
-    result = trainee.run("log_workout", {"others_as_planned": True})
+    refused = trainee.run("log_workout", {"others_as_planned": True})
+    assert not refused.success and not WorkoutLog.objects.exists()
+    assert (
+        f"{only['artifact_id']} 'Upper body' (the current workout, for {day(tomorrow(trainee))})"
+        in (refused.data["error"])
+    )
+    assert "log_completed_exercise by exercise_name" in refused.data["error"]
+    result = trainee.run("log_workout", {"others_as_planned": True, "artifact_id": only["artifact_id"]})
     assert result.success, result.formatted
     assert WorkoutLog.objects.get(user_id=trainee.user_id).title == "Upper body"
     assert current_id(trainee) is None
@@ -249,10 +260,10 @@ def test_the_workouts_to_log_list_each_workout_once_at_its_latest_version(traine
     ).success
     result = trainee.run("log_workout", {"others_as_planned": True})
     assert not result.success
-    assert result.data["error"].endswith(
+    assert (
         f"{cardio['artifact_id']} 'Home Cardio' (the current workout, for {day(tomorrow(trainee))}); "
-        f"{swapped.artifact['artifact_id']} 'Legs'."
-    )
+        f"{swapped.artifact['artifact_id']} 'Legs'. A workout not listed"
+    ) in result.data["error"]
 
 
 def test_sets_logged_before_the_workout_was_displaced_are_completed_not_repeated(trainee: Trainee) -> None:
