@@ -192,7 +192,9 @@ def test_a_shoulder_that_hurts_overhead_gets_no_overhead_triceps_extension() -> 
     out is refused."""
     trainee = make_trainee()
     upsert_profile(
-        user_id=trainee.user_id, injuries="My left shoulder hurts when I press overhead", limitations=["shoulder"]
+        user_id=trainee.user_id,
+        injuries="My left shoulder hurts when I press overhead",
+        limitations=["shoulder"],
     )
     for focus in (["upper body"], ["arms"], ["triceps"]):
         drafted = trainee.run("draft_workout", {"focus": focus, "minutes": 45})
